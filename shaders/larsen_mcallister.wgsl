@@ -1,0 +1,43 @@
+// Larsen & McAllister, "Fast Matrix Multiplies using Graphics Hardware" (SC2001), §3.
+//
+// One draw instance is one slice p of the processor cube: a quad covering the whole m×n target,
+// textured so that column p of A is replicated across it and row p of B down it (figure 2).
+// The fragment stage multiplies the two texels ("modulate"); the blend unit, set to
+// src·One + dst·One, sums the k slices onto the front face, which is the framebuffer C.
+//
+// Layout: element (i, j) of a matrix is texel (x = j, y = i).
+//   A: m rows × k columns → k wide, m high.   B: k × n → n wide, k high.   C: n wide, m high.
+
+@group(0) @binding(0) var a_tex: texture_2d<f32>;
+@group(0) @binding(1) var b_tex: texture_2d<f32>;
+
+struct VsOut {
+    @builtin(position) position: vec4f,
+    // Texel coordinates, interpolated across the quad like the paper's texture coordinates:
+    // A's x is fixed at column p, its y runs over the m rows; B's y is fixed at row p, its x
+    // runs over the n columns.
+    @location(0) a_coord: vec2f,
+    @location(1) b_coord: vec2f,
+};
+
+@vertex
+fn vs_main(@builtin(vertex_index) vi: u32, @builtin(instance_index) p: u32) -> VsOut {
+    // Triangle strip over the corners (0,0) (1,0) (0,1) (1,1) of the target; y runs down.
+    let corner = vec2f(f32(vi & 1u), f32(vi >> 1u));
+    let m = f32(textureDimensions(a_tex).y);
+    let n = f32(textureDimensions(b_tex).x);
+    let slice = f32(p) + 0.5;
+    var out: VsOut;
+    out.position = vec4f(corner.x * 2.0 - 1.0, 1.0 - corner.y * 2.0, 0.0, 1.0);
+    out.a_coord = vec2f(slice, corner.y * m);
+    out.b_coord = vec2f(corner.x * n, slice);
+    return out;
+}
+
+@fragment
+fn fs_main(in: VsOut) -> @location(0) vec4f {
+    let a = textureLoad(a_tex, vec2i(floor(in.a_coord)), 0).r;
+    let b = textureLoad(b_tex, vec2i(floor(in.b_coord)), 0).r;
+    // Modulate: the product leaves the fragment stage; the sum happens in the blend unit.
+    return vec4f(a * b, 0.0, 0.0, 0.0);
+}

@@ -1,0 +1,108 @@
+//! Typed library errors. Every message names what was wrong so the CLI can print it as one line.
+
+use std::path::PathBuf;
+
+/// Errors returned by the rendermm library.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// No GPU adapter could be found.
+    #[error(
+        "no GPU adapter found{detail}; on a machine without a GPU install the lavapipe software Vulkan driver: apt-get install mesa-vulkan-drivers libvulkan1"
+    )]
+    NoAdapter { detail: String },
+    /// The adapter could not give us a device.
+    #[error("could not open a device on adapter '{adapter}': {reason}")]
+    RequestDevice { adapter: String, reason: String },
+    /// A feature the method needs is missing on this adapter.
+    #[error("adapter '{adapter}' lacks the {feature} feature, which {needed_for}")]
+    MissingFeature {
+        adapter: String,
+        feature: &'static str,
+        needed_for: String,
+    },
+    /// A dimension exceeds one of the adapter's limits.
+    #[error("{what} = {value} exceeds the adapter's {limit} = {max}")]
+    Limit {
+        what: String,
+        value: u64,
+        limit: &'static str,
+        max: u64,
+    },
+    /// wgpu reported a validation, out-of-memory or internal error.
+    #[error("wgpu {kind} error during {during}: {message}")]
+    Wgpu {
+        kind: &'static str,
+        during: String,
+        message: String,
+    },
+    /// The device was lost.
+    #[error("GPU device lost: {0}")]
+    DeviceLost(String),
+    /// A buffer could not be mapped for readback.
+    #[error("readback failed: {0}")]
+    Readback(String),
+    /// The two matrices cannot be multiplied.
+    #[error("shape mismatch: A is {a_rows}x{a_cols} but B is {b_rows}x{b_cols} (A's columns must equal B's rows)")]
+    ShapeMismatch {
+        a_rows: usize,
+        a_cols: usize,
+        b_rows: usize,
+        b_cols: usize,
+    },
+    /// A matrix has a zero dimension.
+    #[error("{name} is empty ({rows}x{cols}); every dimension must be at least 1")]
+    Empty {
+        name: String,
+        rows: usize,
+        cols: usize,
+    },
+    /// NaN or infinity in an input.
+    #[error("{name} has a non-finite value {value} at row {row}, column {col} (pass --allow-nonfinite to accept it)")]
+    NonFinite {
+        name: String,
+        row: usize,
+        col: usize,
+        value: f32,
+    },
+    /// A value outside the range a precision mode accepts.
+    #[error("{name} has {value} at row {row}, column {col}, outside [{lo}, {hi}] which {why}")]
+    OutOfRange {
+        name: String,
+        row: usize,
+        col: usize,
+        value: f32,
+        lo: f32,
+        hi: f32,
+        why: String,
+    },
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// A file was readable but its contents are not a matrix we understand.
+    #[error("{path}: {message}")]
+    Format { path: PathBuf, message: String },
+    /// A command-line or API argument is invalid.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// Result alias for the library.
+pub type Result<T> = std::result::Result<T, Error>;
+
+impl Error {
+    pub(crate) fn format(path: impl Into<PathBuf>, message: impl Into<String>) -> Self {
+        Error::Format {
+            path: path.into(),
+            message: message.into(),
+        }
+    }
+    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}

@@ -1,0 +1,261 @@
+//! A headless wgpu adapter and device, chosen the way wgpu's own tools choose them
+//! (`WGPU_BACKEND`, `WGPU_ADAPTER_NAME`), preferring Vulkan, with the adapter's real limits.
+
+use crate::error::{Error, Result};
+use serde::Serialize;
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+
+/// What the report says about the adapter.
+#[derive(Clone, Debug, Serialize)]
+pub struct AdapterSummary {
+    pub name: String,
+    pub backend: String,
+    pub driver: String,
+    pub driver_info: String,
+    pub device_type: String,
+}
+
+/// The shared GPU state. `Device` and `Queue` are `Send + Sync`, so one context may be shared
+/// across threads (error scopes are per thread in wgpu 30).
+pub struct GpuContext {
+    pub instance: wgpu::Instance,
+    pub adapter: wgpu::Adapter,
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+    pub info: wgpu::AdapterInfo,
+    pub features: wgpu::Features,
+    pub limits: wgpu::Limits,
+    /// Set by the device-lost callback; checked after each wait.
+    lost: Arc<Mutex<Option<String>>>,
+    /// Errors that escaped every error scope (wgpu's default would panic).
+    uncaptured: Arc<Mutex<Vec<String>>>,
+}
+
+/// Features we ask for when the adapter offers them.
+fn wanted_features() -> wgpu::Features {
+    wgpu::Features::FLOAT32_BLENDABLE
+        | wgpu::Features::TIMESTAMP_QUERY
+        | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
+        | wgpu::Features::SHADER_F16
+        | wgpu::Features::SUBGROUP
+}
+
+fn backend_rank(b: wgpu::Backend) -> u32 {
+    match b {
+        wgpu::Backend::Vulkan => 0,
+        wgpu::Backend::Metal => 1,
+        wgpu::Backend::Dx12 => 2,
+        wgpu::Backend::Gl => 3,
+        _ => 4,
+    }
+}
+
+impl GpuContext {
+    /// Open the default adapter (blocking).
+    pub fn new() -> Result<Self> {
+        pollster::block_on(Self::new_async())
+    }
+
+    /// Open the default adapter: `WGPU_BACKEND` limits the backends, `WGPU_ADAPTER_NAME` picks by
+    /// a substring of the name, otherwise Vulkan is preferred over other backends and a real GPU
+    /// over a software one.
+    pub async fn new_async() -> Result<Self> {
+        // Backends and flags from WGPU_BACKEND, WGPU_VALIDATION, ... as wgpu's tools read them.
+        let desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+        let backends = desc.backends;
+        let instance = wgpu::Instance::new(desc);
+        let adapters = instance.enumerate_adapters(backends).await;
+        let wanted_name = std::env::var("WGPU_ADAPTER_NAME").ok().map(|s| s.to_lowercase());
+        let seen: Vec<String> = adapters
+            .iter()
+            .map(|a| {
+                let i = a.get_info();
+                format!("{} ({:?})", i.name, i.backend)
+            })
+            .collect();
+        let mut candidates: Vec<wgpu::Adapter> = adapters
+            .into_iter()
+            .filter(|a| match &wanted_name {
+                Some(n) => a.get_info().name.to_lowercase().contains(n),
+                None => true,
+            })
+            .collect();
+        candidates.sort_by_key(|a| {
+            let i = a.get_info();
+            let ty = match i.device_type {
+                wgpu::DeviceType::DiscreteGpu => 0,
+                wgpu::DeviceType::IntegratedGpu => 1,
+                wgpu::DeviceType::VirtualGpu => 2,
+                wgpu::DeviceType::Cpu => 3,
+                wgpu::DeviceType::Other => 4,
+            };
+            (backend_rank(i.backend), ty)
+        });
+        let Some(adapter) = candidates.into_iter().next() else {
+            let detail = match (&wanted_name, seen.is_empty()) {
+                (Some(n), false) => format!(
+                    " matching WGPU_ADAPTER_NAME='{n}' (adapters present: {})",
+                    seen.join(", ")
+                ),
+                (Some(n), true) => format!(" (WGPU_ADAPTER_NAME='{n}', and no adapter at all)"),
+                (None, _) => match std::env::var("WGPU_BACKEND") {
+                    Ok(b) => format!(" for WGPU_BACKEND='{b}'"),
+                    Err(_) => String::new(),
+                },
+            };
+            return Err(Error::NoAdapter { detail });
+        };
+        let info = adapter.get_info();
+        let features = adapter.features() & wanted_features();
+        let limits = adapter.limits();
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("rendermm"),
+                required_features: features,
+                required_limits: limits.clone(),
+                experimental_features: wgpu::ExperimentalFeatures::disabled(),
+                memory_hints: wgpu::MemoryHints::Performance,
+                trace: wgpu::Trace::Off,
+            })
+            .await
+            .map_err(|e| Error::RequestDevice {
+                adapter: info.name.clone(),
+                reason: e.to_string(),
+            })?;
+        let lost = Arc::new(Mutex::new(None));
+        let lost2 = lost.clone();
+        device.set_device_lost_callback(move |reason, msg| {
+            *lost2.lock().unwrap() = Some(format!("{reason:?}: {msg}"));
+        });
+        let uncaptured = Arc::new(Mutex::new(Vec::new()));
+        let unc2 = uncaptured.clone();
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            unc2.lock().unwrap().push(e.to_string());
+        }));
+        Ok(Self {
+            instance,
+            adapter,
+            device,
+            queue,
+            info,
+            features,
+            limits,
+            lost,
+            uncaptured,
+        })
+    }
+
+    /// Name, backend and driver of the chosen adapter.
+    pub fn summary(&self) -> AdapterSummary {
+        AdapterSummary {
+            name: self.info.name.clone(),
+            backend: format!("{:?}", self.info.backend),
+            driver: self.info.driver.clone(),
+            driver_info: self.info.driver_info.clone(),
+            device_type: format!("{:?}", self.info.device_type),
+        }
+    }
+
+    /// One line for the terminal: `adapter: NAME (Vulkan, driver ...)`.
+    pub fn describe(&self) -> String {
+        let s = self.summary();
+        format!("{} ({}, {} {})", s.name, s.backend, s.driver, s.driver_info)
+    }
+
+    /// Whether the device has `f`.
+    pub fn has(&self, f: wgpu::Features) -> bool {
+        self.features.contains(f)
+    }
+
+    /// Error naming the missing feature unless the device has it.
+    pub fn require(&self, f: wgpu::Features, name: &'static str, needed_for: &str) -> Result<()> {
+        if self.has(f) {
+            Ok(())
+        } else {
+            Err(Error::MissingFeature {
+                adapter: self.info.name.clone(),
+                feature: name,
+                needed_for: needed_for.to_string(),
+            })
+        }
+    }
+
+    /// Error naming the limit if `value` exceeds `max_texture_dimension_2d`.
+    pub fn check_texture_dim(&self, what: &str, value: usize) -> Result<()> {
+        let max = self.limits.max_texture_dimension_2d as usize;
+        if value > max {
+            return Err(Error::Limit {
+                what: what.to_string(),
+                value: value as u64,
+                limit: "max_texture_dimension_2d",
+                max: max as u64,
+            });
+        }
+        Ok(())
+    }
+
+    /// Run `f` inside validation, out-of-memory and internal error scopes; any error wgpu reports
+    /// while it runs becomes an [`Error::Wgpu`] naming `during`.
+    pub fn scoped<T>(&self, during: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
+        let internal = self.device.push_error_scope(wgpu::ErrorFilter::Internal);
+        let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let out = f();
+        let v = block(validation.pop());
+        let o = block(oom.pop());
+        let i = block(internal.pop());
+        for (kind, e) in [("validation", v), ("out-of-memory", o), ("internal", i)] {
+            if let Some(e) = e {
+                return Err(Error::Wgpu {
+                    kind,
+                    during: during.to_string(),
+                    message: flatten(&e.to_string()),
+                });
+            }
+        }
+        self.check_lost()?;
+        out
+    }
+
+    /// Wait for all submitted work; error if the device was lost meanwhile.
+    pub fn wait(&self) -> Result<()> {
+        let r = self.device.poll(wgpu::PollType::wait_indefinitely());
+        self.check_lost()?;
+        r.map(|_| ()).map_err(|e| Error::DeviceLost(e.to_string()))
+    }
+
+    /// Error if the device-lost callback fired or an error escaped every scope.
+    pub fn check_lost(&self) -> Result<()> {
+        if let Some(msg) = self.lost.lock().unwrap().clone() {
+            return Err(Error::DeviceLost(msg));
+        }
+        if let Some(e) = self.uncaptured.lock().unwrap().pop() {
+            return Err(Error::Wgpu {
+                kind: "uncaptured",
+                during: "GPU work".into(),
+                message: flatten(&e),
+            });
+        }
+        Ok(())
+    }
+
+    /// Load WGSL source as a shader module, inside an error scope so a bad shader is an error.
+    pub fn shader(&self, label: &str, source: &str) -> Result<wgpu::ShaderModule> {
+        self.scoped(&format!("compiling shader {label}"), || {
+            Ok(self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(label),
+                source: wgpu::ShaderSource::Wgsl(source.into()),
+            }))
+        })
+    }
+}
+
+/// wgpu's messages span several lines; the CLI prints errors on one.
+fn flatten(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn block<F: Future>(f: F) -> F::Output {
+    pollster::block_on(f)
+}

@@ -1,0 +1,229 @@
+//! Matrices as textures: element (i, j) is texel (x = j, y = i), so a texture is `cols` wide and
+//! `rows` high. Upload with `Queue::write_texture`; readback copies into a buffer whose rows are
+//! padded to `COPY_BYTES_PER_ROW_ALIGNMENT` (256 bytes) for any width, then strips the padding.
+
+use super::context::GpuContext;
+use crate::error::{Error, Result};
+use crate::matrix::Matrix;
+
+/// How one matrix element is stored in a single-channel texture.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScalarFormat {
+    /// 32-bit float, `R32Float` (blendable with `FLOAT32_BLENDABLE`).
+    R32Float,
+}
+
+impl ScalarFormat {
+    pub fn texture_format(self) -> wgpu::TextureFormat {
+        match self {
+            ScalarFormat::R32Float => wgpu::TextureFormat::R32Float,
+        }
+    }
+    pub fn bytes_per_texel(self) -> u32 {
+        match self {
+            ScalarFormat::R32Float => 4,
+        }
+    }
+}
+
+/// A texture holding a matrix, with its shape.
+pub struct MatrixTexture {
+    pub texture: wgpu::Texture,
+    pub view: wgpu::TextureView,
+    pub rows: usize,
+    pub cols: usize,
+    pub format: wgpu::TextureFormat,
+}
+
+/// Usage for textures that are rendered into, sampled, copied and read back.
+pub const TARGET_USAGE: wgpu::TextureUsages = wgpu::TextureUsages::RENDER_ATTACHMENT
+    .union(wgpu::TextureUsages::TEXTURE_BINDING)
+    .union(wgpu::TextureUsages::COPY_SRC)
+    .union(wgpu::TextureUsages::COPY_DST);
+
+/// Usage for input textures.
+pub const INPUT_USAGE: wgpu::TextureUsages = wgpu::TextureUsages::TEXTURE_BINDING
+    .union(wgpu::TextureUsages::COPY_DST)
+    .union(wgpu::TextureUsages::COPY_SRC);
+
+impl MatrixTexture {
+    /// An uninitialised `rows × cols` texture (`cols` wide, `rows` high). Checks the adapter's
+    /// `max_texture_dimension_2d` first.
+    pub fn new(
+        ctx: &GpuContext,
+        label: &str,
+        rows: usize,
+        cols: usize,
+        format: wgpu::TextureFormat,
+        usage: wgpu::TextureUsages,
+    ) -> Result<Self> {
+        ctx.check_texture_dim(&format!("{label} height (rows)"), rows)?;
+        ctx.check_texture_dim(&format!("{label} width (columns)"), cols)?;
+        let texture = ctx.scoped(&format!("creating texture {label}"), || {
+            Ok(ctx.device.create_texture(&wgpu::TextureDescriptor {
+                label: Some(label),
+                size: extent(rows, cols),
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format,
+                usage,
+                view_formats: &[],
+            }))
+        })?;
+        let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
+        Ok(Self {
+            texture,
+            view,
+            rows,
+            cols,
+            format,
+        })
+    }
+
+    /// Upload a matrix into a new single-channel texture.
+    pub fn upload(ctx: &GpuContext, label: &str, m: &Matrix, format: ScalarFormat) -> Result<Self> {
+        let t = Self::new(ctx, label, m.rows, m.cols, format.texture_format(), INPUT_USAGE)?;
+        let bytes: &[u8] = match format {
+            ScalarFormat::R32Float => bytemuck::cast_slice(&m.data),
+        };
+        t.write_bytes(ctx, bytes)?;
+        Ok(t)
+    }
+
+    /// Write tightly packed texel rows into the whole texture.
+    pub fn write_bytes(&self, ctx: &GpuContext, bytes: &[u8]) -> Result<()> {
+        let bpt = self.bytes_per_texel();
+        let expected = self.rows * self.cols * bpt as usize;
+        if bytes.len() != expected {
+            return Err(Error::Invalid(format!(
+                "texture upload: {} bytes given, {}x{} texels of {bpt} bytes need {expected}",
+                bytes.len(),
+                self.rows,
+                self.cols
+            )));
+        }
+        ctx.scoped("uploading a texture", || {
+            ctx.queue.write_texture(
+                self.texture.as_image_copy(),
+                bytes,
+                wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(self.cols as u32 * bpt),
+                    rows_per_image: Some(self.rows as u32),
+                },
+                extent(self.rows, self.cols),
+            );
+            Ok(())
+        })
+    }
+
+    /// Bytes per texel of this texture's format.
+    pub fn bytes_per_texel(&self) -> u32 {
+        self.format
+            .block_copy_size(None)
+            .expect("matrix textures use plain colour formats")
+    }
+
+    /// Read the texture back as tightly packed rows of texels.
+    pub fn read_bytes(&self, ctx: &GpuContext) -> Result<Vec<u8>> {
+        read_texture_bytes(ctx, &self.texture, self.rows, self.cols, self.bytes_per_texel())
+    }
+
+    /// Read an `R32Float` texture back as a matrix.
+    pub fn read_matrix(&self, ctx: &GpuContext) -> Result<Matrix> {
+        if self.format != wgpu::TextureFormat::R32Float {
+            return Err(Error::Invalid(format!(
+                "read_matrix needs an R32Float texture, this one is {:?}",
+                self.format
+            )));
+        }
+        let bytes = self.read_bytes(ctx)?;
+        Matrix::new(self.rows, self.cols, bytemuck::pod_collect_to_vec(&bytes))
+    }
+}
+
+/// The size of a `rows × cols` matrix texture.
+pub fn extent(rows: usize, cols: usize) -> wgpu::Extent3d {
+    wgpu::Extent3d {
+        width: cols as u32,
+        height: rows as u32,
+        depth_or_array_layers: 1,
+    }
+}
+
+/// Row pitch of a copy between texture and buffer: `width · bytes_per_texel` rounded up to 256.
+pub fn padded_bytes_per_row(cols: usize, bytes_per_texel: u32) -> u32 {
+    let unpadded = cols as u32 * bytes_per_texel;
+    unpadded.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT
+}
+
+/// Copy a texture into a staging buffer (rows padded to 256 bytes), map it and return the tightly
+/// packed rows. The staging buffer is poisoned with 0xFF bytes (a NaN in every float format)
+/// before the copy, so an element the copy misses cannot pass for a result.
+pub fn read_texture_bytes(
+    ctx: &GpuContext,
+    texture: &wgpu::Texture,
+    rows: usize,
+    cols: usize,
+    bytes_per_texel: u32,
+) -> Result<Vec<u8>> {
+    let padded = padded_bytes_per_row(cols, bytes_per_texel);
+    let size = padded as u64 * rows as u64;
+    let buffer = ctx.scoped("readback", || {
+        let buffer = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("readback"),
+            size,
+            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+            mapped_at_creation: true,
+        });
+        buffer
+            .get_mapped_range_mut(..)
+            .map_err(|e| Error::Readback(e.to_string()))?
+            .slice(..)
+            .fill(0xFF);
+        buffer.unmap();
+        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        enc.copy_texture_to_buffer(
+            texture.as_image_copy(),
+            wgpu::TexelCopyBufferInfo {
+                buffer: &buffer,
+                layout: wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(padded),
+                    rows_per_image: Some(rows as u32),
+                },
+            },
+            extent(rows, cols),
+        );
+        ctx.queue.submit([enc.finish()]);
+        Ok(buffer)
+    })?;
+    map_read(ctx, &buffer, |data| {
+        let row_bytes = cols * bytes_per_texel as usize;
+        let mut out = Vec::with_capacity(row_bytes * rows);
+        for r in 0..rows {
+            let start = r * padded as usize;
+            out.extend_from_slice(&data[start..start + row_bytes]);
+        }
+        out
+    })
+}
+
+/// Map a `MAP_READ` buffer, wait, and hand its bytes to `f`.
+pub fn map_read<T>(ctx: &GpuContext, buffer: &wgpu::Buffer, f: impl FnOnce(&[u8]) -> T) -> Result<T> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    buffer.map_async(wgpu::MapMode::Read, .., move |r| {
+        let _ = tx.send(r);
+    });
+    ctx.wait()?;
+    rx.recv()
+        .map_err(|_| Error::Readback("map callback never ran".into()))?
+        .map_err(|e| Error::Readback(e.to_string()))?;
+    let out = {
+        let view = buffer.get_mapped_range(..).map_err(|e| Error::Readback(e.to_string()))?;
+        f(&view)
+    };
+    buffer.unmap();
+    Ok(out)
+}

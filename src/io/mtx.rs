@@ -1,0 +1,348 @@
+//! Matrix Market (.mtx) files: dense `array` and sparse `coordinate` layouts of real, integer or
+//! pattern matrices, general, symmetric or skew-symmetric. Sparse files are expanded to dense.
+
+use super::{fmt_f32, snippet};
+use crate::error::{Error, Result};
+use crate::matrix::Matrix;
+use std::path::Path;
+
+/// Most elements a `coordinate` file may expand to (4 GiB of `f32`). Dense `array` files are
+/// bounded by the file's own length instead.
+const MAX_DENSE_ELEMENTS: usize = 1 << 30;
+
+const HEADER_HINT: &str = "'%%MatrixMarket matrix <array|coordinate> <real|integer|pattern> <general|symmetric|skew-symmetric>'";
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Layout {
+    Array,
+    Coordinate,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Symmetry {
+    General,
+    Symmetric,
+    Skew,
+}
+
+fn parse_value(tok: &str) -> Option<f32> {
+    tok.parse::<f32>().ok()
+}
+
+/// Parse a Matrix Market file into a dense matrix.
+pub(super) fn parse(path: &Path, text: &str) -> Result<Matrix> {
+    let at = |line: usize, msg: String| Error::format(path, format!("line {line}: {msg}"));
+    let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l));
+
+    // Header.
+    let Some((_, first)) = lines.next() else {
+        return Err(Error::format(
+            path,
+            format!("the file is empty; expected a {HEADER_HINT} header"),
+        ));
+    };
+    let words: Vec<&str> = first.split_whitespace().collect();
+    if !words
+        .first()
+        .is_some_and(|w| w.eq_ignore_ascii_case("%%MatrixMarket"))
+    {
+        return Err(at(1, format!("missing the {HEADER_HINT} header")));
+    }
+    if words.len() != 5 {
+        return Err(at(
+            1,
+            format!(
+                "invalid header {}; expected {HEADER_HINT}",
+                snippet(first.trim())
+            ),
+        ));
+    }
+    let lower: Vec<String> = words.iter().map(|w| w.to_ascii_lowercase()).collect();
+    if lower[1] != "matrix" {
+        return Err(at(
+            1,
+            format!(
+                "unsupported object '{}'; only 'matrix' is supported",
+                words[1]
+            ),
+        ));
+    }
+    let layout = match lower[2].as_str() {
+        "array" => Layout::Array,
+        "coordinate" => Layout::Coordinate,
+        _ => {
+            return Err(at(
+                1,
+                format!(
+                    "unknown format '{}'; expected 'array' or 'coordinate'",
+                    words[2]
+                ),
+            ));
+        }
+    };
+    let pattern = match lower[3].as_str() {
+        "real" | "double" | "integer" => false,
+        "pattern" => true,
+        "complex" => {
+            return Err(at(
+                1,
+                "complex matrices are not supported; use real values".into(),
+            ));
+        }
+        _ => {
+            return Err(at(
+                1,
+                format!(
+                    "unknown field '{}'; expected 'real', 'integer' or 'pattern'",
+                    words[3]
+                ),
+            ));
+        }
+    };
+    let symmetry = match lower[4].as_str() {
+        "general" => Symmetry::General,
+        "symmetric" => Symmetry::Symmetric,
+        "skew-symmetric" => Symmetry::Skew,
+        "hermitian" => {
+            return Err(at(
+                1,
+                "hermitian matrices are complex, which is not supported".into(),
+            ));
+        }
+        _ => {
+            return Err(at(
+                1,
+                format!(
+                    "unknown symmetry '{}'; expected 'general', 'symmetric' or 'skew-symmetric'",
+                    words[4]
+                ),
+            ));
+        }
+    };
+    if pattern && layout == Layout::Array {
+        return Err(at(
+            1,
+            "the 'pattern' field is only valid with the 'coordinate' format".into(),
+        ));
+    }
+
+    // Everything after the header: comments ('%') and blank lines are skipped.
+    let mut content = lines.filter(|(_, l)| {
+        let t = l.trim_start();
+        !t.is_empty() && !t.starts_with('%')
+    });
+
+    // Size line.
+    let size_hint = match layout {
+        Layout::Array => "'rows cols'",
+        Layout::Coordinate => "'rows cols entries'",
+    };
+    let Some((size_line, size_text)) = content.next() else {
+        return Err(Error::format(
+            path,
+            format!("the file ends before the {size_hint} size line"),
+        ));
+    };
+    let size_words: Vec<&str> = size_text.split_whitespace().collect();
+    let want = if layout == Layout::Array { 2 } else { 3 };
+    if size_words.len() != want {
+        return Err(at(
+            size_line,
+            format!(
+                "expected the {size_hint} size line, found {}",
+                snippet(size_text.trim())
+            ),
+        ));
+    }
+    let mut size = [0usize; 3];
+    for (slot, w) in size.iter_mut().zip(&size_words) {
+        *slot = w.parse().map_err(|_| {
+            at(
+                size_line,
+                format!("size '{w}' in the {size_hint} size line is not a non-negative integer"),
+            )
+        })?;
+    }
+    let [rows, cols, nnz] = size;
+    if symmetry != Symmetry::General && rows != cols {
+        return Err(at(
+            size_line,
+            format!("a symmetric or skew-symmetric matrix must be square, but it is {rows}x{cols}"),
+        ));
+    }
+    let too_big = || at(size_line, format!("the size {rows}x{cols} is too large"));
+    let dense = rows.checked_mul(cols).ok_or_else(too_big)?;
+
+    match layout {
+        Layout::Array => {
+            // Column-major values: all of them, or the lower triangle (strictly lower when skew).
+            let expected = match symmetry {
+                Symmetry::General => Some(dense),
+                Symmetry::Symmetric => rows
+                    .checked_add(1)
+                    .and_then(|r1| rows.checked_mul(r1))
+                    .map(|p| p / 2),
+                Symmetry::Skew => rows.checked_mul(rows.saturating_sub(1)).map(|p| p / 2),
+            }
+            .ok_or_else(too_big)?;
+            // Every entry takes at least two bytes, so this bounds the allocation by the file size.
+            if expected > text.len() {
+                return Err(at(
+                    size_line,
+                    format!(
+                        "the size {rows}x{cols} needs {expected} values but the file has only {} bytes",
+                        text.len()
+                    ),
+                ));
+            }
+            let mut data = vec![0.0f32; dense];
+            let first_row = |j: usize| match symmetry {
+                Symmetry::General => 0,
+                Symmetry::Symmetric => j,
+                Symmetry::Skew => j + 1,
+            };
+            let (mut i, mut j) = (first_row(0), 0usize);
+            let mut k = 0usize;
+            for (line, l) in content {
+                for tok in l.split_whitespace() {
+                    if k == expected {
+                        return Err(at(
+                            line,
+                            format!(
+                                "more values than the {expected} that a {rows}x{cols} array holds"
+                            ),
+                        ));
+                    }
+                    let v = parse_value(tok)
+                        .ok_or_else(|| at(line, format!("{} is not a number", snippet(tok))))?;
+                    data[i * cols + j] = v;
+                    match symmetry {
+                        Symmetry::General => {}
+                        Symmetry::Symmetric => data[j * cols + i] = v,
+                        Symmetry::Skew => data[j * cols + i] = -v,
+                    }
+                    k += 1;
+                    i += 1;
+                    // Advance to the next column that has entries in the stored part.
+                    while i >= rows && j < cols {
+                        j += 1;
+                        i = first_row(j);
+                    }
+                }
+            }
+            if k < expected {
+                return Err(Error::format(
+                    path,
+                    format!(
+                        "the file ends after {k} of the {expected} values that the {rows}x{cols} array on line {size_line} needs"
+                    ),
+                ));
+            }
+            Ok(Matrix { rows, cols, data })
+        }
+        Layout::Coordinate => {
+            if dense > MAX_DENSE_ELEMENTS {
+                return Err(at(
+                    size_line,
+                    format!(
+                        "{rows}x{cols} is too large to hold as a dense matrix ({dense} elements, limit {MAX_DENSE_ELEMENTS})"
+                    ),
+                ));
+            }
+            let mut data: Vec<f32> = Vec::new();
+            data.try_reserve_exact(dense).map_err(|_| {
+                at(
+                    size_line,
+                    format!("not enough memory for a dense {rows}x{cols} matrix"),
+                )
+            })?;
+            data.resize(dense, 0.0);
+            let entry_hint = if pattern {
+                "'row col'"
+            } else {
+                "'row col value'"
+            };
+            let fields = if pattern { 2 } else { 3 };
+            let mut k = 0usize;
+            for (line, l) in content {
+                if k == nnz {
+                    return Err(at(
+                        line,
+                        format!("more entries than the {nnz} declared on line {size_line}"),
+                    ));
+                }
+                let words: Vec<&str> = l.split_whitespace().collect();
+                if words.len() != fields {
+                    return Err(at(
+                        line,
+                        format!(
+                            "expected an entry {entry_hint}, found {}",
+                            snippet(l.trim())
+                        ),
+                    ));
+                }
+                let index = |w: &str, what: &str, n: usize| -> Result<usize> {
+                    let v: usize = w.parse().map_err(|_| {
+                        at(
+                            line,
+                            format!("{what} index {} is not a positive integer", snippet(w)),
+                        )
+                    })?;
+                    if v == 0 || v > n {
+                        return Err(at(
+                            line,
+                            format!("{what} index {v} is out of range 1..={n}"),
+                        ));
+                    }
+                    Ok(v - 1)
+                };
+                let i = index(words[0], "row", rows)?;
+                let j = index(words[1], "column", cols)?;
+                let v = if pattern {
+                    1.0
+                } else {
+                    parse_value(words[2])
+                        .ok_or_else(|| at(line, format!("{} is not a number", snippet(words[2]))))?
+                };
+                // Duplicates are summed; symmetric files store one triangle, mirrored here.
+                data[i * cols + j] += v;
+                if i != j {
+                    match symmetry {
+                        Symmetry::General => {}
+                        Symmetry::Symmetric => data[j * cols + i] += v,
+                        Symmetry::Skew => data[j * cols + i] -= v,
+                    }
+                }
+                k += 1;
+            }
+            if k < nnz {
+                return Err(Error::format(
+                    path,
+                    format!(
+                        "the file ends after {k} of the {nnz} entries declared on line {size_line}"
+                    ),
+                ));
+            }
+            Ok(Matrix { rows, cols, data })
+        }
+    }
+}
+
+/// Write a dense `array real general` file, column-major.
+pub(super) fn write(w: &mut dyn std::io::Write, m: &Matrix) -> std::io::Result<()> {
+    write!(
+        w,
+        "%%MatrixMarket matrix array real general\n% written by rendermm\n{} {}\n",
+        m.rows, m.cols
+    )?;
+    let mut buf = String::with_capacity(16 * m.rows + 16);
+    for j in 0..m.cols {
+        buf.clear();
+        for i in 0..m.rows {
+            fmt_f32(m.data[i * m.cols + j], &mut buf);
+            buf.push('\n');
+        }
+        w.write_all(buf.as_bytes())?;
+    }
+    Ok(())
+}

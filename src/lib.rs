@@ -1,0 +1,14 @@
+//! rendermm: matrix multiplication through real render pipelines (Larsen–McAllister 2001,
+//! Hall–Carr–Hart 2003) beside the compute-era methods, on one GPU, checked against the CPU.
+
+pub mod check;
+pub mod cpu;
+pub mod error;
+pub mod io;
+pub mod matrix;
+
+pub use error::{Error, Result};
+pub use matrix::Matrix;
+pub mod gpu;
+pub mod methods;
+pub mod picture;

@@ -1,0 +1,257 @@
+//! The `rendermm` command line: `info`, `multiply`, `tour`.
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Parser, Subcommand};
+use rendermm::check;
+use rendermm::cpu;
+use rendermm::gpu::GpuContext;
+use rendermm::io;
+use rendermm::matrix::{Matrix, parse_mkn};
+use rendermm::methods::{self, Method, Options, Report};
+use rendermm::picture;
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(name = "rendermm", version, about = "Matrix multiplication through render pipelines, 2001 to today")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Show the chosen adapter, its backend, and the features and limits that matter here.
+    Info {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Multiply two matrices with one method.
+    Multiply(MultiplyArgs),
+    /// The guided tour: every method on one problem, checked against the CPU, with pictures.
+    Tour {
+        /// Problem size MxKxN.
+        #[arg(long, default_value = "96x80x64")]
+        size: String,
+        /// Seed of the random inputs.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Where the pictures go.
+        #[arg(long, default_value = "rendermm-out")]
+        out: PathBuf,
+    },
+}
+
+#[derive(Args)]
+struct MultiplyArgs {
+    /// Method name (see `rendermm tour` for the list).
+    #[arg(long, default_value = "lm")]
+    method: String,
+    /// Left matrix file (.npy, .mtx, .csv).
+    #[arg(long, requires = "b", conflicts_with = "random")]
+    a: Option<PathBuf>,
+    /// Right matrix file (.npy, .mtx, .csv).
+    #[arg(long, requires = "a")]
+    b: Option<PathBuf>,
+    /// Random inputs of shape MxKxN, uniform in [-1, 1).
+    #[arg(long)]
+    random: Option<String>,
+    /// Seed for --random.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Write C here (.npy, .mtx, .csv), through a temporary file.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Compare with the f64 CPU reference; exit non-zero if outside the method's tolerance.
+    #[arg(long)]
+    check: bool,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+    /// Accept NaN and infinity in the inputs.
+    #[arg(long)]
+    allow_nonfinite: bool,
+}
+
+fn main() {
+    if let Err(e) = run(Cli::parse()) {
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Info { json } => info(json),
+        Command::Multiply(args) => multiply(args),
+        Command::Tour { size, seed, out } => tour(&size, seed, &out),
+    }
+}
+
+fn info(json: bool) -> Result<()> {
+    let ctx = GpuContext::new()?;
+    let l = &ctx.limits;
+    let feats = [
+        ("FLOAT32_BLENDABLE", wgpu::Features::FLOAT32_BLENDABLE),
+        ("TIMESTAMP_QUERY", wgpu::Features::TIMESTAMP_QUERY),
+        ("SHADER_F16", wgpu::Features::SHADER_F16),
+        ("SUBGROUP", wgpu::Features::SUBGROUP),
+    ];
+    let limits = [
+        ("max_texture_dimension_2d", l.max_texture_dimension_2d as u64),
+        ("max_color_attachments", l.max_color_attachments as u64),
+        ("max_color_attachment_bytes_per_sample", l.max_color_attachment_bytes_per_sample as u64),
+        ("max_storage_buffer_binding_size", l.max_storage_buffer_binding_size as u64),
+        ("max_buffer_size", l.max_buffer_size),
+        ("max_compute_workgroup_size_x", l.max_compute_workgroup_size_x as u64),
+        ("max_compute_invocations_per_workgroup", l.max_compute_invocations_per_workgroup as u64),
+        ("max_compute_workgroup_storage_size", l.max_compute_workgroup_storage_size as u64),
+    ];
+    if json {
+        let mut f = serde_json::Map::new();
+        for (name, flag) in feats {
+            f.insert(name.into(), ctx.has(flag).into());
+        }
+        let mut lim = serde_json::Map::new();
+        for (name, v) in limits {
+            lim.insert(name.into(), v.into());
+        }
+        let obj = serde_json::json!({ "adapter": ctx.summary(), "features": f, "limits": lim });
+        println!("{}", serde_json::to_string_pretty(&obj)?);
+        return Ok(());
+    }
+    let s = ctx.summary();
+    println!("adapter   {}", s.name);
+    println!("backend   {}", s.backend);
+    println!("driver    {} {}", s.driver, s.driver_info);
+    println!("type      {}", s.device_type);
+    println!("features");
+    for (name, flag) in feats {
+        println!("  {name:<40} {}", if ctx.has(flag) { "yes" } else { "no" });
+    }
+    println!("limits");
+    for (name, v) in limits {
+        println!("  {name:<40} {v}");
+    }
+    Ok(())
+}
+
+fn load_inputs(args: &MultiplyArgs) -> Result<(Matrix, Matrix)> {
+    match (&args.a, &args.b, &args.random) {
+        (Some(a), Some(b), None) => Ok((io::read_matrix(a)?, io::read_matrix(b)?)),
+        (None, None, Some(shape)) => {
+            let (m, k, n) = parse_mkn(shape)?;
+            let s = args.seed.wrapping_mul(2);
+            Ok((Matrix::random(m, k, s, -1.0, 1.0), Matrix::random(k, n, s + 1, -1.0, 1.0)))
+        }
+        _ => bail!("give the inputs as --a FILE --b FILE or as --random MxKxN"),
+    }
+}
+
+fn multiply(args: MultiplyArgs) -> Result<()> {
+    let method = Method::parse(&args.method)?;
+    let (a, b) = load_inputs(&args)?;
+    let ctx = if method.is_gpu() { Some(GpuContext::new()?) } else { None };
+    if let (Some(c), false) = (&ctx, args.json) {
+        eprintln!("adapter: {}", c.describe());
+    }
+    let mut opts = Options {
+        allow_nonfinite: args.allow_nonfinite,
+        ..Default::default()
+    };
+    let out = methods::multiply(ctx.as_ref(), method, &a, &b, &mut opts)?;
+    let stats = args.check.then(|| check::compare(&out.c, &cpu::reference_f64(&a, &b)));
+    let report = Report::new(ctx.as_ref(), method, &a, &b, &out, stats.as_ref());
+    if let Some(path) = &args.out {
+        io::write_matrix(path, &out.c).with_context(|| format!("writing the result to {}", path.display()))?;
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print_report(&report);
+    }
+    if report.check_passed == Some(false) {
+        bail!(
+            "check failed: rel_err {:e} exceeds the tolerance {:e} of method {}",
+            report.rel_err.unwrap_or(f64::NAN),
+            method.tolerance(),
+            method
+        );
+    }
+    Ok(())
+}
+
+fn print_report(r: &Report) {
+    println!("method    {}  ({})", r.method, r.precision);
+    println!("shape     {}x{} · {}x{}", r.m, r.k, r.k, r.n);
+    println!("passes    {}", r.passes);
+    println!(
+        "time      upload {:.3} ms, compute {:.3} ms, copy {:.3} ms, readback {:.3} ms, total {:.3} ms",
+        r.upload_ms, r.compute_ms, r.copy_ms, r.readback_ms, r.total_ms
+    );
+    println!("rate      {:.3} GFLOP/s (2·m·k·n / compute time)", r.gflops);
+    if let (Some(rel), Some(max)) = (r.rel_err, r.max_abs_err) {
+        let verdict = if r.check_passed == Some(true) { "ok" } else { "FAILED" };
+        println!("check     rel_err {rel:.3e}, max_abs_err {max:.3e} vs f64 CPU: {verdict}");
+    }
+    for n in &r.notes {
+        println!("note      {n}");
+    }
+}
+
+fn tour(size: &str, seed: u64, out: &std::path::Path) -> Result<()> {
+    let (m, k, n) = parse_mkn(size)?;
+    let a = Matrix::random(m, k, seed * 2, -1.0, 1.0);
+    let b = Matrix::random(k, n, seed * 2 + 1, -1.0, 1.0);
+    let ctx = GpuContext::new()?;
+    println!("rendermm tour: C = A·B with A {m}x{k}, B {k}x{n} (uniform in [-1, 1), seed {seed})");
+    println!("adapter: {}\n", ctx.describe());
+    println!(
+        "{:<11} {:>7} {:>11} {:>10} {:>11}  {:<6} {}",
+        "method", "passes", "compute ms", "GFLOP/s", "rel_err", "check", "what it is"
+    );
+    let reference = cpu::reference_f64(&a, &b);
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let mut failures = vec![];
+    let mut pictures = vec![];
+    for &method in Method::ALL {
+        let result = methods::multiply(Some(&ctx), method, &a, &b, &mut Options::default());
+        let run = match result {
+            Ok(r) => r,
+            Err(e) => {
+                println!("{:<11} error: {e}", method.name());
+                failures.push(method.name());
+                continue;
+            }
+        };
+        let stats = check::compare(&run.c, &reference);
+        let ok = stats.within(method.tolerance());
+        if !ok {
+            failures.push(method.name());
+        }
+        let report = Report::new(Some(&ctx), method, &a, &b, &run, Some(&stats));
+        println!(
+            "{:<11} {:>7} {:>11.3} {:>10.3} {:>11.3e}  {:<6} {}",
+            method.name(),
+            run.passes,
+            report.compute_ms,
+            report.gflops,
+            stats.rel_err,
+            if ok { "ok" } else { "FAILED" },
+            method.description()
+        );
+        if method.is_gpu() {
+            let path = out.join(format!("tour-{}.png", method.name()));
+            picture::save_png(&path, &picture::panels(&[&a, &b, &run.c], 256))?;
+            pictures.push(path);
+        }
+    }
+    println!("\nrel_err is the relative Frobenius error against an f64 CPU reference.");
+    for p in &pictures {
+        println!("wrote {} (A | B | C, blue < 0 < red)", p.display());
+    }
+    if !failures.is_empty() {
+        bail!("these methods failed their check: {}", failures.join(", "));
+    }
+    Ok(())
+}

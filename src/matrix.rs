@@ -1,0 +1,142 @@
+//! The host matrix: row-major `f32`, any shape with both sides at least 1.
+
+use crate::error::{Error, Result};
+use rand::{Rng, SeedableRng, rngs::StdRng};
+
+/// A dense row-major `f32` matrix. Element (i, j) lives at `data[i * cols + j]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Matrix {
+    pub rows: usize,
+    pub cols: usize,
+    pub data: Vec<f32>,
+}
+
+impl Matrix {
+    /// A matrix from row-major data; `data.len()` must be `rows * cols`.
+    pub fn new(rows: usize, cols: usize, data: Vec<f32>) -> Result<Self> {
+        if data.len() != rows * cols {
+            return Err(Error::Invalid(format!(
+                "matrix data has {} elements but {rows}x{cols} needs {}",
+                data.len(),
+                rows * cols
+            )));
+        }
+        Ok(Self { rows, cols, data })
+    }
+
+    /// A matrix filled with zeros.
+    pub fn zeros(rows: usize, cols: usize) -> Self {
+        Self::filled(rows, cols, 0.0)
+    }
+
+    /// A matrix filled with one value.
+    pub fn filled(rows: usize, cols: usize, value: f32) -> Self {
+        Self {
+            rows,
+            cols,
+            data: vec![value; rows * cols],
+        }
+    }
+
+    /// A matrix from a function of (row, column).
+    pub fn from_fn(rows: usize, cols: usize, mut f: impl FnMut(usize, usize) -> f32) -> Self {
+        let mut data = Vec::with_capacity(rows * cols);
+        for i in 0..rows {
+            for j in 0..cols {
+                data.push(f(i, j));
+            }
+        }
+        Self { rows, cols, data }
+    }
+
+    /// Uniform random values in `[lo, hi)` from a seeded generator, so runs can be replayed.
+    pub fn random(rows: usize, cols: usize, seed: u64, lo: f32, hi: f32) -> Self {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let data = (0..rows * cols).map(|_| rng.random_range(lo..hi)).collect();
+        Self { rows, cols, data }
+    }
+
+    /// Element (i, j).
+    #[inline]
+    pub fn get(&self, i: usize, j: usize) -> f32 {
+        self.data[i * self.cols + j]
+    }
+
+    /// Set element (i, j).
+    #[inline]
+    pub fn set(&mut self, i: usize, j: usize, v: f32) {
+        self.data[i * self.cols + j] = v;
+    }
+
+    /// Shape as `(rows, cols)`.
+    pub fn shape(&self) -> (usize, usize) {
+        (self.rows, self.cols)
+    }
+
+    /// The transpose.
+    pub fn transpose(&self) -> Matrix {
+        Matrix::from_fn(self.cols, self.rows, |i, j| self.get(j, i))
+    }
+
+    /// Error unless both sides are at least 1.
+    pub fn check_nonempty(&self, name: &str) -> Result<()> {
+        if self.rows == 0 || self.cols == 0 {
+            return Err(Error::Empty {
+                name: name.into(),
+                rows: self.rows,
+                cols: self.cols,
+            });
+        }
+        Ok(())
+    }
+
+    /// Error at the first NaN or infinity, naming its row and column.
+    pub fn check_finite(&self, name: &str) -> Result<()> {
+        match self.data.iter().position(|v| !v.is_finite()) {
+            None => Ok(()),
+            Some(idx) => Err(Error::NonFinite {
+                name: name.into(),
+                row: idx / self.cols,
+                col: idx % self.cols,
+                value: self.data[idx],
+            }),
+        }
+    }
+
+    /// Largest absolute value (0 for an all-zero matrix).
+    pub fn max_abs(&self) -> f32 {
+        self.data.iter().fold(0.0f32, |m, v| m.max(v.abs()))
+    }
+}
+
+/// Check that `a · b` is a valid product of non-empty matrices.
+pub fn check_product(a: &Matrix, b: &Matrix) -> Result<()> {
+    a.check_nonempty("A")?;
+    b.check_nonempty("B")?;
+    if a.cols != b.rows {
+        return Err(Error::ShapeMismatch {
+            a_rows: a.rows,
+            a_cols: a.cols,
+            b_rows: b.rows,
+            b_cols: b.cols,
+        });
+    }
+    Ok(())
+}
+
+/// Parse a shape such as `65x100x37` into `(m, k, n)`.
+pub fn parse_mkn(s: &str) -> Result<(usize, usize, usize)> {
+    let parts: Vec<&str> = s.split(['x', 'X', '*']).collect();
+    let bad = || Error::Invalid(format!("--random '{s}': expected MxKxN with positive integers, e.g. 65x100x37"));
+    if parts.len() != 3 {
+        return Err(bad());
+    }
+    let mut v = [0usize; 3];
+    for (slot, p) in v.iter_mut().zip(&parts) {
+        *slot = p.trim().parse().map_err(|_| bad())?;
+        if *slot == 0 {
+            return Err(Error::Invalid(format!("--random '{s}': every dimension must be at least 1")));
+        }
+    }
+    Ok((v[0], v[1], v[2]))
+}

@@ -1,0 +1,28 @@
+//! Shared test helpers: one GPU context per test binary, and the shapes every method is run on.
+#![allow(dead_code)]
+
+use rendermm::gpu::GpuContext;
+use std::sync::OnceLock;
+
+/// One context for the whole test binary (opening lavapipe takes a moment).
+pub fn ctx() -> &'static GpuContext {
+    static CTX: OnceLock<GpuContext> = OnceLock::new();
+    CTX.get_or_init(|| {
+        // SAFETY-free: tests run single-process; XDG_RUNTIME_DIR silences a harmless lavapipe line.
+        GpuContext::new().unwrap_or_else(|e| panic!("tests need a GPU adapter (lavapipe is fine): {e}"))
+    })
+}
+
+/// The engine issue's awkward shapes (m, k, n): 1×1, 1×7·7×1, primes, non-multiples of 64, m≠k≠n.
+pub const SHAPES: &[(usize, usize, usize)] = &[
+    (1, 1, 1),
+    (1, 7, 1),
+    (7, 1, 7),
+    (1, 13, 9),
+    (7, 13, 5),
+    (64, 64, 64),
+    (65, 100, 37),
+    (257, 31, 129),
+    (3, 257, 2),
+    (127, 5, 1),
+];

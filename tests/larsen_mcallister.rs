@@ -1,0 +1,78 @@
+//! Larsen–McAllister against the f64 CPU reference.
+
+mod common;
+use common::{SHAPES, ctx};
+use rendermm::check::assert_close;
+use rendermm::cpu::reference_f64;
+use rendermm::gpu::{GpuContext, MatrixTexture};
+use rendermm::methods::{self, Method, Observer, Options};
+use rendermm::{Error, Matrix};
+
+fn run(m: usize, k: usize, n: usize, seed: u64) {
+    let a = Matrix::random(m, k, seed, -1.0, 1.0);
+    let b = Matrix::random(k, n, seed + 1, -1.0, 1.0);
+    let out = methods::multiply(Some(ctx()), Method::Lm, &a, &b, &mut Options::default()).unwrap();
+    assert_eq!(out.passes, k, "one pass per k-slice");
+    assert_close(&format!("lm {m}x{k}x{n}"), &out.c, &reference_f64(&a, &b), 1e-5);
+}
+
+#[test]
+fn lm_matches_f64_reference_on_awkward_shapes() {
+    for (i, &(m, k, n)) in SHAPES.iter().enumerate() {
+        run(m, k, n, 100 + i as u64);
+    }
+}
+
+#[test]
+fn lm_matches_f64_reference_on_random_shapes() {
+    let mut rng = 12345u64;
+    for _ in 0..6 {
+        rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let m = 1 + (rng >> 33) as usize % 150;
+        let k = 1 + (rng >> 13) as usize % 150;
+        let n = 1 + (rng >> 45) as usize % 150;
+        run(m, k, n, rng);
+    }
+}
+
+/// Counts observer calls and checks the running sum after each slice equals the partial product.
+struct Partial<'a> {
+    a: &'a Matrix,
+    b: &'a Matrix,
+    seen: Vec<usize>,
+}
+impl Observer for Partial<'_> {
+    fn after_pass(&mut self, ctx: &GpuContext, pass: usize, passes: usize, acc: &MatrixTexture) -> rendermm::Result<()> {
+        assert_eq!(passes, self.a.cols);
+        let c = acc.read_matrix(ctx)?;
+        let a_p = Matrix::from_fn(self.a.rows, pass, |i, j| self.a.get(i, j));
+        let b_p = Matrix::from_fn(pass, self.b.cols, |i, j| self.b.get(i, j));
+        assert_close(&format!("slice {pass}"), &c, &reference_f64(&a_p, &b_p), 1e-5);
+        self.seen.push(pass);
+        Ok(())
+    }
+}
+
+#[test]
+fn lm_observer_sees_every_slice_as_a_partial_sum() {
+    let a = Matrix::random(5, 6, 1, -1.0, 1.0);
+    let b = Matrix::random(6, 3, 2, -1.0, 1.0);
+    let mut obs = Partial { a: &a, b: &b, seen: vec![] };
+    let mut opts = Options {
+        observer: Some(&mut obs),
+        ..Default::default()
+    };
+    let out = methods::multiply(Some(ctx()), Method::Lm, &a, &b, &mut opts).unwrap();
+    assert_close("lm with observer", &out.c, &reference_f64(&a, &b), 1e-5);
+    assert_eq!(obs.seen, (1..=6).collect::<Vec<_>>());
+}
+
+#[test]
+fn lm_rejects_a_dimension_above_the_texture_limit() {
+    let max = ctx().limits.max_texture_dimension_2d as usize;
+    let a = Matrix::zeros(1, 1);
+    let b = Matrix::zeros(1, max + 1);
+    let err = methods::multiply(Some(ctx()), Method::Lm, &a, &b, &mut Options::default()).unwrap_err();
+    assert!(matches!(err, Error::Limit { limit: "max_texture_dimension_2d", .. }), "{err}");
+    assert!(err.to_string().contains(&max.to_string()), "{err}");
+}
