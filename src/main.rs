@@ -162,21 +162,23 @@ fn multiply(args: MultiplyArgs) -> Result<()> {
     let out = methods::multiply(ctx.as_ref(), method, &a, &b, &mut opts)?;
     let stats = args.check.then(|| check::compare(&out.c, &cpu::reference_f64(&a, &b)));
     let report = Report::new(ctx.as_ref(), method, &a, &b, &out, stats.as_ref());
-    if let Some(path) = &args.out {
-        io::write_matrix(path, &out.c).with_context(|| format!("writing the result to {}", path.display()))?;
-    }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         print_report(&report);
     }
+    // A result that failed its check is never written out as if it were right.
     if report.check_passed == Some(false) {
         bail!(
-            "check failed: rel_err {:e} exceeds the tolerance {:e} of method {}",
+            "check failed: rel_err {:e} exceeds the tolerance {:e} of method {}{}",
             report.rel_err.unwrap_or(f64::NAN),
             method.tolerance(),
-            method
+            method,
+            if args.out.is_some() { "; no output written" } else { "" }
         );
+    }
+    if let Some(path) = &args.out {
+        io::write_matrix(path, &out.c).with_context(|| format!("writing the result to {}", path.display()))?;
     }
     Ok(())
 }
