@@ -7,9 +7,20 @@
 //
 // Layout: element (i, j) of a matrix is texel (x = j, y = i).
 //   A: m rows × k columns → k wide, m high.   B: k × n → n wide, k high.   C: n wide, m high.
+// With four channels (RGBA) each of r, g, b, a holds its own matrix and all four are multiplied
+// alike, as the paper's "RGBA" remark (§5, Implementation) describes.
 
 @group(0) @binding(0) var a_tex: texture_2d<f32>;
 @group(0) @binding(1) var b_tex: texture_2d<f32>;
+
+struct Params {
+    // The polygon colour the product is modulated by: 1, or 1/k with --scale-by-depth (§4).
+    colour: f32,
+    // 255 in the 8-bit pipeline: the product leaves the fragment stage as an 8-bit value.
+    // 0 otherwise (float framebuffers take the product as it is).
+    levels: f32,
+};
+@group(0) @binding(2) var<uniform> params: Params;
 
 struct VsOut {
     @builtin(position) position: vec4f,
@@ -36,8 +47,12 @@ fn vs_main(@builtin(vertex_index) vi: u32, @builtin(instance_index) p: u32) -> V
 
 @fragment
 fn fs_main(in: VsOut) -> @location(0) vec4f {
-    let a = textureLoad(a_tex, vec2i(floor(in.a_coord)), 0).r;
-    let b = textureLoad(b_tex, vec2i(floor(in.b_coord)), 0).r;
-    // Modulate: the product leaves the fragment stage; the sum happens in the blend unit.
-    return vec4f(a * b, 0.0, 0.0, 0.0);
+    let a = textureLoad(a_tex, vec2i(floor(in.a_coord)), 0);
+    let b = textureLoad(b_tex, vec2i(floor(in.b_coord)), 0);
+    // Modulate: texture A × texture B × polygon colour. The sum happens in the blend unit.
+    let product = a * b * params.colour;
+    if params.levels > 0.0 {
+        return round(product * params.levels) / params.levels;
+    }
+    return product;
 }

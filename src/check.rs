@@ -78,3 +78,100 @@ pub fn assert_close(label: &str, c: &Matrix, reference: &[f64], tol: f64) -> Err
     }
     s
 }
+
+/// The verdict on one result: its error against the f64 reference and whether it is within what
+/// its precision promises.
+#[derive(Clone, Debug, Serialize)]
+pub struct Verdict {
+    #[serde(flatten)]
+    pub stats: ErrorStats,
+    /// Whether the result is within `tolerance`.
+    pub passed: bool,
+    /// What the result was held to, in words.
+    pub tolerance: String,
+    /// u8: output elements whose true 8-bit sum exceeded 1.0 and so saturated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub saturated: Option<usize>,
+    /// u8: share of saturated output elements.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub saturated_share: Option<f64>,
+    /// u8: largest difference from the CPU model of the 8-bit pipeline, in 8-bit steps.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub u8_model_max_steps: Option<f64>,
+    /// f16: largest ratio of the error to the derived elementwise bound.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub f16_bound_ratio: Option<f64>,
+}
+
+/// Judge `c = a · b` computed at `precision`:
+/// - f32: relative Frobenius error ≤ `f32_tol` (the method's tolerance);
+/// - f16: every element within the f16 accumulation bound of [`precision::f16_bound`];
+/// - u8: every element within one 8-bit step of the CPU model of the 8-bit pipeline
+///   ([`precision::u8_model`]; k steps after `--scale-by-depth` rescales by k).
+pub fn verdict(
+    precision: crate::precision::Precision,
+    scale_by_depth: bool,
+    f32_tol: f64,
+    a: &Matrix,
+    b: &Matrix,
+    c: &Matrix,
+) -> Verdict {
+    use crate::precision::{self, Precision};
+    let reference = crate::cpu::reference_f64(a, b);
+    let stats = compare(c, &reference);
+    let mut v = Verdict {
+        passed: false,
+        tolerance: String::new(),
+        saturated: None,
+        saturated_share: None,
+        u8_model_max_steps: None,
+        f16_bound_ratio: None,
+        stats,
+    };
+    match precision {
+        Precision::F32 => {
+            v.passed = v.stats.within(f32_tol);
+            v.tolerance = format!("relative Frobenius error <= {f32_tol:e} (f32)");
+        }
+        Precision::F16 => {
+            let bound = precision::f16_bound(a, b);
+            let ratio = c
+                .data
+                .iter()
+                .zip(&reference)
+                .zip(&bound)
+                .map(|((&x, &r), &bd)| if x.is_finite() { (x as f64 - r).abs() / bd } else { f64::INFINITY })
+                .fold(0.0f64, f64::max);
+            v.passed = v.stats.nonfinite == 0 && ratio <= 1.0;
+            v.f16_bound_ratio = Some(ratio);
+            v.tolerance = format!(
+                "every element within gamma_(k+3)·sum|a||b| + (k+3)·2^-25, u = 2^-11 (f16 accumulation, k = {})",
+                a.cols
+            );
+        }
+        Precision::U8 => {
+            let k = a.cols as f32;
+            let colour = if scale_by_depth { 1.0 / k } else { 1.0 };
+            let model = precision::u8_model(a, b, colour);
+            let rescale = if scale_by_depth { k } else { 1.0 };
+            let step = precision::U8_STEP * rescale as f64;
+            let steps = c
+                .data
+                .iter()
+                .zip(&model.c.data)
+                .map(|(&x, &mv)| if x.is_finite() { (x as f64 - mv as f64 * rescale as f64).abs() / step } else { f64::INFINITY })
+                .fold(0.0f64, f64::max);
+            // 1e-3 of a step absorbs the f32 rounding of the rescale by k.
+            v.passed = v.stats.nonfinite == 0 && steps <= 1.0 + 1e-3;
+            v.u8_model_max_steps = Some(steps);
+            v.saturated = Some(model.saturated);
+            v.saturated_share = Some(model.saturated as f64 / c.data.len() as f64);
+            v.tolerance = if scale_by_depth {
+                format!("within one 8-bit step (x{k} after rescaling) of the CPU model of the 8-bit pipeline")
+            } else {
+                "within one 8-bit step (1/255) of the CPU model of the 8-bit pipeline".into()
+            };
+        }
+    }
+    v
+}

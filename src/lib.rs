@@ -11,4 +11,7 @@ pub use error::{Error, Result};
 pub use matrix::Matrix;
 pub mod gpu;
 pub mod methods;
+pub mod model;
+pub mod tune;
 pub mod picture;
+pub mod precision;

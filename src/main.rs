@@ -3,11 +3,11 @@
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 use rendermm::check;
-use rendermm::cpu;
 use rendermm::gpu::GpuContext;
 use rendermm::io;
 use rendermm::matrix::{Matrix, parse_mkn};
-use rendermm::methods::{self, Method, Options, Report};
+use rendermm::methods::{self, Method, Options, Report, larsen_mcallister};
+use rendermm::precision::{self, Precision};
 use rendermm::picture;
 use std::path::PathBuf;
 
@@ -71,6 +71,20 @@ struct MultiplyArgs {
     /// Accept NaN and infinity in the inputs.
     #[arg(long)]
     allow_nonfinite: bool,
+    /// Number format of textures and framebuffer: u8 (the 8-bit saturating pipeline of 2001),
+    /// f16 or f32 (render-pass methods).
+    #[arg(long, default_value = "f32")]
+    precision: String,
+    /// u8: map each input to [0, 1] by (x - min)/(max - min) instead of refusing values outside.
+    #[arg(long)]
+    normalize: bool,
+    /// u8: polygon colour 1/k so the sum cannot saturate (L-M §4); the result is rescaled by k.
+    #[arg(long)]
+    scale_by_depth: bool,
+    /// Products at once: 4 multiplies four (A, B) pairs through RGBA textures (L-M only); inputs
+    /// as --random 4xMxKxN or .npy files with a leading dimension of 4.
+    #[arg(long, default_value_t = 1)]
+    channels: usize,
 }
 
 fn main() {
@@ -136,13 +150,39 @@ fn info(json: bool) -> Result<()> {
     Ok(())
 }
 
-fn load_inputs(args: &MultiplyArgs) -> Result<(Matrix, Matrix)> {
+/// The (A, B) pairs to multiply: one pair, or `--channels` pairs for a multi-channel run.
+fn load_inputs(args: &MultiplyArgs) -> Result<(Vec<Matrix>, Vec<Matrix>)> {
+    let ch = args.channels;
+    let (lo, hi) = if args.precision == "u8" { (0.0, 1.0) } else { (-1.0, 1.0) };
     match (&args.a, &args.b, &args.random) {
-        (Some(a), Some(b), None) => Ok((io::read_matrix(a)?, io::read_matrix(b)?)),
+        (Some(a), Some(b), None) => {
+            let (xa, xb) = if ch == 1 {
+                (vec![io::read_matrix(a)?], vec![io::read_matrix(b)?])
+            } else {
+                (io::read_batch(a)?, io::read_batch(b)?)
+            };
+            for (name, list, path) in [("--a", &xa, a), ("--b", &xb, b)] {
+                if list.len() != ch {
+                    bail!("{name} {}: holds {} matrices but --channels is {ch}", path.display(), list.len());
+                }
+            }
+            Ok((xa, xb))
+        }
         (None, None, Some(shape)) => {
-            let (m, k, n) = parse_mkn(shape)?;
-            let s = args.seed.wrapping_mul(2);
-            Ok((Matrix::random(m, k, s, -1.0, 1.0), Matrix::random(k, n, s + 1, -1.0, 1.0)))
+            let (batch, mkn) = match shape.split_once(['x', 'X']) {
+                Some((first, rest)) if rest.matches(['x', 'X']).count() == 2 => {
+                    (first.parse::<usize>().map_err(|_| anyhow::anyhow!("--random '{shape}': expected BxMxKxN or MxKxN"))?, rest)
+                }
+                _ => (1, shape.as_str()),
+            };
+            if batch != ch {
+                bail!("--random '{shape}' makes {batch} pair(s) but --channels is {ch}");
+            }
+            let (m, k, n) = parse_mkn(mkn)?;
+            let s = args.seed.wrapping_mul(2 * ch as u64 + 2);
+            let a = (0..ch).map(|c| Matrix::random(m, k, s + 2 * c as u64, lo, hi)).collect();
+            let b = (0..ch).map(|c| Matrix::random(k, n, s + 2 * c as u64 + 1, lo, hi)).collect();
+            Ok((a, b))
         }
         _ => bail!("give the inputs as --a FILE --b FILE or as --random MxKxN"),
     }
@@ -150,18 +190,70 @@ fn load_inputs(args: &MultiplyArgs) -> Result<(Matrix, Matrix)> {
 
 fn multiply(args: MultiplyArgs) -> Result<()> {
     let method = Method::parse(&args.method)?;
-    let (a, b) = load_inputs(&args)?;
+    let precision = Precision::parse(&args.precision)?;
+    if args.channels != 1 && args.channels != 4 {
+        bail!("--channels {}: use 1 or 4", args.channels);
+    }
+    if args.channels == 4 && method != Method::Lm {
+        bail!("--channels 4 is the Larsen–McAllister RGBA mode; use --method lm");
+    }
+    if precision != Precision::F32 && !method.takes_precision() {
+        bail!("--precision {precision}: method {method} computes in f32 only; u8 and f16 are for the render-pass methods");
+    }
+    let (mut a, mut b) = load_inputs(&args)?;
+    let mut notes = vec![];
+    if args.normalize {
+        if precision != Precision::U8 {
+            bail!("--normalize maps inputs to [0, 1] for --precision u8; it does nothing for {precision}");
+        }
+        for (list, name) in [(&mut a, "A"), (&mut b, "B")] {
+            for (c, m) in list.iter_mut().enumerate() {
+                let label = if args.channels == 1 { name.to_string() } else { format!("{name}[{c}]") };
+                let (mapped, how) = precision::normalize(m, &label);
+                *m = mapped;
+                notes.push(how);
+            }
+        }
+    }
     let ctx = if method.is_gpu() { Some(GpuContext::new()?) } else { None };
     if let (Some(c), false) = (&ctx, args.json) {
         eprintln!("adapter: {}", c.describe());
     }
     let mut opts = Options {
         allow_nonfinite: args.allow_nonfinite,
+        precision,
+        scale_by_depth: args.scale_by_depth,
         ..Default::default()
     };
-    let out = methods::multiply(ctx.as_ref(), method, &a, &b, &mut opts)?;
-    let stats = args.check.then(|| check::compare(&out.c, &cpu::reference_f64(&a, &b)));
-    let report = Report::new(ctx.as_ref(), method, &a, &b, &out, stats.as_ref());
+    let (cs, passes, timings, run_notes, used) = if args.channels == 4 {
+        for (x, y) in a.iter().zip(&b) {
+            rendermm::matrix::check_product(x, y)?;
+            if !args.allow_nonfinite {
+                x.check_finite("A")?;
+                y.check_finite("B")?;
+            }
+        }
+        let ctx = ctx.as_ref().expect("lm is a GPU method");
+        let ar: Vec<&Matrix> = a.iter().collect();
+        let br: Vec<&Matrix> = b.iter().collect();
+        let out = larsen_mcallister::multiply_channels(ctx, &ar, &br, &mut opts)?;
+        (out.cs, out.passes, out.timings, out.notes, out.precision)
+    } else {
+        let out = methods::multiply(ctx.as_ref(), method, &a[0], &b[0], &mut opts)?;
+        (vec![out.c], out.passes, out.timings, out.notes, opts.precision)
+    };
+    notes.extend(run_notes);
+    let checks: Vec<_> = if args.check {
+        a.iter()
+            .zip(&b)
+            .zip(&cs)
+            .map(|((x, y), c)| check::verdict(used, args.scale_by_depth, method.tolerance(), x, y, c))
+            .collect()
+    } else {
+        vec![]
+    };
+    let shape = (a[0].rows, a[0].cols, b[0].cols);
+    let report = Report::new(ctx.as_ref(), method, used, shape, args.channels, passes, &timings, &notes, checks);
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
@@ -170,15 +262,19 @@ fn multiply(args: MultiplyArgs) -> Result<()> {
     // A result that failed its check is never written out as if it were right.
     if report.check_passed == Some(false) {
         bail!(
-            "check failed: rel_err {:e} exceeds the tolerance {:e} of method {}{}",
+            "check failed: rel_err {:e}, held to: {}{}",
             report.rel_err.unwrap_or(f64::NAN),
-            method.tolerance(),
-            method,
+            report.tolerance.as_deref().unwrap_or("?"),
             if args.out.is_some() { "; no output written" } else { "" }
         );
     }
     if let Some(path) = &args.out {
-        io::write_matrix(path, &out.c).with_context(|| format!("writing the result to {}", path.display()))?;
+        if cs.len() == 1 {
+            io::write_matrix(path, &cs[0])
+        } else {
+            io::write_batch(path, &cs)
+        }
+        .with_context(|| format!("writing the result to {}", path.display()))?;
     }
     Ok(())
 }
@@ -192,9 +288,18 @@ fn print_report(r: &Report) {
         r.upload_ms, r.compute_ms, r.copy_ms, r.readback_ms, r.total_ms
     );
     println!("rate      {:.3} GFLOP/s (2·m·k·n / compute time)", r.gflops);
+    if let Some(g) = r.gbops {
+        println!("          {g:.4} GBops (L-M's byte operations, 2·m·k·n − m·n, over the total time)");
+    }
     if let (Some(rel), Some(max)) = (r.rel_err, r.max_abs_err) {
         let verdict = if r.check_passed == Some(true) { "ok" } else { "FAILED" };
         println!("check     rel_err {rel:.3e}, max_abs_err {max:.3e} vs f64 CPU: {verdict}");
+        if let Some(t) = &r.tolerance {
+            println!("          held to: {t}");
+        }
+    }
+    if let (Some(sat), Some(share)) = (r.saturated, r.saturated_share) {
+        println!("saturated {sat} elements ({:.2}%) hit the 8-bit ceiling of 1.0", share * 100.0);
     }
     for n in &r.notes {
         println!("note      {n}");
@@ -212,7 +317,6 @@ fn tour(size: &str, seed: u64, out: &std::path::Path) -> Result<()> {
         "{:<11} {:>7} {:>11} {:>10} {:>11}  {:<6} {}",
         "method", "passes", "compute ms", "GFLOP/s", "rel_err", "check", "what it is"
     );
-    let reference = cpu::reference_f64(&a, &b);
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let mut failures = vec![];
     let mut pictures = vec![];
@@ -226,12 +330,13 @@ fn tour(size: &str, seed: u64, out: &std::path::Path) -> Result<()> {
                 continue;
             }
         };
-        let stats = check::compare(&run.c, &reference);
-        let ok = stats.within(method.tolerance());
+        let verdict = check::verdict(Precision::F32, false, method.tolerance(), &a, &b, &run.c);
+        let stats = verdict.stats.clone();
+        let ok = verdict.passed;
         if !ok {
             failures.push(method.name());
         }
-        let report = Report::new(Some(&ctx), method, &a, &b, &run, Some(&stats));
+        let report = Report::of_run(Some(&ctx), method, Precision::F32, &a, &b, &run, Some(verdict));
         println!(
             "{:<11} {:>7} {:>11.3} {:>10.3} {:>11.3e}  {:<6} {}",
             method.name(),

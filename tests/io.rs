@@ -113,7 +113,7 @@ fn npy_bytes(descr: &str, fortran: bool, shape: &str, data: &[u8]) -> Vec<u8> {
 
 fn npy_with_header(dict: &str, data: &[u8]) -> Vec<u8> {
     let mut text = dict.as_bytes().to_vec();
-    while (10 + text.len() + 1) % 64 != 0 {
+    while !(10 + text.len() + 1).is_multiple_of(64) {
         text.push(b' ');
     }
     text.push(b'\n');

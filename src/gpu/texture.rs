@@ -5,6 +5,7 @@
 use super::context::GpuContext;
 use crate::error::{Error, Result};
 use crate::matrix::Matrix;
+use crate::precision::Precision;
 
 /// How one matrix element is stored in a single-channel texture.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,6 +90,43 @@ impl MatrixTexture {
         };
         t.write_bytes(ctx, bytes)?;
         Ok(t)
+    }
+
+    /// Upload 1 or 4 same-shaped matrices into one texture of `precision`: one matrix per channel
+    /// (r, g, b, a), as the L-M paper packed four numbers into a pixel.
+    pub fn upload_channels(ctx: &GpuContext, label: &str, mats: &[&Matrix], precision: Precision) -> Result<Self> {
+        let channels = mats.len();
+        if channels != 1 && channels != 4 {
+            return Err(Error::Invalid(format!("{label}: {channels} channels; use 1 or 4")));
+        }
+        let (rows, cols) = mats[0].shape();
+        if let Some(m) = mats.iter().find(|m| m.shape() != (rows, cols)) {
+            return Err(Error::Invalid(format!(
+                "{label}: the channels differ in shape ({rows}x{cols} and {}x{})",
+                m.rows, m.cols
+            )));
+        }
+        let mut values = Vec::with_capacity(rows * cols * channels);
+        for idx in 0..rows * cols {
+            values.extend(mats.iter().map(|m| m.data[idx]));
+        }
+        let t = Self::new(ctx, label, rows, cols, precision.format(channels as u32), INPUT_USAGE)?;
+        t.write_bytes(ctx, &precision.encode(&values))?;
+        Ok(t)
+    }
+
+    /// Read back a texture of `precision` with `channels` channels as one matrix per channel.
+    pub fn read_channels(&self, ctx: &GpuContext, precision: Precision, channels: usize) -> Result<Vec<Matrix>> {
+        if self.format != precision.format(channels as u32) {
+            return Err(Error::Invalid(format!(
+                "texture is {:?}, not {precision} with {channels} channel(s)",
+                self.format
+            )));
+        }
+        let values = precision.decode(&self.read_bytes(ctx)?);
+        (0..channels)
+            .map(|c| Matrix::new(self.rows, self.cols, values.iter().skip(c).step_by(channels).copied().collect()))
+            .collect()
     }
 
     /// Write tightly packed texel rows into the whole texture.

@@ -20,7 +20,7 @@ struct Array {
     data: Vec<f32>,
 }
 
-fn shape_str(shape: &[usize]) -> String {
+fn shape_str<T: std::fmt::Display>(shape: &[T]) -> String {
     match shape {
         [d] => format!("({d},)"),
         _ => format!(
@@ -256,7 +256,8 @@ fn decode(path: &Path, bytes: &[u8]) -> Result<Array> {
         .try_fold(1u64, |acc, &d| acc.checked_mul(d));
     if nonzero_product.is_none() {
         return Err(err(format!(
-            "the .npy shape {declared:?} is too large to be real"
+            "the .npy shape {} is too large to be real",
+            shape_str(&declared)
         )));
     }
 
@@ -299,7 +300,8 @@ fn decode(path: &Path, bytes: &[u8]) -> Result<Array> {
         .collect::<std::result::Result<_, _>>()
         .map_err(|_| {
             err(format!(
-                "the .npy shape {declared:?} is too large for this platform"
+                "the .npy shape {} is too large for this platform",
+                shape_str(&declared)
             ))
         })?;
     let data = &bytes[data_start..];
@@ -353,10 +355,18 @@ fn decode(path: &Path, bytes: &[u8]) -> Result<Array> {
 
 /// Write a 2-D little-endian float32 C-order array (format version 1.0).
 pub(super) fn write(w: &mut dyn std::io::Write, m: &Matrix) -> std::io::Result<()> {
-    let dict = format!(
-        "{{'descr': '<f4', 'fortran_order': False, 'shape': ({}, {}), }}",
-        m.rows, m.cols
-    );
+    write_array(w, &format!("({}, {})", m.rows, m.cols), &[m])
+}
+
+/// Write same-shaped matrices as one 3-D array (batch, rows, cols).
+pub(super) fn write_batch(w: &mut dyn std::io::Write, ms: &[Matrix]) -> std::io::Result<()> {
+    let (rows, cols) = ms.first().map_or((0, 0), |m| m.shape());
+    let refs: Vec<&Matrix> = ms.iter().collect();
+    write_array(w, &format!("({}, {rows}, {cols})", ms.len()), &refs)
+}
+
+fn write_array(w: &mut dyn std::io::Write, shape: &str, ms: &[&Matrix]) -> std::io::Result<()> {
+    let dict = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': {shape}, }}");
     // Magic (6) + version (2) + length (2) + dict + padding + '\n' is a multiple of 64.
     let unpadded = 10 + dict.len() + 1;
     let total = unpadded.div_ceil(64) * 64;
@@ -374,7 +384,7 @@ pub(super) fn write(w: &mut dyn std::io::Write, m: &Matrix) -> std::io::Result<(
     w.write_all(&header)?;
 
     let mut buf = Vec::with_capacity(1 << 16);
-    for chunk in m.data.chunks(1 << 14) {
+    for chunk in ms.iter().flat_map(|m| m.data.chunks(1 << 14)) {
         buf.clear();
         for v in chunk {
             buf.extend_from_slice(&v.to_le_bytes());

@@ -3,42 +3,104 @@
 //! The product is a picture of the processor cube seen from the front. One pass draws slice p:
 //! a quad covering the m×n target, textured with column p of A replicated across it and row p of
 //! B replicated down it; the fragment stage multiplies the two ("modulate", §2) and the blend
-//! unit adds the product into the `R32Float` framebuffer (src·One + dst·One), so after pass p the
+//! unit adds the product into the framebuffer (src·One + dst·One), so after pass p the
 //! framebuffer holds `C_p = Σ_{q≤p} A[:,q] ⊗ B[q,:]`. k passes — one instanced draw of k
 //! instances inside one render pass — give C = A·B, which is then read back from the
 //! framebuffer. All additions happen in the blend unit, as in the paper.
 //!
+//! Precision (§4): f32 (`R32Float`, needs `FLOAT32_BLENDABLE`), f16 (`R16Float`, the fallback
+//! when f32 blending is missing) or the 8-bit pipeline of 2001 (`R8Unorm`): inputs quantized to
+//! 8 bits, each slice's product leaving the fragment stage as an 8-bit value, the sum saturating
+//! at 1.0 in the unorm blend (`FF + 01 = FF`). `--scale-by-depth` sets the polygon colour to 1/k
+//! so the sum cannot saturate, losing the low log2(k) bits; the result is rescaled by k.
+//! Four channels (RGBA) multiply four independent pairs in the same passes ("RGBA", §5).
+//!
 //! Shader: `shaders/larsen_mcallister.wgsl`.
 
 use super::{Options, RunOutput, Timings};
-use crate::error::Result;
-use crate::gpu::texture::{MatrixTexture, ScalarFormat, TARGET_USAGE};
+use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
+use crate::gpu::texture::{MatrixTexture, TARGET_USAGE};
 use crate::matrix::Matrix;
+use crate::precision::{self, Precision};
 use std::time::Instant;
 
 const SHADER: &str = include_str!("../../shaders/larsen_mcallister.wgsl");
 
 /// Multiply `a · b` by k additively blended slices.
 pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Options) -> Result<RunOutput> {
-    let (m, k, n) = (a.rows, a.cols, b.cols);
-    ctx.require(
-        wgpu::Features::FLOAT32_BLENDABLE,
-        "FLOAT32_BLENDABLE",
-        "Larsen–McAllister needs to sum slices by additive blending into an R32Float framebuffer",
-    )?;
+    let mut out = multiply_channels(ctx, &[a], &[b], opts)?;
+    Ok(RunOutput {
+        c: out.cs.remove(0),
+        passes: out.passes,
+        timings: out.timings,
+        notes: out.notes,
+    })
+}
+
+/// The result of a multi-channel run: one product per channel.
+#[derive(Clone, Debug)]
+pub struct ChannelsOutput {
+    pub cs: Vec<Matrix>,
+    pub passes: usize,
+    pub timings: Timings,
+    pub notes: Vec<String>,
+    /// The precision actually used (f16 when f32 was asked for but cannot be blended).
+    pub precision: Precision,
+}
+
+/// Multiply 1 or 4 pairs `a[c] · b[c]` in one set of k passes, one pair per colour channel.
+pub fn multiply_channels(ctx: &GpuContext, a: &[&Matrix], b: &[&Matrix], opts: &mut Options) -> Result<ChannelsOutput> {
+    if a.len() != b.len() || !(a.len() == 1 || a.len() == 4) {
+        return Err(Error::Invalid(format!(
+            "L-M takes 1 or 4 (A, B) pairs, got {} A and {} B matrices",
+            a.len(),
+            b.len()
+        )));
+    }
+    for (c, (x, y)) in a.iter().zip(b).enumerate() {
+        crate::matrix::check_product(x, y)?;
+        if x.shape() != a[0].shape() || y.shape() != b[0].shape() {
+            return Err(Error::Invalid(format!(
+                "pair {c} is {}x{}·{}x{} but pair 0 is {}x{}·{}x{}; the channels share one set of passes",
+                x.rows, x.cols, y.rows, y.cols, a[0].rows, a[0].cols, b[0].rows, b[0].cols
+            )));
+        }
+    }
+    let channels = a.len();
+    let (m, k, n) = (a[0].rows, a[0].cols, b[0].cols);
+    let mut notes = vec![];
+    let mut precision = opts.precision;
+    if precision == Precision::F32 && !ctx.has(wgpu::Features::FLOAT32_BLENDABLE) {
+        precision = Precision::F16;
+        notes.push(format!(
+            "adapter '{}' lacks FLOAT32_BLENDABLE: blending in f16 (R16Float) instead of f32",
+            ctx.info.name
+        ));
+    }
+    if precision == Precision::U8 {
+        for (x, y) in a.iter().zip(b) {
+            precision::check_unit_range(x, "A")?;
+            precision::check_unit_range(y, "B")?;
+        }
+    }
+    if opts.scale_by_depth && precision != Precision::U8 {
+        return Err(Error::Invalid("--scale-by-depth applies to --precision u8 only".into()));
+    }
+    let colour = if opts.scale_by_depth { 1.0 / k as f32 } else { 1.0 };
     ctx.check_texture_dim("C width (n)", n)?;
     ctx.check_texture_dim("C height (m)", m)?;
 
     let t0 = Instant::now();
-    let at = MatrixTexture::upload(ctx, "A", a, ScalarFormat::R32Float)?;
-    let bt = MatrixTexture::upload(ctx, "B", b, ScalarFormat::R32Float)?;
-    let target = MatrixTexture::new(ctx, "C (framebuffer)", m, n, wgpu::TextureFormat::R32Float, TARGET_USAGE)?;
+    let at = MatrixTexture::upload_channels(ctx, "A", a, precision)?;
+    let bt = MatrixTexture::upload_channels(ctx, "B", b, precision)?;
+    let format = precision.format(channels as u32);
+    let target = MatrixTexture::new(ctx, "C (framebuffer)", m, n, format, TARGET_USAGE)?;
     ctx.wait()?;
     let upload_ms = ms(t0);
 
     let t1 = Instant::now();
-    let pipeline = Pipeline::new(ctx, &at, &bt)?;
+    let pipeline = Pipeline::new(ctx, &at, &bt, format, channels, colour, precision)?;
     match opts.observer.as_deref_mut() {
         None => {
             // All k slices in one render pass: one instanced draw, instance p = slice p.
@@ -57,10 +119,22 @@ pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Options) ->
     let compute_ms = ms(t1);
 
     let t2 = Instant::now();
-    let c = target.read_matrix(ctx)?;
+    let mut cs = target.read_channels(ctx, precision, channels)?;
     let readback_ms = ms(t2);
-    Ok(RunOutput {
-        c,
+    if opts.scale_by_depth {
+        for c in &mut cs {
+            c.data.iter_mut().for_each(|v| *v *= k as f32);
+        }
+        notes.push(format!(
+            "--scale-by-depth: polygon colour 1/{k}, so each slice keeps {:.1} fewer low bits; result rescaled by {k}",
+            (k as f64).log2()
+        ));
+    }
+    notes.push(format!(
+        "{k} additively blended slices into {format:?} ({m}x{n} fragments each, {channels} channel(s))"
+    ));
+    Ok(ChannelsOutput {
+        cs,
         passes: k,
         timings: Timings {
             upload_ms,
@@ -68,7 +142,8 @@ pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Options) ->
             copy_ms: 0.0,
             readback_ms,
         },
-        notes: vec![format!("{k} additively blended slices into R32Float ({m}x{n} fragments each)")],
+        notes,
+        precision,
     })
 }
 
@@ -79,13 +154,31 @@ pub struct Pipeline {
 }
 
 impl Pipeline {
-    /// Build the additive-blend pipeline reading `a` and `b`.
-    pub fn new(ctx: &GpuContext, a: &MatrixTexture, b: &MatrixTexture) -> Result<Self> {
+    /// Build the additive-blend pipeline reading `a` and `b` into a `format` target, the product
+    /// modulated by the polygon colour `colour`.
+    pub fn new(
+        ctx: &GpuContext,
+        a: &MatrixTexture,
+        b: &MatrixTexture,
+        format: wgpu::TextureFormat,
+        channels: usize,
+        colour: f32,
+        precision: Precision,
+    ) -> Result<Self> {
         let module = ctx.shader("larsen_mcallister.wgsl", SHADER)?;
+        let levels = if precision == Precision::U8 { 255.0f32 } else { 0.0 };
         ctx.scoped("building the Larsen–McAllister pipeline", || {
+            let params = wgpu::util::DeviceExt::create_buffer_init(
+                &ctx.device,
+                &wgpu::util::BufferInitDescriptor {
+                    label: Some("lm params"),
+                    contents: bytemuck::cast_slice(&[colour, levels, 0.0, 0.0]),
+                    usage: wgpu::BufferUsages::UNIFORM,
+                },
+            );
             let layout = ctx.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
                 label: Some("lm"),
-                entries: &[texture_entry(0), texture_entry(1)],
+                entries: &[texture_entry(0), texture_entry(1), uniform_entry(2)],
             });
             let pl = ctx.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
                 label: Some("lm"),
@@ -117,12 +210,16 @@ impl Pipeline {
                     entry_point: Some("fs_main"),
                     compilation_options: Default::default(),
                     targets: &[Some(wgpu::ColorTargetState {
-                        format: wgpu::TextureFormat::R32Float,
+                        format,
                         blend: Some(wgpu::BlendState {
                             color: additive,
                             alpha: additive,
                         }),
-                        write_mask: wgpu::ColorWrites::RED,
+                        write_mask: if channels == 4 {
+                            wgpu::ColorWrites::ALL
+                        } else {
+                            wgpu::ColorWrites::RED
+                        },
                     })],
                 }),
                 multiview_mask: None,
@@ -139,6 +236,10 @@ impl Pipeline {
                     wgpu::BindGroupEntry {
                         binding: 1,
                         resource: wgpu::BindingResource::TextureView(&b.view),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 2,
+                        resource: params.as_entire_binding(),
                     },
                 ],
             });
@@ -191,6 +292,20 @@ pub fn texture_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
             sample_type: wgpu::TextureSampleType::Float { filterable: false },
             view_dimension: wgpu::TextureViewDimension::D2,
             multisampled: false,
+        },
+        count: None,
+    }
+}
+
+/// A bind-group entry for a small uniform buffer.
+pub fn uniform_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: false,
+            min_binding_size: None,
         },
         count: None,
     }

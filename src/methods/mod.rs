@@ -1,9 +1,14 @@
 //! Every multiply method behind one entry point, [`multiply`]. Each GPU method is one Rust file
 //! beside one WGSL file in `shaders/`, named after its paper.
 
+pub mod hall_blocked;
+pub mod hall_packed;
 pub mod larsen_mcallister;
 
-use crate::check::{self, ErrorStats};
+pub use hall_blocked::Accumulate;
+
+use crate::check::{self, ErrorStats, Verdict};
+use crate::precision::Precision;
 use crate::cpu;
 use crate::error::{Error, Result};
 use crate::gpu::{GpuContext, MatrixTexture};
@@ -16,6 +21,10 @@ use std::time::Instant;
 pub enum Method {
     /// Larsen–McAllister 2001: k textured quads summed by additive blending.
     Lm,
+    /// Hall–Carr–Hart 2003 §3: ⌈k/b⌉ blocked fragment-shader passes, accumulated between passes.
+    HallBlocked,
+    /// Hall–Carr–Hart 2003 §4: the 2×2 RGBA channel-packed blocked multiply.
+    HallPacked,
     /// The seed's naive triple loop on the CPU.
     CpuNaive,
     /// A fast multithreaded CPU GEMM (`gemm` crate).
@@ -24,12 +33,14 @@ pub enum Method {
 
 impl Method {
     /// Every method, in the order the tour shows them.
-    pub const ALL: &'static [Method] = &[Method::Lm, Method::CpuNaive, Method::CpuFast];
+    pub const ALL: &'static [Method] = &[Method::Lm, Method::HallBlocked, Method::HallPacked, Method::CpuNaive, Method::CpuFast];
 
     /// The name used on the command line and in reports.
     pub fn name(self) -> &'static str {
         match self {
             Method::Lm => "lm",
+            Method::HallBlocked => "hall-blocked",
+            Method::HallPacked => "hall-packed",
             Method::CpuNaive => "cpu-naive",
             Method::CpuFast => "cpu-fast",
         }
@@ -39,6 +50,8 @@ impl Method {
     pub fn description(self) -> &'static str {
         match self {
             Method::Lm => "Larsen–McAllister 2001: k quads, modulate, additive blend (§3)",
+            Method::HallBlocked => "Hall–Carr–Hart 2003: ⌈k/b⌉ blocked passes, ping-pong accumulation (§3)",
+            Method::HallPacked => "Hall–Carr–Hart 2003: 2×2 RGBA channel-packed blocked passes (§4)",
             Method::CpuNaive => "CPU naive triple loop (the seeds' baseline)",
             Method::CpuFast => "CPU fast GEMM (gemm crate, multithreaded SIMD)",
         }
@@ -47,6 +60,11 @@ impl Method {
     /// Whether the method runs on the GPU.
     pub fn is_gpu(self) -> bool {
         !matches!(self, Method::CpuNaive | Method::CpuFast)
+    }
+
+    /// Whether the method has u8 / f16 modes (the render-pass methods).
+    pub fn takes_precision(self) -> bool {
+        matches!(self, Method::Lm)
     }
 
     /// The relative Frobenius error the method is held to in f32 against the f64 reference.
@@ -86,6 +104,14 @@ pub struct Options<'a> {
     pub observer: Option<&'a mut dyn Observer>,
     /// Accept NaN and infinity in the inputs.
     pub allow_nonfinite: bool,
+    /// Hall–Carr–Hart block size b (products summed per fragment per pass); `None` = 32.
+    pub block: Option<u32>,
+    /// Hall–Carr–Hart: how the running sum passes from one pass to the next.
+    pub accumulate: Accumulate,
+    /// Number format of textures and framebuffer for the render-pass methods.
+    pub precision: crate::precision::Precision,
+    /// u8 only: polygon colour 1/k so the blended sum cannot saturate (L-M §4); result rescaled.
+    pub scale_by_depth: bool,
 }
 
 /// Wall-clock milliseconds of each phase, split as in the L-M paper's figures 4-5.
@@ -130,6 +156,8 @@ pub fn multiply(ctx: Option<&GpuContext>, method: Method, a: &Matrix, b: &Matrix
     };
     match method {
         Method::Lm => larsen_mcallister::multiply(gpu()?, a, b, opts),
+        Method::HallBlocked => hall_blocked::multiply(gpu()?, a, b, opts),
+        Method::HallPacked => hall_packed::multiply(gpu()?, a, b, opts),
         Method::CpuNaive => Ok(cpu_run(a, b, cpu::naive)),
         Method::CpuFast => Ok(cpu_run(a, b, cpu::fast)),
     }
@@ -157,6 +185,8 @@ pub struct Report {
     pub m: usize,
     pub k: usize,
     pub n: usize,
+    /// Products computed at once (4 with `--channels 4`).
+    pub channels: usize,
     pub adapter: String,
     pub backend: String,
     pub passes: usize,
@@ -165,49 +195,104 @@ pub struct Report {
     pub copy_ms: f64,
     pub readback_ms: f64,
     pub total_ms: f64,
-    /// 2·m·k·n / compute time.
+    /// 2·m·k·n·channels / compute time.
     pub gflops: f64,
+    /// u8: the L-M paper's byte operations per second, (2·m·k·n − m·n)·channels over the total
+    /// time (the paper's timings include conversion, upload and readback), in GBops.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gbops: Option<f64>,
+    /// Hall–Carr–Hart §5's model of this run, for methods that have one: bytes moved inside the
+    /// GPU (table 1, scaled to the run's channels and bytes per channel) and fragment-shader
+    /// instructions (table 2), with the rates they imply over `compute_ms`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_gbps: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_instructions: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_ginst_per_s: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_abs_err: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rel_err: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub tolerance: Option<f64>,
+    pub tolerance: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub check_passed: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub saturated: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub saturated_share: Option<f64>,
+    /// The full verdict per channel (one entry unless `--channels 4`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub checks: Vec<Verdict>,
     pub notes: Vec<String>,
 }
 
 impl Report {
-    /// Build the report of one run, with the check against the f64 reference if given.
-    pub fn new(ctx: Option<&GpuContext>, method: Method, a: &Matrix, b: &Matrix, out: &RunOutput, check: Option<&ErrorStats>) -> Self {
-        let (m, k, n) = (a.rows, a.cols, b.cols);
-        let t = &out.timings;
+    /// Build the report of one run (of `channels` products of the same shape), with the verdicts
+    /// against the f64 reference if the run was checked (the worst channel's errors go on top).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        ctx: Option<&GpuContext>,
+        method: Method,
+        precision: Precision,
+        (m, k, n): (usize, usize, usize),
+        channels: usize,
+        passes: usize,
+        timings: &Timings,
+        notes: &[String],
+        checks: Vec<Verdict>,
+    ) -> Self {
+        let t = timings;
         let (adapter, backend) = match (method.is_gpu(), ctx) {
             (true, Some(c)) => (c.info.name.clone(), format!("{:?}", c.info.backend)),
             _ => ("CPU".to_string(), "cpu".to_string()),
         };
+        let flops = 2.0 * (m * k * n * channels) as f64;
+        let byte_ops = ((2 * m * k * n - m * n) * channels) as f64;
+        let worst = checks.iter().max_by(|x, y| x.stats.rel_err.total_cmp(&y.stats.rel_err));
+        let checked = !checks.is_empty();
+        let model = crate::model::for_run(method, m, k, n, passes);
+        let model_bytes = model.as_ref().map(|md| md.total_bytes * (channels * precision.bytes_per_channel()) as u64 / 4);
+        let per_s = |x: u64| x as f64 / (t.compute_ms.max(1e-9) * 1e6);
         Report {
             method: method.name().into(),
-            precision: "f32".into(),
+            precision: precision.name().into(),
             m,
             k,
             n,
+            channels,
             adapter,
             backend,
-            passes: out.passes,
+            passes,
             upload_ms: t.upload_ms,
             compute_ms: t.compute_ms,
             copy_ms: t.copy_ms,
             readback_ms: t.readback_ms,
             total_ms: t.total_ms(),
-            gflops: 2.0 * (m * k * n) as f64 / (t.compute_ms.max(1e-9) * 1e6),
-            max_abs_err: check.map(|s| s.max_abs_err),
-            rel_err: check.map(|s| s.rel_err),
-            tolerance: check.map(|_| method.tolerance()),
-            check_passed: check.map(|s| s.within(method.tolerance())),
-            notes: out.notes.clone(),
+            gflops: flops / (t.compute_ms.max(1e-9) * 1e6),
+            gbops: (precision == Precision::U8).then(|| byte_ops / (t.total_ms().max(1e-9) * 1e6)),
+            model_bytes,
+            model_gbps: model_bytes.map(per_s),
+            model_instructions: model.as_ref().map(|md| md.total_instructions),
+            model_ginst_per_s: model.as_ref().map(|md| per_s(md.total_instructions)),
+            max_abs_err: worst.map(|v| v.stats.max_abs_err),
+            rel_err: worst.map(|v| v.stats.rel_err),
+            tolerance: worst.map(|v| v.tolerance.clone()),
+            check_passed: checked.then(|| checks.iter().all(|v| v.passed)),
+            saturated: checked.then(|| checks.iter().filter_map(|v| v.saturated).sum::<usize>()).filter(|_| precision == Precision::U8),
+            saturated_share: (checked && precision == Precision::U8)
+                .then(|| checks.iter().filter_map(|v| v.saturated).sum::<usize>() as f64 / (m * n * channels) as f64),
+            checks,
+            notes: notes.to_vec(),
         }
+    }
+
+    /// The report of a single-product run.
+    pub fn of_run(ctx: Option<&GpuContext>, method: Method, precision: Precision, a: &Matrix, b: &Matrix, out: &RunOutput, check: Option<Verdict>) -> Self {
+        Report::new(ctx, method, precision, (a.rows, a.cols, b.cols), 1, out.passes, &out.timings, &out.notes, check.into_iter().collect())
     }
 }
 

@@ -1,0 +1,58 @@
+// Hall, Carr & Hart, "Cache and Bandwidth Aware Matrix Multiplication on the GPU" (2003), §3,
+// algorithm (5): the single-channel blocked multiply.
+//
+// One pass draws a quad covering the whole m×n target. Its fragment (i, j) sums the b products
+// A[i][p]·B[p][j] of the pass's block p = start .. start+len-1 in a register (R3 in the paper),
+// then either adds the running sum read from the accumulation texture F (R4, `fs_accumulate`,
+// used by ping-pong and by the paper's copy-back form) or leaves the addition to the blend unit
+// (`fs_blend`, the variant the paper mentions where blending accumulates into the framebuffer).
+//
+// Layout: element (i, j) of a matrix is texel (x = j, y = i).
+//   A: m × k → k wide, m high.   B: k × n → n wide, k high.   C and F: n wide, m high.
+
+struct Block {
+    // First p of this pass's block, and how many (b, or fewer in the last pass).
+    start: u32,
+    len: u32,
+    _pad0: u32,
+    _pad1: u32,
+};
+
+@group(0) @binding(0) var a_tex: texture_2d<f32>;
+@group(0) @binding(1) var b_tex: texture_2d<f32>;
+// One Block per pass in one buffer, chosen by a dynamic offset.
+@group(0) @binding(2) var<uniform> blk: Block;
+// The running sum of the earlier passes. Never the texture this pass renders into: a fragment
+// may not read its own framebuffer, hence the ping-pong (or the copy) between passes.
+@group(1) @binding(0) var f_tex: texture_2d<f32>;
+
+@vertex
+fn vs_main(@builtin(vertex_index) vi: u32) -> @builtin(position) vec4f {
+    // Triangle strip over the corners (0,0) (1,0) (0,1) (1,1) of the target; y runs down.
+    let corner = vec2f(f32(vi & 1u), f32(vi >> 1u));
+    return vec4f(corner.x * 2.0 - 1.0, 1.0 - corner.y * 2.0, 0.0, 1.0);
+}
+
+// Σ over the block of A[i][p]·B[p][j] for the fragment at texel ij = (x = j, y = i).
+fn block_sum(ij: vec2i) -> f32 {
+    var r3 = 0.0;
+    for (var q = 0u; q < blk.len; q++) {
+        let p = i32(blk.start + q);
+        let r1 = textureLoad(a_tex, vec2i(p, ij.y), 0).r;
+        let r2 = textureLoad(b_tex, vec2i(ij.x, p), 0).r;
+        r3 = r3 + r1 * r2;
+    }
+    return r3;
+}
+
+@fragment
+fn fs_accumulate(@builtin(position) pos: vec4f) -> @location(0) vec4f {
+    let ij = vec2i(pos.xy);
+    let r4 = textureLoad(f_tex, ij, 0).r;
+    return vec4f(block_sum(ij) + r4, 0.0, 0.0, 0.0);
+}
+
+@fragment
+fn fs_blend(@builtin(position) pos: vec4f) -> @location(0) vec4f {
+    return vec4f(block_sum(vec2i(pos.xy)), 0.0, 0.0, 0.0);
+}

@@ -1,0 +1,157 @@
+//! Matrices as storage buffers, for the compute-era methods. A buffer holds the host layout
+//! unchanged — row-major `f32`, element (i, j) at index `i·cols + j` — so upload and readback are
+//! straight copies (no 256-byte row padding as with textures).
+//!
+//! Output buffers are *poisoned* with NaN (all bits set, as the texture readback does) every time
+//! they are created or reused, so an element a kernel never writes reads back as NaN and fails
+//! [`crate::check::compare`] instead of passing as a stale or zero value.
+//!
+//! Sizes are checked against the adapter's `max_storage_buffer_binding_size` and `max_buffer_size`
+//! before anything is allocated, and an oversized matrix is an [`Error::Limit`] naming the limit.
+
+use super::context::GpuContext;
+use super::texture::map_read;
+use crate::error::{Error, Result};
+use crate::matrix::Matrix;
+
+/// The bit pattern output buffers are filled with before a run: a quiet NaN.
+pub const POISON_BITS: u32 = 0xFFFF_FFFF;
+
+/// Usage of a matrix storage buffer: bound to shaders, written from the host, copied out.
+pub const STORAGE_USAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
+    .union(wgpu::BufferUsages::COPY_DST)
+    .union(wgpu::BufferUsages::COPY_SRC);
+
+/// Bytes of a `rows × cols` f32 matrix (at least 4: a zero-sized binding is invalid).
+pub fn matrix_bytes(rows: usize, cols: usize) -> u64 {
+    (rows as u64 * cols as u64 * 4).max(4)
+}
+
+/// Error naming the limit if a storage buffer of `bytes` cannot be bound on an adapter with
+/// `limits`: it must fit both `max_storage_buffer_binding_size` (one binding) and
+/// `max_buffer_size` (one allocation).
+pub fn check_storage_size(limits: &wgpu::Limits, what: &str, bytes: u64) -> Result<()> {
+    for (limit, max) in [
+        ("max_storage_buffer_binding_size", limits.max_storage_buffer_binding_size),
+        ("max_buffer_size", limits.max_buffer_size),
+    ] {
+        if bytes > max {
+            return Err(Error::Limit {
+                what: format!("{what} (bytes)"),
+                value: bytes,
+                limit,
+                max,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// A storage buffer holding a `rows × cols` row-major f32 matrix.
+pub struct MatrixBuffer {
+    pub buffer: wgpu::Buffer,
+    pub rows: usize,
+    pub cols: usize,
+}
+
+impl MatrixBuffer {
+    /// An uninitialised storage buffer for a `rows × cols` matrix, after the size checks.
+    pub fn new(ctx: &GpuContext, label: &str, rows: usize, cols: usize) -> Result<Self> {
+        let size = matrix_bytes(rows, cols);
+        check_storage_size(&ctx.limits, &format!("{label}, a {rows}x{cols} f32 storage buffer"), size)?;
+        let buffer = ctx.scoped(&format!("creating buffer {label}"), || {
+            Ok(ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size,
+                usage: STORAGE_USAGE,
+                mapped_at_creation: false,
+            }))
+        })?;
+        Ok(Self { buffer, rows, cols })
+    }
+
+    /// Upload a matrix into a new storage buffer.
+    pub fn upload(ctx: &GpuContext, label: &str, m: &Matrix) -> Result<Self> {
+        let buf = Self::new(ctx, label, m.rows, m.cols)?;
+        buf.write(ctx, &m.data)?;
+        Ok(buf)
+    }
+
+    /// A new output buffer, poisoned with NaN so that unwritten elements show.
+    pub fn output(ctx: &GpuContext, label: &str, rows: usize, cols: usize) -> Result<Self> {
+        let buf = Self::new(ctx, label, rows, cols)?;
+        buf.poison(ctx)?;
+        Ok(buf)
+    }
+
+    /// Fill the whole buffer with [`POISON_BITS`] (NaN).
+    pub fn poison(&self, ctx: &GpuContext) -> Result<()> {
+        let words = (self.buffer.size() / 4) as usize;
+        let poison = vec![POISON_BITS; words];
+        ctx.scoped("poisoning an output buffer", || {
+            ctx.queue.write_buffer(&self.buffer, 0, bytemuck::cast_slice(&poison));
+            Ok(())
+        })
+    }
+
+    /// Write `rows·cols` values into the buffer.
+    pub fn write(&self, ctx: &GpuContext, data: &[f32]) -> Result<()> {
+        if data.len() != self.rows * self.cols {
+            return Err(Error::Invalid(format!(
+                "buffer upload: {} values given, a {}x{} matrix needs {}",
+                data.len(),
+                self.rows,
+                self.cols,
+                self.rows * self.cols
+            )));
+        }
+        if data.is_empty() {
+            return Ok(());
+        }
+        ctx.scoped("uploading a buffer", || {
+            ctx.queue.write_buffer(&self.buffer, 0, bytemuck::cast_slice(data));
+            Ok(())
+        })
+    }
+
+    /// Copy the buffer into a staging buffer, map it and return the matrix.
+    pub fn read_matrix(&self, ctx: &GpuContext) -> Result<Matrix> {
+        let bytes = read_buffer_bytes(ctx, &self.buffer, (self.rows * self.cols * 4) as u64)?;
+        Matrix::new(self.rows, self.cols, bytemuck::pod_collect_to_vec(&bytes))
+    }
+}
+
+/// Read the first `len` bytes of a `COPY_SRC` buffer back to the host through a `MAP_READ`
+/// staging buffer.
+pub fn read_buffer_bytes(ctx: &GpuContext, buffer: &wgpu::Buffer, len: u64) -> Result<Vec<u8>> {
+    if len == 0 {
+        return Ok(vec![]);
+    }
+    let staging = ctx.scoped("readback", || {
+        let staging = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("readback"),
+            size: len,
+            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+            mapped_at_creation: false,
+        });
+        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        enc.copy_buffer_to_buffer(buffer, 0, &staging, 0, len);
+        ctx.queue.submit([enc.finish()]);
+        Ok(staging)
+    })?;
+    map_read(ctx, &staging, |data| data.to_vec())
+}
+
+/// A small uniform buffer holding `bytes` (shapes and other per-dispatch constants).
+pub fn uniform(ctx: &GpuContext, label: &str, bytes: &[u8]) -> Result<wgpu::Buffer> {
+    ctx.scoped(&format!("creating uniform {label}"), || {
+        let buf = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: bytes.len().max(16) as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        ctx.queue.write_buffer(&buf, 0, bytes);
+        Ok(buf)
+    })
+}

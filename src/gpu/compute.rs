@@ -1,0 +1,423 @@
+//! The compute-shader harness. A method describes its dispatches as a [`Plan`] — which WGSL entry
+//! point, with which pipeline-overridable constants, over which grid, reading and writing which
+//! buffers — and [`run`] does the rest: checks the plan against the adapter's limits (workgroup
+//! size, invocations, workgroup storage, grid size, storage-buffer sizes) before allocating
+//! anything, uploads A and B into storage buffers, poisons the outputs with NaN, builds the
+//! pipelines, records every dispatch into one compute pass, and reads C back.
+//!
+//! Every compute shader in `shaders/` binds the same four slots, so one pipeline layout serves all:
+//!
+//! | binding | type                         | [`Io::Gemm`] | [`Io::GemmToScratch`] | [`Io::ScratchToC`] |
+//! |---------|------------------------------|--------------|-----------------------|--------------------|
+//! | 0       | `storage, read` `array<f32>` | A            | A                     | scratch            |
+//! | 1       | `storage, read` `array<f32>` | B            | B                     | scratch            |
+//! | 2       | `storage, read_write`        | C            | scratch               | C                  |
+//! | 3       | `uniform` `Dims {m, k, n, extra}` | shape   | shape                 | shape              |
+//!
+//! Timings: `upload_ms` covers creating, filling and poisoning the buffers; `compute_ms` is the
+//! wall-clock time from submitting the dispatches to their completion (pipelines are built
+//! before, and their build time is reported in a note, so shader compilation does not count as
+//! compute); `readback_ms` is the copy to a mapped staging buffer.
+
+use super::buffer::{self, MatrixBuffer, check_storage_size};
+use super::context::GpuContext;
+use crate::error::{Error, Result};
+use crate::matrix::Matrix;
+use crate::methods::{RunOutput, Timings};
+use std::time::Instant;
+
+/// One WGSL compute entry point, with the values of its `override` constants and the workgroup
+/// shape and workgroup storage those constants give it (used for the limit checks).
+#[derive(Clone, Debug)]
+pub struct Kernel {
+    /// File name under `shaders/`, used in labels and errors.
+    pub file: &'static str,
+    pub source: &'static str,
+    pub entry: &'static str,
+    /// Pipeline-overridable constants (`override NAME: u32`), by name.
+    pub constants: Vec<(&'static str, f64)>,
+    /// `@workgroup_size` as the constants make it.
+    pub workgroup_size: [u32; 3],
+    /// Bytes of `var<workgroup>` storage the kernel declares.
+    pub workgroup_bytes: u64,
+}
+
+impl Kernel {
+    /// Invocations per workgroup.
+    pub fn invocations(&self) -> u64 {
+        self.workgroup_size.iter().map(|&d| d as u64).product()
+    }
+}
+
+/// Which buffers a dispatch binds to slots 0, 1 and 2 (see the module table).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Io {
+    /// A, B → C.
+    Gemm,
+    /// A, B → the scratch buffer (partial sums).
+    GemmToScratch,
+    /// scratch → C (a reduction pass).
+    ScratchToC,
+}
+
+/// One dispatch of a plan.
+#[derive(Clone, Debug)]
+pub struct Stage {
+    pub kernel: Kernel,
+    /// Workgroups along x, y, z.
+    pub groups: [u32; 3],
+    pub io: Io,
+}
+
+impl Stage {
+    /// Total workgroups of the dispatch.
+    pub fn workgroups(&self) -> u64 {
+        self.groups.iter().map(|&g| g as u64).product()
+    }
+}
+
+/// Everything one compute method does for one product: its dispatches in order, the scratch
+/// buffer they share, and remarks for the report.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// The method's command-line name, used in errors.
+    pub method: &'static str,
+    pub stages: Vec<Stage>,
+    /// f32 words of scratch (partial sums), 0 if none.
+    pub scratch_words: u64,
+    /// The fourth word of the `Dims` uniform (the number of partial sums for a reduction).
+    pub extra: u32,
+    pub notes: Vec<String>,
+}
+
+impl Plan {
+    /// A plan of one dispatch A, B → C.
+    pub fn single(method: &'static str, kernel: Kernel, groups: [u32; 3]) -> Self {
+        Plan {
+            method,
+            stages: vec![Stage {
+                kernel,
+                groups,
+                io: Io::Gemm,
+            }],
+            scratch_words: 0,
+            extra: 0,
+            notes: vec![],
+        }
+    }
+
+    /// Add a remark for the report.
+    pub fn note(mut self, s: impl Into<String>) -> Self {
+        self.notes.push(s.into());
+        self
+    }
+
+    /// Check every dispatch and the scratch buffer against `limits`.
+    pub fn check(&self, limits: &wgpu::Limits) -> Result<()> {
+        for s in &self.stages {
+            let who = format!("{} ({}, entry {})", self.method, s.kernel.file, s.kernel.entry);
+            check_workgroup(limits, &who, s.kernel.workgroup_size, s.kernel.workgroup_bytes)?;
+            check_grid(limits, &who, s.groups)?;
+        }
+        if self.scratch_words > 0 {
+            check_storage_size(
+                limits,
+                &format!("{}: scratch of {} partial-sum words", self.method, self.scratch_words),
+                self.scratch_words * 4,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Dispatches in the plan.
+    pub fn dispatches(&self) -> usize {
+        self.stages.len()
+    }
+}
+
+/// Error naming the limit if a workgroup of `size` invocations using `bytes` of workgroup storage
+/// cannot run on an adapter with `limits`.
+pub fn check_workgroup(limits: &wgpu::Limits, who: &str, size: [u32; 3], bytes: u64) -> Result<()> {
+    let axes = [
+        ("x", "max_compute_workgroup_size_x", limits.max_compute_workgroup_size_x),
+        ("y", "max_compute_workgroup_size_y", limits.max_compute_workgroup_size_y),
+        ("z", "max_compute_workgroup_size_z", limits.max_compute_workgroup_size_z),
+    ];
+    for (&d, (axis, limit, max)) in size.iter().zip(axes) {
+        if d > max {
+            return Err(Error::Limit {
+                what: format!("{who}: workgroup size along {axis}"),
+                value: d as u64,
+                limit,
+                max: max as u64,
+            });
+        }
+    }
+    let invocations: u64 = size.iter().map(|&d| d as u64).product();
+    let max = limits.max_compute_invocations_per_workgroup as u64;
+    if invocations > max {
+        return Err(Error::Limit {
+            what: format!("{who}: invocations per workgroup {}x{}x{}", size[0], size[1], size[2]),
+            value: invocations,
+            limit: "max_compute_invocations_per_workgroup",
+            max,
+        });
+    }
+    let max = limits.max_compute_workgroup_storage_size as u64;
+    if bytes > max {
+        return Err(Error::Limit {
+            what: format!("{who}: workgroup storage (bytes)"),
+            value: bytes,
+            limit: "max_compute_workgroup_storage_size",
+            max,
+        });
+    }
+    Ok(())
+}
+
+/// Error naming the limit if a grid of `groups` workgroups cannot be dispatched.
+pub fn check_grid(limits: &wgpu::Limits, who: &str, groups: [u32; 3]) -> Result<()> {
+    let max = limits.max_compute_workgroups_per_dimension;
+    for (axis, &g) in ["x", "y", "z"].iter().zip(&groups) {
+        if g > max {
+            return Err(Error::Limit {
+                what: format!("{who}: workgroups along {axis}"),
+                value: g as u64,
+                limit: "max_compute_workgroups_per_dimension",
+                max: max as u64,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// `ceil(a / b)` as a workgroup count.
+pub fn groups_for(a: usize, b: usize) -> u32 {
+    a.div_ceil(b).max(1) as u32
+}
+
+/// The `Dims` uniform every compute shader reads.
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct Dims {
+    m: u32,
+    k: u32,
+    n: u32,
+    extra: u32,
+}
+
+/// Storage buffers for one product: A, B, C (poisoned) and the scratch buffer if the plan has one.
+pub struct Operands {
+    pub a: MatrixBuffer,
+    pub b: MatrixBuffer,
+    pub c: MatrixBuffer,
+    pub scratch: Option<MatrixBuffer>,
+    pub dims: wgpu::Buffer,
+}
+
+impl Operands {
+    /// Check the sizes, then create and fill the buffers `plan` needs for `a · b`.
+    pub fn upload(ctx: &GpuContext, plan: &Plan, a: &Matrix, b: &Matrix) -> Result<Self> {
+        let (m, k, n) = (a.rows, a.cols, b.cols);
+        // Every size first, so nothing is allocated for a product that cannot run.
+        for (what, bytes) in [
+            (format!("A, a {m}x{k} f32 storage buffer"), buffer::matrix_bytes(m, k)),
+            (format!("B, a {k}x{n} f32 storage buffer"), buffer::matrix_bytes(k, n)),
+            (format!("C, a {m}x{n} f32 storage buffer"), buffer::matrix_bytes(m, n)),
+        ] {
+            check_storage_size(&ctx.limits, &format!("{}: {what}", plan.method), bytes)?;
+        }
+        plan.check(&ctx.limits)?;
+        let ab = MatrixBuffer::upload(ctx, "A", a)?;
+        let bb = MatrixBuffer::upload(ctx, "B", b)?;
+        let c = MatrixBuffer::output(ctx, "C", m, n)?;
+        let scratch = match plan.scratch_words {
+            0 => None,
+            w => Some(MatrixBuffer::output(ctx, "partial sums", 1, w as usize)?),
+        };
+        let dims = Dims {
+            m: m as u32,
+            k: k as u32,
+            n: n as u32,
+            extra: plan.extra,
+        };
+        let dims = buffer::uniform(ctx, "dims", bytemuck::bytes_of(&dims))?;
+        Ok(Self {
+            a: ab,
+            b: bb,
+            c,
+            scratch,
+            dims,
+        })
+    }
+
+    /// Poison C and the scratch buffer again (for repeated runs on the same buffers).
+    pub fn poison(&self, ctx: &GpuContext) -> Result<()> {
+        self.c.poison(ctx)?;
+        if let Some(s) = &self.scratch {
+            s.poison(ctx)?;
+        }
+        Ok(())
+    }
+}
+
+/// The pipelines and bind groups of a plan, ready to record.
+pub struct Prepared {
+    pipelines: Vec<(wgpu::ComputePipeline, wgpu::BindGroup, [u32; 3])>,
+}
+
+impl Prepared {
+    /// Build a pipeline and a bind group for every stage of `plan` over `ops`.
+    pub fn new(ctx: &GpuContext, plan: &Plan, ops: &Operands) -> Result<Self> {
+        let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        };
+        let (layout, pl) = ctx.scoped("creating the compute pipeline layout", || {
+            let layout = ctx.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some("compute"),
+                entries: &[
+                    storage(0, true),
+                    storage(1, true),
+                    storage(2, false),
+                    wgpu::BindGroupLayoutEntry {
+                        binding: 3,
+                        visibility: wgpu::ShaderStages::COMPUTE,
+                        ty: wgpu::BindingType::Buffer {
+                            ty: wgpu::BufferBindingType::Uniform,
+                            has_dynamic_offset: false,
+                            min_binding_size: None,
+                        },
+                        count: None,
+                    },
+                ],
+            });
+            let pl = ctx.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some("compute"),
+                bind_group_layouts: &[Some(&layout)],
+                immediate_size: 0,
+            });
+            Ok((layout, pl))
+        })?;
+        let mut pipelines = Vec::with_capacity(plan.stages.len());
+        for stage in &plan.stages {
+            let k = &stage.kernel;
+            let module = ctx.shader(k.file, k.source)?;
+            let scratch = || {
+                ops.scratch.as_ref().map(|s| &s.buffer).ok_or_else(|| {
+                    Error::Invalid(format!("{}: a stage uses the scratch buffer but the plan has none", plan.method))
+                })
+            };
+            let [r0, r1, w] = match stage.io {
+                Io::Gemm => [&ops.a.buffer, &ops.b.buffer, &ops.c.buffer],
+                Io::GemmToScratch => [&ops.a.buffer, &ops.b.buffer, scratch()?],
+                Io::ScratchToC => [scratch()?, scratch()?, &ops.c.buffer],
+            };
+            let built = ctx.scoped(&format!("building the {} pipeline ({})", plan.method, k.file), || {
+                let pipeline = ctx.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(k.file),
+                    layout: Some(&pl),
+                    module: &module,
+                    entry_point: Some(k.entry),
+                    compilation_options: wgpu::PipelineCompilationOptions {
+                        constants: &k.constants,
+                        // Every kernel writes its workgroup memory before reading it.
+                        zero_initialize_workgroup_memory: false,
+                    },
+                    cache: None,
+                });
+                let entry = |binding, buffer: &wgpu::Buffer| wgpu::BindGroupEntry {
+                    binding,
+                    resource: buffer.as_entire_binding(),
+                };
+                let bind_group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some(k.file),
+                    layout: &layout,
+                    entries: &[entry(0, r0), entry(1, r1), entry(2, w), entry(3, &ops.dims)],
+                });
+                Ok((pipeline, bind_group, stage.groups))
+            })?;
+            pipelines.push(built);
+        }
+        Ok(Self { pipelines })
+    }
+
+    /// Record every dispatch into one compute pass and submit it (wgpu orders the dispatches'
+    /// storage accesses, so a reduction pass sees the partial sums of the pass before it).
+    pub fn submit(&self, ctx: &GpuContext, label: &str) -> Result<()> {
+        ctx.scoped(&format!("the {label} dispatches"), || {
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            {
+                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some(label),
+                    timestamp_writes: None,
+                });
+                for (pipeline, bind_group, [x, y, z]) in &self.pipelines {
+                    pass.set_pipeline(pipeline);
+                    pass.set_bind_group(0, bind_group, &[]);
+                    pass.dispatch_workgroups(*x, *y, *z);
+                }
+            }
+            ctx.queue.submit([enc.finish()]);
+            Ok(())
+        })
+    }
+}
+
+/// Run `plan` on `a · b`: check, upload, build, dispatch, read back.
+pub fn run(ctx: &GpuContext, plan: &Plan, a: &Matrix, b: &Matrix) -> Result<RunOutput> {
+    let t0 = Instant::now();
+    let ops = Operands::upload(ctx, plan, a, b)?;
+    ctx.wait()?;
+    let upload_ms = ms(t0);
+
+    let t1 = Instant::now();
+    let prepared = Prepared::new(ctx, plan, &ops)?;
+    let build_ms = ms(t1);
+
+    let t2 = Instant::now();
+    prepared.submit(ctx, plan.method)?;
+    ctx.wait()?;
+    let compute_ms = ms(t2);
+
+    let t3 = Instant::now();
+    let c = ops.c.read_matrix(ctx)?;
+    let readback_ms = ms(t3);
+
+    let mut notes = plan.notes.clone();
+    let grids: Vec<String> = plan
+        .stages
+        .iter()
+        .map(|s| {
+            let [x, y, z] = s.groups;
+            let [wx, wy, wz] = s.kernel.workgroup_size;
+            format!(
+                "{} ({}x{}x{} workgroups of {}x{}x{}, {} B shared)",
+                s.kernel.file, x, y, z, wx, wy, wz, s.kernel.workgroup_bytes
+            )
+        })
+        .collect();
+    notes.push(format!("dispatches: {}", grids.join(" then ")));
+    notes.push(format!("pipelines built in {build_ms:.3} ms (not counted in compute)"));
+    Ok(RunOutput {
+        c,
+        passes: plan.dispatches(),
+        timings: Timings {
+            upload_ms,
+            compute_ms,
+            copy_ms: 0.0,
+            readback_ms,
+        },
+        notes,
+    })
+}
+
+fn ms(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1e3
+}

@@ -1,0 +1,589 @@
+//! Hall, Carr & Hart (2003), "Cache and Bandwidth Aware Matrix Multiplication on the GPU", §3,
+//! algorithm (5): the single-channel blocked multiply — and the pass engine it shares with the
+//! channel-packed variant of §4 ([`super::hall_packed`]).
+//!
+//! One pass draws a quad covering the m×n `R32Float` target. Fragment (i, j) sums the b products
+//! `A[i][p]·B[p][j]` of the pass's block of p, adds the running sum of the earlier passes, and
+//! writes `C_t[i][j] = Σ_{p < end of block t} A[i][p]·B[p][j]`. ⌈k/b⌉ passes give C = A·B; the
+//! last block is shorter when b does not divide k. The block's start and length reach the shader
+//! through one uniform buffer holding every pass's pair, picked per pass by a dynamic offset.
+//!
+//! How the running sum is carried from pass to pass ([`Accumulate`]):
+//! - **ping-pong** (default): a fragment may not read the texture it renders into, so two
+//!   textures take turns — pass t reads F = texture t mod 2 and renders into the other one.
+//!   This is the paper's "copy frame buffer into texture F" with the copy replaced by a swap of
+//!   bindings, which wgpu allows because any texture can be both a render target and sampled
+//!   (in different passes).
+//! - **blend**: the variant the paper mentions at the end of §3 — no F; the blend unit adds each
+//!   pass's block sum into the framebuffer (src·One + dst·One). With b = 1 its passes are
+//!   Larsen–McAllister's slices, and its results equal theirs bit for bit.
+//! - **copy**: the paper's literal 2003 form — render into the framebuffer, then
+//!   `copy_texture_to_texture` it into F before the next pass. The copies are timed on their own
+//!   (GPU timestamps around each copy where the adapter has `TIMESTAMP_QUERY_INSIDE_ENCODERS`,
+//!   otherwise a wait before and after each copy) and reported as `copy_ms`, so their cost can be
+//!   set against ping-pong.
+//!
+//! `upload_ms` covers the input textures, the accumulation textures and the pipelines;
+//! `compute_ms` is the wall-clock time of the passes (less the copies in copy mode).
+//!
+//! Shader: `shaders/hall_blocked.wgsl`.
+
+use super::larsen_mcallister::texture_entry;
+use super::{Observer, Options, RunOutput, Timings};
+use crate::error::{Error, Result};
+use crate::gpu::GpuContext;
+use crate::gpu::texture::{MatrixTexture, ScalarFormat, TARGET_USAGE, extent, map_read};
+use crate::matrix::Matrix;
+use std::time::Instant;
+
+const SHADER: &str = include_str!("../../shaders/hall_blocked.wgsl");
+
+/// The paper's block size (§3: "For our tests we have chosen b = 32").
+pub const DEFAULT_BLOCK: u32 = 32;
+
+/// How the passes carry the running sum from one to the next (§3).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Accumulate {
+    /// Two textures take turns as F and as the render target.
+    #[default]
+    PingPong,
+    /// Additive blending into the framebuffer; no F.
+    Blend,
+    /// Render into the framebuffer, then copy it into F (the paper's 2003 form).
+    Copy,
+}
+
+impl Accumulate {
+    /// Every mode, in the order the docs show them.
+    pub const ALL: &'static [Accumulate] = &[Accumulate::PingPong, Accumulate::Blend, Accumulate::Copy];
+
+    /// The name used by `--accumulate`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Accumulate::PingPong => "pingpong",
+            Accumulate::Blend => "blend",
+            Accumulate::Copy => "copy",
+        }
+    }
+
+    /// Look a mode up by its `--accumulate` name.
+    pub fn parse(s: &str) -> Result<Self> {
+        Accumulate::ALL.iter().copied().find(|a| a.name() == s).ok_or_else(|| {
+            Error::Invalid(format!("unknown accumulation mode '{s}'; known: pingpong, blend, copy"))
+        })
+    }
+}
+
+impl std::fmt::Display for Accumulate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The block size to use: `block`, or [`DEFAULT_BLOCK`] if unset. Zero is an error, and so is a b
+/// above the adapter's `max_texture_dimension_2d` (no texture could hold a k that long, so such a
+/// block is a typo). A b above the inner dimension is fine: it means a single pass.
+pub fn block_size(ctx: &GpuContext, block: Option<u32>) -> Result<u32> {
+    let b = block.unwrap_or(DEFAULT_BLOCK);
+    if b == 0 {
+        return Err(Error::Invalid(
+            "block size b = 0: each pass must sum at least one product (give --b 1 or more)".into(),
+        ));
+    }
+    let max = ctx.limits.max_texture_dimension_2d;
+    if b > max {
+        return Err(Error::Limit {
+            what: "block size b".into(),
+            value: b as u64,
+            limit: "max_texture_dimension_2d",
+            max: max as u64,
+        });
+    }
+    Ok(b)
+}
+
+/// The passes' blocks over an inner dimension of `depth`: (start, length) pairs of length `b`
+/// except perhaps the last. ⌈depth/b⌉ of them.
+pub fn blocks(depth: usize, b: u32) -> Vec<(u32, u32)> {
+    let b = b.max(1) as usize;
+    (0..depth)
+        .step_by(b)
+        .map(|start| (start as u32, b.min(depth - start) as u32))
+        .collect()
+}
+
+/// Multiply `a · b` in ⌈k/b⌉ blocked passes.
+pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Options) -> Result<RunOutput> {
+    let (m, k, n) = (a.rows, a.cols, b.cols);
+    let block = block_size(ctx, opts.block)?;
+    ctx.check_texture_dim("C width (n)", n)?;
+    ctx.check_texture_dim("C height (m)", m)?;
+
+    let t0 = Instant::now();
+    let at = MatrixTexture::upload(ctx, "A", a, ScalarFormat::R32Float)?;
+    let bt = MatrixTexture::upload(ctx, "B", b, ScalarFormat::R32Float)?;
+    let engine = Engine::new(ctx, &SINGLE, &at, &bt, k, block, opts.accumulate)?;
+    ctx.wait()?;
+    let upload_ms = ms(t0);
+
+    let run = engine.run(ctx, opts.observer.as_deref_mut())?;
+
+    let t2 = Instant::now();
+    let c = run.result.read_matrix(ctx)?;
+    let readback_ms = ms(t2);
+    Ok(RunOutput {
+        c,
+        passes: run.passes,
+        timings: Timings {
+            upload_ms,
+            compute_ms: run.compute_ms,
+            copy_ms: run.copy_ms,
+            readback_ms,
+        },
+        notes: run.notes(&format!("{m}x{n}"), block, k),
+    })
+}
+
+/// What the single-channel and the packed variant differ in; the passes are the same.
+pub(super) struct Variant {
+    pub name: &'static str,
+    pub shader_file: &'static str,
+    pub source: &'static str,
+    pub format: wgpu::TextureFormat,
+    pub write_mask: wgpu::ColorWrites,
+}
+
+const SINGLE: Variant = Variant {
+    name: "hall_blocked",
+    shader_file: "hall_blocked.wgsl",
+    source: SHADER,
+    format: wgpu::TextureFormat::R32Float,
+    write_mask: wgpu::ColorWrites::RED,
+};
+
+/// The outcome of [`Engine::run`].
+pub(super) struct PassRun {
+    /// The texture holding the product.
+    pub result: MatrixTexture,
+    pub passes: usize,
+    pub compute_ms: f64,
+    pub copy_ms: f64,
+    pub accumulate: Accumulate,
+    /// How `copy_ms` was measured, if there were copies.
+    pub copy_timing: Option<&'static str>,
+}
+
+impl PassRun {
+    /// The report's notes: `target` fragments per pass, block `b` over inner dimension `depth`.
+    pub fn notes(&self, target: &str, b: u32, depth: usize) -> Vec<String> {
+        let b_eff = (b as usize).min(depth);
+        let last = depth - (self.passes - 1) * b_eff;
+        let mut notes = vec![format!(
+            "{} passes of {target} fragments, block b = {b}{}, accumulate = {}",
+            self.passes,
+            if last != b_eff { format!(" (last block {last})") } else { String::new() },
+            self.accumulate
+        )];
+        if let Some(how) = self.copy_timing {
+            notes.push(format!("copy_ms: {} framebuffer-to-F copies, timed {how}", self.passes - 1));
+        }
+        notes
+    }
+}
+
+/// Pipelines, accumulation textures and bind groups of one blocked multiply, built before the
+/// passes so that `compute_ms` times only the passes.
+pub(super) struct Engine {
+    accumulate: Accumulate,
+    blocks: usize,
+    /// Bytes between the uniforms of consecutive passes (the dynamic-offset alignment).
+    stride: u32,
+    pipeline: wgpu::RenderPipeline,
+    group0: wgpu::BindGroup,
+    /// Ping-pong: [C ping, C pong]; copy: [framebuffer, F]; blend: [framebuffer].
+    textures: Vec<MatrixTexture>,
+    /// Bind groups reading textures[i] as F (ping-pong: both; copy: F only; blend: none).
+    f_groups: Vec<(usize, wgpu::BindGroup)>,
+    timer: Option<CopyTimer>,
+}
+
+impl Engine {
+    /// Build everything for multiplying textures `x` (rows × depth) and `y` (depth × cols) in
+    /// blocks of `block` along `depth`.
+    pub fn new(
+        ctx: &GpuContext,
+        v: &Variant,
+        x: &MatrixTexture,
+        y: &MatrixTexture,
+        depth: usize,
+        block: u32,
+        accumulate: Accumulate,
+    ) -> Result<Self> {
+        if accumulate == Accumulate::Blend {
+            ctx.require(
+                wgpu::Features::FLOAT32_BLENDABLE,
+                "FLOAT32_BLENDABLE",
+                &format!("--accumulate blend adds each pass into a {:?} framebuffer by blending", v.format),
+            )?;
+        }
+        let (rows, cols) = (x.rows, y.cols);
+        let blocks = blocks(depth, block);
+        let stride = 16u32.next_multiple_of(ctx.limits.min_uniform_buffer_offset_alignment);
+        let module = ctx.shader(v.shader_file, v.source)?;
+        let names: &[&str] = match accumulate {
+            Accumulate::PingPong => &["C ping", "C pong"],
+            Accumulate::Copy => &["C (framebuffer)", "F"],
+            Accumulate::Blend => &["C (framebuffer)"],
+        };
+        let textures = names
+            .iter()
+            .map(|l| MatrixTexture::new(ctx, l, rows, cols, v.format, TARGET_USAGE))
+            .collect::<Result<Vec<_>>>()?;
+        let f_reads: &[usize] = match accumulate {
+            Accumulate::PingPong => &[0, 1],
+            Accumulate::Copy => &[1],
+            Accumulate::Blend => &[],
+        };
+        let timer = match accumulate {
+            Accumulate::Copy => CopyTimer::new(ctx, blocks.len() - 1),
+            _ => None,
+        };
+        ctx.scoped(&format!("building the {} pipelines", v.name), || {
+            let dev = &ctx.device;
+            let layout0 = dev.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some("hall inputs"),
+                entries: &[
+                    texture_entry(0),
+                    texture_entry(1),
+                    wgpu::BindGroupLayoutEntry {
+                        binding: 2,
+                        visibility: wgpu::ShaderStages::FRAGMENT,
+                        ty: wgpu::BindingType::Buffer {
+                            ty: wgpu::BufferBindingType::Uniform,
+                            has_dynamic_offset: true,
+                            min_binding_size: wgpu::BufferSize::new(16),
+                        },
+                        count: None,
+                    },
+                ],
+            });
+            let layout1 = dev.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some("hall F"),
+                entries: &[texture_entry(0)],
+            });
+            let reads_f = accumulate != Accumulate::Blend;
+            let layouts: &[Option<&wgpu::BindGroupLayout>] =
+                if reads_f { &[Some(&layout0), Some(&layout1)] } else { &[Some(&layout0)] };
+            let pl = dev.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some(v.name),
+                bind_group_layouts: layouts,
+                immediate_size: 0,
+            });
+            let additive = wgpu::BlendComponent {
+                src_factor: wgpu::BlendFactor::One,
+                dst_factor: wgpu::BlendFactor::One,
+                operation: wgpu::BlendOperation::Add,
+            };
+            let pipeline = dev.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some(v.name),
+                layout: Some(&pl),
+                vertex: wgpu::VertexState {
+                    module: &module,
+                    entry_point: Some("vs_main"),
+                    compilation_options: Default::default(),
+                    buffers: &[],
+                },
+                primitive: wgpu::PrimitiveState {
+                    topology: wgpu::PrimitiveTopology::TriangleStrip,
+                    ..Default::default()
+                },
+                depth_stencil: None,
+                multisample: Default::default(),
+                fragment: Some(wgpu::FragmentState {
+                    module: &module,
+                    entry_point: Some(if reads_f { "fs_accumulate" } else { "fs_blend" }),
+                    compilation_options: Default::default(),
+                    targets: &[Some(wgpu::ColorTargetState {
+                        format: v.format,
+                        blend: (!reads_f).then_some(wgpu::BlendState {
+                            color: additive,
+                            alpha: additive,
+                        }),
+                        write_mask: v.write_mask,
+                    })],
+                }),
+                multiview_mask: None,
+                cache: None,
+            });
+            // Every pass's (start, len) at its own aligned offset.
+            let mut uniforms = vec![0u8; stride as usize * blocks.len()];
+            for (t, &(start, len)) in blocks.iter().enumerate() {
+                let at = t * stride as usize;
+                uniforms[at..at + 8].copy_from_slice(bytemuck::cast_slice(&[start, len]));
+            }
+            let ubuf = wgpu::util::DeviceExt::create_buffer_init(
+                dev,
+                &wgpu::util::BufferInitDescriptor {
+                    label: Some("hall blocks"),
+                    contents: &uniforms,
+                    usage: wgpu::BufferUsages::UNIFORM,
+                },
+            );
+            let group0 = dev.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("hall inputs"),
+                layout: &layout0,
+                entries: &[
+                    wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: wgpu::BindingResource::TextureView(&x.view),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 1,
+                        resource: wgpu::BindingResource::TextureView(&y.view),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 2,
+                        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                            buffer: &ubuf,
+                            offset: 0,
+                            size: wgpu::BufferSize::new(16),
+                        }),
+                    },
+                ],
+            });
+            let f_groups = f_reads
+                .iter()
+                .map(|&i| {
+                    let g = dev.create_bind_group(&wgpu::BindGroupDescriptor {
+                        label: Some("hall F"),
+                        layout: &layout1,
+                        entries: &[wgpu::BindGroupEntry {
+                            binding: 0,
+                            resource: wgpu::BindingResource::TextureView(&textures[i].view),
+                        }],
+                    });
+                    (i, g)
+                })
+                .collect();
+            Ok(Self {
+                accumulate,
+                blocks: blocks.len(),
+                stride,
+                pipeline,
+                group0,
+                textures,
+                f_groups,
+                timer,
+            })
+        })
+    }
+
+    /// Index of the texture holding the running sum after pass `t` (0-based).
+    fn holder(&self, t: usize) -> usize {
+        match self.accumulate {
+            Accumulate::PingPong => (t + 1) % 2,
+            Accumulate::Blend | Accumulate::Copy => 0,
+        }
+    }
+
+    /// The bind group reading texture `i` as F.
+    fn f_group(&self, i: usize) -> &wgpu::BindGroup {
+        &self.f_groups.iter().find(|(j, _)| *j == i).expect("F bind group").1
+    }
+
+    /// Record one pass: draw the quad for block `t` into `target`.
+    fn draw(&self, enc: &mut wgpu::CommandEncoder, t: usize, target: usize, f: Option<usize>, load: wgpu::LoadOp<wgpu::Color>) {
+        let mut pass = begin(enc, &self.textures[target].view, load);
+        pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(0, &self.group0, &[t as u32 * self.stride]);
+        if let Some(f) = f {
+            pass.set_bind_group(1, self.f_group(f), &[]);
+        }
+        pass.draw(0..4, 0..1);
+    }
+
+    /// Run every pass, calling `observer` after each with the texture holding the running sum.
+    pub fn run(mut self, ctx: &GpuContext, mut observer: Option<&mut (dyn Observer + '_)>) -> Result<PassRun> {
+        let passes = self.blocks;
+        let acc = self.accumulate;
+        // Without an observer every pass goes into one submission; with one, or when copies
+        // must be timed by waiting, each pass is submitted and waited for on its own.
+        let per_pass = observer.is_some() || (acc == Accumulate::Copy && self.timer.is_none());
+        let new_encoder = || ctx.device.create_command_encoder(&Default::default());
+        let t1 = Instant::now();
+        let mut waited_copy_ms = 0.0;
+        ctx.scoped(&format!("the Hall–Carr–Hart passes ({acc})"), || {
+            let mut enc = new_encoder();
+            // F starts at zero.
+            match acc {
+                Accumulate::PingPong => drop(begin(&mut enc, &self.textures[0].view, clear())),
+                Accumulate::Copy => drop(begin(&mut enc, &self.textures[1].view, clear())),
+                Accumulate::Blend => {}
+            }
+            if acc == Accumulate::Blend && !per_pass {
+                // One render pass, one draw per block: the blend unit sums them as in L-M.
+                let mut pass = begin(&mut enc, &self.textures[0].view, clear());
+                pass.set_pipeline(&self.pipeline);
+                for t in 0..passes {
+                    pass.set_bind_group(0, &self.group0, &[t as u32 * self.stride]);
+                    pass.draw(0..4, 0..1);
+                }
+            } else {
+                for t in 0..passes {
+                    match acc {
+                        Accumulate::PingPong => self.draw(&mut enc, t, (t + 1) % 2, Some(t % 2), clear()),
+                        Accumulate::Blend => {
+                            let load = if t == 0 { clear() } else { wgpu::LoadOp::Load };
+                            self.draw(&mut enc, t, 0, None, load)
+                        }
+                        Accumulate::Copy => {
+                            self.draw(&mut enc, t, 0, Some(1), clear());
+                            if t + 1 < passes {
+                                let (fb, f) = (&self.textures[0], &self.textures[1]);
+                                let size = extent(fb.rows, fb.cols);
+                                match self.timer.as_mut() {
+                                    Some(timer) => {
+                                        timer.stamp(&mut enc);
+                                        enc.copy_texture_to_texture(fb.texture.as_image_copy(), f.texture.as_image_copy(), size);
+                                        timer.stamp(&mut enc);
+                                    }
+                                    None => {
+                                        ctx.queue.submit([std::mem::replace(&mut enc, new_encoder()).finish()]);
+                                        ctx.wait()?;
+                                        let tc = Instant::now();
+                                        enc.copy_texture_to_texture(fb.texture.as_image_copy(), f.texture.as_image_copy(), size);
+                                        ctx.queue.submit([std::mem::replace(&mut enc, new_encoder()).finish()]);
+                                        ctx.wait()?;
+                                        waited_copy_ms += ms(tc);
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    if per_pass {
+                        ctx.queue.submit([std::mem::replace(&mut enc, new_encoder()).finish()]);
+                        ctx.wait()?;
+                        if let Some(obs) = observer.as_deref_mut() {
+                            obs.after_pass(ctx, t + 1, passes, &self.textures[self.holder(t)])?;
+                        }
+                    }
+                }
+            }
+            ctx.queue.submit([enc.finish()]);
+            ctx.wait()
+        })?;
+        let loop_ms = ms(t1);
+        let (copy_ms, copy_timing) = match (&self.timer, acc) {
+            (Some(timer), _) => (timer.read_ms(ctx)?, Some("by GPU timestamps around each copy")),
+            (None, Accumulate::Copy) if passes > 1 => (waited_copy_ms, Some("by waiting before and after each copy")),
+            _ => (0.0, None),
+        };
+        let result = self.textures.swap_remove(self.holder(passes - 1));
+        Ok(PassRun {
+            result,
+            passes,
+            compute_ms: (loop_ms - copy_ms).max(0.0),
+            copy_ms,
+            accumulate: acc,
+            copy_timing,
+        })
+    }
+}
+
+fn clear() -> wgpu::LoadOp<wgpu::Color> {
+    wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT)
+}
+
+/// Begin a render pass onto one colour attachment.
+fn begin<'e>(enc: &'e mut wgpu::CommandEncoder, view: &wgpu::TextureView, load: wgpu::LoadOp<wgpu::Color>) -> wgpu::RenderPass<'e> {
+    enc.begin_render_pass(&wgpu::RenderPassDescriptor {
+        label: Some("hall pass"),
+        color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+            view,
+            depth_slice: None,
+            resolve_target: None,
+            ops: wgpu::Operations {
+                load,
+                store: wgpu::StoreOp::Store,
+            },
+        })],
+        depth_stencil_attachment: None,
+        timestamp_writes: None,
+        occlusion_query_set: None,
+        multiview_mask: None,
+    })
+}
+
+/// GPU timestamps written before and after each framebuffer-to-F copy, in as many query sets as
+/// `QUERY_SET_MAX_QUERIES` (4096) requires.
+struct CopyTimer {
+    sets: Vec<(wgpu::QuerySet, u32)>,
+    next: u32,
+}
+
+impl CopyTimer {
+    /// A timer for `copies` copies, if there are any and the adapter can write timestamps
+    /// between passes.
+    fn new(ctx: &GpuContext, copies: usize) -> Option<Self> {
+        let needed = wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS;
+        if copies == 0 || !ctx.has(needed) {
+            return None;
+        }
+        let total = 2 * copies as u32;
+        let max = wgpu::QUERY_SET_MAX_QUERIES;
+        let sets = (0..total.div_ceil(max))
+            .map(|s| {
+                let count = max.min(total - s * max);
+                let set = ctx.device.create_query_set(&wgpu::QuerySetDescriptor {
+                    label: Some("hall copy timestamps"),
+                    ty: wgpu::QueryType::Timestamp,
+                    count,
+                });
+                (set, count)
+            })
+            .collect();
+        Some(Self { sets, next: 0 })
+    }
+
+    fn stamp(&mut self, enc: &mut wgpu::CommandEncoder) {
+        let max = wgpu::QUERY_SET_MAX_QUERIES;
+        enc.write_timestamp(&self.sets[(self.next / max) as usize].0, self.next % max);
+        self.next += 1;
+    }
+
+    /// Sum of (after − before) over the copies, in milliseconds.
+    fn read_ms(&self, ctx: &GpuContext) -> Result<f64> {
+        let period_ns = ctx.queue.get_timestamp_period() as f64;
+        let mut total_ns = 0.0;
+        for (set, count) in &self.sets {
+            let bytes = *count as u64 * 8;
+            let ticks: Vec<u64> = ctx.scoped("reading the copy timestamps", || {
+                let resolve = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("timestamps"),
+                    size: bytes,
+                    usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                    mapped_at_creation: false,
+                });
+                let read = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("timestamps readback"),
+                    size: bytes,
+                    usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+                    mapped_at_creation: false,
+                });
+                let mut enc = ctx.device.create_command_encoder(&Default::default());
+                enc.resolve_query_set(set, 0..*count, &resolve, 0);
+                enc.copy_buffer_to_buffer(&resolve, 0, &read, 0, bytes);
+                ctx.queue.submit([enc.finish()]);
+                map_read(ctx, &read, bytemuck::pod_collect_to_vec)
+            })?;
+            for pair in ticks.chunks_exact(2) {
+                total_ns += pair[1].saturating_sub(pair[0]) as f64 * period_ns;
+            }
+        }
+        Ok(total_ns / 1e6)
+    }
+}
+
+pub(super) fn ms(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1e3
+}

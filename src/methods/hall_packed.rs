@@ -1,0 +1,142 @@
+//! Hall, Carr & Hart (2003), §4, equations (8)-(11): the 2×2 channel-packed multiply.
+//!
+//! Each matrix is cut into quadrants and stored as one `Rgba32Float` texture of half its size in
+//! each direction (eq. 8): texel (i, j) of X = (A B; C D) holds `(A[i][j], B[i][j], C[i][j],
+//! D[i][j])` in (r, g, b, a). One pass draws a quad over the ⌈m/2⌉×⌈n/2⌉ packed target; its
+//! fragment (i, j) sums, over the pass's block of packed p, `X.rrbb·Y.rgrg + X.ggaa·Y.baba`
+//! (eq. 10-11) — all four quadrants of Z = (AE+BG AF+BH; CE+DG CF+DH) at once, two 4-wide
+//! multiply-adds per p — adds the running sum, and writes it. ⌈(k/2)/b⌉ passes; the passes, the
+//! accumulation modes and the timing are those of [`super::hall_blocked`], run on 4-channel
+//! textures.
+//!
+//! Odd m, k or n: the matrix is padded with zeros to even sides before it is cut, so a quadrant
+//! boundary is at ⌈rows/2⌉ and ⌈cols/2⌉. Padded columns of A meet padded rows of B, so they add
+//! zero products; padded rows and columns of C are never unpacked, so the padding never shows.
+//!
+//! Packing and unpacking run on the CPU, inside `upload_ms` and `readback_ms`: [`pack`] is one
+//! linear pass that writes the upload buffer directly (the packed texture has the same number of
+//! bytes as the unpacked one, plus the padding), whereas packing on the GPU would need the
+//! unpacked matrix resident as a second texture and an extra render pass, and would gain nothing
+//! on a layout change that is a memory shuffle. Unpacking likewise reads the one RGBA readback
+//! once. The packed textures themselves are what the passes see, and what the observer gets:
+//! [`read_unpacked`] turns such a texture back into a matrix.
+//!
+//! Shader: `shaders/hall_packed.wgsl`.
+
+use super::hall_blocked::{Engine, Variant, block_size, ms};
+use super::{Options, RunOutput, Timings};
+use crate::error::{Error, Result};
+use crate::gpu::GpuContext;
+use crate::gpu::texture::{INPUT_USAGE, MatrixTexture};
+use crate::matrix::Matrix;
+use std::time::Instant;
+
+const SHADER: &str = include_str!("../../shaders/hall_packed.wgsl");
+
+const PACKED: Variant = Variant {
+    name: "hall_packed",
+    shader_file: "hall_packed.wgsl",
+    source: SHADER,
+    format: wgpu::TextureFormat::Rgba32Float,
+    write_mask: wgpu::ColorWrites::ALL,
+};
+
+/// Size of the packed texture of a `rows × cols` matrix: (⌈rows/2⌉, ⌈cols/2⌉).
+pub fn packed_shape(rows: usize, cols: usize) -> (usize, usize) {
+    (rows.div_ceil(2), cols.div_ceil(2))
+}
+
+/// Eq. (8): the texels of `x`'s packed texture, row-major, `[r, g, b, a]` = the (i, j) elements of
+/// the top-left, top-right, bottom-left and bottom-right quadrants of `x` zero-padded to even
+/// sides.
+pub fn pack(x: &Matrix) -> Vec<[f32; 4]> {
+    let (h, w) = packed_shape(x.rows, x.cols);
+    let at = |i: usize, j: usize| if i < x.rows && j < x.cols { x.get(i, j) } else { 0.0 };
+    let mut out = Vec::with_capacity(h * w);
+    for i in 0..h {
+        for j in 0..w {
+            out.push([at(i, j), at(i, j + w), at(i + h, j), at(i + h, j + w)]);
+        }
+    }
+    out
+}
+
+/// The inverse of [`pack`]: the `rows × cols` matrix whose packed texels (⌈rows/2⌉ × ⌈cols/2⌉ of
+/// them, row-major) are `texels`. The padding is dropped.
+pub fn unpack(texels: &[[f32; 4]], rows: usize, cols: usize) -> Result<Matrix> {
+    let (h, w) = packed_shape(rows, cols);
+    if texels.len() != h * w {
+        return Err(Error::Invalid(format!(
+            "unpack: {} texels given, a {rows}x{cols} matrix packs into {h}x{w} = {}",
+            texels.len(),
+            h * w
+        )));
+    }
+    Ok(Matrix::from_fn(rows, cols, |i, j| {
+        let channel = 2 * usize::from(i >= h) + usize::from(j >= w);
+        texels[(i % h) * w + j % w][channel]
+    }))
+}
+
+/// Read a packed `Rgba32Float` texture (such as the one an observer is given) back as the
+/// `rows × cols` matrix it holds; `rows` and `cols` are the unpacked sides, which the packed
+/// texture alone cannot tell when they are odd.
+pub fn read_unpacked(ctx: &GpuContext, tex: &MatrixTexture, rows: usize, cols: usize) -> Result<Matrix> {
+    if tex.format != wgpu::TextureFormat::Rgba32Float || packed_shape(rows, cols) != (tex.rows, tex.cols) {
+        return Err(Error::Invalid(format!(
+            "read_unpacked: a {rows}x{cols} matrix packs into a {:?} {}x{} texture, this one is {:?} {}x{}",
+            wgpu::TextureFormat::Rgba32Float,
+            rows.div_ceil(2),
+            cols.div_ceil(2),
+            tex.format,
+            tex.rows,
+            tex.cols
+        )));
+    }
+    let bytes = tex.read_bytes(ctx)?;
+    unpack(&bytemuck::pod_collect_to_vec(&bytes), rows, cols)
+}
+
+/// Upload `x` packed (eq. 8) into a new `Rgba32Float` texture.
+pub fn upload_packed(ctx: &GpuContext, label: &str, x: &Matrix) -> Result<MatrixTexture> {
+    let (h, w) = packed_shape(x.rows, x.cols);
+    let t = MatrixTexture::new(ctx, label, h, w, wgpu::TextureFormat::Rgba32Float, INPUT_USAGE)?;
+    t.write_bytes(ctx, bytemuck::cast_slice(&pack(x)))?;
+    Ok(t)
+}
+
+/// Multiply `a · b` in ⌈⌈k/2⌉/b⌉ channel-packed passes.
+pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Options) -> Result<RunOutput> {
+    let (m, k, n) = (a.rows, a.cols, b.cols);
+    let block = block_size(ctx, opts.block)?;
+    let (m2, k2) = packed_shape(m, k);
+    let n2 = n.div_ceil(2);
+
+    let t0 = Instant::now();
+    let xt = upload_packed(ctx, "A packed", a)?;
+    let yt = upload_packed(ctx, "B packed", b)?;
+    let engine = Engine::new(ctx, &PACKED, &xt, &yt, k2, block, opts.accumulate)?;
+    ctx.wait()?;
+    let upload_ms = ms(t0);
+
+    let run = engine.run(ctx, opts.observer.as_deref_mut())?;
+
+    let t2 = Instant::now();
+    let c = read_unpacked(ctx, &run.result, m, n)?;
+    let readback_ms = ms(t2);
+    let mut notes = run.notes(&format!("{m2}x{n2} RGBA"), block, k2);
+    notes.push(format!(
+        "2x2 channel-packed (eq. 8): A {m}x{k} as {m2}x{k2} RGBA, B {k}x{n} as {k2}x{n2} RGBA; packed and unpacked on the CPU"
+    ));
+    Ok(RunOutput {
+        c,
+        passes: run.passes,
+        timings: Timings {
+            upload_ms,
+            compute_ms: run.compute_ms,
+            copy_ms: run.copy_ms,
+            readback_ms,
+        },
+        notes,
+    })
+}

@@ -1,0 +1,163 @@
+//! Precision modes of Larsen–McAllister: the 8-bit saturating pipeline against its CPU model,
+//! f16 within its derived accumulation bound, f32 as before, and four products in RGBA at once.
+
+mod common;
+use common::{SHAPES, ctx};
+use rendermm::check::verdict;
+use rendermm::methods::larsen_mcallister::multiply_channels;
+use rendermm::methods::{self, Method, Options};
+use rendermm::precision::{self, Precision, u8_model};
+use rendermm::{Error, Matrix};
+
+fn lm(a: &Matrix, b: &Matrix, precision: Precision, scale_by_depth: bool) -> Matrix {
+    let mut opts = Options {
+        precision,
+        scale_by_depth,
+        ..Default::default()
+    };
+    methods::multiply(Some(ctx()), Method::Lm, a, b, &mut opts).unwrap().c
+}
+
+/// Inputs in [0, hi): with hi = 1/√k most sums stay below 1, with hi = 1 nearly all saturate.
+fn unit_inputs(m: usize, k: usize, n: usize, hi: f32, seed: u64) -> (Matrix, Matrix) {
+    (Matrix::random(m, k, seed, 0.0, hi), Matrix::random(k, n, seed + 1, 0.0, hi))
+}
+
+#[test]
+fn u8_equals_the_cpu_model_of_the_8_bit_pipeline_within_one_step() {
+    for (i, &(m, k, n)) in SHAPES.iter().enumerate() {
+        for hi in [1.0 / (k as f32).sqrt(), 1.0] {
+            let (a, b) = unit_inputs(m, k, n, hi, 7 + i as u64);
+            let c = lm(&a, &b, Precision::U8, false);
+            let v = verdict(Precision::U8, false, 1e-5, &a, &b, &c);
+            assert!(v.passed, "{m}x{k}x{n} hi={hi}: {v:?}");
+        }
+    }
+}
+
+#[test]
+fn u8_reads_exactly_one_where_the_model_saturates() {
+    // All-ones 4×4 inputs: every true sum is 4, far above the 8-bit ceiling.
+    let a = Matrix::filled(4, 9, 1.0);
+    let b = Matrix::filled(9, 5, 0.5);
+    let model = u8_model(&a, &b, 1.0);
+    assert_eq!(model.saturated, 20, "the model must saturate every element");
+    let c = lm(&a, &b, Precision::U8, false);
+    assert!(c.data.iter().all(|&v| v == 1.0), "saturated elements must read back 1.0 exactly: {:?}", c.data);
+
+    // Mixed: half the rows saturate, half stay small; the GPU saturates exactly where the model does.
+    let a = Matrix::from_fn(6, 8, |i, _| if i % 2 == 0 { 0.9 } else { 0.05 });
+    let b = Matrix::filled(8, 3, 0.5);
+    let model = u8_model(&a, &b, 1.0);
+    let c = lm(&a, &b, Precision::U8, false);
+    for (idx, (&g, &mv)) in c.data.iter().zip(&model.c.data).enumerate() {
+        assert_eq!(g == 1.0, mv == 1.0, "element {idx}: gpu {g}, model {mv}");
+    }
+    assert_eq!(model.saturated, 9);
+}
+
+#[test]
+fn u8_model_saturates_like_the_geforce_ff_plus_01_is_ff() {
+    let a = Matrix::new(1, 2, vec![1.0, 1.0 / 255.0]).unwrap();
+    let b = Matrix::new(2, 1, vec![1.0, 1.0]).unwrap();
+    let model = u8_model(&a, &b, 1.0);
+    assert_eq!(model.c.data, vec![1.0]);
+    assert_eq!(model.saturated, 1);
+    let c = lm(&a, &b, Precision::U8, false);
+    assert_eq!(c.data, vec![1.0]);
+}
+
+#[test]
+fn u8_scale_by_depth_removes_saturation_and_loses_the_low_bits() {
+    for &(m, k, n) in &[(7, 13, 5), (16, 64, 16), (5, 100, 3)] {
+        let (a, b) = unit_inputs(m, k, n, 1.0, 99);
+        assert!(u8_model(&a, &b, 1.0).saturated > 0, "without scaling this problem saturates");
+        let c = lm(&a, &b, Precision::U8, true);
+        let v = verdict(Precision::U8, true, 1e-5, &a, &b, &c);
+        assert!(v.passed, "{m}x{k}x{n}: {v:?}");
+        assert_eq!(v.saturated, Some(0), "1/k polygon colour cannot saturate");
+        // The rescaled result is a multiple of k/255: the low log2(k) bits are gone, as predicted.
+        for &x in &c.data {
+            let steps = x as f64 * 255.0 / k as f64;
+            assert!((steps - steps.round()).abs() < 1e-3, "{x} is not a multiple of {k}/255");
+        }
+        // And the error against f64 stays within the predicted k/2 steps per slice sum:
+        // each slice loses at most half a step of 1/255 before the k-fold rescale.
+        let bound = k as f64 * k as f64 * 0.5 / 255.0 + k as f64 / 255.0;
+        assert!(v.stats.max_abs_err <= bound, "{m}x{k}x{n}: max_abs_err {} > {bound}", v.stats.max_abs_err);
+    }
+}
+
+#[test]
+fn u8_refuses_inputs_outside_zero_one() {
+    let a = Matrix::new(1, 2, vec![0.5, -0.25]).unwrap();
+    let b = Matrix::filled(2, 1, 0.5);
+    let mut opts = Options {
+        precision: Precision::U8,
+        ..Default::default()
+    };
+    let err = methods::multiply(Some(ctx()), Method::Lm, &a, &b, &mut opts).unwrap_err();
+    assert!(matches!(err, Error::OutOfRange { row: 0, col: 1, .. }), "{err}");
+    assert!(err.to_string().contains("--normalize"), "{err}");
+    // --normalize maps it into range.
+    let (na, _) = precision::normalize(&a, "A");
+    assert!(na.data.iter().all(|v| (0.0..=1.0).contains(v)));
+}
+
+#[test]
+fn f16_is_within_the_derived_accumulation_bound() {
+    // Bound (see precision::f16_bound): |C − C_ref| ≤ γ_{k+3}·Σ|a||b| + (k+3)·2⁻²⁵, u = 2⁻¹¹.
+    for (i, &(m, k, n)) in SHAPES.iter().enumerate() {
+        let a = Matrix::random(m, k, 300 + i as u64, -1.0, 1.0);
+        let b = Matrix::random(k, n, 400 + i as u64, -1.0, 1.0);
+        let c = lm(&a, &b, Precision::F16, false);
+        let v = verdict(Precision::F16, false, 1e-5, &a, &b, &c);
+        assert!(v.passed, "{m}x{k}x{n}: {v:?}");
+    }
+}
+
+#[test]
+fn f16_is_really_f16_not_f32() {
+    // A product needing more than 11 significant bits must come back rounded: f16 has no 1 + 2⁻¹².
+    let a = Matrix::new(1, 2, vec![1.0, 1.0]).unwrap();
+    let b = Matrix::new(2, 1, vec![1.0, 1.0 / 4096.0]).unwrap();
+    assert_eq!(lm(&a, &b, Precision::F16, false).data, vec![1.0]);
+    assert_eq!(lm(&a, &b, Precision::F32, false).data, vec![1.0 + 1.0 / 4096.0]);
+}
+
+#[test]
+fn four_channels_multiply_four_pairs_in_one_set_of_passes() {
+    let (m, k, n) = (13, 17, 7);
+    for precision in Precision::ALL {
+        let (lo, hi) = if precision == Precision::U8 { (0.0, 0.2) } else { (-1.0, 1.0) };
+        let a: Vec<Matrix> = (0..4).map(|c| Matrix::random(m, k, 10 + c, lo, hi)).collect();
+        let b: Vec<Matrix> = (0..4).map(|c| Matrix::random(k, n, 20 + c, lo, hi)).collect();
+        let ar: Vec<&Matrix> = a.iter().collect();
+        let br: Vec<&Matrix> = b.iter().collect();
+        let mut opts = Options {
+            precision,
+            ..Default::default()
+        };
+        let out = multiply_channels(ctx(), &ar, &br, &mut opts).unwrap();
+        assert_eq!(out.passes, k);
+        assert_eq!(out.cs.len(), 4);
+        for c in 0..4 {
+            let v = verdict(precision, false, 1e-5, &a[c], &b[c], &out.cs[c]);
+            assert!(v.passed, "{precision} channel {c}: {v:?}");
+            // Each channel equals the same product run alone in one channel.
+            let single = lm(&a[c], &b[c], precision, false);
+            let diff = single.data.iter().zip(&out.cs[c].data).map(|(x, y)| (x - y).abs()).fold(0.0f32, f32::max);
+            assert!(diff <= 1e-6, "{precision} channel {c} differs from a single-channel run by {diff}");
+        }
+    }
+}
+
+#[test]
+fn four_channels_refuse_mismatched_pairs() {
+    let a = [Matrix::zeros(2, 3), Matrix::zeros(2, 3), Matrix::zeros(2, 3), Matrix::zeros(3, 3)];
+    let b = [Matrix::zeros(3, 2), Matrix::zeros(3, 2), Matrix::zeros(3, 2), Matrix::zeros(3, 2)];
+    let ar: Vec<&Matrix> = a.iter().collect();
+    let br: Vec<&Matrix> = b.iter().collect();
+    let err = multiply_channels(ctx(), &ar, &br, &mut Options::default()).unwrap_err();
+    assert!(err.to_string().contains("pair 3"), "{err}");
+}
