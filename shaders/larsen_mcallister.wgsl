@@ -14,11 +14,13 @@
 @group(0) @binding(1) var b_tex: texture_2d<f32>;
 
 struct Params {
-    // The polygon colour the product is modulated by: 1, or 1/k with --scale-by-depth (§4).
+    // The polygon colour the product is modulated by in the float modes: always 1.
     colour: f32,
-    // 255 in the 8-bit pipeline: the product leaves the fragment stage as an 8-bit value.
-    // 0 otherwise (float framebuffers take the product as it is).
+    // 255 in the 8-bit pipeline, 0 in the float modes.
     levels: f32,
+    // 8-bit pipeline: the polygon colour is 1/depth (depth = k with --scale-by-depth, §4, else 1).
+    depth: u32,
+    _pad: u32,
 };
 @group(0) @binding(2) var<uniform> params: Params;
 
@@ -49,10 +51,16 @@ fn vs_main(@builtin(vertex_index) vi: u32, @builtin(instance_index) p: u32) -> V
 fn fs_main(in: VsOut) -> @location(0) vec4f {
     let a = textureLoad(a_tex, vec2i(floor(in.a_coord)), 0);
     let b = textureLoad(b_tex, vec2i(floor(in.b_coord)), 0);
-    // Modulate: texture A × texture B × polygon colour. The sum happens in the blend unit.
-    let product = a * b * params.colour;
     if params.levels > 0.0 {
-        return round(product * params.levels) / params.levels;
+        // The 8-bit pipeline: texels are i/255; the product times the polygon colour 1/depth
+        // leaves the fragment stage as an 8-bit value. Integer arithmetic makes the rounding
+        // exact (half up), so the CPU model (precision::u8_slice_steps) can match bit for bit.
+        let ia = vec4u(round(a * params.levels));
+        let ib = vec4u(round(b * params.levels));
+        let d = 255u * params.depth;
+        let steps = (2u * ia * ib + vec4u(d)) / vec4u(2u * d);
+        return vec4f(steps) / params.levels;
     }
-    return product;
+    // Modulate: texture A × texture B (× polygon colour). The sum happens in the blend unit.
+    return a * b * params.colour;
 }

@@ -151,8 +151,7 @@ pub fn verdict(
         }
         Precision::U8 => {
             let k = a.cols as f32;
-            let colour = if scale_by_depth { 1.0 / k } else { 1.0 };
-            let model = precision::u8_model(a, b, colour);
+            let model = precision::u8_model(a, b, if scale_by_depth { a.cols as u32 } else { 1 });
             let rescale = if scale_by_depth { k } else { 1.0 };
             let step = precision::U8_STEP * rescale as f64;
             let steps = c

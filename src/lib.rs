@@ -15,3 +15,5 @@ pub mod model;
 pub mod tune;
 pub mod picture;
 pub mod precision;
+pub mod figures;
+pub mod ladder;

@@ -71,7 +71,17 @@ pub fn model(method: Method, m: usize, k: usize, n: usize, b: u32) -> Option<Mod
             let f = m * n;
             let bytes = 4 * f * (2 * k + 2 * p);
             let inst = f * (2 * k + 4 * p);
-            (Some(b), p, f, (2 * bb + 2) * 4, bytes, 2 * bb + 4, inst, "8n³(b+1)/b", "n³(2b+4)/b")
+            (
+                Some(b),
+                p,
+                f,
+                (2 * bb + 2) * 4,
+                bytes,
+                2 * bb + 4,
+                inst,
+                "8n³(b+1)/b",
+                "n³(2b+4)/b",
+            )
         }
         Method::HallPacked => {
             let bb = b as u64;
@@ -80,7 +90,17 @@ pub fn model(method: Method, m: usize, k: usize, n: usize, b: u32) -> Option<Mod
             let f = half(m) * half(n);
             let bytes = 16 * f * (2 * k2 + 2 * p);
             let inst = f * (3 * k2 + 4 * p);
-            (Some(b), p, f, (2 * bb + 2) * 16, bytes, 3 * bb + 4, inst, "4n³(b+1)/b", "n³(3b+4)/(8b)")
+            (
+                Some(b),
+                p,
+                f,
+                (2 * bb + 2) * 16,
+                bytes,
+                3 * bb + 4,
+                inst,
+                "4n³(b+1)/b",
+                "n³(3b+4)/(8b)",
+            )
         }
         _ => return None,
     };

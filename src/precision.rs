@@ -166,21 +166,20 @@ pub struct U8Model {
 }
 
 /// The 8-bit pipeline of L-M §4 on the CPU: inputs quantized to 8 bits; each slice's product
-/// (times the polygon colour, 1 or 1/k with `--scale-by-depth`) quantized to 8 bits as it leaves
-/// the fragment stage; slices summed with saturation at 1.0 (`FF + 01 = FF`); output 8-bit.
-/// Exact integer arithmetic in units of 1/255.
-pub fn u8_model(a: &Matrix, b: &Matrix, colour: f32) -> U8Model {
+/// times the polygon colour 1/`depth` (1, or k with `--scale-by-depth`) quantized to 8 bits as it
+/// leaves the fragment stage; slices summed with saturation at 1.0 (`FF + 01 = FF`); output
+/// 8-bit. Exact integer arithmetic in units of 1/255.
+pub fn u8_model(a: &Matrix, b: &Matrix, depth: u32) -> U8Model {
     let (m, k, n) = (a.rows, a.cols, b.cols);
-    let qa: Vec<f32> = a.data.iter().map(|&v| Precision::U8.quantize(v)).collect();
-    let qb: Vec<f32> = b.data.iter().map(|&v| Precision::U8.quantize(v)).collect();
+    let qa: Vec<u32> = a.data.iter().map(|&v| to_unorm8(v) as u32).collect();
+    let qb: Vec<u32> = b.data.iter().map(|&v| to_unorm8(v) as u32).collect();
     let mut acc = vec![0u32; m * n];
     let mut sat = vec![false; m * n];
     for p in 0..k {
         for i in 0..m {
-            let av = qa[i * k + p];
+            let ia = qa[i * k + p];
             for j in 0..n {
-                let steps = u8_slice_steps(av, qb[p * n + j], colour);
-                let s = acc[i * n + j] + steps;
+                let s = acc[i * n + j] + u8_slice_steps(ia, qb[p * n + j], depth);
                 if s > 255 {
                     sat[i * n + j] = true;
                 }
@@ -198,10 +197,12 @@ pub fn u8_model(a: &Matrix, b: &Matrix, colour: f32) -> U8Model {
     }
 }
 
-/// One slice's product in 8-bit steps, as the shader computes it: `round(a·b·colour·255)`
-/// (ties to even, like WGSL's `round`).
-pub fn u8_slice_steps(a: f32, b: f32, colour: f32) -> u32 {
-    (a * b * colour * 255.0).round_ties_even().clamp(0.0, 255.0) as u32
+/// One slice's product in 8-bit steps, as the shader computes it: the texels are `ia/255` and
+/// `ib/255`, the polygon colour `1/depth`, so the product is `ia·ib / (255·depth)` steps, rounded
+/// half up in exact integer arithmetic.
+pub fn u8_slice_steps(ia: u32, ib: u32, depth: u32) -> u32 {
+    let d = 255 * depth;
+    (2 * ia * ib + d) / (2 * d)
 }
 
 /// Elementwise error bound for an f16 run: inputs rounded to f16 (relative error u each) and a

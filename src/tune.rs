@@ -63,6 +63,7 @@ pub fn candidates(method: Method, k: usize) -> Vec<u32> {
 
 /// Time `method` on `a · b` for every b in `blocks`, calling `progress(done, total, b)` before
 /// each run (warm-up runs included) and once more at the end.
+#[allow(clippy::too_many_arguments)]
 pub fn tune(
     ctx: &GpuContext,
     method: Method,

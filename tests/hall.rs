@@ -98,7 +98,11 @@ fn hall_copy_mode_reports_copy_time_and_the_others_none() {
         let t = &out.timings;
         assert!(t.copy_ms.is_finite() && t.compute_ms > 0.0, "{acc}: {t:?}");
         if acc == Accumulate::Copy {
-            assert!(out.notes.iter().any(|n| n.contains("11 framebuffer-to-F copies")), "{:?}", out.notes);
+            assert!(
+                out.notes.iter().any(|n| n.contains("11 framebuffer-to-F copies")),
+                "{:?}",
+                out.notes
+            );
         } else {
             assert_eq!(t.copy_ms, 0.0, "{acc}");
         }
@@ -113,7 +117,11 @@ fn hall_packing_round_trip_is_the_identity() {
         assert_eq!(packed.len(), rows.div_ceil(2) * cols.div_ceil(2));
         assert_eq!(unpack(&packed, rows, cols).unwrap(), x, "{rows}x{cols} on the CPU");
         let tex = upload_packed(ctx(), "X", &x).unwrap();
-        assert_eq!(read_unpacked(ctx(), &tex, rows, cols).unwrap(), x, "{rows}x{cols} through a texture");
+        assert_eq!(
+            read_unpacked(ctx(), &tex, rows, cols).unwrap(),
+            x,
+            "{rows}x{cols} through a texture"
+        );
     }
 }
 
@@ -144,7 +152,16 @@ fn hall_rejects_a_zero_or_absurd_block_size() {
             ..Default::default()
         };
         let err = methods::multiply(Some(ctx()), method, &a, &b, &mut opts).unwrap_err();
-        assert!(matches!(err, Error::Limit { limit: "max_texture_dimension_2d", .. }), "{err}");
+        assert!(
+            matches!(
+                err,
+                Error::Limit {
+                    limit: "max_texture_dimension_2d",
+                    ..
+                }
+            ),
+            "{err}"
+        );
     }
 }
 
@@ -173,14 +190,23 @@ impl Observer for Partial<'_> {
         };
         let c = match self.method {
             Method::HallPacked => {
-                assert_eq!(acc.format, wgpu::TextureFormat::Rgba32Float, "the observer sees the packed texture");
+                assert_eq!(
+                    acc.format,
+                    wgpu::TextureFormat::Rgba32Float,
+                    "the observer sees the packed texture"
+                );
                 read_unpacked(ctx, acc, m, n)?
             }
             _ => acc.read_matrix(ctx)?,
         };
         let a_p = Matrix::from_fn(m, covered.len(), |i, j| self.a.get(i, covered[j]));
         let b_p = Matrix::from_fn(covered.len(), n, |i, j| self.b.get(covered[i], j));
-        assert_close(&format!("{} after pass {pass}", self.method), &c, &reference_f64(&a_p, &b_p), 1e-5);
+        assert_close(
+            &format!("{} after pass {pass}", self.method),
+            &c,
+            &reference_f64(&a_p, &b_p),
+            1e-5,
+        );
         self.seen.push(pass);
         Ok(())
     }
@@ -242,7 +268,10 @@ fn model_matches_the_papers_tables_for_n_1024_b_32() {
     assert_eq!(multi.total_instructions, n3 * (3 * b + 4) / (8 * b));
 
     // With b = 1 the blocked method moves exactly L-M's bytes (§5.1).
-    assert_eq!(model::model(Method::HallBlocked, nu, nu, nu, 1).unwrap().total_bytes, lm.total_bytes);
+    assert_eq!(
+        model::model(Method::HallBlocked, nu, nu, nu, 1).unwrap().total_bytes,
+        lm.total_bytes
+    );
     assert!(model::model(Method::CpuFast, nu, nu, nu, 32).is_none());
 }
 
@@ -252,10 +281,16 @@ fn model_of_a_run_follows_from_its_pass_count() {
     let m = model::model(Method::HallBlocked, 65, 100, 37, 7).unwrap();
     assert_eq!(m.passes, 15);
     assert_eq!(m.total_bytes, 4 * 65 * 37 * (2 * 100 + 2 * 15));
-    assert_eq!(model::for_run(Method::HallBlocked, 65, 100, 37, 15).unwrap().total_bytes, m.total_bytes);
+    assert_eq!(
+        model::for_run(Method::HallBlocked, 65, 100, 37, 15).unwrap().total_bytes,
+        m.total_bytes
+    );
     let p = model::model(Method::HallPacked, 65, 100, 37, 7).unwrap();
     assert_eq!(p.passes, 8);
-    assert_eq!(model::for_run(Method::HallPacked, 65, 100, 37, 8).unwrap().total_instructions, p.total_instructions);
+    assert_eq!(
+        model::for_run(Method::HallPacked, 65, 100, 37, 8).unwrap().total_instructions,
+        p.total_instructions
+    );
 }
 
 #[test]
@@ -265,9 +300,16 @@ fn tune_times_every_candidate_and_picks_one_of_them() {
     let blocks = rendermm::tune::candidates(Method::HallBlocked, 20);
     assert_eq!(blocks, vec![1, 2, 4, 8, 16, 20]);
     let mut calls = 0;
-    let t = rendermm::tune::tune(ctx(), Method::HallBlocked, &a, &b, Accumulate::PingPong, &blocks[3..], 1, &mut |_, _, _| {
-        calls += 1
-    })
+    let t = rendermm::tune::tune(
+        ctx(),
+        Method::HallBlocked,
+        &a,
+        &b,
+        Accumulate::PingPong,
+        &blocks[3..],
+        1,
+        &mut |_, _, _| calls += 1,
+    )
     .unwrap();
     assert_eq!(t.points.iter().map(|p| p.b).collect::<Vec<_>>(), vec![8, 16, 20]);
     assert_eq!(t.points.iter().map(|p| p.passes).collect::<Vec<_>>(), vec![3, 2, 1]);

@@ -40,7 +40,7 @@ fn u8_reads_exactly_one_where_the_model_saturates() {
     // All-ones 4×4 inputs: every true sum is 4, far above the 8-bit ceiling.
     let a = Matrix::filled(4, 9, 1.0);
     let b = Matrix::filled(9, 5, 0.5);
-    let model = u8_model(&a, &b, 1.0);
+    let model = u8_model(&a, &b, 1);
     assert_eq!(model.saturated, 20, "the model must saturate every element");
     let c = lm(&a, &b, Precision::U8, false);
     assert!(c.data.iter().all(|&v| v == 1.0), "saturated elements must read back 1.0 exactly: {:?}", c.data);
@@ -48,7 +48,7 @@ fn u8_reads_exactly_one_where_the_model_saturates() {
     // Mixed: half the rows saturate, half stay small; the GPU saturates exactly where the model does.
     let a = Matrix::from_fn(6, 8, |i, _| if i % 2 == 0 { 0.9 } else { 0.05 });
     let b = Matrix::filled(8, 3, 0.5);
-    let model = u8_model(&a, &b, 1.0);
+    let model = u8_model(&a, &b, 1);
     let c = lm(&a, &b, Precision::U8, false);
     for (idx, (&g, &mv)) in c.data.iter().zip(&model.c.data).enumerate() {
         assert_eq!(g == 1.0, mv == 1.0, "element {idx}: gpu {g}, model {mv}");
@@ -60,7 +60,7 @@ fn u8_reads_exactly_one_where_the_model_saturates() {
 fn u8_model_saturates_like_the_geforce_ff_plus_01_is_ff() {
     let a = Matrix::new(1, 2, vec![1.0, 1.0 / 255.0]).unwrap();
     let b = Matrix::new(2, 1, vec![1.0, 1.0]).unwrap();
-    let model = u8_model(&a, &b, 1.0);
+    let model = u8_model(&a, &b, 1);
     assert_eq!(model.c.data, vec![1.0]);
     assert_eq!(model.saturated, 1);
     let c = lm(&a, &b, Precision::U8, false);
@@ -71,7 +71,7 @@ fn u8_model_saturates_like_the_geforce_ff_plus_01_is_ff() {
 fn u8_scale_by_depth_removes_saturation_and_loses_the_low_bits() {
     for &(m, k, n) in &[(7, 13, 5), (16, 64, 16), (5, 100, 3)] {
         let (a, b) = unit_inputs(m, k, n, 1.0, 99);
-        assert!(u8_model(&a, &b, 1.0).saturated > 0, "without scaling this problem saturates");
+        assert!(u8_model(&a, &b, 1).saturated > 0, "without scaling this problem saturates");
         let c = lm(&a, &b, Precision::U8, true);
         let v = verdict(Precision::U8, true, 1e-5, &a, &b, &c);
         assert!(v.passed, "{m}x{k}x{n}: {v:?}");
@@ -160,4 +160,31 @@ fn four_channels_refuse_mismatched_pairs() {
     let br: Vec<&Matrix> = b.iter().collect();
     let err = multiply_channels(ctx(), &ar, &br, &mut Options::default()).unwrap_err();
     assert!(err.to_string().contains("pair 3"), "{err}");
+}
+
+#[test]
+fn figure_lm_fig2_shows_a_b_the_slice_and_the_saturated_result() {
+    let dir = std::env::temp_dir().join(format!("rendermm-fig2-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("lm-fig2.png");
+    rendermm::figures::lm_fig2(ctx(), &path).unwrap();
+    let img = image::open(&path).unwrap().to_rgb8();
+    // Four 4×4 panels of 40-pixel cells with 24-pixel gaps.
+    assert_eq!(img.dimensions(), (4 * 4 * 40 + 5 * 24, 4 * 40 + 2 * 24));
+    let (a, b) = rendermm::figures::lm_fig2_inputs();
+    let cell = |panel: u32, i: u32, j: u32| img.get_pixel(24 + panel * (160 + 24) + j * 40 + 20, 24 + i * 40 + 20)[0];
+    let mut saw_saturation = false;
+    for i in 0..4 {
+        for j in 0..4 {
+            let expect = |v: f32| if v >= 1.0 { 255 } else { 0 };
+            assert_eq!(cell(0, i, j), expect(a.get(i as usize, j as usize)), "A ({i},{j})");
+            assert_eq!(cell(1, i, j), expect(b.get(i as usize, j as usize)), "B ({i},{j})");
+            let slice = a.get(i as usize, 2) * b.get(2, j as usize);
+            assert_eq!(cell(2, i, j), expect(slice), "slice ({i},{j})");
+            let sum: f32 = (0..4).map(|p| a.get(i as usize, p) * b.get(p, j as usize)).sum();
+            saw_saturation |= sum > 1.0;
+            assert_eq!(cell(3, i, j), expect(sum.min(1.0)), "C ({i},{j}) true sum {sum}");
+        }
+    }
+    assert!(saw_saturation, "the figure must show sums above one saturating to white");
 }

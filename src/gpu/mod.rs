@@ -1,6 +1,9 @@
 //! The GPU harness: context (adapter, device, error scopes), textures (upload, readback with
-//! 256-byte row padding) and timing. Methods only describe their passes.
+//! 256-byte row padding), storage buffers and
+//! compute dispatch, and timing. Methods only describe their passes.
 
+pub mod buffer;
+pub mod compute;
 pub mod context;
 pub mod texture;
 

@@ -68,9 +68,11 @@ impl Accumulate {
 
     /// Look a mode up by its `--accumulate` name.
     pub fn parse(s: &str) -> Result<Self> {
-        Accumulate::ALL.iter().copied().find(|a| a.name() == s).ok_or_else(|| {
-            Error::Invalid(format!("unknown accumulation mode '{s}'; known: pingpong, blend, copy"))
-        })
+        Accumulate::ALL
+            .iter()
+            .copied()
+            .find(|a| a.name() == s)
+            .ok_or_else(|| Error::Invalid(format!("unknown accumulation mode '{s}'; known: pingpong, blend, copy")))
     }
 }
 
@@ -181,7 +183,11 @@ impl PassRun {
         let mut notes = vec![format!(
             "{} passes of {target} fragments, block b = {b}{}, accumulate = {}",
             self.passes,
-            if last != b_eff { format!(" (last block {last})") } else { String::new() },
+            if last != b_eff {
+                format!(" (last block {last})")
+            } else {
+                String::new()
+            },
             self.accumulate
         )];
         if let Some(how) = self.copy_timing {
@@ -223,7 +229,10 @@ impl Engine {
             ctx.require(
                 wgpu::Features::FLOAT32_BLENDABLE,
                 "FLOAT32_BLENDABLE",
-                &format!("--accumulate blend adds each pass into a {:?} framebuffer by blending", v.format),
+                &format!(
+                    "--accumulate blend adds each pass into a {:?} framebuffer by blending",
+                    v.format
+                ),
             )?;
         }
         let (rows, cols) = (x.rows, y.cols);
@@ -272,8 +281,11 @@ impl Engine {
                 entries: &[texture_entry(0)],
             });
             let reads_f = accumulate != Accumulate::Blend;
-            let layouts: &[Option<&wgpu::BindGroupLayout>] =
-                if reads_f { &[Some(&layout0), Some(&layout1)] } else { &[Some(&layout0)] };
+            let layouts: &[Option<&wgpu::BindGroupLayout>] = if reads_f {
+                &[Some(&layout0), Some(&layout1)]
+            } else {
+                &[Some(&layout0)]
+            };
             let pl = dev.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
                 label: Some(v.name),
                 bind_group_layouts: layouts,
@@ -495,7 +507,11 @@ fn clear() -> wgpu::LoadOp<wgpu::Color> {
 }
 
 /// Begin a render pass onto one colour attachment.
-fn begin<'e>(enc: &'e mut wgpu::CommandEncoder, view: &wgpu::TextureView, load: wgpu::LoadOp<wgpu::Color>) -> wgpu::RenderPass<'e> {
+fn begin<'e>(
+    enc: &'e mut wgpu::CommandEncoder,
+    view: &wgpu::TextureView,
+    load: wgpu::LoadOp<wgpu::Color>,
+) -> wgpu::RenderPass<'e> {
     enc.begin_render_pass(&wgpu::RenderPassDescriptor {
         label: Some("hall pass"),
         color_attachments: &[Some(wgpu::RenderPassColorAttachment {

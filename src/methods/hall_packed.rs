@@ -140,3 +140,111 @@ pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Options) ->
         notes,
     })
 }
+
+/// The docs' picture of eq. (8), drawn from a real packed texture: a 7×9 matrix X (odd both
+/// ways, so the padding shows) goes through [`upload_packed`] on `ctx`'s adapter and is read
+/// back texel by texel. Left: X zero-padded to 8×10, each element coloured by its quadrant
+/// (A red, B green, C blue, D grey) and shaded by its place in the quadrant; padding hatched.
+/// Right: the 4×5 packed texture, each texel drawn as 2×2 sub-cells holding its r, g, b, a
+/// channels in the quadrants' own arrangement. Every sub-cell's colour is looked up from the
+/// value the GPU returned, so a wrong packing would show as a wrong picture.
+pub fn packing_figure(ctx: &GpuContext) -> Result<image::RgbImage> {
+    use image::{Rgb, RgbImage};
+    let (rows, cols) = (7usize, 9usize);
+    let (h, w) = packed_shape(rows, cols);
+    // Element (i, j) holds its own 1-based row-major index, exact in f32; padding is 0.
+    let x = Matrix::from_fn(rows, cols, |i, j| (i * cols + j + 1) as f32);
+    let tex = upload_packed(ctx, "figure X", &x)?;
+    let texels: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&tex.read_bytes(ctx)?);
+
+    const BASE: [[f32; 3]; 4] = [[214., 39., 40.], [44., 160., 44.], [31., 119., 180.], [110., 110., 110.]];
+    let colour = |v: f32| -> Option<Rgb<u8>> {
+        if v == 0.0 {
+            return None;
+        }
+        let idx = v as usize - 1;
+        let (i, j) = (idx / cols, idx % cols);
+        let q = 2 * usize::from(i >= h) + usize::from(j >= w);
+        let t = ((i % h) as f32 / (h - 1).max(1) as f32 + (j % w) as f32 / (w - 1).max(1) as f32) / 2.0;
+        let lift = 0.6 * (1.0 - t);
+        Some(Rgb(BASE[q].map(|c| (c + (255.0 - c) * lift).round() as u8)))
+    };
+    let cell = 28u32;
+    let gap = 24u32;
+    let panel_w = 2 * w as u32 * cell;
+    let panel_h = 2 * h as u32 * cell;
+    let arrow = 64u32;
+    let mut img = RgbImage::from_pixel(2 * panel_w + arrow + 4 * gap, panel_h + 2 * gap, Rgb([236, 236, 236]));
+    let fill = |img: &mut RgbImage, x0: u32, y0: u32, c: Option<Rgb<u8>>| {
+        for dy in 0..cell {
+            for dx in 0..cell {
+                let edge = dx == 0 || dy == 0 || dx == cell - 1 || dy == cell - 1;
+                let px = match c {
+                    Some(Rgb(c)) if edge => Rgb(c.map(|v| (v as f32 * 0.7) as u8)),
+                    Some(c) => c,
+                    None if edge || (dx + dy) % 7 == 0 => Rgb([150, 150, 150]),
+                    None => Rgb([250, 250, 250]),
+                };
+                img.put_pixel(x0 + dx, y0 + dy, px);
+            }
+        }
+    };
+    let rule = |img: &mut RgbImage, x0: u32, y0: u32, wide: u32, high: u32| {
+        for y in y0..y0 + high {
+            for x in x0..x0 + wide {
+                img.put_pixel(x, y, Rgb([30, 30, 30]));
+            }
+        }
+    };
+    // Left: the padded matrix, quadrant boundaries ruled.
+    let (lx, ty) = (gap, gap);
+    for i in 0..2 * h {
+        for j in 0..2 * w {
+            let v = if i < rows && j < cols { x.get(i, j) } else { 0.0 };
+            fill(&mut img, lx + j as u32 * cell, ty + i as u32 * cell, colour(v));
+        }
+    }
+    rule(&mut img, lx + w as u32 * cell - 1, ty, 3, panel_h);
+    rule(&mut img, lx, ty + h as u32 * cell - 1, panel_w, 3);
+    // Middle: an arrow.
+    let (ax, ay) = (lx + panel_w + gap, ty + panel_h / 2);
+    rule(&mut img, ax, ay - 2, arrow - 16, 5);
+    for d in 0..16u32 {
+        rule(&mut img, ax + arrow - 16 + d, ay - (16 - d), 1, 2 * (16 - d) + 1);
+    }
+    // Right: the packed texture as the GPU holds it, texel boundaries ruled.
+    let rx = ax + arrow + gap;
+    for ti in 0..h {
+        for tj in 0..w {
+            let texel = texels[ti * w + tj];
+            for (ch, &v) in texel.iter().enumerate() {
+                let (sy, sx) = (ch as u32 / 2, ch as u32 % 2);
+                fill(
+                    &mut img,
+                    rx + (2 * tj as u32 + sx) * cell,
+                    ty + (2 * ti as u32 + sy) * cell,
+                    colour(v),
+                );
+            }
+        }
+    }
+    for t in 0..=w as u32 {
+        rule(
+            &mut img,
+            (rx + 2 * t * cell).saturating_sub(1).min(rx + panel_w - 2),
+            ty,
+            2,
+            panel_h,
+        );
+    }
+    for t in 0..=h as u32 {
+        rule(
+            &mut img,
+            rx,
+            (ty + 2 * t * cell).saturating_sub(1).min(ty + panel_h - 2),
+            panel_w,
+            2,
+        );
+    }
+    Ok(img)
+}

@@ -87,7 +87,8 @@ pub fn multiply_channels(ctx: &GpuContext, a: &[&Matrix], b: &[&Matrix], opts: &
     if opts.scale_by_depth && precision != Precision::U8 {
         return Err(Error::Invalid("--scale-by-depth applies to --precision u8 only".into()));
     }
-    let colour = if opts.scale_by_depth { 1.0 / k as f32 } else { 1.0 };
+    // The polygon colour of §4: 1, or 1/k with --scale-by-depth (u8 only).
+    let depth = if opts.scale_by_depth { k as u32 } else { 1 };
     ctx.check_texture_dim("C width (n)", n)?;
     ctx.check_texture_dim("C height (m)", m)?;
 
@@ -100,7 +101,7 @@ pub fn multiply_channels(ctx: &GpuContext, a: &[&Matrix], b: &[&Matrix], opts: &
     let upload_ms = ms(t0);
 
     let t1 = Instant::now();
-    let pipeline = Pipeline::new(ctx, &at, &bt, format, channels, colour, precision)?;
+    let pipeline = Pipeline::new(ctx, &at, &bt, format, channels, depth, precision)?;
     match opts.observer.as_deref_mut() {
         None => {
             // All k slices in one render pass: one instanced draw, instance p = slice p.
@@ -154,15 +155,15 @@ pub struct Pipeline {
 }
 
 impl Pipeline {
-    /// Build the additive-blend pipeline reading `a` and `b` into a `format` target, the product
-    /// modulated by the polygon colour `colour`.
+    /// Build the additive-blend pipeline reading `a` and `b` into a `format` target; in u8 the
+    /// product is modulated by the polygon colour 1/`depth`.
     pub fn new(
         ctx: &GpuContext,
         a: &MatrixTexture,
         b: &MatrixTexture,
         format: wgpu::TextureFormat,
         channels: usize,
-        colour: f32,
+        depth: u32,
         precision: Precision,
     ) -> Result<Self> {
         let module = ctx.shader("larsen_mcallister.wgsl", SHADER)?;
@@ -172,7 +173,13 @@ impl Pipeline {
                 &ctx.device,
                 &wgpu::util::BufferInitDescriptor {
                     label: Some("lm params"),
-                    contents: bytemuck::cast_slice(&[colour, levels, 0.0, 0.0]),
+                    contents: &[
+                        bytemuck::bytes_of(&1.0f32),
+                        bytemuck::bytes_of(&levels),
+                        bytemuck::bytes_of(&depth),
+                        bytemuck::bytes_of(&0u32),
+                    ]
+                    .concat(),
                     usage: wgpu::BufferUsages::UNIFORM,
                 },
             );

@@ -1,8 +1,17 @@
 //! Every multiply method behind one entry point, [`multiply`]. Each GPU method is one Rust file
 //! beside one WGSL file in `shaders/`, named after its paper.
 
+pub mod cannon;
+pub mod cannon_tiled;
+pub mod compute_era;
+pub mod cs_naive;
+pub mod cs_tiled;
+pub mod dns;
+pub mod dns_blocks;
+pub mod dns_tiled;
 pub mod hall_blocked;
 pub mod hall_packed;
+pub mod kk73;
 pub mod larsen_mcallister;
 
 pub use hall_blocked::Accumulate;
@@ -25,6 +34,38 @@ pub enum Method {
     HallBlocked,
     /// Hall–Carr–Hart 2003 §4: the 2×2 RGBA channel-packed blocked multiply.
     HallPacked,
+    /// HIP blog / 5kk73: one compute invocation per element of C, operands from global memory.
+    CsNaive,
+    /// HIP blog: 16×16 shared-memory tiles, zero-padded.
+    CsTiled16,
+    /// HIP blog: 32×32 shared-memory tiles (the blog's BLOCK_DIM), zero-padded.
+    CsTiled32,
+    /// 5kk73 step 1: 16×16 tiles with the B tile loaded down columns (uncoalesced).
+    Kk73Uncoalesced,
+    /// 5kk73 step 2: coalesced global loads, B tile stored transposed (bank conflicts).
+    Kk73Coalesced,
+    /// 5kk73 step 3: coalesced and free of shared-memory bank conflicts.
+    Kk73BankFree,
+    /// 5kk73 step 4: outer product, A shared, B and C in registers.
+    Kk73OuterProduct,
+    /// 5kk73 step 5: step 4 with every loop unrolled.
+    Kk73Unrolled,
+    /// 5kk73 step 6: step 5 with double-buffered (prefetched) A tiles.
+    Kk73Prefetch,
+    /// O'Neil 2013 §3.1: Cannon's algorithm in one workgroup.
+    Cannon,
+    /// O'Neil 2013 §5: Cannon's algorithm by 8×8 blocks, any size.
+    CannonTiled,
+    /// O'Neil 2013 §3.1: DNS, the whole m×k×n cube in one workgroup.
+    Dns,
+    /// O'Neil 2013 §5: DNS by 8×8×8 cube tiles, partial sums and a reduction pass.
+    DnsTiled,
+    /// O'Neil 2013 §3.2: DNS, an n×1 grid of n×n workgroups (one per column of C).
+    DnsNBlocks,
+    /// O'Neil 2013 §3.2: DNS, a 2n×1 grid of ½n×n workgroups.
+    Dns2nBlocks,
+    /// O'Neil 2013 §3.2: DNS, a 4n×1 grid of ¼n×n workgroups.
+    Dns4nBlocks,
     /// The seed's naive triple loop on the CPU.
     CpuNaive,
     /// A fast multithreaded CPU GEMM (`gemm` crate).
@@ -33,7 +74,29 @@ pub enum Method {
 
 impl Method {
     /// Every method, in the order the tour shows them.
-    pub const ALL: &'static [Method] = &[Method::Lm, Method::HallBlocked, Method::HallPacked, Method::CpuNaive, Method::CpuFast];
+    pub const ALL: &'static [Method] = &[
+        Method::Lm,
+        Method::HallBlocked,
+        Method::HallPacked,
+        Method::CsNaive,
+        Method::CsTiled16,
+        Method::CsTiled32,
+        Method::Kk73Uncoalesced,
+        Method::Kk73Coalesced,
+        Method::Kk73BankFree,
+        Method::Kk73OuterProduct,
+        Method::Kk73Unrolled,
+        Method::Kk73Prefetch,
+        Method::Cannon,
+        Method::CannonTiled,
+        Method::Dns,
+        Method::DnsTiled,
+        Method::DnsNBlocks,
+        Method::Dns2nBlocks,
+        Method::Dns4nBlocks,
+        Method::CpuNaive,
+        Method::CpuFast,
+    ];
 
     /// The name used on the command line and in reports.
     pub fn name(self) -> &'static str {
@@ -41,6 +104,22 @@ impl Method {
             Method::Lm => "lm",
             Method::HallBlocked => "hall-blocked",
             Method::HallPacked => "hall-packed",
+            Method::CsNaive => "cs-naive",
+            Method::CsTiled16 => "cs-tiled-16",
+            Method::CsTiled32 => "cs-tiled-32",
+            Method::Kk73Uncoalesced => "5kk73-1-uncoalesced",
+            Method::Kk73Coalesced => "5kk73-2-coalesced",
+            Method::Kk73BankFree => "5kk73-3-bank-free",
+            Method::Kk73OuterProduct => "5kk73-4-outer-product",
+            Method::Kk73Unrolled => "5kk73-5-unrolled",
+            Method::Kk73Prefetch => "5kk73-6-prefetch",
+            Method::Cannon => "cannon",
+            Method::CannonTiled => "cannon-tiled",
+            Method::Dns => "dns",
+            Method::DnsTiled => "dns-tiled",
+            Method::DnsNBlocks => "dns-n-blocks",
+            Method::Dns2nBlocks => "dns-2n-blocks",
+            Method::Dns4nBlocks => "dns-4n-blocks",
             Method::CpuNaive => "cpu-naive",
             Method::CpuFast => "cpu-fast",
         }
@@ -52,6 +131,22 @@ impl Method {
             Method::Lm => "Larsen–McAllister 2001: k quads, modulate, additive blend (§3)",
             Method::HallBlocked => "Hall–Carr–Hart 2003: ⌈k/b⌉ blocked passes, ping-pong accumulation (§3)",
             Method::HallPacked => "Hall–Carr–Hart 2003: 2×2 RGBA channel-packed blocked passes (§4)",
+            Method::CsNaive => "compute: one invocation per element of C (HIP blog, 5kk73 naive)",
+            Method::CsTiled16 => "compute: 16×16 shared-memory tiles, zero padding (HIP blog)",
+            Method::CsTiled32 => "compute: 32×32 shared-memory tiles, zero padding (HIP blog)",
+            Method::Kk73Uncoalesced => "5kk73 step 1: tiled, B loaded down columns (uncoalesced)",
+            Method::Kk73Coalesced => "5kk73 step 2: coalesced loads, transposed B tile (bank conflicts)",
+            Method::Kk73BankFree => "5kk73 step 3: coalesced, no bank conflicts",
+            Method::Kk73OuterProduct => "5kk73 step 4: outer product, A shared, B and C in registers",
+            Method::Kk73Unrolled => "5kk73 step 5: step 4 unrolled",
+            Method::Kk73Prefetch => "5kk73 step 6: step 5 with double-buffered A tiles",
+            Method::Cannon => "O'Neil 2013: Cannon in one workgroup, (i+j+p) mod n (§3.1)",
+            Method::CannonTiled => "O'Neil 2013: Cannon by 8×8 blocks, any size (§5)",
+            Method::Dns => "O'Neil 2013: DNS, m×k×n cube in one workgroup, tree reduction (§3.1)",
+            Method::DnsTiled => "O'Neil 2013: DNS by 8×8×8 tiles + reduction pass (§5)",
+            Method::DnsNBlocks => "O'Neil 2013: DNS, n×1 grid of n×n workgroups (§3.2)",
+            Method::Dns2nBlocks => "O'Neil 2013: DNS, 2n×1 grid of ½n×n workgroups (§3.2)",
+            Method::Dns4nBlocks => "O'Neil 2013: DNS, 4n×1 grid of ¼n×n workgroups (§3.2)",
             Method::CpuNaive => "CPU naive triple loop (the seeds' baseline)",
             Method::CpuFast => "CPU fast GEMM (gemm crate, multithreaded SIMD)",
         }
@@ -158,6 +253,22 @@ pub fn multiply(ctx: Option<&GpuContext>, method: Method, a: &Matrix, b: &Matrix
         Method::Lm => larsen_mcallister::multiply(gpu()?, a, b, opts),
         Method::HallBlocked => hall_blocked::multiply(gpu()?, a, b, opts),
         Method::HallPacked => hall_packed::multiply(gpu()?, a, b, opts),
+        Method::CsNaive
+        | Method::CsTiled16
+        | Method::CsTiled32
+        | Method::Kk73Uncoalesced
+        | Method::Kk73Coalesced
+        | Method::Kk73BankFree
+        | Method::Kk73OuterProduct
+        | Method::Kk73Unrolled
+        | Method::Kk73Prefetch
+        | Method::Cannon
+        | Method::CannonTiled
+        | Method::Dns
+        | Method::DnsTiled
+        | Method::DnsNBlocks
+        | Method::Dns2nBlocks
+        | Method::Dns4nBlocks => compute_era::multiply(gpu()?, method, a, b),
         Method::CpuNaive => Ok(cpu_run(a, b, cpu::naive)),
         Method::CpuFast => Ok(cpu_run(a, b, cpu::fast)),
     }

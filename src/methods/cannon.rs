@@ -1,0 +1,85 @@
+//! O'Neil (2013), "Experiments with Massively Parallel Matrix Multiplication", §2.3 and §3.1:
+//! Cannon's algorithm in a single workgroup.
+//!
+//! One dispatch of ONE workgroup: the workgroup is Cannon's mesh, one invocation per element of
+//! C. The invocations load all of A and B into workgroup memory together, then invocation
+//! (i, j) sums `A[i][(i + j + p) mod k] · B[(i + j + p) mod k][j]` for p = 0..k — the order in
+//! which the torus would shift the operands past processor (i, j) — in a register, and writes
+//! C(i, j). For m×k · k×n the mesh is m×n and the skew runs mod k, which is O'Neil's
+//! `(tx + ty + k) % n` when m = k = n; so no padding is needed.
+//!
+//! Being one workgroup, it accepts only products whose mesh and operands fit one: m·n ≤
+//! `max_compute_invocations_per_workgroup` and 4·(m·k + k·n) bytes ≤
+//! `max_compute_workgroup_storage_size` — square n ≤ 32 on an adapter with 1024 invocations and
+//! 32 KiB (O'Neil ran 8×8 and 16×16). Larger products give an [`Error::Limit`] naming the
+//! limit and the accepted sizes; [`super::cannon_tiled`] handles any shape.
+//!
+//! Shader: `shaders/cannon.wgsl` (M, K, N are pipeline constants).
+
+use super::RunOutput;
+use crate::error::{Error, Result};
+use crate::gpu::GpuContext;
+use crate::gpu::compute::{self, Kernel, Plan};
+use crate::matrix::Matrix;
+
+const SHADER: &str = include_str!("../../shaders/cannon.wgsl");
+
+/// The largest square n the single workgroup accepts under `limits`.
+pub fn max_square(limits: &wgpu::Limits) -> usize {
+    let inv = limits.max_compute_invocations_per_workgroup as usize;
+    let words = limits.max_compute_workgroup_storage_size as usize / 4;
+    let mut n = 0;
+    while (n + 1) * (n + 1) <= inv && 2 * (n + 1) * (n + 1) <= words {
+        n += 1;
+    }
+    n
+}
+
+/// The one-workgroup dispatch, or an error naming the limit and the sizes accepted.
+pub fn plan(limits: &wgpu::Limits, m: usize, k: usize, n: usize) -> Result<Plan> {
+    let accepts = || {
+        format!(
+            "cannon runs in one workgroup (O'Neil §3.1) and accepts m·n ≤ {} invocations with \
+             4·(m·k + k·n) ≤ {} bytes of workgroup memory, i.e. square n ≤ {} here; use \
+             cannon-tiled for {m}x{k}x{n}",
+            limits.max_compute_invocations_per_workgroup,
+            limits.max_compute_workgroup_storage_size,
+            max_square(limits)
+        )
+    };
+    let invocations = (m * n) as u64;
+    let max_inv = limits.max_compute_invocations_per_workgroup as u64;
+    if invocations > max_inv {
+        return Err(Error::Limit {
+            what: format!("{}; its mesh m·n", accepts()),
+            value: invocations,
+            limit: "max_compute_invocations_per_workgroup",
+            max: max_inv,
+        });
+    }
+    let bytes = 4 * (m * k + k * n) as u64;
+    let max_bytes = limits.max_compute_workgroup_storage_size as u64;
+    if bytes > max_bytes {
+        return Err(Error::Limit {
+            what: format!("{}; A and B in workgroup memory, 4·(m·k + k·n)", accepts()),
+            value: bytes,
+            limit: "max_compute_workgroup_storage_size",
+            max: max_bytes,
+        });
+    }
+    let kernel = Kernel {
+        file: "cannon.wgsl",
+        source: SHADER,
+        entry: "main",
+        constants: vec![("M", m as f64), ("K", k as f64), ("N", n as f64)],
+        workgroup_size: [n as u32, m as u32, 1],
+        workgroup_bytes: bytes,
+    };
+    Ok(Plan::single("cannon", kernel, [1, 1, 1])
+        .note(format!("one workgroup: a {m}x{n} mesh, skew (i + j + p) mod {k}")))
+}
+
+/// Multiply `a · b` with Cannon's algorithm in one workgroup.
+pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix) -> Result<RunOutput> {
+    compute::run(ctx, &plan(&ctx.limits, a.rows, a.cols, b.cols)?, a, b)
+}

@@ -1,0 +1,37 @@
+//! The naive compute kernel: the HIP blog's "Naive Implementation" and 5kk73's "Naive
+//! Implementation On GPUs". The first rung of the compute era.
+//!
+//! One dispatch of 16×16 workgroups over C; invocation (row, col) reads row `row` of A and column
+//! `col` of B from global memory and writes C(row, col). Global traffic is 2·m·n·k words for
+//! 2·m·n·k flops — about 1/4 flop per byte (5kk73's computation-to-memory ratio; the HIP blog's
+//! arithmetic intensity 2N flops / 8N bytes) — so the kernel is bound by memory bandwidth.
+//!
+//! Shader: `shaders/cs_naive.wgsl`.
+
+use super::RunOutput;
+use crate::error::Result;
+use crate::gpu::GpuContext;
+use crate::gpu::compute::{self, Kernel, Plan, groups_for};
+use crate::matrix::Matrix;
+
+const SHADER: &str = include_str!("../../shaders/cs_naive.wgsl");
+const WG: u32 = 16;
+
+/// The one dispatch: ceil(n/16) × ceil(m/16) workgroups of 16×16.
+pub fn plan(m: usize, _k: usize, n: usize) -> Plan {
+    let kernel = Kernel {
+        file: "cs_naive.wgsl",
+        source: SHADER,
+        entry: "main",
+        constants: vec![("WG", WG as f64)],
+        workgroup_size: [WG, WG, 1],
+        workgroup_bytes: 0,
+    };
+    Plan::single("cs-naive", kernel, [groups_for(n, WG as usize), groups_for(m, WG as usize), 1])
+        .note("one invocation per element of C, operands straight from global memory")
+}
+
+/// Multiply `a · b` with the naive kernel.
+pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix) -> Result<RunOutput> {
+    compute::run(ctx, &plan(a.rows, a.cols, b.cols), a, b)
+}

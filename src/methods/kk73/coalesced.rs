@@ -1,0 +1,31 @@
+//! 5kk73 step 2, "Global Memory Coalescing".
+//!
+//! Change from step 1 ([`super::uncoalesced`]): invocation (tx, ty) reads B(tile·16 + ty, col0 +
+//! tx), so neighbouring invocations read neighbouring words of a row of B and the load coalesces
+//! into few memory transactions (5kk73 frames it as "transpose B": in row-major storage the
+//! column walk of step 1 is the wrong direction). The tile is still stored transposed, as step 1
+//! stored it, so the inner product now reads `b_tile[tx·16 + kk]`: neighbouring invocations 16
+//! words apart, a shared-memory bank conflict that step 3 removes. Computation-to-memory ratio
+//! unchanged at 4 flop/byte.
+//!
+//! One dispatch, ceil(n/16) × ceil(m/16) workgroups of 16×16. Shader:
+//! `shaders/kk73_2_coalesced.wgsl`.
+
+use crate::error::Result;
+use crate::gpu::GpuContext;
+use crate::gpu::compute::{self, Plan};
+use crate::matrix::Matrix;
+use crate::methods::RunOutput;
+
+const SHADER: &str = include_str!("../../../shaders/kk73_2_coalesced.wgsl");
+
+/// The one dispatch.
+pub fn plan(m: usize, _k: usize, n: usize) -> Plan {
+    super::inner_product_plan("5kk73-2-coalesced", "kk73_2_coalesced.wgsl", SHADER, m, n)
+        .note("16x16 tiles; B read along rows (coalesced), tile stored transposed (bank conflicts)")
+}
+
+/// Multiply `a · b` with step 2.
+pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix) -> Result<RunOutput> {
+    compute::run(ctx, &plan(a.rows, a.cols, b.cols), a, b)
+}
