@@ -1,6 +1,7 @@
 //! rendermm: matrix multiplication through real render pipelines (Larsen–McAllister 2001,
 //! Hall–Carr–Hart 2003) beside the compute-era methods, on one GPU, checked against the CPU.
 
+pub mod bench;
 pub mod check;
 pub mod cpu;
 pub mod error;
@@ -12,8 +13,12 @@ pub use matrix::Matrix;
 pub mod gpu;
 pub mod methods;
 pub mod model;
+pub mod model_compute;
 pub mod tune;
 pub mod picture;
 pub mod precision;
 pub mod figures;
 pub mod ladder;
+pub mod graph;
+pub mod reach;
+pub mod ceilings;

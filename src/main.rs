@@ -76,6 +76,13 @@ enum Command {
     Model(ModelArgs),
     /// Time a Hall–Carr–Hart method over a set of block sizes on this adapter; report the best b.
     Tune(TuneArgs),
+    /// L-M §5's sample application: reachability within p steps or the transitive closure and
+    /// connected components of a graph, by powers of I + A kept on the GPU; `--bench` runs the
+    /// paper's experiment (figures 4-5).
+    Reach(ReachArgs),
+    /// Benchmark suites printed beside the seeds' own tables (`--suite oneil`: O'Neil 2013
+    /// tables 1-2; `--suite 5kk73`: the 5kk73 ladder).
+    Bench(BenchArgs),
 }
 
 #[derive(Args)]
@@ -93,6 +100,28 @@ struct ModelArgs {
     #[arg(long, default_value_t = 32)]
     b: u32,
     /// Print JSON (one object with --method, else an array).
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+struct BenchArgs {
+    /// Which suite: oneil (Cannon and DNS at 8x8 and 16x16) or 5kk73 (the optimization ladder).
+    #[arg(long, default_value = "oneil")]
+    suite: String,
+    /// Timed runs per row.
+    #[arg(long, default_value_t = 20)]
+    trials: usize,
+    /// Untimed runs per row before the timed ones.
+    #[arg(long, default_value_t = 2)]
+    warmup: usize,
+    /// Problem size MxKxN for suites that take one (5kk73; default 256x256x256).
+    #[arg(long)]
+    size: Option<String>,
+    /// Seed of the random inputs.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Print JSON instead of tables.
     #[arg(long)]
     json: bool,
 }
@@ -195,6 +224,8 @@ fn run(cli: Cli) -> Result<()> {
         Command::Tour { size, seed, out } => tour(&size, seed, &out),
         Command::Model(args) => model_cmd(args),
         Command::Tune(args) => tune_cmd(args),
+        Command::Reach(args) => reach_cmd(args),
+        Command::Bench(args) => bench_cmd(args),
         Command::PrecisionLadder { sizes, seed, json } => {
             if sizes.contains(&0) {
                 bail!("--sizes: every size must be at least 1");
@@ -539,6 +570,28 @@ fn tune_cmd(args: TuneArgs) -> Result<()> {
     Ok(())
 }
 
+fn bench_cmd(args: BenchArgs) -> Result<()> {
+    use rendermm::bench;
+    let suite = bench::Suite::parse(&args.suite)?;
+    let opts = bench::BenchOptions {
+        trials: args.trials,
+        warmup: args.warmup,
+        size: args.size.as_deref().map(parse_mkn).transpose()?,
+        seed: args.seed,
+    };
+    let ctx = GpuContext::new()?;
+    let report = bench::run(&ctx, suite, &opts)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", bench::render(&report));
+    }
+    if !report.all_passed() {
+        bail!("some rows failed to run or failed their check against the f64 reference");
+    }
+    Ok(())
+}
+
 fn model_cmd(args: ModelArgs) -> Result<()> {
     if args.b == 0 {
         bail!("block size b = 0: each pass must sum at least one product");
@@ -556,17 +609,28 @@ fn model_cmd(args: ModelArgs) -> Result<()> {
         .iter()
         .filter_map(|&me| model::model(me, args.m, args.k, args.n, args.b))
         .collect();
-    if rows.is_empty() {
+    // The compute-shader methods' model: global-memory words and flop per byte.
+    let compute_rows: Vec<model::ComputeModel> =
+        methods.iter().filter_map(|&me| model::compute(me, args.m, args.k, args.n)).collect();
+    if rows.is_empty() && compute_rows.is_empty() {
         let with: Vec<&str> = Method::ALL
             .iter()
-            .filter(|&&me| model::model(me, 1, 1, 1, 1).is_some())
+            .filter(|&&me| model::model(me, 1, 1, 1, 1).is_some() || model::compute(me, 1, 1, 1).is_some())
             .map(|me| me.name())
             .collect();
         bail!("method {} has no model; these do: {}", methods[0], with.join(", "));
     }
     if args.json {
-        let text = if args.method.is_some() { serde_json::to_string_pretty(&rows[0])? } else { serde_json::to_string_pretty(&rows)? };
+        let mut all: Vec<serde_json::Value> = rows.iter().map(serde_json::to_value).collect::<Result<_, _>>()?;
+        for r in &compute_rows {
+            all.push(serde_json::to_value(r)?);
+        }
+        let text = if args.method.is_some() { serde_json::to_string_pretty(&all[0])? } else { serde_json::to_string_pretty(&all)? };
         println!("{text}");
+        return Ok(());
+    }
+    if rows.is_empty() {
+        print!("{}", rendermm::model_compute::table(&compute_rows));
         return Ok(());
     }
     let (m, k, n, b) = (args.m, args.k, args.n, args.b);
@@ -591,6 +655,10 @@ fn model_cmd(args: ModelArgs) -> Result<()> {
         );
     }
     println!("\nA short last block (b not dividing the inner dimension) is counted as it runs.");
+    if !compute_rows.is_empty() {
+        println!();
+        print!("{}", rendermm::model_compute::table(&compute_rows));
+    }
     Ok(())
 }
 
@@ -608,6 +676,9 @@ fn print_report(r: &Report) {
             "model     {bytes} bytes moved ({:.3} GiB) → {gbps:.3} GB/s; {inst} shader instructions → {gis:.3} Ginst/s (Hall–Carr–Hart §5)",
             bytes as f64 / (1u64 << 30) as f64
         );
+    }
+    if let (Some(bytes), Some(fpb), Some(gbps)) = (r.model_global_bytes, r.model_flop_per_byte, r.model_global_gbps) {
+        println!("model     {bytes} bytes of global-memory traffic, {fpb:.3} flop/byte (computation-to-memory ratio) → {gbps:.3} GB/s");
     }
     if let Some(g) = r.gbops {
         println!("          {g:.4} GBops (L-M's byte operations, 2·m·k·n − m·n, over the total time)");

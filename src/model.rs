@@ -24,6 +24,9 @@
 //! on b only through P, so a run's model follows from its pass count ([`for_run`]).
 //!
 //! [`model`] is the one entry point: methods without a model (the CPU ones, so far) give `None`.
+//!
+//! The compute-shader methods have their own model — global-memory words and the
+//! computation-to-memory ratio — in [`crate::model_compute`]; [`compute`] is its entry point.
 
 use crate::methods::Method;
 use serde::Serialize;
@@ -132,3 +135,7 @@ pub fn for_run(method: Method, m: usize, k: usize, n: usize, passes: usize) -> O
     let b = depth.div_ceil(passes.max(1)).max(1);
     model(method, m, k, n, u32::try_from(b).unwrap_or(u32::MAX))
 }
+
+/// The compute era's model of `method` (global-memory words moved, flop per byte) on m×k·k×n;
+/// `None` unless `method` is a compute-shader method. See [`crate::model_compute`].
+pub use crate::model_compute::{ComputeModel, model as compute};

@@ -32,7 +32,10 @@ pub fn matrix_bytes(rows: usize, cols: usize) -> u64 {
 /// `max_buffer_size` (one allocation).
 pub fn check_storage_size(limits: &wgpu::Limits, what: &str, bytes: u64) -> Result<()> {
     for (limit, max) in [
-        ("max_storage_buffer_binding_size", limits.max_storage_buffer_binding_size),
+        (
+            "max_storage_buffer_binding_size",
+            limits.max_storage_buffer_binding_size,
+        ),
         ("max_buffer_size", limits.max_buffer_size),
     ] {
         if bytes > max {
@@ -58,7 +61,11 @@ impl MatrixBuffer {
     /// An uninitialised storage buffer for a `rows × cols` matrix, after the size checks.
     pub fn new(ctx: &GpuContext, label: &str, rows: usize, cols: usize) -> Result<Self> {
         let size = matrix_bytes(rows, cols);
-        check_storage_size(&ctx.limits, &format!("{label}, a {rows}x{cols} f32 storage buffer"), size)?;
+        check_storage_size(
+            &ctx.limits,
+            &format!("{label}, a {rows}x{cols} f32 storage buffer"),
+            size,
+        )?;
         let buffer = ctx.scoped(&format!("creating buffer {label}"), || {
             Ok(ctx.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(label),
@@ -89,7 +96,8 @@ impl MatrixBuffer {
         let words = (self.buffer.size() / 4) as usize;
         let poison = vec![POISON_BITS; words];
         ctx.scoped("poisoning an output buffer", || {
-            ctx.queue.write_buffer(&self.buffer, 0, bytemuck::cast_slice(&poison));
+            ctx.queue
+                .write_buffer(&self.buffer, 0, bytemuck::cast_slice(&poison));
             Ok(())
         })
     }
@@ -109,7 +117,8 @@ impl MatrixBuffer {
             return Ok(());
         }
         ctx.scoped("uploading a buffer", || {
-            ctx.queue.write_buffer(&self.buffer, 0, bytemuck::cast_slice(data));
+            ctx.queue
+                .write_buffer(&self.buffer, 0, bytemuck::cast_slice(data));
             Ok(())
         })
     }

@@ -115,14 +115,25 @@ impl Plan {
     /// Check every dispatch and the scratch buffer against `limits`.
     pub fn check(&self, limits: &wgpu::Limits) -> Result<()> {
         for s in &self.stages {
-            let who = format!("{} ({}, entry {})", self.method, s.kernel.file, s.kernel.entry);
-            check_workgroup(limits, &who, s.kernel.workgroup_size, s.kernel.workgroup_bytes)?;
+            let who = format!(
+                "{} ({}, entry {})",
+                self.method, s.kernel.file, s.kernel.entry
+            );
+            check_workgroup(
+                limits,
+                &who,
+                s.kernel.workgroup_size,
+                s.kernel.workgroup_bytes,
+            )?;
             check_grid(limits, &who, s.groups)?;
         }
         if self.scratch_words > 0 {
             check_storage_size(
                 limits,
-                &format!("{}: scratch of {} partial-sum words", self.method, self.scratch_words),
+                &format!(
+                    "{}: scratch of {} partial-sum words",
+                    self.method, self.scratch_words
+                ),
                 self.scratch_words * 4,
             )?;
         }
@@ -139,9 +150,21 @@ impl Plan {
 /// cannot run on an adapter with `limits`.
 pub fn check_workgroup(limits: &wgpu::Limits, who: &str, size: [u32; 3], bytes: u64) -> Result<()> {
     let axes = [
-        ("x", "max_compute_workgroup_size_x", limits.max_compute_workgroup_size_x),
-        ("y", "max_compute_workgroup_size_y", limits.max_compute_workgroup_size_y),
-        ("z", "max_compute_workgroup_size_z", limits.max_compute_workgroup_size_z),
+        (
+            "x",
+            "max_compute_workgroup_size_x",
+            limits.max_compute_workgroup_size_x,
+        ),
+        (
+            "y",
+            "max_compute_workgroup_size_y",
+            limits.max_compute_workgroup_size_y,
+        ),
+        (
+            "z",
+            "max_compute_workgroup_size_z",
+            limits.max_compute_workgroup_size_z,
+        ),
     ];
     for (&d, (axis, limit, max)) in size.iter().zip(axes) {
         if d > max {
@@ -157,7 +180,10 @@ pub fn check_workgroup(limits: &wgpu::Limits, who: &str, size: [u32; 3], bytes: 
     let max = limits.max_compute_invocations_per_workgroup as u64;
     if invocations > max {
         return Err(Error::Limit {
-            what: format!("{who}: invocations per workgroup {}x{}x{}", size[0], size[1], size[2]),
+            what: format!(
+                "{who}: invocations per workgroup {}x{}x{}",
+                size[0], size[1], size[2]
+            ),
             value: invocations,
             limit: "max_compute_invocations_per_workgroup",
             max,
@@ -221,9 +247,18 @@ impl Operands {
         let (m, k, n) = (a.rows, a.cols, b.cols);
         // Every size first, so nothing is allocated for a product that cannot run.
         for (what, bytes) in [
-            (format!("A, a {m}x{k} f32 storage buffer"), buffer::matrix_bytes(m, k)),
-            (format!("B, a {k}x{n} f32 storage buffer"), buffer::matrix_bytes(k, n)),
-            (format!("C, a {m}x{n} f32 storage buffer"), buffer::matrix_bytes(m, n)),
+            (
+                format!("A, a {m}x{k} f32 storage buffer"),
+                buffer::matrix_bytes(m, k),
+            ),
+            (
+                format!("B, a {k}x{n} f32 storage buffer"),
+                buffer::matrix_bytes(k, n),
+            ),
+            (
+                format!("C, a {m}x{n} f32 storage buffer"),
+                buffer::matrix_bytes(m, n),
+            ),
         ] {
             check_storage_size(&ctx.limits, &format!("{}: {what}", plan.method), bytes)?;
         }
@@ -280,29 +315,33 @@ impl Prepared {
             count: None,
         };
         let (layout, pl) = ctx.scoped("creating the compute pipeline layout", || {
-            let layout = ctx.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                label: Some("compute"),
-                entries: &[
-                    storage(0, true),
-                    storage(1, true),
-                    storage(2, false),
-                    wgpu::BindGroupLayoutEntry {
-                        binding: 3,
-                        visibility: wgpu::ShaderStages::COMPUTE,
-                        ty: wgpu::BindingType::Buffer {
-                            ty: wgpu::BufferBindingType::Uniform,
-                            has_dynamic_offset: false,
-                            min_binding_size: None,
+            let layout = ctx
+                .device
+                .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                    label: Some("compute"),
+                    entries: &[
+                        storage(0, true),
+                        storage(1, true),
+                        storage(2, false),
+                        wgpu::BindGroupLayoutEntry {
+                            binding: 3,
+                            visibility: wgpu::ShaderStages::COMPUTE,
+                            ty: wgpu::BindingType::Buffer {
+                                ty: wgpu::BufferBindingType::Uniform,
+                                has_dynamic_offset: false,
+                                min_binding_size: None,
+                            },
+                            count: None,
                         },
-                        count: None,
-                    },
-                ],
-            });
-            let pl = ctx.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some("compute"),
-                bind_group_layouts: &[Some(&layout)],
-                immediate_size: 0,
-            });
+                    ],
+                });
+            let pl = ctx
+                .device
+                .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                    label: Some("compute"),
+                    bind_group_layouts: &[Some(&layout)],
+                    immediate_size: 0,
+                });
             Ok((layout, pl))
         })?;
         let mut pipelines = Vec::with_capacity(plan.stages.len());
@@ -311,7 +350,10 @@ impl Prepared {
             let module = ctx.shader(k.file, k.source)?;
             let scratch = || {
                 ops.scratch.as_ref().map(|s| &s.buffer).ok_or_else(|| {
-                    Error::Invalid(format!("{}: a stage uses the scratch buffer but the plan has none", plan.method))
+                    Error::Invalid(format!(
+                        "{}: a stage uses the scratch buffer but the plan has none",
+                        plan.method
+                    ))
                 })
             };
             let [r0, r1, w] = match stage.io {
@@ -319,46 +361,56 @@ impl Prepared {
                 Io::GemmToScratch => [&ops.a.buffer, &ops.b.buffer, scratch()?],
                 Io::ScratchToC => [scratch()?, scratch()?, &ops.c.buffer],
             };
-            let built = ctx.scoped(&format!("building the {} pipeline ({})", plan.method, k.file), || {
-                let pipeline = ctx.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some(k.file),
-                    layout: Some(&pl),
-                    module: &module,
-                    entry_point: Some(k.entry),
-                    compilation_options: wgpu::PipelineCompilationOptions {
-                        constants: &k.constants,
-                        // Every kernel writes its workgroup memory before reading it.
-                        zero_initialize_workgroup_memory: false,
-                    },
-                    cache: None,
-                });
-                fn entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
-                    wgpu::BindGroupEntry {
-                        binding,
-                        resource: buffer.as_entire_binding(),
+            let built = ctx.scoped(
+                &format!("building the {} pipeline ({})", plan.method, k.file),
+                || {
+                    let pipeline =
+                        ctx.device
+                            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                                label: Some(k.file),
+                                layout: Some(&pl),
+                                module: &module,
+                                entry_point: Some(k.entry),
+                                compilation_options: wgpu::PipelineCompilationOptions {
+                                    constants: &k.constants,
+                                    // Every kernel writes its workgroup memory before reading it.
+                                    zero_initialize_workgroup_memory: false,
+                                },
+                                cache: None,
+                            });
+                    fn entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
+                        wgpu::BindGroupEntry {
+                            binding,
+                            resource: buffer.as_entire_binding(),
+                        }
                     }
-                }
-                let bind_group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some(k.file),
-                    layout: &layout,
-                    entries: &[entry(0, r0), entry(1, r1), entry(2, w), entry(3, &ops.dims)],
-                });
-                Ok((pipeline, bind_group, stage.groups))
-            })?;
+                    let bind_group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                        label: Some(k.file),
+                        layout: &layout,
+                        entries: &[entry(0, r0), entry(1, r1), entry(2, w), entry(3, &ops.dims)],
+                    });
+                    Ok((pipeline, bind_group, stage.groups))
+                },
+            )?;
             pipelines.push(built);
         }
         Ok(Self { pipelines })
     }
 
     /// Record every dispatch into one compute pass and submit it (wgpu orders the dispatches'
-    /// storage accesses, so a reduction pass sees the partial sums of the pass before it).
-    pub fn submit(&self, ctx: &GpuContext, label: &str) -> Result<()> {
+    /// storage accesses, so a reduction pass sees the partial sums of the pass before it). With
+    /// a `timer`, the pass's start and end are timestamped on the GPU.
+    pub fn submit(&self, ctx: &GpuContext, label: &str, timer: Option<&GpuTimer>) -> Result<()> {
         ctx.scoped(&format!("the {label} dispatches"), || {
             let mut enc = ctx.device.create_command_encoder(&Default::default());
             {
                 let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
                     label: Some(label),
-                    timestamp_writes: None,
+                    timestamp_writes: timer.map(|t| wgpu::ComputePassTimestampWrites {
+                        query_set: &t.set,
+                        beginning_of_pass_write_index: Some(0),
+                        end_of_pass_write_index: Some(1),
+                    }),
                 });
                 for (pipeline, bind_group, [x, y, z]) in &self.pipelines {
                     pass.set_pipeline(pipeline);
@@ -366,9 +418,51 @@ impl Prepared {
                     pass.dispatch_workgroups(*x, *y, *z);
                 }
             }
+            if let Some(t) = timer {
+                enc.resolve_query_set(&t.set, 0..2, &t.resolve, 0);
+            }
             ctx.queue.submit([enc.finish()]);
             Ok(())
         })
+    }
+}
+
+/// GPU timestamps around a compute pass, where the adapter has `TIMESTAMP_QUERY`: the time the
+/// dispatches took on the device, without the submission and the wait that wall-clock time
+/// includes.
+pub struct GpuTimer {
+    set: wgpu::QuerySet,
+    resolve: wgpu::Buffer,
+}
+
+impl GpuTimer {
+    /// A timer, or `None` if the adapter cannot timestamp passes.
+    pub fn new(ctx: &GpuContext) -> Result<Option<Self>> {
+        if !ctx.has(wgpu::Features::TIMESTAMP_QUERY) {
+            return Ok(None);
+        }
+        ctx.scoped("creating the GPU timer", || {
+            let set = ctx.device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some("compute timestamps"),
+                ty: wgpu::QueryType::Timestamp,
+                count: 2,
+            });
+            let resolve = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("timestamps"),
+                size: 16,
+                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            });
+            Ok(Some(Self { set, resolve }))
+        })
+    }
+
+    /// Milliseconds between the two timestamps of the last timed pass (after it completed).
+    pub fn read_ms(&self, ctx: &GpuContext) -> Result<f64> {
+        let bytes = buffer::read_buffer_bytes(ctx, &self.resolve, 16)?;
+        let t: Vec<u64> = bytemuck::pod_collect_to_vec(&bytes);
+        let ticks = t[1].saturating_sub(t[0]);
+        Ok(ticks as f64 * ctx.queue.get_timestamp_period() as f64 / 1e6)
     }
 }
 
@@ -383,10 +477,12 @@ pub fn run(ctx: &GpuContext, plan: &Plan, a: &Matrix, b: &Matrix) -> Result<RunO
     let prepared = Prepared::new(ctx, plan, &ops)?;
     let build_ms = ms(t1);
 
+    let timer = GpuTimer::new(ctx)?;
     let t2 = Instant::now();
-    prepared.submit(ctx, plan.method)?;
+    prepared.submit(ctx, plan.method, timer.as_ref())?;
     ctx.wait()?;
     let compute_ms = ms(t2);
+    let gpu_ms = timer.map(|t| t.read_ms(ctx)).transpose()?;
 
     let t3 = Instant::now();
     let c = ops.c.read_matrix(ctx)?;
@@ -406,7 +502,12 @@ pub fn run(ctx: &GpuContext, plan: &Plan, a: &Matrix, b: &Matrix) -> Result<RunO
         })
         .collect();
     notes.push(format!("dispatches: {}", grids.join(" then ")));
-    notes.push(format!("pipelines built in {build_ms:.3} ms (not counted in compute)"));
+    if let Some(g) = gpu_ms {
+        notes.push(format!("GPU time of the compute pass (timestamps) {g:.3} ms; compute_ms is wall clock, submit to completion"));
+    }
+    notes.push(format!(
+        "pipelines built in {build_ms:.3} ms (not counted in compute)"
+    ));
     Ok(RunOutput {
         c,
         passes: plan.dispatches(),

@@ -64,7 +64,26 @@ impl GpuContext {
         // Backends and flags from WGPU_BACKEND, WGPU_VALIDATION, ... as wgpu's tools read them.
         let desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
         let backends = desc.backends;
-        let instance = wgpu::Instance::new(desc);
+        Self::with_instance_async(wgpu::Instance::new(desc), backends, None).await
+    }
+
+    /// Open an adapter of `instance` (blocking); see [`GpuContext::with_instance_async`].
+    pub fn with_instance(
+        instance: wgpu::Instance,
+        backends: wgpu::Backends,
+        compatible_surface: Option<&wgpu::Surface<'_>>,
+    ) -> Result<Self> {
+        pollster::block_on(Self::with_instance_async(instance, backends, compatible_surface))
+    }
+
+    /// Open an adapter of a caller-made `instance` among `backends`, chosen as in
+    /// [`GpuContext::new_async`]; with `compatible_surface`, only adapters that can present to it.
+    /// The demo window needs this: its instance must know the display (winit's display handle).
+    pub async fn with_instance_async(
+        instance: wgpu::Instance,
+        backends: wgpu::Backends,
+        compatible_surface: Option<&wgpu::Surface<'_>>,
+    ) -> Result<Self> {
         let adapters = instance.enumerate_adapters(backends).await;
         let wanted_name = std::env::var("WGPU_ADAPTER_NAME").ok().map(|s| s.to_lowercase());
         let seen: Vec<String> = adapters
@@ -80,6 +99,7 @@ impl GpuContext {
                 Some(n) => a.get_info().name.to_lowercase().contains(n),
                 None => true,
             })
+            .filter(|a| compatible_surface.is_none_or(|s| a.is_surface_supported(s)))
             .collect();
         candidates.sort_by_key(|a| {
             let i = a.get_info();

@@ -6,6 +6,7 @@ pub mod buffer;
 pub mod compute;
 pub mod context;
 pub mod texture;
+pub mod timer;
 
 pub use context::{AdapterSummary, GpuContext};
 pub use texture::{MatrixTexture, ScalarFormat};

@@ -37,7 +37,12 @@ pub fn plan_tile(tile: u32, m: usize, k: usize, n: usize) -> Plan {
     };
     let t = tile as usize;
     let q = k.div_ceil(t);
-    Plan::single("cannon-tiled", kernel, [groups_for(n, t), groups_for(m, t), 1]).note(format!(
+    Plan::single(
+        "cannon-tiled",
+        kernel,
+        [groups_for(n, t), groups_for(m, t), 1],
+    )
+    .note(format!(
         "{}x{} mesh of {tile}x{tile} blocks, each walking {q} k-block(s) from (I + J) mod {q}",
         m.div_ceil(t),
         n.div_ceil(t)

@@ -13,7 +13,9 @@
 //! They share the harness in [`crate::gpu::compute`]: storage buffers, poisoned outputs, limit
 //! checks, one compute pass.
 
-use super::{Method, RunOutput, cannon, cannon_tiled, cs_naive, cs_tiled, dns, dns_blocks, dns_tiled, kk73};
+use super::{
+    Method, RunOutput, cannon, cannon_tiled, cs_naive, cs_tiled, dns, dns_blocks, dns_tiled, kk73,
+};
 use crate::error::Result;
 use crate::gpu::GpuContext;
 use crate::gpu::compute::{self, Plan};
@@ -47,7 +49,13 @@ pub fn is_compute(method: Method) -> bool {
 /// The plan `method` runs for an m×k·k×n product under `limits`: `None` if `method` is not a
 /// compute method, `Some(Err(..))` if it cannot run this product (a single-workgroup method
 /// given too large a product).
-pub fn plan(method: Method, limits: &wgpu::Limits, m: usize, k: usize, n: usize) -> Option<Result<Plan>> {
+pub fn plan(
+    method: Method,
+    limits: &wgpu::Limits,
+    m: usize,
+    k: usize,
+    n: usize,
+) -> Option<Result<Plan>> {
     Some(Ok(match method {
         Method::CsNaive => cs_naive::plan(m, k, n),
         Method::CsTiled16 => cs_tiled::plan(16, m, k, n),
@@ -72,7 +80,9 @@ pub fn plan(method: Method, limits: &wgpu::Limits, m: usize, k: usize, n: usize)
 /// Multiply `a · b` with the compute method `method`.
 pub fn multiply(ctx: &GpuContext, method: Method, a: &Matrix, b: &Matrix) -> Result<RunOutput> {
     let plan = plan(method, &ctx.limits, a.rows, a.cols, b.cols).unwrap_or_else(|| {
-        Err(crate::error::Error::Invalid(format!("{method} is not a compute-shader method")))
+        Err(crate::error::Error::Invalid(format!(
+            "{method} is not a compute-shader method"
+        )))
     })?;
     compute::run(ctx, &plan, a, b)
 }

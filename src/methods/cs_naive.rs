@@ -27,8 +27,12 @@ pub fn plan(m: usize, _k: usize, n: usize) -> Plan {
         workgroup_size: [WG, WG, 1],
         workgroup_bytes: 0,
     };
-    Plan::single("cs-naive", kernel, [groups_for(n, WG as usize), groups_for(m, WG as usize), 1])
-        .note("one invocation per element of C, operands straight from global memory")
+    Plan::single(
+        "cs-naive",
+        kernel,
+        [groups_for(n, WG as usize), groups_for(m, WG as usize), 1],
+    )
+    .note("one invocation per element of C, operands straight from global memory")
 }
 
 /// Multiply `a · b` with the naive kernel.

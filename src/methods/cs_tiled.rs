@@ -30,7 +30,11 @@ pub fn plan(tile: u32, m: usize, k: usize, n: usize) -> Plan {
         workgroup_size: [tile, tile, 1],
         workgroup_bytes: 2 * 4 * (tile as u64).pow(2),
     };
-    let method = if tile == 16 { "cs-tiled-16" } else { "cs-tiled-32" };
+    let method = if tile == 16 {
+        "cs-tiled-16"
+    } else {
+        "cs-tiled-32"
+    };
     let t = tile as usize;
     Plan::single(method, kernel, [groups_for(n, t), groups_for(m, t), 1]).note(format!(
         "{tile}x{tile} tiles of A and B in workgroup memory, zero-padded to {}x{}x{}",

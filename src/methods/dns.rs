@@ -69,7 +69,11 @@ impl Layout {
 
     /// Workgroups over an m×k×n cube: x over columns, y over k-blocks, z over rows.
     pub fn grid(&self, m: usize, k: usize, n: usize) -> [u32; 3] {
-        [groups_for(n, self.bj), groups_for(k, self.bk), groups_for(m, self.bi)]
+        [
+            groups_for(n, self.bj),
+            groups_for(k, self.bk),
+            groups_for(m, self.bi),
+        ]
     }
 }
 
@@ -129,19 +133,35 @@ pub fn plan_layout(method: &'static str, layout: Layout, m: usize, k: usize, n: 
         extra: planes,
         notes: vec![
             note,
-            format!("k split into {planes} blocks: {planes} planes of partial sums, then a reduction pass (no float atomics in WGSL)"),
+            format!(
+                "k split into {planes} blocks: {planes} planes of partial sums, then a reduction pass (no float atomics in WGSL)"
+            ),
         ],
     }
 }
 
 /// The largest square n the single workgroup accepts under `limits`.
 pub fn max_square(limits: &wgpu::Limits) -> usize {
-    (1..=64).take_while(|&n| Layout { bi: n, bk: n, bj: n }.fits(limits)).last().unwrap_or(0)
+    (1..=64)
+        .take_while(|&n| {
+            Layout {
+                bi: n,
+                bk: n,
+                bj: n,
+            }
+            .fits(limits)
+        })
+        .last()
+        .unwrap_or(0)
 }
 
 /// The single-workgroup plan, or an error naming the limit and the sizes accepted.
 pub fn plan(limits: &wgpu::Limits, m: usize, k: usize, n: usize) -> Result<Plan> {
-    let layout = Layout { bi: m, bk: k, bj: n };
+    let layout = Layout {
+        bi: m,
+        bk: k,
+        bj: n,
+    };
     let who = format!(
         "dns runs the whole {m}x{k}x{n} cube in one workgroup (O'Neil §3.1) and accepts m·k·n ≤ {} \
          invocations, 4·(m·k + k·n + m·k·n) ≤ {} bytes of workgroup memory and m ≤ {}, i.e. \
@@ -151,23 +171,27 @@ pub fn plan(limits: &wgpu::Limits, m: usize, k: usize, n: usize) -> Result<Plan>
         limits.max_compute_workgroup_size_z,
         max_square(limits)
     );
-    compute::check_workgroup(limits, &who, layout.workgroup_size(), layout.workgroup_bytes()).map_err(
-        |e| match e {
-            // Say "m·k·n" rather than "invocations 37x100x65" for the common case.
-            Error::Limit {
-                limit: "max_compute_invocations_per_workgroup",
-                value,
-                max,
-                ..
-            } => Error::Limit {
-                what: format!("{who}; m·k·n"),
-                value,
-                limit: "max_compute_invocations_per_workgroup",
-                max,
-            },
-            e => e,
+    compute::check_workgroup(
+        limits,
+        &who,
+        layout.workgroup_size(),
+        layout.workgroup_bytes(),
+    )
+    .map_err(|e| match e {
+        // Say "m·k·n" rather than "invocations 37x100x65" for the common case.
+        Error::Limit {
+            limit: "max_compute_invocations_per_workgroup",
+            value,
+            max,
+            ..
+        } => Error::Limit {
+            what: format!("{who}; m·k·n"),
+            value,
+            limit: "max_compute_invocations_per_workgroup",
+            max,
         },
-    )?;
+        e => e,
+    })?;
     Ok(plan_layout("dns", layout, m, k, n))
 }
 
@@ -178,6 +202,17 @@ pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix) -> Result<RunOutput> {
 
 /// Multiply `a · b` with DNS blocks of an explicit `layout` (the bench uses this to reproduce
 /// O'Neil's block shapes exactly).
-pub fn multiply_layout(ctx: &GpuContext, method: &'static str, layout: Layout, a: &Matrix, b: &Matrix) -> Result<RunOutput> {
-    compute::run(ctx, &plan_layout(method, layout, a.rows, a.cols, b.cols), a, b)
+pub fn multiply_layout(
+    ctx: &GpuContext,
+    method: &'static str,
+    layout: Layout,
+    a: &Matrix,
+    b: &Matrix,
+) -> Result<RunOutput> {
+    compute::run(
+        ctx,
+        &plan_layout(method, layout, a.rows, a.cols, b.cols),
+        a,
+        b,
+    )
 }

@@ -13,6 +13,7 @@ pub mod hall_blocked;
 pub mod hall_packed;
 pub mod kk73;
 pub mod larsen_mcallister;
+pub mod resident;
 
 pub use hall_blocked::Accumulate;
 
@@ -323,6 +324,15 @@ pub struct Report {
     pub model_instructions: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model_ginst_per_s: Option<f64>,
+    /// The compute era's model of this run ([`crate::model_compute`]): bytes of global-memory
+    /// traffic, the computation-to-memory ratio (5kk73) / arithmetic intensity (HIP blog), and the
+    /// global bandwidth the run achieved if the model holds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_global_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_flop_per_byte: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_global_gbps: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_abs_err: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -368,6 +378,10 @@ impl Report {
         let model = crate::model::for_run(method, m, k, n, passes);
         let model_bytes = model.as_ref().map(|md| md.total_bytes * (channels * precision.bytes_per_channel()) as u64 / 4);
         let per_s = |x: u64| x as f64 / (t.compute_ms.max(1e-9) * 1e6);
+        let compute_model = match ctx {
+            Some(c) => crate::model_compute::model_with_limits(method, m, k, n, &c.limits),
+            None => crate::model_compute::model(method, m, k, n),
+        };
         Report {
             method: method.name().into(),
             precision: precision.name().into(),
@@ -389,6 +403,9 @@ impl Report {
             model_gbps: model_bytes.map(per_s),
             model_instructions: model.as_ref().map(|md| md.total_instructions),
             model_ginst_per_s: model.as_ref().map(|md| per_s(md.total_instructions)),
+            model_global_bytes: compute_model.as_ref().map(|md| md.global_bytes),
+            model_flop_per_byte: compute_model.as_ref().map(|md| md.flop_per_byte),
+            model_global_gbps: compute_model.as_ref().map(|md| per_s(md.global_bytes)),
             max_abs_err: worst.map(|v| v.stats.max_abs_err),
             rel_err: worst.map(|v| v.stats.rel_err),
             tolerance: worst.map(|v| v.tolerance.clone()),

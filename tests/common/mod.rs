@@ -9,7 +9,8 @@ pub fn ctx() -> &'static GpuContext {
     static CTX: OnceLock<GpuContext> = OnceLock::new();
     CTX.get_or_init(|| {
         // SAFETY-free: tests run single-process; XDG_RUNTIME_DIR silences a harmless lavapipe line.
-        GpuContext::new().unwrap_or_else(|e| panic!("tests need a GPU adapter (lavapipe is fine): {e}"))
+        GpuContext::new()
+            .unwrap_or_else(|e| panic!("tests need a GPU adapter (lavapipe is fine): {e}"))
     })
 }
 

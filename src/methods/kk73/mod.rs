@@ -20,14 +20,20 @@ pub mod bank_free;
 pub mod coalesced;
 pub mod outer_product;
 pub mod prefetch;
-pub mod unrolled;
 pub mod uncoalesced;
+pub mod unrolled;
 
 use crate::gpu::compute::{Kernel, Plan, groups_for};
 
 /// Steps 1–3: one invocation per element of C, 16×16 workgroups, a 16×16 tile of A and one of B
 /// in workgroup memory per k-step.
-fn inner_product_plan(method: &'static str, file: &'static str, source: &'static str, m: usize, n: usize) -> Plan {
+fn inner_product_plan(
+    method: &'static str,
+    file: &'static str,
+    source: &'static str,
+    m: usize,
+    n: usize,
+) -> Plan {
     let kernel = Kernel {
         file,
         source,

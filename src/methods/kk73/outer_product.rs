@@ -26,7 +26,14 @@ const SHADER: &str = include_str!("../../../shaders/kk73_4_outer_product.wgsl");
 
 /// The one dispatch.
 pub fn plan(m: usize, _k: usize, n: usize) -> Plan {
-    super::outer_product_plan("5kk73-4-outer-product", "kk73_4_outer_product.wgsl", SHADER, 1, m, n)
+    super::outer_product_plan(
+        "5kk73-4-outer-product",
+        "kk73_4_outer_product.wgsl",
+        SHADER,
+        1,
+        m,
+        n,
+    )
 }
 
 /// Multiply `a · b` with step 4.

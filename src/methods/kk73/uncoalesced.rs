@@ -20,8 +20,14 @@ const SHADER: &str = include_str!("../../../shaders/kk73_1_uncoalesced.wgsl");
 
 /// The one dispatch.
 pub fn plan(m: usize, _k: usize, n: usize) -> Plan {
-    super::inner_product_plan("5kk73-1-uncoalesced", "kk73_1_uncoalesced.wgsl", SHADER, m, n)
-        .note("16x16 tiles; B tile read down columns of B (uncoalesced)")
+    super::inner_product_plan(
+        "5kk73-1-uncoalesced",
+        "kk73_1_uncoalesced.wgsl",
+        SHADER,
+        m,
+        n,
+    )
+    .note("16x16 tiles; B tile read down columns of B (uncoalesced)")
 }
 
 /// Multiply `a · b` with step 1.

@@ -1,0 +1,420 @@
+//! The hardware's own ceilings, measured on the current adapter (`rendermm bench --ceilings`):
+//! fragment-shader FMA rate, compute-shader FMA rate, additive-blend rate into `R32Float` (the
+//! bound of Larsen–McAllister), texture fetch rate, and buffer copy bandwidth (device to device,
+//! host to device, device to host). Each is the best of a few timed runs after a warm-up.
+//! Shader: `shaders/ceilings.wgsl`.
+
+use crate::error::{Error, Result};
+use crate::gpu::GpuContext;
+use crate::gpu::timer::{Clock, Span};
+use serde::Serialize;
+
+const SHADER: &str = include_str!("../shaders/ceilings.wgsl");
+
+/// One measured ceiling.
+#[derive(Clone, Debug, Serialize)]
+pub struct Ceiling {
+    /// Short name: `fragment-fma`, `compute-fma`, `blend-r32f`, `texture-fetch`, `copy-d2d`,
+    /// `copy-h2d`, `copy-d2h`.
+    pub name: String,
+    /// The rate, in `unit`.
+    pub value: f64,
+    pub unit: String,
+    /// How it was measured (work size, repeats).
+    pub detail: String,
+    pub clock: Clock,
+}
+
+/// All ceilings of one adapter.
+#[derive(Clone, Debug, Serialize)]
+pub struct Ceilings {
+    pub adapter: String,
+    pub backend: String,
+    pub ceilings: Vec<Ceiling>,
+}
+
+impl Ceilings {
+    /// The value of the ceiling named `name`.
+    pub fn get(&self, name: &str) -> Option<f64> {
+        self.ceilings.iter().find(|c| c.name == name).map(|c| c.value)
+    }
+}
+
+/// Work sizes: small on a software rasterizer, large on a real GPU.
+struct Sizes {
+    side: u32,
+    fma_iterations: u32,
+    blend_layers: u32,
+    fetch_iterations: u32,
+    copy_bytes: u64,
+    repeats: usize,
+}
+
+fn sizes(ctx: &GpuContext, quick: bool) -> Sizes {
+    let software = ctx.info.device_type == wgpu::DeviceType::Cpu;
+    let mut s = if software || quick {
+        Sizes {
+            side: 512,
+            fma_iterations: 64,
+            blend_layers: 16,
+            fetch_iterations: 32,
+            copy_bytes: 16 << 20,
+            repeats: 3,
+        }
+    } else {
+        Sizes {
+            side: 4096,
+            fma_iterations: 2048,
+            blend_layers: 64,
+            fetch_iterations: 256,
+            copy_bytes: 512 << 20,
+            repeats: 5,
+        }
+    };
+    s.side = s.side.min(ctx.limits.max_texture_dimension_2d);
+    s.copy_bytes = s.copy_bytes.min(ctx.limits.max_buffer_size / 2) & !255;
+    s
+}
+
+/// Measure every ceiling. `quick` uses the small sizes on any adapter.
+pub fn measure(ctx: &GpuContext, quick: bool) -> Result<Ceilings> {
+    let s = sizes(ctx, quick);
+    let module = ctx.shader("ceilings.wgsl", SHADER)?;
+    let mut out = vec![];
+
+    // Fragment FMA: side² fragments × iterations × 64 flops.
+    let fragments = s.side as f64 * s.side as f64;
+    let flops = fragments * s.fma_iterations as f64 * 64.0;
+    let params = params_buffer(ctx, s.fma_iterations);
+    let (ms, clock) = best(ctx, s.repeats, || {
+        draw_fullscreen(ctx, &module, "fs_fma", &params, None, s.side, 1, false)
+    })?;
+    out.push(ceiling("fragment-fma", flops / ms / 1e6, "GFLOP/s", format!("{0}x{0} fragments x {1} iterations x 64 flops", s.side, s.fma_iterations), clock));
+
+    // Compute FMA: the same work in 256-wide workgroups.
+    let groups = ((fragments as u64) / 256).clamp(1, ctx.limits.max_compute_workgroups_per_dimension as u64) as u32;
+    let invocations = groups as f64 * 256.0;
+    let (ms, clock) = best(ctx, s.repeats, || dispatch_fma(ctx, &module, &params, groups))?;
+    out.push(ceiling(
+        "compute-fma",
+        invocations * s.fma_iterations as f64 * 64.0 / ms / 1e6,
+        "GFLOP/s",
+        format!("{groups} workgroups x 256 invocations x {} iterations x 64 flops", s.fma_iterations),
+        clock,
+    ));
+
+    // Additive blend into R32Float: side² fragments per layer, `blend_layers` layers.
+    if ctx.has(wgpu::Features::FLOAT32_BLENDABLE) {
+        let params = params_buffer(ctx, 1);
+        let (ms, clock) = best(ctx, s.repeats, || {
+            draw_fullscreen(ctx, &module, "fs_blend", &params, None, s.side, s.blend_layers, true)
+        })?;
+        out.push(ceiling(
+            "blend-r32f",
+            fragments * s.blend_layers as f64 / ms / 1e6,
+            "Mfragments/s",
+            format!("{0}x{0} fragments x {1} blended layers", s.side, s.blend_layers),
+            clock,
+        ));
+    }
+
+    // Texture fetch: `fetch_iterations` R32Float loads per fragment.
+    let tex_side = (s.side / 2).max(64);
+    let tex = ctx.scoped("creating the fetch texture", || {
+        Ok(ctx.device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("fetch source"),
+            size: wgpu::Extent3d {
+                width: tex_side,
+                height: tex_side,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: wgpu::TextureFormat::R32Float,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+            view_formats: &[],
+        }))
+    })?;
+    let view = tex.create_view(&Default::default());
+    let params = params_buffer(ctx, s.fetch_iterations);
+    let (ms, clock) = best(ctx, s.repeats, || {
+        draw_fullscreen(ctx, &module, "fs_fetch", &params, Some(&view), s.side, 1, false)
+    })?;
+    out.push(ceiling(
+        "texture-fetch",
+        fragments * s.fetch_iterations as f64 * 4.0 / ms / 1e6,
+        "GB/s",
+        format!("{0}x{0} fragments x {1} R32Float loads (4 bytes)", s.side, s.fetch_iterations),
+        clock,
+    ));
+
+    // Copies.
+    for (name, what) in [("copy-d2d", Copy::DeviceToDevice), ("copy-h2d", Copy::HostToDevice), ("copy-d2h", Copy::DeviceToHost)] {
+        let (ms, clock) = copy_bandwidth(ctx, what, s.copy_bytes, s.repeats)?;
+        out.push(ceiling(name, s.copy_bytes as f64 / ms / 1e6, "GB/s", format!("{} MiB", s.copy_bytes >> 20), clock));
+    }
+    Ok(Ceilings {
+        adapter: ctx.info.name.clone(),
+        backend: format!("{:?}", ctx.info.backend),
+        ceilings: out,
+    })
+}
+
+fn ceiling(name: &str, value: f64, unit: &str, detail: String, clock: Clock) -> Ceiling {
+    Ceiling {
+        name: name.into(),
+        value,
+        unit: unit.into(),
+        detail,
+        clock,
+    }
+}
+
+/// Run `f` once to warm up, then `repeats` times; the fastest run in milliseconds.
+fn best(ctx: &GpuContext, repeats: usize, mut f: impl FnMut() -> Result<()>) -> Result<(f64, Clock)> {
+    f()?;
+    ctx.wait()?;
+    let mut best = (f64::INFINITY, Clock::WallClock);
+    for _ in 0..repeats.max(1) {
+        let span = Span::begin(ctx)?;
+        f()?;
+        let (ms, clock) = span.end(ctx)?;
+        if ms < best.0 {
+            best = (ms, clock);
+        }
+    }
+    if !(best.0 > 0.0) {
+        return Err(Error::Invalid("a ceiling measured zero time; the timer is not usable".into()));
+    }
+    Ok(best)
+}
+
+fn params_buffer(ctx: &GpuContext, iterations: u32) -> wgpu::Buffer {
+    let bytes = [
+        bytemuck::bytes_of(&iterations),
+        bytemuck::bytes_of(&1.0e-7f32),
+        bytemuck::bytes_of(&0u32),
+        bytemuck::bytes_of(&0u32),
+    ]
+    .concat();
+    wgpu::util::DeviceExt::create_buffer_init(
+        &ctx.device,
+        &wgpu::util::BufferInitDescriptor {
+            label: Some("ceiling params"),
+            contents: &bytes,
+            usage: wgpu::BufferUsages::UNIFORM,
+        },
+    )
+}
+
+/// Draw `layers` full-screen triangles with fragment entry `fs` into a side×side R32Float target.
+#[allow(clippy::too_many_arguments)]
+fn draw_fullscreen(
+    ctx: &GpuContext,
+    module: &wgpu::ShaderModule,
+    fs: &str,
+    params: &wgpu::Buffer,
+    texture: Option<&wgpu::TextureView>,
+    side: u32,
+    layers: u32,
+    blend: bool,
+) -> Result<()> {
+    ctx.scoped(&format!("ceiling {fs}"), || {
+        let target = ctx.device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("ceiling target"),
+            size: wgpu::Extent3d {
+                width: side,
+                height: side,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: wgpu::TextureFormat::R32Float,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+            view_formats: &[],
+        });
+        let view = target.create_view(&Default::default());
+        let additive = wgpu::BlendComponent {
+            src_factor: wgpu::BlendFactor::One,
+            dst_factor: wgpu::BlendFactor::One,
+            operation: wgpu::BlendOperation::Add,
+        };
+        let pipeline = ctx.device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some(fs),
+            layout: None,
+            vertex: wgpu::VertexState {
+                module,
+                entry_point: Some("vs_fullscreen"),
+                compilation_options: Default::default(),
+                buffers: &[],
+            },
+            primitive: Default::default(),
+            depth_stencil: None,
+            multisample: Default::default(),
+            fragment: Some(wgpu::FragmentState {
+                module,
+                entry_point: Some(fs),
+                compilation_options: Default::default(),
+                targets: &[Some(wgpu::ColorTargetState {
+                    format: wgpu::TextureFormat::R32Float,
+                    blend: blend.then_some(wgpu::BlendState {
+                        color: additive,
+                        alpha: additive,
+                    }),
+                    write_mask: wgpu::ColorWrites::RED,
+                })],
+            }),
+            multiview_mask: None,
+            cache: None,
+        });
+        let mut entries = vec![wgpu::BindGroupEntry {
+            binding: 0,
+            resource: params.as_entire_binding(),
+        }];
+        if let Some(t) = texture {
+            entries.push(wgpu::BindGroupEntry {
+                binding: 2,
+                resource: wgpu::BindingResource::TextureView(t),
+            });
+        }
+        let bg = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("ceiling"),
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &entries,
+        });
+        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some(fs),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: &view,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT),
+                        store: wgpu::StoreOp::Store,
+                    },
+                })],
+                depth_stencil_attachment: None,
+                timestamp_writes: None,
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            pass.set_pipeline(&pipeline);
+            pass.set_bind_group(0, &bg, &[]);
+            pass.draw(0..3, 0..layers);
+        }
+        ctx.queue.submit([enc.finish()]);
+        Ok(())
+    })
+}
+
+fn dispatch_fma(ctx: &GpuContext, module: &wgpu::ShaderModule, params: &wgpu::Buffer, groups: u32) -> Result<()> {
+    ctx.scoped("ceiling cs_fma", || {
+        let sink = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("fma sink"),
+            size: groups as u64 * 256 * 4,
+            usage: wgpu::BufferUsages::STORAGE,
+            mapped_at_creation: false,
+        });
+        let pipeline = ctx.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("cs_fma"),
+            layout: None,
+            module,
+            entry_point: Some("cs_fma"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        let bg = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("cs_fma"),
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: params.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: sink.as_entire_binding(),
+                },
+            ],
+        });
+        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            pass.set_pipeline(&pipeline);
+            pass.set_bind_group(0, &bg, &[]);
+            pass.dispatch_workgroups(groups, 1, 1);
+        }
+        ctx.queue.submit([enc.finish()]);
+        Ok(())
+    })
+}
+
+#[derive(Clone, Copy)]
+enum Copy {
+    DeviceToDevice,
+    HostToDevice,
+    DeviceToHost,
+}
+
+fn copy_bandwidth(ctx: &GpuContext, what: Copy, bytes: u64, repeats: usize) -> Result<(f64, Clock)> {
+    let (src, dst) = ctx.scoped("allocating copy buffers", || {
+        let make = |label, usage| {
+            ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: bytes,
+                usage,
+                mapped_at_creation: false,
+            })
+        };
+        Ok(match what {
+            Copy::DeviceToDevice => (
+                make("copy src", wgpu::BufferUsages::COPY_SRC),
+                make("copy dst", wgpu::BufferUsages::COPY_DST),
+            ),
+            Copy::HostToDevice => (make("unused", wgpu::BufferUsages::COPY_SRC), make("h2d dst", wgpu::BufferUsages::COPY_DST)),
+            Copy::DeviceToHost => (
+                make("d2h src", wgpu::BufferUsages::COPY_SRC),
+                make("d2h dst", wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ),
+            ),
+        })
+    })?;
+    let host = vec![1u8; bytes as usize];
+    match what {
+        Copy::DeviceToDevice => best(ctx, repeats, || {
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            enc.copy_buffer_to_buffer(&src, 0, &dst, 0, bytes);
+            ctx.queue.submit([enc.finish()]);
+            Ok(())
+        }),
+        // Host transfers include the CPU side, so they are timed by the wall clock.
+        Copy::HostToDevice => best_wall(ctx, repeats, || {
+            ctx.queue.write_buffer(&dst, 0, &host);
+            ctx.queue.submit([]);
+            ctx.wait()
+        }),
+        Copy::DeviceToHost => best_wall(ctx, repeats, || {
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            enc.copy_buffer_to_buffer(&src, 0, &dst, 0, bytes);
+            ctx.queue.submit([enc.finish()]);
+            let sum = crate::gpu::texture::map_read(ctx, &dst, |b| b.len())?;
+            debug_assert_eq!(sum as u64, bytes);
+            Ok(())
+        }),
+    }
+}
+
+fn best_wall(ctx: &GpuContext, repeats: usize, mut f: impl FnMut() -> Result<()>) -> Result<(f64, Clock)> {
+    f()?;
+    let mut best = f64::INFINITY;
+    for _ in 0..repeats.max(1) {
+        ctx.wait()?;
+        let t = std::time::Instant::now();
+        f()?;
+        best = best.min(t.elapsed().as_secs_f64() * 1e3);
+    }
+    Ok((best, Clock::WallClock))
+}

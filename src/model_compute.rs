@@ -1,0 +1,232 @@
+//! The model of the compute era: global-memory words each compute method moves, and the
+//! computation-to-memory ratio that follows — 5kk73's "computation-to-memory ratio" and the HIP
+//! blog's "arithmetic intensity", the same number: useful flops (2·m·k·n) per byte of global
+//! memory traffic.
+//!
+//! The counts are of words the kernels actually load and store (loads past the matrix edge are
+//! skipped by the kernels, so zero padding costs nothing here), per method family:
+//!
+//! | method                                  | words read                          | words written |
+//! |-----------------------------------------|-------------------------------------|---------------|
+//! | `cs-naive`                              | 2·m·n·k                             | m·n           |
+//! | tiles of T (`cs-tiled-T`, 5kk73 1–3 with T = 16, `cannon-tiled` with T = 8) | m·k·⌈n/T⌉ + k·n·⌈m/T⌉ | m·n |
+//! | 5kk73 4–6 (16×64 C tile)                | m·k·⌈n/64⌉ + k·n·⌈m/16⌉             | m·n           |
+//! | `cannon`, `dns` (one workgroup)         | m·k + k·n                           | m·n           |
+//! | DNS blocks of bi×bk×bj, q k-blocks      | m·k·⌈n/bj⌉ + k·n·⌈m/bi⌉ (+ q·m·n)   | m·n (+ q·m·n) |
+//!
+//! (the bracketed terms are the partial sums written and read back by the reduction pass when
+//! q > 1). For m = k = n these give 5kk73's figures: 2n³ words, about 1/4 flop/byte, naive;
+//! 2n³/T words, T/4 flop/byte, tiled; the HIP blog's 2N flops over 8N bytes per invocation,
+//! naive, and its O(N³/BLOCK_DIM) traffic tiled.
+//!
+//! The workgroup geometry comes from the very [`Plan`](crate::gpu::compute::Plan) the method
+//! runs, so the model and the run cannot disagree about it.
+
+use crate::methods::{Method, compute_era, dns_blocks, dns_tiled};
+use serde::Serialize;
+
+/// The model of one compute method on one problem size.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ComputeModel {
+    pub method: String,
+    pub m: usize,
+    pub k: usize,
+    pub n: usize,
+    /// Useful floating-point operations, 2·m·k·n.
+    pub flops: u64,
+    /// f32 words read from global memory.
+    pub words_read: u64,
+    /// f32 words written to global memory.
+    pub words_written: u64,
+    /// 4 · (read + written).
+    pub global_bytes: u64,
+    /// flops / global_bytes: 5kk73's computation-to-memory ratio, the HIP blog's arithmetic
+    /// intensity.
+    pub flop_per_byte: f64,
+    /// What the seed says for n×n, for the table.
+    pub paper_ratio: &'static str,
+    /// Dispatches, workgroups and their shape, from the method's plan (absent where the method
+    /// cannot run the size, e.g. a single-workgroup method given a large product).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dispatches: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workgroups: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub invocations_per_workgroup: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workgroup_bytes: Option<u64>,
+    /// Why there is no geometry, if there is none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cannot_run: Option<String>,
+}
+
+/// Limits as lavapipe and most desktop GPUs report them (1024 invocations and 32 KiB of
+/// workgroup memory per workgroup), for models asked for without an adapter.
+pub fn typical_limits() -> wgpu::Limits {
+    wgpu::Limits {
+        max_compute_invocations_per_workgroup: 1024,
+        max_compute_workgroup_size_x: 1024,
+        max_compute_workgroup_size_y: 1024,
+        max_compute_workgroup_size_z: 64,
+        max_compute_workgroup_storage_size: 32768,
+        ..wgpu::Limits::default()
+    }
+}
+
+/// The model of `method` on m×k·k×n under [`typical_limits`]; `None` if `method` is not a
+/// compute method.
+pub fn model(method: Method, m: usize, k: usize, n: usize) -> Option<ComputeModel> {
+    model_with_limits(method, m, k, n, &typical_limits())
+}
+
+/// The model of `method` on m×k·k×n with the workgroup shapes an adapter with `limits` gets.
+pub fn model_with_limits(
+    method: Method,
+    m: usize,
+    k: usize,
+    n: usize,
+    limits: &wgpu::Limits,
+) -> Option<ComputeModel> {
+    let plan = compute_era::plan(method, limits, m, k, n)?;
+    let (mu, ku, nu) = (m as u64, k as u64, n as u64);
+    let c = mu * nu;
+    let tiled = |ti: u64, tj: u64| mu * ku * nu.div_ceil(tj) + ku * nu * mu.div_ceil(ti);
+    let dns = |bi: usize, bk: usize, bj: usize| {
+        let q = ku.div_ceil(bk as u64);
+        let partial = if q > 1 { q * c } else { 0 };
+        (tiled(bi as u64, bj as u64) + partial, c + partial)
+    };
+    let (read, written, paper) = match method {
+        Method::CsNaive => (
+            2 * mu * nu * ku,
+            c,
+            "≈ 1/4 (5kk73: 2n³ words for 2n³ flops; HIP blog: 2N flops / 8N bytes)",
+        ),
+        Method::CsTiled16 => (
+            tiled(16, 16),
+            c,
+            "B/4 = 4 (5kk73, B = 16; HIP blog: N³/BLOCK_DIM traffic)",
+        ),
+        Method::CsTiled32 => (
+            tiled(32, 32),
+            c,
+            "B/4 = 8 (5kk73, B = 32; HIP blog: N³/BLOCK_DIM traffic)",
+        ),
+        Method::Kk73Uncoalesced | Method::Kk73Coalesced | Method::Kk73BankFree => {
+            (tiled(16, 16), c, "B/4 = 4 (5kk73, B = 16)")
+        }
+        Method::Kk73OuterProduct | Method::Kk73Unrolled | Method::Kk73Prefetch => (
+            mu * ku * nu.div_ceil(64) + ku * nu * mu.div_ceil(16),
+            c,
+            "6.4 with a 16×64 C tile (5kk73: \"the same as the inner product\")",
+        ),
+        Method::Cannon => (mu * ku + ku * nu, c, "A and B read once (O'Neil §3.1)"),
+        Method::CannonTiled => (tiled(8, 8), c, "T/4 = 2 (blocks of T = 8)"),
+        Method::Dns => {
+            let (r, w) = dns(m, k, n);
+            (r, w, "A and B read once (O'Neil §3.1)")
+        }
+        Method::DnsTiled => {
+            let l = dns_tiled::layout(m, k, n);
+            let (r, w) = dns(l.bi, l.bk, l.bj);
+            (
+                r,
+                w,
+                "T/4 = 2 less the partial sums (tiles of T = 8, O'Neil §5)",
+            )
+        }
+        Method::DnsNBlocks | Method::Dns2nBlocks | Method::Dns4nBlocks => {
+            let split = match method {
+                Method::DnsNBlocks => 1,
+                Method::Dns2nBlocks => 2,
+                _ => 4,
+            };
+            let l = dns_blocks::layout(limits, split, m, k);
+            let (r, w) = dns(l.bi, l.bk, l.bj);
+            (
+                r,
+                w,
+                "B read once per plane block; A once per column of C (O'Neil §3.2)",
+            )
+        }
+        _ => return None,
+    };
+    let flops = 2 * mu * ku * nu;
+    let bytes = 4 * (read + written);
+    let mut md = ComputeModel {
+        method: method.name().to_string(),
+        m,
+        k,
+        n,
+        flops,
+        words_read: read,
+        words_written: written,
+        global_bytes: bytes,
+        flop_per_byte: flops as f64 / bytes as f64,
+        paper_ratio: paper,
+        dispatches: None,
+        workgroups: None,
+        invocations_per_workgroup: None,
+        workgroup_bytes: None,
+        cannot_run: None,
+    };
+    match plan {
+        Ok(p) => {
+            md.dispatches = Some(p.dispatches());
+            md.workgroups = Some(p.stages.iter().map(|s| s.workgroups()).sum());
+            md.invocations_per_workgroup = p.stages.first().map(|s| s.kernel.invocations());
+            md.workgroup_bytes = p.stages.first().map(|s| s.kernel.workgroup_bytes);
+        }
+        Err(e) => md.cannot_run = Some(e.to_string()),
+    }
+    Some(md)
+}
+
+/// The compute-era table `rendermm model` prints: one row per model.
+pub fn table(rows: &[ComputeModel]) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    if let Some(r) = rows.first() {
+        let _ = writeln!(
+            s,
+            "compute era: global-memory traffic for A {}x{} · B {}x{} (f32 words; flop/byte = 2·m·k·n / bytes)",
+            r.m, r.k, r.k, r.n
+        );
+    }
+    let _ = writeln!(
+        s,
+        "{:<22} {:>14} {:>12} {:>16} {:>10} {:>10} {:>6}  {}",
+        "method",
+        "words read",
+        "written",
+        "bytes",
+        "flop/byte",
+        "workgroups",
+        "inv",
+        "seed says (n×n)"
+    );
+    for r in rows {
+        let opt = |v: Option<u64>| v.map_or("-".to_string(), |x| x.to_string());
+        let _ = writeln!(
+            s,
+            "{:<22} {:>14} {:>12} {:>16} {:>10.3} {:>10} {:>6}  {}",
+            r.method,
+            r.words_read,
+            r.words_written,
+            r.global_bytes,
+            r.flop_per_byte,
+            opt(r.workgroups),
+            opt(r.invocations_per_workgroup),
+            r.paper_ratio
+        );
+    }
+    for r in rows.iter().filter(|r| r.cannot_run.is_some()) {
+        let _ = writeln!(
+            s,
+            "{}: cannot run this size: {}",
+            r.method,
+            r.cannot_run.as_deref().unwrap_or("")
+        );
+    }
+    s
+}

@@ -1,0 +1,435 @@
+//! The compute-era methods (HIP blog, 5kk73 ladder, O'Neil's Cannon and DNS) against the f64 CPU
+//! reference on awkward shapes; poisoned outputs; limit errors; the O'Neil block shapes; the
+//! compute model; the O'Neil bench suite.
+
+mod common;
+use common::{SHAPES, ctx};
+use rendermm::bench::{self, BenchOptions, Suite};
+use rendermm::check::{assert_close, compare};
+use rendermm::cpu::reference_f64;
+use rendermm::gpu::GpuContext;
+use rendermm::gpu::buffer::{MatrixBuffer, check_storage_size};
+use rendermm::gpu::compute;
+use rendermm::methods::{
+    self, Method, Options, cannon, compute_era, cs_naive, cs_tiled, dns, dns_blocks, dns_tiled,
+};
+use rendermm::model_compute;
+use rendermm::{Error, Matrix};
+
+/// Shapes beyond the engine's: primes, sizes just past the tiles (16, 32, 64), and sizes that make
+/// the DNS plane variants split k and the single-workgroup methods sit at their limits.
+const MORE: &[(usize, usize, usize)] = &[
+    (17, 19, 23),
+    (33, 47, 65),
+    (16, 16, 16),
+    (8, 8, 8),
+    (10, 10, 10),
+    (32, 40, 32),
+    (5, 1031, 3),
+];
+
+/// Whether a single-workgroup method is expected to take m×k×n on this adapter.
+fn fits_one_workgroup(method: Method, m: usize, k: usize, n: usize) -> bool {
+    let l = &ctx().limits;
+    let inv = l.max_compute_invocations_per_workgroup as usize;
+    let bytes = l.max_compute_workgroup_storage_size as usize;
+    match method {
+        Method::Cannon => {
+            m * n <= inv
+                && 4 * (m * k + k * n) <= bytes
+                && n <= l.max_compute_workgroup_size_x as usize
+        }
+        Method::Dns => dns::Layout {
+            bi: m,
+            bk: k,
+            bj: n,
+        }
+        .fits(l),
+        _ => true,
+    }
+}
+
+fn check_method_on(method: Method, shapes: &[(usize, usize, usize)], seed: u64) {
+    for (i, &(m, k, n)) in shapes.iter().enumerate() {
+        let a = Matrix::random(m, k, seed + 2 * i as u64, -1.0, 1.0);
+        let b = Matrix::random(k, n, seed + 2 * i as u64 + 1, -1.0, 1.0);
+        let result = methods::multiply(Some(ctx()), method, &a, &b, &mut Options::default());
+        if !fits_one_workgroup(method, m, k, n) {
+            let err = result.expect_err(
+                "a single-workgroup method must refuse a product larger than one workgroup",
+            );
+            assert!(
+                matches!(err, Error::Limit { .. }),
+                "{method} {m}x{k}x{n}: {err}"
+            );
+            continue;
+        }
+        let out = result.unwrap_or_else(|e| panic!("{method} {m}x{k}x{n}: {e}"));
+        assert_close(
+            &format!("{method} {m}x{k}x{n}"),
+            &out.c,
+            &reference_f64(&a, &b),
+            1e-5,
+        );
+    }
+}
+
+fn all_shapes() -> Vec<(usize, usize, usize)> {
+    SHAPES.iter().chain(MORE).copied().collect()
+}
+
+#[test]
+fn hip_blog_kernels_match_f64_reference_on_awkward_shapes() {
+    for &me in &[Method::CsNaive, Method::CsTiled16, Method::CsTiled32] {
+        check_method_on(me, &all_shapes(), 10);
+    }
+}
+
+#[test]
+fn kk73_ladder_matches_f64_reference_on_awkward_shapes() {
+    for &me in &[
+        Method::Kk73Uncoalesced,
+        Method::Kk73Coalesced,
+        Method::Kk73BankFree,
+        Method::Kk73OuterProduct,
+        Method::Kk73Unrolled,
+        Method::Kk73Prefetch,
+    ] {
+        check_method_on(me, &all_shapes(), 20);
+    }
+}
+
+#[test]
+fn cannon_matches_f64_reference_or_names_the_sizes_it_accepts() {
+    for &me in &[Method::Cannon, Method::CannonTiled] {
+        check_method_on(me, &all_shapes(), 30);
+    }
+}
+
+#[test]
+fn dns_variants_match_f64_reference_or_name_the_sizes_they_accept() {
+    for &me in &[
+        Method::Dns,
+        Method::DnsTiled,
+        Method::DnsNBlocks,
+        Method::Dns2nBlocks,
+        Method::Dns4nBlocks,
+    ] {
+        check_method_on(me, &all_shapes(), 40);
+    }
+}
+
+#[test]
+fn every_compute_method_is_in_the_tour_list_with_a_distinct_name() {
+    for &me in compute_era::METHODS {
+        assert!(Method::ALL.contains(&me), "{me} missing from Method::ALL");
+        assert_eq!(Method::parse(me.name()).unwrap(), me);
+        assert!(me.is_gpu());
+    }
+    assert_eq!(compute_era::METHODS.len(), 16);
+}
+
+#[test]
+fn an_unwritten_element_reads_back_as_nan_and_fails_the_check() {
+    // A poisoned buffer that nothing writes.
+    let c = MatrixBuffer::output(ctx(), "never written", 3, 5).unwrap();
+    let back = c.read_matrix(ctx()).unwrap();
+    assert!(
+        back.data.iter().all(|v| v.is_nan()),
+        "poison must read back as NaN"
+    );
+    let s = compare(&back, &vec![0.0; 15]);
+    assert_eq!(s.nonfinite, 15);
+    assert!(
+        !s.within(1e-5),
+        "a never-written result must fail the check"
+    );
+
+    // A kernel whose grid misses the last column of workgroups: the elements it never writes
+    // stay NaN, and the check says so.
+    let (m, k, n) = (20, 9, 40);
+    let a = Matrix::random(m, k, 1, -1.0, 1.0);
+    let b = Matrix::random(k, n, 2, -1.0, 1.0);
+    let mut plan = cs_naive::plan(m, k, n);
+    plan.stages[0].groups[0] -= 1; // covers columns 0..32 only
+    let out = compute::run(ctx(), &plan, &a, &b).unwrap();
+    let s = compare(&out.c, &reference_f64(&a, &b));
+    assert_eq!(
+        s.nonfinite,
+        m * (n - 32),
+        "exactly the unwritten elements are NaN"
+    );
+    assert!(!s.within(1e-5));
+    assert!(out.c.get(0, 31).is_finite() && out.c.get(0, 32).is_nan());
+}
+
+#[test]
+fn repeated_runs_repoison_the_output() {
+    // Outputs are poisoned again before each run, so a second run cannot pass on the first
+    // run's results.
+    let (m, k, n) = (8, 8, 8);
+    let a = Matrix::random(m, k, 3, -1.0, 1.0);
+    let b = Matrix::random(k, n, 4, -1.0, 1.0);
+    let plan = cs_naive::plan(m, k, n);
+    let ops = compute::Operands::upload(ctx(), &plan, &a, &b).unwrap();
+    let prepared = compute::Prepared::new(ctx(), &plan, &ops).unwrap();
+    prepared.submit(ctx(), "first", None).unwrap();
+    ctx().wait().unwrap();
+    assert!(
+        ops.c
+            .read_matrix(ctx())
+            .unwrap()
+            .data
+            .iter()
+            .all(|v| v.is_finite())
+    );
+    ops.poison(ctx()).unwrap();
+    assert!(
+        ops.c
+            .read_matrix(ctx())
+            .unwrap()
+            .data
+            .iter()
+            .all(|v| v.is_nan())
+    );
+}
+
+#[test]
+fn single_workgroup_cannon_and_dns_name_the_limit_and_the_sizes_they_accept() {
+    let a = Matrix::random(65, 100, 1, -1.0, 1.0);
+    let b = Matrix::random(100, 37, 2, -1.0, 1.0);
+    let max_inv = ctx().limits.max_compute_invocations_per_workgroup;
+    for (me, accepted) in [
+        (
+            Method::Cannon,
+            format!("square n ≤ {}", cannon::max_square(&ctx().limits)),
+        ),
+        (
+            Method::Dns,
+            format!("square n ≤ {}", dns::max_square(&ctx().limits)),
+        ),
+    ] {
+        let err = methods::multiply(Some(ctx()), me, &a, &b, &mut Options::default()).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                Error::Limit {
+                    limit: "max_compute_invocations_per_workgroup",
+                    ..
+                }
+            ),
+            "{me}: {err}"
+        );
+        let msg = err.to_string();
+        assert!(
+            msg.contains(&accepted) && msg.contains(&max_inv.to_string()),
+            "{me}: {msg}"
+        );
+        assert!(
+            msg.contains("-tiled"),
+            "{me} should point to a multi-workgroup method: {msg}"
+        );
+    }
+    if max_inv == 1024 {
+        assert_eq!(cannon::max_square(&ctx().limits), 32);
+        assert_eq!(
+            dns::max_square(&ctx().limits),
+            10,
+            "O'Neil: n ≤ ∛1024 ≈ 10.08"
+        );
+    }
+}
+
+#[test]
+fn workgroup_and_buffer_limits_give_errors_naming_the_limit() {
+    // A context whose reported limits are cut down, as a small adapter would report them.
+    let mut small = GpuContext::new().unwrap();
+    small.limits.max_compute_invocations_per_workgroup = 256;
+    let a = Matrix::random(40, 40, 1, -1.0, 1.0);
+    let b = Matrix::random(40, 40, 2, -1.0, 1.0);
+    let err = methods::multiply(
+        Some(&small),
+        Method::CsTiled32,
+        &a,
+        &b,
+        &mut Options::default(),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Limit {
+                limit: "max_compute_invocations_per_workgroup",
+                value: 1024,
+                max: 256,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(err.to_string().contains("cs-tiled-32"), "{err}");
+
+    small.limits.max_compute_invocations_per_workgroup = 1024;
+    small.limits.max_compute_workgroup_storage_size = 4096;
+    let err = methods::multiply(
+        Some(&small),
+        Method::CsTiled32,
+        &a,
+        &b,
+        &mut Options::default(),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Limit {
+                limit: "max_compute_workgroup_storage_size",
+                value: 8192,
+                ..
+            }
+        ),
+        "{err}"
+    );
+
+    small.limits.max_compute_workgroup_storage_size = 32768;
+    small.limits.max_storage_buffer_binding_size = 4096;
+    let err = methods::multiply(
+        Some(&small),
+        Method::CsNaive,
+        &a,
+        &b,
+        &mut Options::default(),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Limit {
+                limit: "max_storage_buffer_binding_size",
+                value: 6400,
+                max: 4096,
+                ..
+            }
+        ),
+        "{err}"
+    );
+
+    // The checks themselves, without a device.
+    let mut l = wgpu::Limits::downlevel_defaults();
+    l.max_buffer_size = 1000;
+    let err = check_storage_size(&l, "X", 1001).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Limit {
+                limit: "max_buffer_size",
+                value: 1001,
+                max: 1000,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let err = compute::check_grid(&l, "X", [l.max_compute_workgroups_per_dimension + 1, 1, 1])
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Limit {
+                limit: "max_compute_workgroups_per_dimension",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(
+        cs_tiled::plan(32, 64, 64, 64)
+            .check(&wgpu::Limits::downlevel_defaults())
+            .is_err()
+    );
+    assert!(
+        cs_tiled::plan(16, 64, 64, 64)
+            .check(&wgpu::Limits::downlevel_defaults())
+            .is_ok()
+    );
+}
+
+#[test]
+fn dns_plans_have_oneils_block_shapes() {
+    let l = &ctx().limits;
+    // Table 1: at 8×8, 8 blocks of 8×8, 16 of 4×8, 32 of 2×8, one 8×8×8 block.
+    for (split, blocks, rows) in [(1, 8, 8), (2, 16, 4), (4, 32, 2)] {
+        let p = dns_blocks::plan(l, split, 8, 8, 8);
+        assert_eq!(p.dispatches(), 1, "k fits one workgroup: no reduction pass");
+        assert_eq!(p.stages[0].workgroups(), blocks);
+        assert_eq!(p.stages[0].kernel.workgroup_size, [1, 8, rows]);
+    }
+    let p = dns::plan(l, 8, 8, 8).unwrap();
+    assert_eq!(
+        (p.stages[0].workgroups(), p.stages[0].kernel.invocations()),
+        (1, 512)
+    );
+    // Table 2: eight 8×8×8 tiles at 16×16, whose two k-blocks meet in a reduction pass.
+    let p = dns_tiled::plan(16, 16, 16);
+    assert_eq!(p.dispatches(), 2);
+    assert_eq!(p.stages[0].workgroups(), 8);
+    assert_eq!(p.extra, 2);
+}
+
+#[test]
+fn model_gives_the_seeds_computation_to_memory_ratios() {
+    let n = 1024;
+    let r = |me| model_compute::model(me, n, n, n).unwrap().flop_per_byte;
+    assert!(
+        (r(Method::CsNaive) - 0.25).abs() < 0.001,
+        "5kk73: about 1/4 naive"
+    );
+    assert!(
+        (r(Method::CsTiled16) - 4.0).abs() < 0.05,
+        "5kk73: B/4 with B = 16"
+    );
+    assert!((r(Method::CsTiled32) - 8.0).abs() < 0.15, "B/4 with B = 32");
+    assert!((r(Method::Kk73OuterProduct) - 6.4).abs() < 0.1);
+    let naive = model_compute::model(Method::CsNaive, n, n, n).unwrap();
+    assert_eq!(
+        naive.words_read,
+        2 * (n as u64).pow(3),
+        "2·n³ words read naive"
+    );
+    assert!(model_compute::model(Method::Lm, n, n, n).is_none());
+    assert!(model_compute::model(Method::CpuFast, n, n, n).is_none());
+    // A single-workgroup method has a model at any size, and says why it cannot run it.
+    let c = model_compute::model(Method::Cannon, n, n, n).unwrap();
+    assert!(c.cannot_run.is_some() && c.workgroups.is_none());
+}
+
+#[test]
+fn oneil_bench_prints_both_tables_with_every_row_checked() {
+    let opts = BenchOptions {
+        trials: 2,
+        warmup: 0,
+        ..Default::default()
+    };
+    let rep = bench::run(ctx(), Suite::Oneil, &opts).unwrap();
+    assert_eq!(rep.tables.len(), 2);
+    assert_eq!((rep.tables[0].m, rep.tables[1].m), (8, 16));
+    assert!(rep.all_passed(), "{}", bench::render(&rep));
+    assert_eq!(
+        rep.tables[0]
+            .rows
+            .iter()
+            .filter(|r| r.paper.is_some())
+            .count(),
+        5
+    );
+    let text = bench::render(&rep);
+    for label in [
+        "Table 1.",
+        "Table 2.",
+        "Cannon",
+        "DNS, 32 2x8 blocks",
+        "281.6",
+    ] {
+        assert!(text.contains(label), "missing {label} in\n{text}");
+    }
+}
