@@ -9,13 +9,22 @@
 //
 // Layout: element (i, j) of a matrix is texel (x = j, y = i).
 //   A: m × k → k wide, m high.   B: k × n → n wide, k high.   C and F: n wide, m high.
+//
+// The 8-bit pipeline (`--precision u8`, R8Unorm textures and target, `blk.depth` > 0): texels
+// are ia/255 and ib/255; the block's b products are summed exactly in integers (units of 1/255²),
+// times the polygon colour 1/depth (depth = k with --scale-by-depth, else 1), and rounded half up
+// to 8-bit steps once per pass. `fs_accumulate` adds F's steps and the unorm store clamps the
+// sum at 1.0 (FF + 01 = FF); `fs_blend` hands the steps to the blend unit, which clamps them to
+// 1.0 and adds them with saturation. Every step is exact, so the CPU model
+// (precision::u8_model_blocked) matches bit for bit.
 
 struct Block {
     // First p of this pass's block, and how many (b, or fewer in the last pass).
     start: u32,
     len: u32,
-    _pad0: u32,
-    _pad1: u32,
+    // 0: float pipeline (f32 / f16). Otherwise the 8-bit pipeline, polygon colour 1/depth.
+    depth: u32,
+    _pad: u32,
 };
 
 @group(0) @binding(0) var a_tex: texture_2d<f32>;
@@ -45,14 +54,39 @@ fn block_sum(ij: vec2i) -> f32 {
     return r3;
 }
 
+// The 8-bit value of a unorm texel, as an integer 0..255.
+fn steps8(x: f32) -> u32 {
+    return u32(round(x * 255.0));
+}
+
+// 8-bit pipeline: the block's sum times 1/depth in 8-bit steps, rounded half up. S ≤ 255²·b fits
+// in u32 for b < 66052 (the host refuses larger); the remainder test avoids doubling S.
+fn block_steps(ij: vec2i) -> u32 {
+    var s = 0u;
+    for (var q = 0u; q < blk.len; q++) {
+        let p = i32(blk.start + q);
+        s = s + steps8(textureLoad(a_tex, vec2i(p, ij.y), 0).r) * steps8(textureLoad(b_tex, vec2i(ij.x, p), 0).r);
+    }
+    let d = 255u * blk.depth;
+    return s / d + select(0u, 1u, 2u * (s % d) >= d);
+}
+
 @fragment
 fn fs_accumulate(@builtin(position) pos: vec4f) -> @location(0) vec4f {
     let ij = vec2i(pos.xy);
     let r4 = textureLoad(f_tex, ij, 0).r;
+    if blk.depth > 0u {
+        // Values above 1.0 are clamped by the R8Unorm store: the saturation.
+        return vec4f(f32(steps8(r4) + block_steps(ij)) / 255.0, 0.0, 0.0, 0.0);
+    }
     return vec4f(block_sum(ij) + r4, 0.0, 0.0, 0.0);
 }
 
 @fragment
 fn fs_blend(@builtin(position) pos: vec4f) -> @location(0) vec4f {
-    return vec4f(block_sum(vec2i(pos.xy)), 0.0, 0.0, 0.0);
+    let ij = vec2i(pos.xy);
+    if blk.depth > 0u {
+        return vec4f(f32(block_steps(ij)) / 255.0, 0.0, 0.0, 0.0);
+    }
+    return vec4f(block_sum(ij), 0.0, 0.0, 0.0);
 }

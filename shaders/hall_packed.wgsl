@@ -14,12 +14,18 @@
 // Layout: packed element (i, j) is texel (x = j, y = i).
 //   X: ⌈m/2⌉ × ⌈k/2⌉.   Y: ⌈k/2⌉ × ⌈n/2⌉.   Z and F: ⌈m/2⌉ × ⌈n/2⌉.
 
+// The 8-bit pipeline (`--precision u8`, Rgba8Unorm, `blk.depth` > 0) is hall_blocked.wgsl's, four
+// channels at once: each channel's 2b products of the pass summed exactly in integers, times
+// 1/depth, rounded half up to 8-bit steps once per pass, added to F's steps (or by the blend
+// unit) and clamped at 1.0 by the unorm store. CPU model: precision::u8_model_packed.
+
 struct Block {
     // First packed p of this pass's block, and how many (b, or fewer in the last pass).
     start: u32,
     len: u32,
-    _pad0: u32,
-    _pad1: u32,
+    // 0: float pipeline (f32 / f16). Otherwise the 8-bit pipeline, polygon colour 1/depth.
+    depth: u32,
+    _pad: u32,
 };
 
 @group(0) @binding(0) var x_tex: texture_2d<f32>;
@@ -49,14 +55,42 @@ fn block_sum(ij: vec2i) -> vec4f {
     return r3;
 }
 
+// The 8-bit values of a unorm texel, as integers 0..255.
+fn steps8(x: vec4f) -> vec4u {
+    return vec4u(round(x * 255.0));
+}
+
+// 8-bit pipeline: algorithm (11) on the integer texels, then times 1/depth in 8-bit steps,
+// rounded half up. S ≤ 2·255²·b fits in u32 for b < 33026 (the host refuses larger).
+fn block_steps(ij: vec2i) -> vec4u {
+    var s = vec4u(0u);
+    for (var q = 0u; q < blk.len; q++) {
+        let p = i32(blk.start + q);
+        let r1 = steps8(textureLoad(x_tex, vec2i(p, ij.y), 0));
+        let r2 = steps8(textureLoad(y_tex, vec2i(ij.x, p), 0));
+        s = r1.rrbb * r2.rgrg + s;
+        s = r1.ggaa * r2.baba + s;
+    }
+    let d = vec4u(255u * blk.depth);
+    return s / d + select(vec4u(0u), vec4u(1u), 2u * (s % d) >= d);
+}
+
 @fragment
 fn fs_accumulate(@builtin(position) pos: vec4f) -> @location(0) vec4f {
     let ij = vec2i(pos.xy);
     let r4 = textureLoad(f_tex, ij, 0);
+    if blk.depth > 0u {
+        // Values above 1.0 are clamped by the Rgba8Unorm store: the saturation.
+        return vec4f(steps8(r4) + block_steps(ij)) / 255.0;
+    }
     return block_sum(ij) + r4;
 }
 
 @fragment
 fn fs_blend(@builtin(position) pos: vec4f) -> @location(0) vec4f {
-    return block_sum(vec2i(pos.xy));
+    let ij = vec2i(pos.xy);
+    if blk.depth > 0u {
+        return vec4f(block_steps(ij)) / 255.0;
+    }
+    return block_sum(ij);
 }

@@ -103,12 +103,44 @@ pub struct Verdict {
     pub f16_bound_ratio: Option<f64>,
 }
 
-/// Judge `c = a · b` computed at `precision`:
+/// Judge `c = a · b` computed by Larsen–McAllister at `precision`:
 /// - f32: relative Frobenius error ≤ `f32_tol` (the method's tolerance);
 /// - f16: every element within the f16 accumulation bound of [`precision::f16_bound`];
 /// - u8: every element within one 8-bit step of the CPU model of the 8-bit pipeline
 ///   ([`precision::u8_model`]; k steps after `--scale-by-depth` rescales by k).
+///
+/// For any method, [`verdict_for`] picks the method's own model and bound.
 pub fn verdict(
+    precision: crate::precision::Precision,
+    scale_by_depth: bool,
+    f32_tol: f64,
+    a: &Matrix,
+    b: &Matrix,
+    c: &Matrix,
+) -> Verdict {
+    judge(crate::precision::Pipeline::Slices, precision, scale_by_depth, f32_tol, a, b, c)
+}
+
+/// Judge `c = a · b` as `method` computed it with `opts`: `opts.precision` is the precision the
+/// run used (the render-pass methods write back the f16 they fall back to), `opts.block` the
+/// Hall block size, `opts.scale_by_depth` the u8 polygon colour 1/k. The render-pass methods are
+/// held to their own pipeline ([`precision::Pipeline::of`]):
+/// - u8: within one 8-bit step of that method's CPU model ([`precision::u8_model`] for L-M,
+///   [`precision::u8_model_blocked`] / [`precision::u8_model_packed`] for Hall), with the
+///   saturated count;
+/// - f16: within that method's derived bound ([`precision::f16_bound`] for L-M,
+///   [`precision::f16_bound_blocked`] for Hall, whose per-pass store makes it tighter);
+/// - f32 (every method): relative Frobenius error ≤ `method.tolerance()`.
+pub fn verdict_for(method: crate::methods::Method, opts: &crate::methods::Options, a: &Matrix, b: &Matrix, c: &Matrix) -> Verdict {
+    use crate::precision::{Pipeline, Precision};
+    match Pipeline::of(method, opts.block) {
+        Some(pipeline) => judge(pipeline, opts.precision, opts.scale_by_depth, method.tolerance(), a, b, c),
+        None => judge(Pipeline::Slices, Precision::F32, false, method.tolerance(), a, b, c),
+    }
+}
+
+fn judge(
+    pipeline: crate::precision::Pipeline,
     precision: crate::precision::Precision,
     scale_by_depth: bool,
     f32_tol: f64,
@@ -134,7 +166,7 @@ pub fn verdict(
             v.tolerance = format!("relative Frobenius error <= {f32_tol:e} (f32)");
         }
         Precision::F16 => {
-            let bound = precision::f16_bound(a, b);
+            let bound = pipeline.f16_bound(a, b);
             let ratio = c
                 .data
                 .iter()
@@ -144,14 +176,11 @@ pub fn verdict(
                 .fold(0.0f64, f64::max);
             v.passed = v.stats.nonfinite == 0 && ratio <= 1.0;
             v.f16_bound_ratio = Some(ratio);
-            v.tolerance = format!(
-                "every element within gamma_(k+3)·sum|a||b| + (k+3)·2^-25, u = 2^-11 (f16 accumulation, k = {})",
-                a.cols
-            );
+            v.tolerance = pipeline.f16_bound_words(a.cols);
         }
         Precision::U8 => {
             let k = a.cols as f32;
-            let model = precision::u8_model(a, b, if scale_by_depth { a.cols as u32 } else { 1 });
+            let model = pipeline.u8_model(a, b, if scale_by_depth { a.cols as u32 } else { 1 });
             let rescale = if scale_by_depth { k } else { 1.0 };
             let step = precision::U8_STEP * rescale as f64;
             let steps = c
@@ -165,10 +194,11 @@ pub fn verdict(
             v.u8_model_max_steps = Some(steps);
             v.saturated = Some(model.saturated);
             v.saturated_share = Some(model.saturated as f64 / c.data.len() as f64);
+            let of = pipeline.name();
             v.tolerance = if scale_by_depth {
-                format!("within one 8-bit step (x{k} after rescaling) of the CPU model of the 8-bit pipeline")
+                format!("within one 8-bit step (x{k} after rescaling) of the CPU model of the {of} 8-bit pipeline")
             } else {
-                "within one 8-bit step (1/255) of the CPU model of the 8-bit pipeline".into()
+                format!("within one 8-bit step (1/255) of the CPU model of the {of} 8-bit pipeline")
             };
         }
     }

@@ -26,7 +26,16 @@ pub const ALL: &[Figure] = &[Figure {
     name: "hall-packing",
     about: "Hall-Carr-Hart eq. 8: a 7x9 matrix padded to 8x10, quadrants A B C D, and the 4x5 RGBA texture the GPU holds (r g / b a per texel)",
     draw: hall_packing,
+}, Figure {
+    name: "reach-example",
+    about: "L-M §5 sample application on assets/graph-example.txt: M = I + A, M^2 (within 2 steps) and the closure (6 components: a path, a cycle, K5, a star, two isolated nodes), white = reachable",
+    draw: reach_example,
 }];
+
+/// L-M §5's sample application on the example graph (see [`crate::reach::example_figure`]).
+pub fn reach_example(ctx: &GpuContext, out: &Path) -> Result<()> {
+    picture::save_png(out, &crate::reach::example_figure(ctx)?)
+}
 
 /// Hall–Carr–Hart eq. (8), drawn from a real packed texture (see
 /// [`methods::hall_packed::packing_figure`]).

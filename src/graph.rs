@@ -52,7 +52,11 @@ impl Graph {
                 "edge ({u}, {v}) names a node outside 0..{nodes}"
             )));
         }
-        Ok(Self { nodes, edges, directed })
+        Ok(Self {
+            nodes,
+            edges,
+            directed,
+        })
     }
 
     /// The 0/1 adjacency matrix A (symmetric unless directed): `A[u][v] = 1` for an edge u → v.
@@ -142,7 +146,8 @@ pub fn read_graph(path: &Path, opts: ReadOptions) -> Result<Graph> {
             }
             if opts.nodes.is_some() {
                 return Err(Error::Invalid(
-                    "--nodes applies to edge lists; a matrix file's shape gives the node count".into(),
+                    "--nodes applies to edge lists; a matrix file's shape gives the node count"
+                        .into(),
                 ));
             }
             from_matrix(path, &io::read_matrix(path)?, opts.directed)
@@ -150,8 +155,14 @@ pub fn read_graph(path: &Path, opts: ReadOptions) -> Result<Graph> {
         _ => {
             let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
             let text = std::str::from_utf8(&bytes).map_err(|e| {
-                let line = 1 + bytes[..e.valid_up_to()].iter().filter(|&&b| b == b'\n').count();
-                Error::format(path, format!("line {line}: not valid UTF-8 text (is this an edge list?)"))
+                let line = 1 + bytes[..e.valid_up_to()]
+                    .iter()
+                    .filter(|&&b| b == b'\n')
+                    .count();
+                Error::format(
+                    path,
+                    format!("line {line}: not valid UTF-8 text (is this an edge list?)"),
+                )
             })?;
             parse_edge_list(path, text, opts)
         }
@@ -225,7 +236,9 @@ pub fn parse_edge_list(path: &Path, text: &str, opts: ReadOptions) -> Result<Gra
         for (slot, field) in ids.iter_mut().zip(&fields) {
             let id = parse_id(field).map_err(&at)?;
             if id < first as u64 {
-                return Err(at("node id 0 is out of range: with --one-based ids start at 1".into()));
+                return Err(at(
+                    "node id 0 is out of range: with --one-based ids start at 1".into(),
+                ));
             }
             let index = id - first as u64;
             let limit = opts.nodes.unwrap_or(MAX_NODES) as u64;
@@ -233,7 +246,9 @@ pub fn parse_edge_list(path: &Path, text: &str, opts: ReadOptions) -> Result<Gra
                 let range = format!("{}..={}", first, limit as usize + first - 1);
                 return Err(at(match opts.nodes {
                     Some(0) => format!("node id {id} is out of range: --nodes 0 allows no nodes"),
-                    Some(n) => format!("node id {id} is out of range: --nodes {n} allows ids {range}"),
+                    Some(n) => {
+                        format!("node id {id} is out of range: --nodes {n} allows ids {range}")
+                    }
                     None => format!(
                         "node id {id} is out of range: rendermm holds graphs of at most {MAX_NODES} nodes (ids {range})"
                     ),
@@ -255,7 +270,9 @@ fn parse_id(field: &str) -> std::result::Result<u64, String> {
         && !rest.is_empty()
         && rest.bytes().all(|b| b.is_ascii_digit())
     {
-        return Err(format!("node id {field} is out of range: ids are not negative"));
+        return Err(format!(
+            "node id {field} is out of range: ids are not negative"
+        ));
     }
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return Err(format!(
@@ -385,10 +402,13 @@ mod tests {
 
     #[test]
     fn edge_list_with_comments_commas_and_one_based_ids() {
-        let g = parse("# a path\n1 2\n2,3 # trailing\n\n% also a comment\n3\t4\n", ReadOptions {
-            one_based: true,
-            ..Default::default()
-        })
+        let g = parse(
+            "# a path\n1 2\n2,3 # trailing\n\n% also a comment\n3\t4\n",
+            ReadOptions {
+                one_based: true,
+                ..Default::default()
+            },
+        )
         .unwrap();
         assert_eq!(g.nodes, 4);
         assert_eq!(g.edges, vec![(0, 1), (1, 2), (2, 3)]);
@@ -407,9 +427,25 @@ mod tests {
             let e = parse(text, ReadOptions::default()).unwrap_err().to_string();
             assert!(e.contains(line) && e.contains(what), "{text:?}: {e}");
         }
-        let e = parse("0 1\n", ReadOptions { one_based: true, ..Default::default() }).unwrap_err().to_string();
+        let e = parse(
+            "0 1\n",
+            ReadOptions {
+                one_based: true,
+                ..Default::default()
+            },
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("line 1") && e.contains("start at 1"), "{e}");
-        let e = parse("0 1\n1 3\n", ReadOptions { nodes: Some(3), ..Default::default() }).unwrap_err().to_string();
+        let e = parse(
+            "0 1\n1 3\n",
+            ReadOptions {
+                nodes: Some(3),
+                ..Default::default()
+            },
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("line 2") && e.contains("--nodes 3"), "{e}");
     }
 

@@ -4,6 +4,7 @@
 pub mod bench;
 pub mod check;
 pub mod cpu;
+pub mod demo;
 pub mod error;
 pub mod io;
 pub mod matrix;

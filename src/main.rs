@@ -31,7 +31,8 @@ enum Command {
     },
     /// Multiply two matrices with one method.
     Multiply(MultiplyArgs),
-    /// The precision ladder: L-M in u8, u8 with scale-by-depth, f16 and f32 on the same problems.
+    /// The precision ladder: L-M, hall-blocked and hall-packed in u8, u8 with scale-by-depth, f16
+    /// and f32 on the same problems.
     PrecisionLadder {
         /// Problem sizes n (n×n·n×n), comma separated.
         #[arg(long, default_value = "16,64,256", value_delimiter = ',')]
@@ -76,6 +77,9 @@ enum Command {
     Model(ModelArgs),
     /// Time a Hall–Carr–Hart method over a set of block sizes on this adapter; report the best b.
     Tune(TuneArgs),
+    /// Draw a multiply pass by pass: lm, hall, packed or cube, in a window or --headless into
+    /// PNG frames or a GIF.
+    Demo(rendermm::demo::DemoArgs),
     /// L-M §5's sample application: reachability within p steps or the transitive closure and
     /// connected components of a graph, by powers of I + A kept on the GPU; `--bench` runs the
     /// paper's experiment (figures 4-5).
@@ -224,6 +228,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Tour { size, seed, out } => tour(&size, seed, &out),
         Command::Model(args) => model_cmd(args),
         Command::Tune(args) => tune_cmd(args),
+        Command::Demo(args) => Ok(rendermm::demo::run(args)?),
         Command::Reach(args) => reach_cmd(args),
         Command::Bench(args) => bench_cmd(args),
         Command::PrecisionLadder { sizes, seed, json } => {
@@ -434,7 +439,7 @@ fn multiply(args: MultiplyArgs) -> Result<()> {
         a.iter()
             .zip(&b)
             .zip(&cs)
-            .map(|((x, y), c)| check::verdict(used, args.scale_by_depth, method.tolerance(), x, y, c))
+            .map(|((x, y), c)| check::verdict_for(method, &opts, x, y, c))
             .collect()
     } else {
         vec![]
@@ -757,6 +762,202 @@ fn tour(size: &str, seed: u64, out: &std::path::Path) -> Result<()> {
     }
     if !failures.is_empty() {
         bail!("these methods failed their check: {}", failures.join(", "));
+    }
+    Ok(())
+}
+
+#[derive(Args)]
+struct ReachArgs {
+    /// Graph file: an edge list (`u v` per line, `#` or `%` comments), Matrix Market (.mtx,
+    /// e.g. `coordinate pattern`; nonzero = edge) or a dense square .npy adjacency matrix.
+    #[arg(long, required_unless_present = "bench")]
+    graph: Option<PathBuf>,
+    /// Which nodes reach which within P steps: (I + A)^P by repeated squaring.
+    #[arg(long, value_name = "P", conflicts_with = "closure")]
+    steps: Option<usize>,
+    /// The transitive closure and the connected components (strongly connected with --directed).
+    #[arg(long)]
+    closure: bool,
+    /// lm, hall-blocked or hall-packed (the render-pass methods whose product stays in a texture).
+    #[arg(long, default_value = "lm")]
+    method: String,
+    /// u8, f16 or f32. Default: u8 for lm (the 8-bit pipeline of 2001; its saturating blend keeps
+    /// entries 0/1), f32 for hall-blocked and hall-packed (their only format).
+    #[arg(long)]
+    precision: Option<String>,
+    /// Output, by extension: .csv the components (node,component; needs --closure), .json the
+    /// report, .npy or .mtx the reachability matrix, .png its picture (white = reachable). With
+    /// --bench: the bar chart (.png, default rendermm-out/reach-bench.png).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Edges are one-way (u → v); components are then strongly connected components.
+    #[arg(long)]
+    directed: bool,
+    /// Edge-list ids start at 1 instead of 0.
+    #[arg(long)]
+    one_based: bool,
+    /// Edge lists: the number of nodes (ids at or past it are errors; isolated nodes count).
+    #[arg(long)]
+    nodes: Option<usize>,
+    /// Compare with a CPU breadth-first search; exit non-zero (writing nothing) if they differ.
+    #[arg(long)]
+    check: bool,
+    /// Between products, read the framebuffer back and upload it again instead of copying it
+    /// on the GPU (for comparison with the paper's copy).
+    #[arg(long)]
+    via_host: bool,
+    /// Hall–Carr–Hart block size b (default 32).
+    #[arg(long)]
+    block: Option<u32>,
+    /// The paper's experiment: an n×n 0/1 matrix multiplied by itself --powers times, each
+    /// result the next input; prints figures 4-5's breakdown and draws it as a bar chart.
+    #[arg(long, conflicts_with_all = ["graph", "steps", "closure", "check", "directed", "one_based", "nodes"])]
+    bench: bool,
+    /// --bench: the matrix size (the paper: 1024; on lavapipe L-M at 1024 takes minutes).
+    #[arg(long, default_value_t = 1024)]
+    n: usize,
+    /// --bench: how many products (the paper: 20).
+    #[arg(long, default_value_t = 20)]
+    powers: usize,
+    /// --bench: seed of the random graph.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+}
+
+/// What `reach --out FILE` writes, by extension.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ReachOut {
+    Components,
+    Report,
+    Matrix,
+    Picture,
+}
+
+fn reach_out_kind(path: &std::path::Path, closure: bool) -> Result<ReachOut> {
+    let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+    match ext.as_deref() {
+        Some("csv") if closure => Ok(ReachOut::Components),
+        Some("csv") => bail!(
+            "--out {}: a .csv holds the components, which need --closure; write the p-step reachability matrix as .npy or .png",
+            path.display()
+        ),
+        Some("json") => Ok(ReachOut::Report),
+        Some("npy") | Some("mtx") => Ok(ReachOut::Matrix),
+        Some("png") => Ok(ReachOut::Picture),
+        _ => bail!(
+            "--out {}: unknown extension; use .csv (components), .json (report), .npy or .mtx (reachability matrix) or .png (its picture)",
+            path.display()
+        ),
+    }
+}
+
+fn reach_cmd(args: ReachArgs) -> Result<()> {
+    use rendermm::graph;
+    use rendermm::reach::{self, Goal, ReachOptions, ReachReport, Transfer};
+    let opts = ReachOptions {
+        method: Method::parse(&args.method)?,
+        precision: args.precision.as_deref().map(Precision::parse).transpose()?,
+        transfer: if args.via_host { Transfer::HostRoundTrip } else { Transfer::GpuCopy },
+        block: args.block,
+    };
+    reach::check_options(&opts)?;
+    if args.bench {
+        return reach_bench(&args, &opts);
+    }
+    let goal = match (args.steps, args.closure) {
+        (Some(p), false) => Goal::Steps(p),
+        (None, true) => Goal::Closure,
+        _ => bail!("give --steps P (reachability within P steps) or --closure (transitive closure and components)"),
+    };
+    let Some(path) = &args.graph else {
+        bail!("give the graph with --graph FILE");
+    };
+    let out_kind = args.out.as_deref().map(|p| reach_out_kind(p, goal == Goal::Closure)).transpose()?;
+    let read = graph::ReadOptions {
+        directed: args.directed,
+        one_based: args.one_based,
+        nodes: args.nodes,
+    };
+    let g = graph::read_graph(path, read)?;
+    let ctx = GpuContext::new()?;
+    if !args.json {
+        eprintln!("adapter: {}", ctx.describe());
+    }
+    let run = reach::reach(&ctx, &g, goal, &opts)?;
+    let checked = args.check.then(|| reach::matches_cpu(&g, &run));
+    let report = ReachReport::new(&ctx, &path.display().to_string(), &g, &run, checked);
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        for line in report.summary() {
+            eprintln!("{line}");
+        }
+        if args.out.is_none() {
+            match &run.components {
+                Some(c) => print!("{}", reach::components_csv(c, args.one_based)),
+                None => {
+                    println!("node,reachable_within_{}", args.steps.unwrap_or(0));
+                    for u in 0..g.nodes {
+                        let count = (0..g.nodes).filter(|&v| run.matrix.get(u, v) != 0.0).count();
+                        println!("{},{count}", u + usize::from(args.one_based));
+                    }
+                }
+            }
+        }
+    }
+    if checked == Some(false) {
+        bail!(
+            "the GPU result differs from the CPU breadth-first search{}",
+            if args.out.is_some() { "; no output written" } else { "" }
+        );
+    }
+    if let (Some(out), Some(kind)) = (&args.out, out_kind) {
+        match kind {
+            ReachOut::Components => {
+                let c = run.components.as_ref().expect("--closure gives components");
+                let text = reach::components_csv(c, args.one_based);
+                io::write_atomic(out, |w| w.write_all(text.as_bytes()).map_err(|e| rendermm::Error::Io { path: out.clone(), source: e }))?;
+            }
+            ReachOut::Report => {
+                let text = serde_json::to_string_pretty(&report)? + "\n";
+                io::write_atomic(out, |w| w.write_all(text.as_bytes()).map_err(|e| rendermm::Error::Io { path: out.clone(), source: e }))?;
+            }
+            ReachOut::Matrix => io::write_matrix(out, &run.matrix)?,
+            ReachOut::Picture => picture::save_png(out, &reach::reach_picture(&run.matrix)?)?,
+        }
+        if !args.json {
+            eprintln!("wrote {}", out.display());
+        }
+    }
+    Ok(())
+}
+
+fn reach_bench(args: &ReachArgs, opts: &rendermm::reach::ReachOptions) -> Result<()> {
+    use rendermm::reach;
+    let chart = args.out.clone().unwrap_or_else(|| PathBuf::from("rendermm-out/reach-bench.png"));
+    if chart.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() != Some("png") {
+        bail!("--out {}: with --bench, --out is the bar chart and must end in .png", chart.display());
+    }
+    let ctx = GpuContext::new()?;
+    if !args.json {
+        println!("adapter: {}", ctx.describe());
+    }
+    let r = reach::bench(&ctx, args.n, args.powers, args.seed, opts)?;
+    if let Some(dir) = chart.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    picture::save_png(&chart, &reach::breakdown_chart(&r))?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&r)?);
+        eprintln!("wrote {}", chart.display());
+    } else {
+        for line in r.table() {
+            println!("{line}");
+        }
+        println!("wrote {} (figures 4-5 as bars)", chart.display());
     }
     Ok(())
 }

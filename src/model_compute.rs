@@ -195,15 +195,8 @@ pub fn table(rows: &[ComputeModel]) -> String {
     }
     let _ = writeln!(
         s,
-        "{:<22} {:>14} {:>12} {:>16} {:>10} {:>10} {:>6}  {}",
-        "method",
-        "words read",
-        "written",
-        "bytes",
-        "flop/byte",
-        "workgroups",
-        "inv",
-        "seed says (n×n)"
+        "{:<22} {:>14} {:>12} {:>16} {:>10} {:>10} {:>6}  seed says (n×n)",
+        "method", "words read", "written", "bytes", "flop/byte", "workgroups", "inv"
     );
     for r in rows {
         let opt = |v: Option<u64>| v.map_or("-".to_string(), |x| x.to_string());

@@ -228,3 +228,227 @@ pub fn abs_product(a: &Matrix, b: &Matrix) -> Vec<f64> {
     };
     crate::cpu::reference_f64(&abs(a), &abs(b))
 }
+
+/// The pass structure of a render-pass method, which its 8-bit model and its f16 bound follow.
+///
+/// - [`Pipeline::Slices`]: Larsen–McAllister — k passes of one product each, summed by blending.
+/// - [`Pipeline::Blocked`]: Hall–Carr–Hart §3 — ⌈k/b⌉ passes; a fragment sums its block of b
+///   products in the shader, adds the running sum (read from F, or by the blend unit), and the
+///   store rounds once per pass.
+/// - [`Pipeline::Packed`]: Hall–Carr–Hart §4 — the same over ⌈k/2⌉ packed p; each packed p adds
+///   two products to every channel (`X.rrbb·Y.rgrg + X.ggaa·Y.baba`), so a pass sums 2b products
+///   per output element: p = q and p = q + ⌈k/2⌉ for each packed q of its block (those at or past
+///   k are the zero padding).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pipeline {
+    Slices,
+    Blocked { block: u32 },
+    Packed { block: u32 },
+}
+
+impl Pipeline {
+    /// The pipeline of `method` run with block size `block` (`None` = the Hall default, 32);
+    /// `None` for the methods that have no u8 / f16 modes.
+    pub fn of(method: crate::methods::Method, block: Option<u32>) -> Option<Pipeline> {
+        use crate::methods::{Method, hall_blocked::DEFAULT_BLOCK};
+        let block = block.unwrap_or(DEFAULT_BLOCK).max(1);
+        match method {
+            Method::Lm => Some(Pipeline::Slices),
+            Method::HallBlocked => Some(Pipeline::Blocked { block }),
+            Method::HallPacked => Some(Pipeline::Packed { block }),
+            _ => None,
+        }
+    }
+
+    /// Short name for reports: `L-M`, `hall-blocked (b = 7)`, `hall-packed (b = 7)`.
+    pub fn name(self) -> String {
+        match self {
+            Pipeline::Slices => "L-M".into(),
+            Pipeline::Blocked { block } => format!("hall-blocked (b = {block})"),
+            Pipeline::Packed { block } => format!("hall-packed (b = {block})"),
+        }
+    }
+
+    /// The inner indices p each pass sums, over an inner dimension `k`, in pass order.
+    pub fn passes(self, k: usize) -> Vec<Vec<usize>> {
+        use crate::methods::hall_blocked::blocks;
+        match self {
+            Pipeline::Slices => (0..k).map(|p| vec![p]).collect(),
+            Pipeline::Blocked { block } => blocks(k, block)
+                .into_iter()
+                .map(|(s, len)| (s as usize..(s + len) as usize).collect())
+                .collect(),
+            Pipeline::Packed { block } => {
+                let k2 = k.div_ceil(2);
+                blocks(k2, block)
+                    .into_iter()
+                    .map(|(s, len)| {
+                        (s as usize..(s + len) as usize)
+                            .flat_map(|q| [q, q + k2])
+                            .filter(|&p| p < k)
+                            .collect()
+                    })
+                    .collect()
+            }
+        }
+    }
+
+    /// Number of passes over an inner dimension `k` (T in the f16 bound).
+    pub fn pass_count(self, k: usize) -> usize {
+        match self {
+            Pipeline::Slices => k,
+            Pipeline::Blocked { block } => k.div_ceil(block.max(1) as usize),
+            Pipeline::Packed { block } => k.div_ceil(2).div_ceil(block.max(1) as usize),
+        }
+    }
+
+    /// Most products one fragment sums in f32 registers in one pass (0 for L-M, whose fragment
+    /// stage multiplies once and leaves the sum to the blend unit).
+    pub fn f32_terms(self, k: usize) -> usize {
+        match self {
+            Pipeline::Slices => 0,
+            Pipeline::Blocked { block } => (block as usize).min(k),
+            Pipeline::Packed { block } => 2 * (block as usize).min(k.div_ceil(2)),
+        }
+    }
+
+    /// The CPU model of this pipeline in 8 bits, polygon colour 1/`depth`
+    /// ([`u8_model`] for L-M, [`u8_model_passes`] for the Hall methods).
+    pub fn u8_model(self, a: &Matrix, b: &Matrix, depth: u32) -> U8Model {
+        match self {
+            Pipeline::Slices => u8_model(a, b, depth),
+            _ => u8_model_passes(a, b, &self.passes(a.cols), depth),
+        }
+    }
+
+    /// The elementwise f16 error bound of this pipeline ([`f16_bound`] for L-M,
+    /// [`f16_bound_blocked`] for the Hall methods).
+    pub fn f16_bound(self, a: &Matrix, b: &Matrix) -> Vec<f64> {
+        let k = a.cols;
+        match self {
+            Pipeline::Slices => f16_bound(a, b),
+            _ => f16_bound_blocked(a, b, self.pass_count(k), self.f32_terms(k)),
+        }
+    }
+
+    /// The f16 bound in words, for reports.
+    pub fn f16_bound_words(self, k: usize) -> String {
+        match self {
+            Pipeline::Slices => format!(
+                "every element within gamma_(k+3)·sum|a||b| + (k+3)·2^-25, u = 2^-11 (f16 accumulation, k = {k})"
+            ),
+            _ => format!(
+                "every element within gamma·sum|a||b| + (T+1 + sum|a|+|b|)·2^-24, gamma from (T+3)·2^-11 + t·2^-24 \
+                 (f16 store once per pass: T = {} passes, t = {} f32-summed products per pass)",
+                self.pass_count(k),
+                self.f32_terms(k)
+            ),
+        }
+    }
+}
+
+/// The 8-bit pipeline of a blocked method on the CPU, exact integer arithmetic in units of
+/// 1/255: inputs quantized to 8 bits (`ia`, `ib`); pass t sums its products exactly,
+/// S_t = Σ_{p ∈ pass t} ia_p·ib_p (in units of 1/255²), and stores
+/// `acc ← min(acc + round(S_t / (255·depth)), 255)` — the block sum times the polygon colour
+/// 1/`depth` rounded half up to 8 bits once per pass, added to the running sum, and saturated at
+/// 1.0 by the unorm store (`FF + 01 = FF`). `passes` lists the p of each pass
+/// ([`Pipeline::passes`]); with one p per pass this is [`u8_model`] exactly.
+///
+/// The three accumulation modes of the Hall methods give the same result: ping-pong and copy
+/// read F = acc/255 and store (acc + steps)/255, which the store clamps; blend stores the block
+/// sum alone, clamped to 1.0 on its way into the blend unit, and the blend adds it to acc with
+/// saturation — the clamp of the source matters only when steps > 255, and then the sum
+/// saturates either way.
+pub fn u8_model_passes(a: &Matrix, b: &Matrix, passes: &[Vec<usize>], depth: u32) -> U8Model {
+    let (m, k, n) = (a.rows, a.cols, b.cols);
+    let qa: Vec<u64> = a.data.iter().map(|&v| to_unorm8(v) as u64).collect();
+    let qb: Vec<u64> = b.data.iter().map(|&v| to_unorm8(v) as u64).collect();
+    let d = 255 * depth.max(1) as u64;
+    let mut acc = vec![0u64; m * n];
+    let mut sat = vec![false; m * n];
+    let mut s = vec![0u64; n];
+    for pass in passes {
+        for i in 0..m {
+            s.iter_mut().for_each(|x| *x = 0);
+            for &p in pass {
+                debug_assert!(p < k);
+                let ia = qa[i * k + p];
+                if ia == 0 {
+                    continue;
+                }
+                for (j, x) in s.iter_mut().enumerate() {
+                    *x += ia * qb[p * n + j];
+                }
+            }
+            for (j, &sj) in s.iter().enumerate() {
+                let steps = sj / d + u64::from(2 * (sj % d) >= d);
+                let total = acc[i * n + j] + steps;
+                if total > 255 {
+                    sat[i * n + j] = true;
+                }
+                acc[i * n + j] = total.min(255);
+            }
+        }
+    }
+    U8Model {
+        c: Matrix {
+            rows: m,
+            cols: n,
+            data: acc.iter().map(|&v| v as f32 / 255.0).collect(),
+        },
+        saturated: sat.iter().filter(|&&s| s).count(),
+    }
+}
+
+/// The CPU model of `hall-blocked`'s 8-bit pipeline with block size `block` (see
+/// [`u8_model_passes`]).
+pub fn u8_model_blocked(a: &Matrix, b: &Matrix, block: u32, depth: u32) -> U8Model {
+    Pipeline::Blocked { block }.u8_model(a, b, depth)
+}
+
+/// The CPU model of `hall-packed`'s 8-bit pipeline with block size `block` (in packed p; see
+/// [`u8_model_passes`]). The packing is a relabelling of the inner index, so the model sums the
+/// unpacked products each pass covers.
+pub fn u8_model_packed(a: &Matrix, b: &Matrix, block: u32, depth: u32) -> U8Model {
+    Pipeline::Packed { block }.u8_model(a, b, depth)
+}
+
+/// Elementwise error bound for an f16 run of a blocked pipeline with `passes` (T) passes, each
+/// fragment summing at most `f32_terms` (t) products in f32 registers before the store:
+///
+/// |C − C_ref| ≤ γ·Σ_p |A_ip|·|B_pj| + (T + 1 + Σ_p (|A_ip| + |B_pj|))·2⁻²⁴,
+/// γ = θ/(1 − θ), θ = (T + 3)·u + t·u₃₂, u = 2⁻¹¹, u₃₂ = 2⁻²⁴.
+///
+/// Derivation (round to nearest, fl(x) = x(1 + δ) + η with |δ| ≤ u, |η| ≤ 2⁻²⁵ the half
+/// spacing of f16 subnormals, δη = 0; Higham, *Accuracy and Stability*, §2.1 and Lemma 3.1 with
+/// Π(1 + δ_i)^±1 − 1 ≤ e^{Σu_i} − 1 ≤ Σu_i/(1 − Σu_i)): a product term a·b meets
+/// - 2 f16 roundings of the inputs; their product is exact in f32 (22 significand bits ≤ 24);
+/// - at most t f32 roundings in the shader: t − 1 adds of the block sum, plus the add of F;
+/// - the f16 store of each pass from its own to the last: at most T;
+/// - in blend mode, one more: the block sum entering an f16 blend unit. Hence T + 3.
+///
+/// The η of the stores (at most T + 1) add absolutely, and those of the inputs contribute
+/// η_a·b + η_b·a per product; with the (1 + γ) they pick up after, all fit in
+/// (T + 1 + Σ_p(|a| + |b|))·2⁻²⁴ while γ ≤ ½. L-M's bound ([`f16_bound`]) has T = k: one store per
+/// product; here T = ⌈k/b⌉, so the bound is about b times tighter.
+pub fn f16_bound_blocked(a: &Matrix, b: &Matrix, passes: usize, f32_terms: usize) -> Vec<f64> {
+    let t = passes as f64;
+    let theta = (t + 3.0) * F16_UNIT_ROUNDOFF + f32_terms as f64 * F32_UNIT_ROUNDOFF;
+    let gamma = theta / (1.0 - theta).max(1e-3);
+    let tiny = 2f64.powi(-24);
+    let row_abs: Vec<f64> = (0..a.rows)
+        .map(|i| a.data[i * a.cols..(i + 1) * a.cols].iter().map(|v| v.abs() as f64).sum())
+        .collect();
+    let col_abs: Vec<f64> = (0..b.cols)
+        .map(|j| (0..b.rows).map(|p| b.data[p * b.cols + j].abs() as f64).sum())
+        .collect();
+    abs_product(a, b)
+        .into_iter()
+        .enumerate()
+        .map(|(idx, s)| {
+            let (i, j) = (idx / b.cols, idx % b.cols);
+            gamma * s + (t + 1.0 + row_abs[i] + col_abs[j]) * tiny
+        })
+        .collect()
+}

@@ -36,7 +36,9 @@ pub use chart::breakdown_chart;
 
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
-use crate::gpu::texture::{INPUT_USAGE, MatrixTexture, ScalarFormat, TARGET_USAGE, extent, map_read};
+use crate::gpu::texture::{
+    INPUT_USAGE, MatrixTexture, ScalarFormat, TARGET_USAGE, extent, map_read,
+};
 use crate::graph::{Components, Graph};
 use crate::matrix::Matrix;
 use crate::methods::Method;
@@ -97,6 +99,15 @@ pub struct ReachOptions {
     pub block: Option<u32>,
 }
 
+impl std::fmt::Display for Transfer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Transfer::GpuCopy => "GPU copy (framebuffer → texture, copy_texture_to_texture)",
+            Transfer::HostRoundTrip => "host round trip (read back, upload again)",
+        })
+    }
+}
+
 impl Default for ReachOptions {
     fn default() -> Self {
         Self {
@@ -111,7 +122,11 @@ impl Default for ReachOptions {
 /// u8 for L-M (the 2001 pipeline, exact on 0/1 matrices because the blend saturates at 1), f32
 /// for the Hall–Carr–Hart methods (their only format).
 pub fn default_precision(method: Method) -> Precision {
-    if method == Method::Lm { Precision::U8 } else { Precision::F32 }
+    if method == Method::Lm {
+        Precision::U8
+    } else {
+        Precision::F32
+    }
 }
 
 /// The products that raise M to the power p (p ≥ 1), left-to-right binary: for each bit of p
@@ -208,10 +223,18 @@ pub struct PowerRun {
 
 /// Raise the square 0/1 matrix `base` (normally `M = I + A`) on the GPU by `steps`, the result
 /// staying on the GPU between products; only the final product is read back.
-pub fn power(ctx: &GpuContext, base: &Matrix, steps: &[Step], opts: &ReachOptions) -> Result<PowerRun> {
+pub fn power(
+    ctx: &GpuContext,
+    base: &Matrix,
+    steps: &[Step],
+    opts: &ReachOptions,
+) -> Result<PowerRun> {
     base.check_nonempty("M")?;
     if base.rows != base.cols {
-        return Err(Error::Invalid(format!("M must be square, it is {}x{}", base.rows, base.cols)));
+        return Err(Error::Invalid(format!(
+            "M must be square, it is {}x{}",
+            base.rows, base.cols
+        )));
     }
     if let Some(idx) = base.data.iter().position(|&v| v != 0.0 && v != 1.0) {
         return Err(Error::Invalid(format!(
@@ -228,7 +251,14 @@ pub fn power(ctx: &GpuContext, base: &Matrix, steps: &[Step], opts: &ReachOption
         )));
     }
     let (layout, precision, mut notes) = choose(ctx, opts)?;
-    let mut run = Run::new(ctx, layout, precision, opts, base, steps.len().saturating_sub(1))?;
+    let mut run = Run::new(
+        ctx,
+        layout,
+        precision,
+        opts,
+        base,
+        steps.len().saturating_sub(1),
+    )?;
     for (i, &step) in steps.iter().enumerate() {
         run.product(step)?;
         if i + 1 < steps.len() {
@@ -240,7 +270,12 @@ pub fn power(ctx: &GpuContext, base: &Matrix, steps: &[Step], opts: &ReachOption
     if let Some(stamps) = &run.stamps {
         breakdown.copy_gpu_ms = Some(stamps.read_ms(ctx)?);
     }
-    notes.push(describe(layout, precision, run.passes_per_product, base.rows));
+    notes.push(describe(
+        layout,
+        precision,
+        run.passes_per_product,
+        base.rows,
+    ));
     Ok(PowerRun {
         matrix,
         breakdown,
@@ -260,8 +295,13 @@ enum Layout {
     Packed,
 }
 
-/// The layout and precision for `opts`, or an error naming what is supported.
-fn choose(ctx: &GpuContext, opts: &ReachOptions) -> Result<(Layout, Precision, Vec<String>)> {
+/// Check `opts` without a GPU: a supported method, a precision it has, a block size only where
+/// there are blocks. Returns the precision asked for (or the method's default).
+pub fn check_options(opts: &ReachOptions) -> Result<Precision> {
+    check_static(opts).map(|(_, p)| p)
+}
+
+fn check_static(opts: &ReachOptions) -> Result<(Layout, Precision)> {
     let layout = match opts.method {
         Method::Lm => Layout::Lm,
         Method::HallBlocked => Layout::Blocked,
@@ -274,8 +314,7 @@ fn choose(ctx: &GpuContext, opts: &ReachOptions) -> Result<(Layout, Precision, V
             )));
         }
     };
-    let mut precision = opts.precision.unwrap_or(default_precision(opts.method));
-    let mut notes = vec![];
+    let precision = opts.precision.unwrap_or(default_precision(opts.method));
     if layout != Layout::Lm && precision != Precision::F32 {
         return Err(Error::Invalid(format!(
             "reach: --precision {precision} is for --method lm; {} computes in f32 only",
@@ -283,11 +322,22 @@ fn choose(ctx: &GpuContext, opts: &ReachOptions) -> Result<(Layout, Precision, V
         )));
     }
     if layout != Layout::Lm && opts.block == Some(0) {
-        return Err(Error::Invalid("block size b = 0: each pass must sum at least one product".into()));
+        return Err(Error::Invalid(
+            "block size b = 0: each pass must sum at least one product".into(),
+        ));
     }
     if layout == Layout::Lm && opts.block.is_some() {
-        return Err(Error::Invalid("--block is a Hall–Carr–Hart option; lm has no blocks".into()));
+        return Err(Error::Invalid(
+            "--block is a Hall–Carr–Hart option; lm has no blocks".into(),
+        ));
     }
+    Ok((layout, precision))
+}
+
+/// The layout and precision for `opts` on this adapter, or an error naming what is supported.
+fn choose(ctx: &GpuContext, opts: &ReachOptions) -> Result<(Layout, Precision, Vec<String>)> {
+    let (layout, mut precision) = check_static(opts)?;
+    let mut notes = vec![];
     let blendable = ctx.has(wgpu::Features::FLOAT32_BLENDABLE);
     if precision == Precision::F32 && !blendable {
         if layout == Layout::Lm {
@@ -314,10 +364,15 @@ fn describe(layout: Layout, precision: Precision, passes: usize, n: usize) -> St
         "min(F, 1) blend pass after each product"
     };
     match layout {
-        Layout::Lm => format!("lm: {n} additively blended slices per product into {:?}; {clamp}", precision.format(1)),
-        Layout::Blocked => format!("hall-blocked: {passes} ping-pong passes per product, R32Float; {clamp}"),
+        Layout::Lm => format!(
+            "lm: {n} additively blended slices per product into {:?}; {clamp}",
+            precision.format(1)
+        ),
+        Layout::Blocked => {
+            format!("hall-blocked: {passes} ping-pong pass(es) per product, R32Float; {clamp}")
+        }
         Layout::Packed => format!(
-            "hall-packed: M packed 2x2 into a {h}x{h} Rgba32Float texture, powers stay packed; {passes} passes per product; {clamp}",
+            "hall-packed: M packed 2x2 into a {h}x{h} Rgba32Float texture, powers stay packed; {passes} pass(es) per product; {clamp}",
             h = n.div_ceil(2)
         ),
     }
@@ -369,9 +424,23 @@ impl<'c> Run<'c> {
         let load_ms = ms(t0);
 
         let t1 = Instant::now();
-        let input = MatrixTexture::new(ctx, "R (power)", base.rows, base.cols, base.format, INPUT_USAGE)?;
+        let input = MatrixTexture::new(
+            ctx,
+            "R (power)",
+            base.rows,
+            base.cols,
+            base.format,
+            INPUT_USAGE,
+        )?;
         let fb = match layout {
-            Layout::Lm => Some(MatrixTexture::new(ctx, "F (framebuffer)", n, n, base.format, TARGET_USAGE)?),
+            Layout::Lm => Some(MatrixTexture::new(
+                ctx,
+                "F (framebuffer)",
+                n,
+                n,
+                base.format,
+                TARGET_USAGE,
+            )?),
             _ => None,
         };
         let clamp = if precision == Precision::U8 {
@@ -386,7 +455,11 @@ impl<'c> Run<'c> {
         ctx.wait()?;
         let passes_per_product = match layout {
             Layout::Lm => n,
-            _ => base.cols.div_ceil(opts.block.unwrap_or(crate::methods::hall_blocked::DEFAULT_BLOCK).max(1) as usize),
+            _ => base.cols.div_ceil(
+                opts.block
+                    .unwrap_or(crate::methods::hall_blocked::DEFAULT_BLOCK)
+                    .max(1) as usize,
+            ),
         };
         Ok(Self {
             ctx,
@@ -420,7 +493,14 @@ impl<'c> Run<'c> {
             Step::Square => self.input_is_base,
             Step::TimesBase => true,
         };
-        let Run { base, input, fb, lm, t, .. } = self;
+        let Run {
+            base,
+            input,
+            fb,
+            lm,
+            t,
+            ..
+        } = self;
         let pick = |is_base: bool| if is_base { &*base } else { &*input };
         let (x, y) = (pick(x_is_base), pick(y_is_base));
         match self.layout {
@@ -430,14 +510,26 @@ impl<'c> Run<'c> {
                     (false, false) => 1,
                     _ => 2,
                 };
-                let target = fb.as_ref().ok_or_else(|| Error::Invalid("L-M framebuffer missing".into()))?;
+                let target = fb
+                    .as_ref()
+                    .ok_or_else(|| Error::Invalid("L-M framebuffer missing".into()))?;
                 if lm[slot].is_none() {
                     let t0 = Instant::now();
-                    lm[slot] = Some(Pipeline::new(ctx, x, y, target.format, 1, 1, self.precision)?);
+                    lm[slot] = Some(Pipeline::new(
+                        ctx,
+                        x,
+                        y,
+                        target.format,
+                        1,
+                        1,
+                        self.precision,
+                    )?);
                     ctx.wait()?;
                     t.setup_ms += ms(t0);
                 }
-                let pipeline = lm[slot].as_ref().ok_or_else(|| Error::Invalid("L-M pipeline missing".into()))?;
+                let pipeline = lm[slot]
+                    .as_ref()
+                    .ok_or_else(|| Error::Invalid("L-M pipeline missing".into()))?;
                 let t1 = Instant::now();
                 pipeline.draw(ctx, target, 0..x.cols as u32, true)?;
                 ctx.wait()?;
@@ -460,7 +552,10 @@ impl<'c> Run<'c> {
         self.t.products += 1;
         self.fb_fresh = true;
         if let Some(pipeline) = &self.clamp {
-            let target = self.fb.as_ref().ok_or_else(|| Error::Invalid("framebuffer missing".into()))?;
+            let target = self
+                .fb
+                .as_ref()
+                .ok_or_else(|| Error::Invalid("framebuffer missing".into()))?;
             let t2 = Instant::now();
             ctx.scoped("the min(F, 1) clamp pass", || {
                 let mut enc = ctx.device.create_command_encoder(&Default::default());
@@ -496,8 +591,12 @@ impl<'c> Run<'c> {
     /// The paper's "Copy": F into R, inside GPU memory (or through the host, for comparison).
     fn copy_into_input(&mut self) -> Result<()> {
         let ctx = self.ctx;
-        let Run { fb, input, stamps, .. } = self;
-        let fb = fb.as_ref().ok_or_else(|| Error::Invalid("nothing to copy: no product yet".into()))?;
+        let Run {
+            fb, input, stamps, ..
+        } = self;
+        let fb = fb
+            .as_ref()
+            .ok_or_else(|| Error::Invalid("nothing to copy: no product yet".into()))?;
         let t0 = Instant::now();
         match self.transfer {
             Transfer::GpuCopy => {
@@ -572,39 +671,46 @@ fn clamp_pipeline(ctx: &GpuContext, format: wgpu::TextureFormat) -> Result<wgpu:
             dst_factor: wgpu::BlendFactor::One,
             operation: wgpu::BlendOperation::Min,
         };
-        let layout = ctx.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("reach clamp"),
-            bind_group_layouts: &[],
-            immediate_size: 0,
-        });
-        Ok(ctx.device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("reach clamp"),
-            layout: Some(&layout),
-            vertex: wgpu::VertexState {
-                module: &module,
-                entry_point: Some("vs_main"),
-                compilation_options: Default::default(),
-                buffers: &[],
-            },
-            primitive: wgpu::PrimitiveState {
-                topology: wgpu::PrimitiveTopology::TriangleStrip,
-                ..Default::default()
-            },
-            depth_stencil: None,
-            multisample: Default::default(),
-            fragment: Some(wgpu::FragmentState {
-                module: &module,
-                entry_point: Some("fs_main"),
-                compilation_options: Default::default(),
-                targets: &[Some(wgpu::ColorTargetState {
-                    format,
-                    blend: Some(wgpu::BlendState { color: min, alpha: min }),
-                    write_mask,
-                })],
-            }),
-            multiview_mask: None,
-            cache: None,
-        }))
+        let layout = ctx
+            .device
+            .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some("reach clamp"),
+                bind_group_layouts: &[],
+                immediate_size: 0,
+            });
+        Ok(ctx
+            .device
+            .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some("reach clamp"),
+                layout: Some(&layout),
+                vertex: wgpu::VertexState {
+                    module: &module,
+                    entry_point: Some("vs_main"),
+                    compilation_options: Default::default(),
+                    buffers: &[],
+                },
+                primitive: wgpu::PrimitiveState {
+                    topology: wgpu::PrimitiveTopology::TriangleStrip,
+                    ..Default::default()
+                },
+                depth_stencil: None,
+                multisample: Default::default(),
+                fragment: Some(wgpu::FragmentState {
+                    module: &module,
+                    entry_point: Some("fs_main"),
+                    compilation_options: Default::default(),
+                    targets: &[Some(wgpu::ColorTargetState {
+                        format,
+                        blend: Some(wgpu::BlendState {
+                            color: min,
+                            alpha: min,
+                        }),
+                        write_mask,
+                    })],
+                }),
+                multiview_mask: None,
+                cache: None,
+            }))
     })
 }
 
@@ -619,7 +725,8 @@ impl Stamps {
     /// Room for `copies` copies, if there are any and the adapter writes timestamps inside
     /// encoders.
     fn new(ctx: &GpuContext, copies: usize) -> Option<Self> {
-        let needed = wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS;
+        let needed =
+            wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS;
         let capacity = 2 * copies as u32;
         if copies == 0 || capacity > wgpu::QUERY_SET_MAX_QUERIES || !ctx.has(needed) {
             return None;
@@ -629,7 +736,11 @@ impl Stamps {
             ty: wgpu::QueryType::Timestamp,
             count: capacity,
         });
-        Some(Self { set, next: 0, capacity })
+        Some(Self {
+            set,
+            next: 0,
+            capacity,
+        })
     }
 
     fn stamp(&mut self, enc: &mut wgpu::CommandEncoder) {
@@ -755,7 +866,13 @@ pub struct ReachReport {
 }
 
 impl ReachReport {
-    pub fn new(ctx: &GpuContext, graph: &str, g: &Graph, run: &ReachRun, checked: Option<bool>) -> Self {
+    pub fn new(
+        ctx: &GpuContext,
+        graph: &str,
+        g: &Graph,
+        run: &ReachRun,
+        checked: Option<bool>,
+    ) -> Self {
         let (mode, steps) = match run.goal {
             Goal::Closure => ("closure", None),
             Goal::Steps(p) => ("steps", Some(p)),
@@ -796,16 +913,17 @@ impl ReachReport {
                 self.graph,
                 self.nodes,
                 self.edges,
-                if self.directed { "directed" } else { "undirected" }
+                if self.directed {
+                    "directed"
+                } else {
+                    "undirected"
+                }
             ),
             format!(
-                "computed  {what}: M = I + A by {} product(s) ({squarings} squaring(s)), {} {}",
+                "computed  {what}: M = I + A by {} product(s) ({squarings} squaring(s)), {} × {}",
                 self.schedule.len(),
                 t.copies,
-                match self.transfer {
-                    Transfer::GpuCopy => "GPU copies (framebuffer → texture)",
-                    Transfer::HostRoundTrip => "host round trips (read back, upload)",
-                }
+                self.transfer
             ),
             format!("method    {} ({})", self.method, self.precision),
             format!(
@@ -814,20 +932,40 @@ impl ReachReport {
                 t.multiply_ms,
                 t.clamp_ms,
                 t.copy_ms,
-                t.copy_gpu_ms.map_or(String::new(), |g| format!(" ({g:.3} ms by GPU timestamps)")),
+                t.copy_gpu_ms
+                    .map_or(String::new(), |g| format!(" ({g:.3} ms by GPU timestamps)")),
                 t.readback_ms,
                 t.setup_ms
             ),
-            format!("reachable {} of {} ordered pairs (u, v), u = v included", self.reachable_pairs, self.nodes * self.nodes),
+            format!(
+                "reachable {} of {} ordered pairs (u, v), u = v included",
+                self.reachable_pairs,
+                self.nodes * self.nodes
+            ),
         ];
         if let (Some(c), Some(sizes)) = (self.components, &self.component_sizes) {
-            let kind = if self.directed { "strongly connected components" } else { "components" };
+            let kind = if self.directed {
+                "strongly connected components"
+            } else {
+                "components"
+            };
             let shown: Vec<String> = sizes.iter().take(20).map(|s| s.to_string()).collect();
-            let more = if sizes.len() > 20 { format!(", … ({} more)", sizes.len() - 20) } else { String::new() };
+            let more = if sizes.len() > 20 {
+                format!(", … ({} more)", sizes.len() - 20)
+            } else {
+                String::new()
+            };
             out.push(format!("{kind} {c}: sizes {}{more}", shown.join(", ")));
         }
         if let Some(ok) = self.matches_cpu_bfs {
-            out.push(format!("check     {}", if ok { "matches the CPU BFS" } else { "DIFFERS from the CPU BFS" }));
+            out.push(format!(
+                "check     {}",
+                if ok {
+                    "matches the CPU BFS"
+                } else {
+                    "DIFFERS from the CPU BFS"
+                }
+            ));
         }
         for n in &self.notes {
             out.push(format!("note      {n}"));
@@ -865,7 +1003,9 @@ pub fn components_csv(c: &Components, one_based: bool) -> String {
 pub fn reach_picture(r: &Matrix) -> Result<image::RgbImage> {
     use image::{Rgb, RgbImage};
     if r.rows == 0 || r.cols == 0 {
-        return Err(Error::Invalid("the graph has no nodes: there is no matrix to draw".into()));
+        return Err(Error::Invalid(
+            "the graph has no nodes: there is no matrix to draw".into(),
+        ));
     }
     let cell = crate::picture::cell_size(r, 512);
     let (w, h) = crate::picture::panel_size(r, cell, 2048);
@@ -876,6 +1016,46 @@ pub fn reach_picture(r: &Matrix) -> Result<image::RgbImage> {
             let j = px * r.cols / w;
             let v = if r.get(i, j) != 0.0 { 255 } else { 0 };
             img.put_pixel(px as u32, py as u32, Rgb([v, v, v]));
+        }
+    }
+    Ok(img)
+}
+
+/// The docs' picture of the sample application on `assets/graph-example.txt` (24 nodes in six
+/// components: a path, a cycle, K5, a star and two isolated nodes), computed on `ctx`'s adapter with L-M in u8: M = I + A,
+/// M² (within two steps) and the closure, white where row u reaches column v.
+pub fn example_figure(ctx: &GpuContext) -> Result<image::RgbImage> {
+    use image::{Rgb, RgbImage};
+    let text = include_str!("../assets/graph-example.txt");
+    let g = crate::graph::parse_edge_list(
+        std::path::Path::new("assets/graph-example.txt"),
+        text,
+        Default::default(),
+    )?;
+    let o = ReachOptions::default();
+    let two = reach(ctx, &g, Goal::Steps(2), &o)?;
+    let closure = reach(ctx, &g, Goal::Closure, &o)?;
+    let count = closure.components.as_ref().map_or(0, Components::count);
+    let panels = [
+        ("M = I + A".to_string(), power(ctx, &g.reach_base(), &[], &o)?.matrix),
+        ("M^2: WITHIN 2 STEPS".to_string(), two.matrix),
+        (format!("CLOSURE: {count} COMPONENTS"), closure.matrix),
+    ];
+    let cell = 10u32;
+    let side = g.nodes as u32 * cell;
+    let (gap, top) = (30u32, 40u32);
+    let mut img = RgbImage::from_pixel(3 * side + 4 * gap, side + top + gap, Rgb([236, 236, 236]));
+    for (p, (label, m)) in panels.iter().enumerate() {
+        let x0 = gap + p as u32 * (side + gap);
+        chart::text(&mut img, x0, 14, label, Rgb([30, 30, 30]));
+        for u in 0..g.nodes {
+            for v in 0..g.nodes {
+                let c = if m.get(u, v) != 0.0 { 255 } else { 0 };
+                let edge = Rgb([60, 60, 60]);
+                let (x, y) = (x0 + v as u32 * cell, top + u as u32 * cell);
+                chart::rect(&mut img, x, y, cell, cell, edge);
+                chart::rect(&mut img, x + 1, y + 1, cell - 1, cell - 1, Rgb([c, c, c]));
+            }
         }
     }
     Ok(img)
@@ -912,18 +1092,34 @@ pub struct BenchReport {
 }
 
 /// Run the experiment of figures 4-5.
-pub fn bench(ctx: &GpuContext, n: usize, powers: usize, seed: u64, opts: &ReachOptions) -> Result<BenchReport> {
+pub fn bench(
+    ctx: &GpuContext,
+    n: usize,
+    powers: usize,
+    seed: u64,
+    opts: &ReachOptions,
+) -> Result<BenchReport> {
     if n == 0 {
-        return Err(Error::Invalid("--n 0: the matrix needs at least one row".into()));
+        return Err(Error::Invalid(
+            "--n 0: the matrix needs at least one row".into(),
+        ));
     }
     if powers == 0 || powers > MAX_PRODUCTS {
-        return Err(Error::Invalid(format!("--powers {powers}: give 1 to {MAX_PRODUCTS} products")));
+        return Err(Error::Invalid(format!(
+            "--powers {powers}: give 1 to {MAX_PRODUCTS} products"
+        )));
     }
     let g = Graph::random(n, 2 * n, false, seed)?;
     let steps = vec![Step::Square; powers];
     let run = power(ctx, &g.reach_base(), &steps, opts)?;
     let b = run.breakdown;
-    let per = |total: f64, count: usize| if count == 0 { 0.0 } else { total / count as f64 };
+    let per = |total: f64, count: usize| {
+        if count == 0 {
+            0.0
+        } else {
+            total / count as f64
+        }
+    };
     let byte_ops = (2.0 * (n as f64).powi(3) - (n as f64).powi(2)) * powers as f64;
     Ok(BenchReport {
         n,
@@ -949,16 +1145,28 @@ impl BenchReport {
     /// The breakdown as a table, one line each.
     pub fn table(&self) -> Vec<String> {
         let b = &self.breakdown;
-        let copy_gpu = |v: Option<f64>| v.map_or(String::new(), |g| format!(" (GPU timestamps {g:.3})"));
+        let copy_gpu =
+            |v: Option<f64>| v.map_or(String::new(), |g| format!(" (GPU timestamps {g:.3})"));
         let mut out = vec![
             format!(
                 "L-M §5 experiment: a {n}x{n} 0/1 matrix (I + A, random graph, seed {}) multiplied by itself {} times, each result the next input",
-                self.seed, self.powers, n = self.n
+                self.seed,
+                self.powers,
+                n = self.n
             ),
-            format!("method {} ({}), {:?}", self.method, self.precision, self.transfer),
+            format!(
+                "method {} ({}), {}",
+                self.method, self.precision, self.transfer
+            ),
             String::new(),
-            format!("{:<14} {:>6} {:>14} {:>14}   {}", "phase", "count", "per matrix ms", "total ms", "figure"),
-            format!("{:<14} {:>6} {:>14.3} {:>14.3}   4, 5", "texture load", 1, self.load_per_matrix_ms, b.load_ms),
+            format!(
+                "{:<14} {:>6} {:>14} {:>14}   {}",
+                "phase", "count", "per matrix ms", "total ms", "figure"
+            ),
+            format!(
+                "{:<14} {:>6} {:>14.3} {:>14.3}   4, 5",
+                "texture load", 1, self.load_per_matrix_ms, b.load_ms
+            ),
             format!(
                 "{:<14} {:>6} {:>14.3} {:>14.3}   4, 5{}",
                 "GPU copy",
@@ -967,8 +1175,14 @@ impl BenchReport {
                 b.copy_ms,
                 copy_gpu(self.copy_gpu_per_matrix_ms)
             ),
-            format!("{:<14} {:>6} {:>14.3} {:>14.3}   4, 5", "readback", 1, self.readback_per_matrix_ms, b.readback_ms),
-            format!("{:<14} {:>6} {:>14.3} {:>14.3}   5", "multiplies", b.products, self.multiply_per_product_ms, b.multiply_ms),
+            format!(
+                "{:<14} {:>6} {:>14.3} {:>14.3}   4, 5",
+                "readback", 1, self.readback_per_matrix_ms, b.readback_ms
+            ),
+            format!(
+                "{:<14} {:>6} {:>14.3} {:>14.3}   5",
+                "multiplies", b.products, self.multiply_per_product_ms, b.multiply_ms
+            ),
         ];
         if b.clamp_ms > 0.0 {
             out.push(format!(
@@ -979,7 +1193,13 @@ impl BenchReport {
                 b.clamp_ms
             ));
         }
-        out.push(format!("{:<14} {:>6} {:>14} {:>14.3}", "total", "", "", b.total_ms()));
+        out.push(format!(
+            "{:<14} {:>6} {:>14} {:>14.3}",
+            "total",
+            "",
+            "",
+            b.total_ms()
+        ));
         out.push(String::new());
         out.push(format!(
             "multiplies take {:.1}% of the total; {:.3} GBops ((2n³ − n²) byte operations per product over the multiply time); setup (pipelines, textures) {:.3} ms, not counted",

@@ -54,17 +54,20 @@ fn check_method_on(method: Method, shapes: &[(usize, usize, usize)], seed: u64) 
         let a = Matrix::random(m, k, seed + 2 * i as u64, -1.0, 1.0);
         let b = Matrix::random(k, n, seed + 2 * i as u64 + 1, -1.0, 1.0);
         let result = methods::multiply(Some(ctx()), method, &a, &b, &mut Options::default());
-        if !fits_one_workgroup(method, m, k, n) {
-            let err = result.expect_err(
-                "a single-workgroup method must refuse a product larger than one workgroup",
-            );
-            assert!(
-                matches!(err, Error::Limit { .. }),
-                "{method} {m}x{k}x{n}: {err}"
-            );
-            continue;
-        }
         let out = result.unwrap_or_else(|e| panic!("{method} {m}x{k}x{n}: {e}"));
+        if !fits_one_workgroup(method, m, k, n) {
+            // The single-workgroup kernel refuses, naming the sizes it accepts and the limit...
+            let single = compute_era::plan(method, &ctx().limits, m, k, n).unwrap();
+            let err = single.expect_err("one workgroup cannot hold this product");
+            assert!(matches!(err, Error::Limit { .. }), "{method} {m}x{k}x{n}: {err}");
+            assert!(err.to_string().contains("accepts"), "{err}");
+            // ...and the method says it ran its multi-workgroup version instead.
+            assert!(
+                out.notes.iter().any(|n| n.contains("ran") && n.contains("-tiled instead")),
+                "{method} {m}x{k}x{n}: no fallback note in {:?}",
+                out.notes
+            );
+        }
         assert_close(
             &format!("{method} {m}x{k}x{n}"),
             &out.c,
@@ -138,7 +141,7 @@ fn an_unwritten_element_reads_back_as_nan_and_fails_the_check() {
         back.data.iter().all(|v| v.is_nan()),
         "poison must read back as NaN"
     );
-    let s = compare(&back, &vec![0.0; 15]);
+    let s = compare(&back, &[0.0; 15]);
     assert_eq!(s.nonfinite, 15);
     assert!(
         !s.within(1e-5),
@@ -209,7 +212,12 @@ fn single_workgroup_cannon_and_dns_name_the_limit_and_the_sizes_they_accept() {
             format!("square n ≤ {}", dns::max_square(&ctx().limits)),
         ),
     ] {
-        let err = methods::multiply(Some(ctx()), me, &a, &b, &mut Options::default()).unwrap_err();
+        // The single-workgroup kernel's plan refuses; `multiply` then runs the tiled version
+        // and carries this message in its notes (see check_method_on).
+        let err = compute_era::plan(me, &ctx().limits, 65, 100, 37).unwrap().unwrap_err();
+        let out = methods::multiply(Some(ctx()), me, &a, &b, &mut Options::default()).unwrap();
+        assert!(out.notes[0].contains(&err.to_string()), "{me}: {:?}", out.notes);
+        assert_close(&format!("{me} fallback"), &out.c, &reference_f64(&a, &b), 1e-5);
         assert!(
             matches!(
                 err,

@@ -19,10 +19,16 @@ pub struct OrbitCamera {
     pub yaw: f32,
     /// Angle above the horizontal.
     pub pitch: f32,
-    /// Distance from the target, in cube units.
+    /// Distance from the target, as a multiple of the distance at which the cube's bounding
+    /// sphere just fits the viewport.
     pub distance: f32,
     pub target: Vec3,
+    /// Radius of the cube's bounding sphere.
+    pub radius: f32,
 }
+
+/// Vertical field of view.
+const FOV_Y: f32 = 32.0 * std::f32::consts::PI / 180.0;
 
 impl OrbitCamera {
     /// Looking at the front face from the upper left, so the A face (left) and the B face (top)
@@ -31,22 +37,26 @@ impl OrbitCamera {
         let e = extent(m, k, n);
         Self {
             yaw: -0.62,
-            pitch: 0.42,
-            distance: 2.6 * e.length().max(0.5),
+            pitch: 0.38,
+            distance: 1.0,
             target: Vec3::new(e.x / 2.0, -e.y / 2.0, -e.z / 2.0),
+            radius: e.length() / 2.0,
         }
     }
 
-    pub fn eye(&self) -> Vec3 {
+    /// The eye, for a viewport of `aspect` = width / height.
+    pub fn eye(&self, aspect: f32) -> Vec3 {
+        let fov_x = 2.0 * ((FOV_Y / 2.0).tan() * aspect.max(0.1)).atan();
+        let fit = self.radius / (FOV_Y.min(fov_x) / 2.0).sin();
         let (sy, cy) = self.yaw.sin_cos();
         let (sp, cp) = self.pitch.sin_cos();
-        self.target + self.distance * Vec3::new(cp * sy, sp, cp * cy)
+        self.target + self.distance * fit * Vec3::new(cp * sy, sp, cp * cy)
     }
 
     /// Projection × view for a viewport of `aspect` = width / height (wgpu's 0..1 depth).
     pub fn view_proj(&self, aspect: f32) -> Mat4 {
-        let view = Mat4::look_at_rh(self.eye(), self.target, Vec3::Y);
-        let proj = Mat4::perspective_rh(32f32.to_radians(), aspect.max(0.1), 0.01, 100.0);
+        let view = Mat4::look_at_rh(self.eye(aspect), self.target, Vec3::Y);
+        let proj = Mat4::perspective_rh(FOV_Y, aspect.max(0.1), 0.01, 100.0);
         proj * view
     }
 
@@ -58,14 +68,17 @@ impl OrbitCamera {
 
     /// Zoom by `steps` wheel steps (positive: closer).
     pub fn zoom(&mut self, steps: f32) {
-        self.distance = (self.distance * 0.9f32.powf(steps)).clamp(0.3, 50.0);
+        self.distance = (self.distance * 0.9f32.powf(steps)).clamp(0.2, 20.0);
     }
 }
 
-/// The cube's sides in world units: (n, m, k) scaled so the longest is 1.
+/// How much deeper than it is wide the cube is drawn, so the slices stand apart like cards.
+pub const EXPLODE: f32 = 1.8;
+
+/// The cube's sides in world units: (n, m, k) scaled so the longest is 1, depth × [`EXPLODE`].
 pub fn extent(m: usize, k: usize, n: usize) -> Vec3 {
     let s = 1.0 / m.max(k).max(n) as f32;
-    Vec3::new(n as f32 * s, m as f32 * s, k as f32 * s)
+    Vec3::new(n as f32 * s, m as f32 * s, k as f32 * s * EXPLODE)
 }
 
 /// What a quad shows.
@@ -112,8 +125,8 @@ pub fn quads(m: usize, k: usize, n: usize, pass: usize, anim: f32, eye: Vec3) ->
     let back = Vec3::new(0.0, 0.0, -e.z);
     let mut out = vec![
         quad(Vec3::ZERO, across, down, 0.9, true, Face::Front, 0),
-        quad(Vec3::ZERO, back, down, 0.55, true, Face::A, 0),
-        quad(Vec3::ZERO, across, back, 0.55, true, Face::B, 0),
+        quad(Vec3::ZERO, back, down, 0.3, true, Face::A, 0),
+        quad(Vec3::ZERO, across, back, 0.3, true, Face::B, 0),
     ];
     let slice_at = |p: usize, z: f32, alpha: f32| quad(Vec3::new(0.0, 0.0, z), across, down, alpha, true, Face::Slice, p);
     // The slice just summed moves onto the front face and fades as it lands.
@@ -126,7 +139,7 @@ pub fn quads(m: usize, k: usize, n: usize, pass: usize, anim: f32, eye: Vec3) ->
     let stride = pending.len().div_ceil(MAX_SLICES).max(1);
     for (idx, &p) in pending.iter().enumerate() {
         if idx == 0 || idx % stride == 0 {
-            let alpha = if p == pass { 0.85 } else { 0.5 };
+            let alpha = if p == pass { 0.92 } else { 0.8 };
             out.push(slice_at(p, -(p as f32 + 0.5) * dz, alpha));
         }
     }

@@ -72,9 +72,10 @@ impl Kind {
         }
     }
 
-    /// Whether the demo has u8 / f16 modes (the Larsen–McAllister ones).
+    /// Whether the demo has u8 / f16 modes (the Larsen–McAllister ones; the Hall methods have
+    /// them too, but the Hall demos show R32Float / Rgba32Float running sums).
     pub fn takes_precision(self) -> bool {
-        self.method().takes_precision()
+        self.method() == Method::Lm
     }
 }
 
@@ -90,7 +91,8 @@ pub struct Settings {
     pub kind: Kind,
     /// Asked for; Hall–Carr–Hart runs in f32 whatever is asked (see [`Settings::precision`]).
     pub precision: Precision,
-    /// Hall–Carr–Hart block size; `None`: about 8 passes (b = ⌈k/8⌉, packed ⌈⌈k/2⌉/8⌉).
+    /// Hall–Carr–Hart block size; `None`: about 8 passes (b = ⌈k/8⌉, at least 2 for `hall`;
+    /// packed ⌈⌈k/2⌉/8⌉).
     pub block: Option<u32>,
     /// u8: polygon colour 1/k so the blended sum cannot saturate (L-M §4).
     pub scale_by_depth: bool,
@@ -105,7 +107,9 @@ impl Settings {
     /// The block size b the Hall–Carr–Hart demos use for inner dimension `k`.
     pub fn block_for(&self, k: usize) -> u32 {
         let depth = if self.kind == Kind::Packed { k.div_ceil(2) } else { k };
-        self.block.unwrap_or_else(|| depth.div_ceil(8).max(1) as u32)
+        // At least 2 in the single-channel demo, so a pass visibly sums a block of k.
+        let least = if self.kind == Kind::Hall && depth >= 4 { 2 } else { 1 };
+        self.block.unwrap_or_else(|| depth.div_ceil(8).max(least) as u32)
     }
 }
 

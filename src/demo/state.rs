@@ -160,6 +160,11 @@ impl DemoState {
         self.pass() >= self.passes()
     }
 
+    /// Take in what the method reported meanwhile (the verdict after the last pass).
+    pub fn poll(&mut self) {
+        self.stepper.poll();
+    }
+
     /// Show the next pass now (waits for the method). Returns whether there was one.
     pub fn step(&mut self) -> bool {
         let stepped = self.stepper.step(STEP_TIMEOUT);

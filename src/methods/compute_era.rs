@@ -78,11 +78,33 @@ pub fn plan(
 }
 
 /// Multiply `a · b` with the compute method `method`.
+///
+/// `cannon` and `dns` are O'Neil's single-workgroup kernels. A product too large for one
+/// workgroup runs on their multi-workgroup versions (`cannon-tiled`, `dns-tiled`) instead, and
+/// the report's notes say so and name the limit the single-workgroup kernel ran into.
 pub fn multiply(ctx: &GpuContext, method: Method, a: &Matrix, b: &Matrix) -> Result<RunOutput> {
-    let plan = plan(method, &ctx.limits, a.rows, a.cols, b.cols).unwrap_or_else(|| {
+    let (m, k, n) = (a.rows, a.cols, b.cols);
+    let planned = plan(method, &ctx.limits, m, k, n).unwrap_or_else(|| {
         Err(crate::error::Error::Invalid(format!(
             "{method} is not a compute-shader method"
         )))
-    })?;
-    compute::run(ctx, &plan, a, b)
+    });
+    let fallback = match method {
+        Method::Cannon => Some(Method::CannonTiled),
+        Method::Dns => Some(Method::DnsTiled),
+        _ => None,
+    };
+    match (planned, fallback) {
+        (Ok(p), _) => compute::run(ctx, &p, a, b),
+        (Err(e @ crate::error::Error::Limit { .. }), Some(tiled)) => {
+            let p = plan(tiled, &ctx.limits, m, k, n).expect("tiled methods are compute methods")?;
+            let mut out = compute::run(ctx, &p, a, b)?;
+            out.notes.insert(
+                0,
+                format!("single-workgroup {method} cannot take {m}x{k}x{n} ({e}); ran {tiled} instead"),
+            );
+            Ok(out)
+        }
+        (Err(e), _) => Err(e),
+    }
 }

@@ -26,14 +26,33 @@
 //! `upload_ms` covers the input textures, the accumulation textures and the pipelines;
 //! `compute_ms` is the wall-clock time of the passes (less the copies in copy mode).
 //!
+//! Precision (`Options::precision`, issue 4; see [`crate::precision`]):
+//! - **f32**: `R32Float` textures and targets. Blend mode needs `FLOAT32_BLENDABLE`; without it
+//!   the run falls back to f16 with a note (ping-pong and copy need no blending and stay f32).
+//! - **f16**: `R16Float`. The shader still sums each block in f32 registers; the store rounds to
+//!   f16 once per pass, which is why its error bound ([`crate::precision::f16_bound_blocked`])
+//!   is about b times tighter than L-M's, whose every product is rounded by an f16 blend.
+//! - **u8**, the 8-bit pipeline of 2001 carried over to blocks: `R8Unorm` inputs (which must lie
+//!   in [0, 1]) and accumulation textures. A fragment sums its block's b products of 8-bit texels
+//!   exactly in integers, multiplies by the polygon colour (1, or 1/k with `--scale-by-depth`,
+//!   whose result is rescaled by k), rounds to 8 bits once per pass, and adds the running sum;
+//!   the unorm store (ping-pong, copy) or the unorm blend (blend) saturates at 1.0
+//!   (`FF + 01 = FF`). With b = 1 this is L-M's 8-bit pipeline; with larger b a sum is rounded
+//!   ⌈k/b⌉ times instead of k. All three accumulation modes give the same bytes, which
+//!   [`crate::precision::u8_model_blocked`] reproduces on the CPU.
+//!
+//! The method writes the precision it actually ran in back into `Options::precision`, so a
+//! caller judging the result ([`crate::check::verdict_for`]) judges what ran.
+//!
 //! Shader: `shaders/hall_blocked.wgsl`.
 
 use super::larsen_mcallister::texture_entry;
 use super::{Observer, Options, RunOutput, Timings};
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
-use crate::gpu::texture::{MatrixTexture, ScalarFormat, TARGET_USAGE, extent, map_read};
+use crate::gpu::texture::{MatrixTexture, TARGET_USAGE, extent, map_read};
 use crate::matrix::Matrix;
+use crate::precision::{self, Precision};
 use std::time::Instant;
 
 const SHADER: &str = include_str!("../../shaders/hall_blocked.wgsl");
@@ -114,25 +133,29 @@ pub fn blocks(depth: usize, b: u32) -> Vec<(u32, u32)> {
         .collect()
 }
 
-/// Multiply `a · b` in ⌈k/b⌉ blocked passes.
+/// Multiply `a · b` in ⌈k/b⌉ blocked passes, at `opts.precision`.
 pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Options) -> Result<RunOutput> {
     let (m, k, n) = (a.rows, a.cols, b.cols);
     let block = block_size(ctx, opts.block)?;
     ctx.check_texture_dim("C width (n)", n)?;
     ctx.check_texture_dim("C height (m)", m)?;
+    let setup = PrecisionSetup::new(ctx, opts, a, b, (block as usize).min(k))?;
+    let precision = setup.precision;
 
     let t0 = Instant::now();
-    let at = MatrixTexture::upload(ctx, "A", a, ScalarFormat::R32Float)?;
-    let bt = MatrixTexture::upload(ctx, "B", b, ScalarFormat::R32Float)?;
-    let engine = Engine::new(ctx, &SINGLE, &at, &bt, k, block, opts.accumulate)?;
+    let at = MatrixTexture::upload_channels(ctx, "A", &[a], precision)?;
+    let bt = MatrixTexture::upload_channels(ctx, "B", &[b], precision)?;
+    let engine = Engine::build(ctx, &SINGLE, precision.format(1), setup.u8_depth, &at, &bt, k, block, opts.accumulate)?;
     ctx.wait()?;
     let upload_ms = ms(t0);
 
     let run = engine.run(ctx, opts.observer.as_deref_mut())?;
 
     let t2 = Instant::now();
-    let c = run.result.read_matrix(ctx)?;
+    let mut c = run.result.read_channels(ctx, precision, 1)?.remove(0);
     let readback_ms = ms(t2);
+    let mut notes = run.notes(&format!("{m}x{n}"), block, k);
+    notes.extend(setup.finish(&mut c, run.passes, "R8Unorm"));
     Ok(RunOutput {
         c,
         passes: run.passes,
@@ -142,8 +165,88 @@ pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Options) ->
             copy_ms: run.copy_ms,
             readback_ms,
         },
-        notes: run.notes(&format!("{m}x{n}"), block, k),
+        notes,
     })
+}
+
+/// The precision a Hall run uses, decided and checked before anything is uploaded (shared with
+/// [`super::hall_packed`]).
+pub(super) struct PrecisionSetup {
+    pub precision: Precision,
+    /// The shader's `depth`: 0 for the float pipelines, else the u8 polygon colour 1/depth.
+    pub u8_depth: u32,
+    /// The inner dimension k (the `--scale-by-depth` rescale).
+    k: usize,
+    scale_by_depth: bool,
+    notes: Vec<String>,
+}
+
+impl PrecisionSetup {
+    /// Check `opts` against the inputs and the adapter: u8 inputs in [0, 1], `--scale-by-depth`
+    /// only with u8, the u8 block sum (at most `terms_per_pass` products of 255·255) within u32;
+    /// f32 blend mode without `FLOAT32_BLENDABLE` falls back to f16. Writes the precision used
+    /// back into `opts.precision`.
+    pub fn new(ctx: &GpuContext, opts: &mut Options, a: &Matrix, b: &Matrix, terms_per_pass: usize) -> Result<Self> {
+        let mut precision = opts.precision;
+        let mut notes = vec![];
+        if precision == Precision::F32 && opts.accumulate == Accumulate::Blend && !ctx.has(wgpu::Features::FLOAT32_BLENDABLE) {
+            precision = Precision::F16;
+            notes.push(format!(
+                "adapter '{}' lacks FLOAT32_BLENDABLE: --accumulate blend blends in f16 instead of f32 (ping-pong and copy need no blending)",
+                ctx.info.name
+            ));
+        }
+        if opts.scale_by_depth && precision != Precision::U8 {
+            return Err(Error::Invalid(
+                "--scale-by-depth applies to --precision u8 only (the polygon colour 1/k of the 8-bit pipeline)".into(),
+            ));
+        }
+        if precision == Precision::U8 {
+            precision::check_unit_range(a, "A")?;
+            precision::check_unit_range(b, "B")?;
+            let max_terms = (u32::MAX / (255 * 255)) as usize;
+            if terms_per_pass > max_terms {
+                return Err(Error::Limit {
+                    what: "products summed per fragment per pass in u8 (the integer block sum of 255·255 terms)".into(),
+                    value: terms_per_pass as u64,
+                    limit: "u32 range of the shader's block sum",
+                    max: max_terms as u64,
+                });
+            }
+        }
+        opts.precision = precision;
+        let u8_depth = match precision {
+            Precision::U8 if opts.scale_by_depth => a.cols.max(1) as u32,
+            Precision::U8 => 1,
+            _ => 0,
+        };
+        Ok(Self {
+            precision,
+            u8_depth,
+            k: a.cols,
+            scale_by_depth: opts.scale_by_depth,
+            notes,
+        })
+    }
+
+    /// After the readback: rescale by k under `--scale-by-depth`, and return the notes.
+    pub fn finish(self, c: &mut Matrix, passes: usize, format: &str) -> Vec<String> {
+        let mut notes = self.notes;
+        if self.precision == Precision::U8 {
+            notes.push(format!(
+                "8-bit pipeline: {format} inputs and accumulation; each pass's block sum is exact in integers, rounded to 8 bits once per pass ({passes} roundings per element) and saturated at 1.0 by the unorm store or blend"
+            ));
+        }
+        if self.scale_by_depth {
+            let k = self.k;
+            c.data.iter_mut().for_each(|v| *v *= k as f32);
+            notes.push(format!(
+                "--scale-by-depth: polygon colour 1/{k} on each block sum, so the sum cannot saturate but loses {:.1} low bits; result rescaled by {k}",
+                (k as f64).log2()
+            ));
+        }
+        notes
+    }
 }
 
 /// What the single-channel and the packed variant differ in; the passes are the same.
@@ -215,7 +318,7 @@ pub(super) struct Engine {
 
 impl Engine {
     /// Build everything for multiplying textures `x` (rows × depth) and `y` (depth × cols) in
-    /// blocks of `block` along `depth`.
+    /// blocks of `block` along `depth`, in the variant's f32 format.
     pub fn new(
         ctx: &GpuContext,
         v: &Variant,
@@ -225,14 +328,30 @@ impl Engine {
         block: u32,
         accumulate: Accumulate,
     ) -> Result<Self> {
-        if accumulate == Accumulate::Blend {
+        Self::build(ctx, v, v.format, 0, x, y, depth, block, accumulate)
+    }
+
+    /// [`Engine::new`] with accumulation textures of `format` (the variant's format at another
+    /// precision) and, if `u8_depth` > 0, the shader's 8-bit pipeline with polygon colour
+    /// 1/`u8_depth`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn build(
+        ctx: &GpuContext,
+        v: &Variant,
+        format: wgpu::TextureFormat,
+        u8_depth: u32,
+        x: &MatrixTexture,
+        y: &MatrixTexture,
+        depth: usize,
+        block: u32,
+        accumulate: Accumulate,
+    ) -> Result<Self> {
+        use wgpu::TextureFormat as F;
+        if accumulate == Accumulate::Blend && matches!(format, F::R32Float | F::Rgba32Float) {
             ctx.require(
                 wgpu::Features::FLOAT32_BLENDABLE,
                 "FLOAT32_BLENDABLE",
-                &format!(
-                    "--accumulate blend adds each pass into a {:?} framebuffer by blending",
-                    v.format
-                ),
+                &format!("--accumulate blend adds each pass into a {format:?} framebuffer by blending"),
             )?;
         }
         let (rows, cols) = (x.rows, y.cols);
@@ -246,7 +365,7 @@ impl Engine {
         };
         let textures = names
             .iter()
-            .map(|l| MatrixTexture::new(ctx, l, rows, cols, v.format, TARGET_USAGE))
+            .map(|l| MatrixTexture::new(ctx, l, rows, cols, format, TARGET_USAGE))
             .collect::<Result<Vec<_>>>()?;
         let f_reads: &[usize] = match accumulate {
             Accumulate::PingPong => &[0, 1],
@@ -316,7 +435,7 @@ impl Engine {
                     entry_point: Some(if reads_f { "fs_accumulate" } else { "fs_blend" }),
                     compilation_options: Default::default(),
                     targets: &[Some(wgpu::ColorTargetState {
-                        format: v.format,
+                        format,
                         blend: (!reads_f).then_some(wgpu::BlendState {
                             color: additive,
                             alpha: additive,
@@ -327,11 +446,11 @@ impl Engine {
                 multiview_mask: None,
                 cache: None,
             });
-            // Every pass's (start, len) at its own aligned offset.
+            // Every pass's (start, len, u8 depth) at its own aligned offset.
             let mut uniforms = vec![0u8; stride as usize * blocks.len()];
             for (t, &(start, len)) in blocks.iter().enumerate() {
                 let at = t * stride as usize;
-                uniforms[at..at + 8].copy_from_slice(bytemuck::cast_slice(&[start, len]));
+                uniforms[at..at + 12].copy_from_slice(bytemuck::cast_slice(&[start, len, u8_depth]));
             }
             let ubuf = wgpu::util::DeviceExt::create_buffer_init(
                 dev,

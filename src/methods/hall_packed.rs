@@ -21,14 +21,22 @@
 //! once. The packed textures themselves are what the passes see, and what the observer gets:
 //! [`read_unpacked`] turns such a texture back into a matrix.
 //!
+//! Precision (`Options::precision`): as [`super::hall_blocked`], in four channels — f32
+//! `Rgba32Float`, f16 `Rgba16Float` (also blend mode's fallback without `FLOAT32_BLENDABLE`),
+//! u8 `Rgba8Unorm`: inputs in [0, 1] quantized to 8 bits before packing, each channel's 2b
+//! products of a pass summed exactly in integers, rounded to 8 bits once per pass and saturated
+//! at 1.0 by the store or the blend. CPU model: [`crate::precision::u8_model_packed`];
+//! `--scale-by-depth` (polygon colour 1/k, k the unpacked inner dimension) as in hall-blocked.
+//!
 //! Shader: `shaders/hall_packed.wgsl`.
 
-use super::hall_blocked::{Engine, Variant, block_size, ms};
+use super::hall_blocked::{Engine, PrecisionSetup, Variant, block_size, ms};
 use super::{Options, RunOutput, Timings};
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::gpu::texture::{INPUT_USAGE, MatrixTexture};
 use crate::matrix::Matrix;
+use crate::precision::Precision;
 use std::time::Instant;
 
 const SHADER: &str = include_str!("../../shaders/hall_packed.wgsl");
@@ -78,56 +86,66 @@ pub fn unpack(texels: &[[f32; 4]], rows: usize, cols: usize) -> Result<Matrix> {
     }))
 }
 
-/// Read a packed `Rgba32Float` texture (such as the one an observer is given) back as the
-/// `rows × cols` matrix it holds; `rows` and `cols` are the unpacked sides, which the packed
-/// texture alone cannot tell when they are odd.
+/// Read a packed texture (`Rgba32Float`, `Rgba16Float` or `Rgba8Unorm`, such as the one an
+/// observer is given) back as the `rows × cols` matrix it holds; `rows` and `cols` are the
+/// unpacked sides, which the packed texture alone cannot tell when they are odd.
 pub fn read_unpacked(ctx: &GpuContext, tex: &MatrixTexture, rows: usize, cols: usize) -> Result<Matrix> {
-    if tex.format != wgpu::TextureFormat::Rgba32Float || packed_shape(rows, cols) != (tex.rows, tex.cols) {
+    let precision = Precision::ALL.into_iter().find(|p| p.format(4) == tex.format);
+    let Some(precision) = precision.filter(|_| packed_shape(rows, cols) == (tex.rows, tex.cols)) else {
         return Err(Error::Invalid(format!(
-            "read_unpacked: a {rows}x{cols} matrix packs into a {:?} {}x{} texture, this one is {:?} {}x{}",
-            wgpu::TextureFormat::Rgba32Float,
+            "read_unpacked: a {rows}x{cols} matrix packs into an RGBA {}x{} texture (Rgba32Float, Rgba16Float or Rgba8Unorm), this one is {:?} {}x{}",
             rows.div_ceil(2),
             cols.div_ceil(2),
             tex.format,
             tex.rows,
             tex.cols
         )));
-    }
-    let bytes = tex.read_bytes(ctx)?;
-    unpack(&bytemuck::pod_collect_to_vec(&bytes), rows, cols)
+    };
+    let values = precision.decode(&tex.read_bytes(ctx)?);
+    let texels: Vec<[f32; 4]> = values.chunks_exact(4).map(|c| [c[0], c[1], c[2], c[3]]).collect();
+    unpack(&texels, rows, cols)
 }
 
 /// Upload `x` packed (eq. 8) into a new `Rgba32Float` texture.
 pub fn upload_packed(ctx: &GpuContext, label: &str, x: &Matrix) -> Result<MatrixTexture> {
+    upload_packed_as(ctx, label, x, Precision::F32)
+}
+
+/// Upload `x` packed (eq. 8) into a new texture of `precision` (`Rgba32Float`, `Rgba16Float`,
+/// or `Rgba8Unorm` with each value rounded to the nearest 8-bit step).
+pub fn upload_packed_as(ctx: &GpuContext, label: &str, x: &Matrix, precision: Precision) -> Result<MatrixTexture> {
     let (h, w) = packed_shape(x.rows, x.cols);
-    let t = MatrixTexture::new(ctx, label, h, w, wgpu::TextureFormat::Rgba32Float, INPUT_USAGE)?;
-    t.write_bytes(ctx, bytemuck::cast_slice(&pack(x)))?;
+    let t = MatrixTexture::new(ctx, label, h, w, precision.format(4), INPUT_USAGE)?;
+    t.write_bytes(ctx, &precision.encode(bytemuck::cast_slice(&pack(x))))?;
     Ok(t)
 }
 
-/// Multiply `a · b` in ⌈⌈k/2⌉/b⌉ channel-packed passes.
+/// Multiply `a · b` in ⌈⌈k/2⌉/b⌉ channel-packed passes, at `opts.precision`.
 pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Options) -> Result<RunOutput> {
     let (m, k, n) = (a.rows, a.cols, b.cols);
     let block = block_size(ctx, opts.block)?;
     let (m2, k2) = packed_shape(m, k);
     let n2 = n.div_ceil(2);
+    let setup = PrecisionSetup::new(ctx, opts, a, b, 2 * (block as usize).min(k2))?;
+    let precision = setup.precision;
 
     let t0 = Instant::now();
-    let xt = upload_packed(ctx, "A packed", a)?;
-    let yt = upload_packed(ctx, "B packed", b)?;
-    let engine = Engine::new(ctx, &PACKED, &xt, &yt, k2, block, opts.accumulate)?;
+    let xt = upload_packed_as(ctx, "A packed", a, precision)?;
+    let yt = upload_packed_as(ctx, "B packed", b, precision)?;
+    let engine = Engine::build(ctx, &PACKED, precision.format(4), setup.u8_depth, &xt, &yt, k2, block, opts.accumulate)?;
     ctx.wait()?;
     let upload_ms = ms(t0);
 
     let run = engine.run(ctx, opts.observer.as_deref_mut())?;
 
     let t2 = Instant::now();
-    let c = read_unpacked(ctx, &run.result, m, n)?;
+    let mut c = read_unpacked(ctx, &run.result, m, n)?;
     let readback_ms = ms(t2);
     let mut notes = run.notes(&format!("{m2}x{n2} RGBA"), block, k2);
     notes.push(format!(
         "2x2 channel-packed (eq. 8): A {m}x{k} as {m2}x{k2} RGBA, B {k}x{n} as {k2}x{n2} RGBA; packed and unpacked on the CPU"
     ));
+    notes.extend(setup.finish(&mut c, run.passes, "Rgba8Unorm"));
     Ok(RunOutput {
         c,
         passes: run.passes,

@@ -160,7 +160,7 @@ impl Method {
 
     /// Whether the method has u8 / f16 modes (the render-pass methods).
     pub fn takes_precision(self) -> bool {
-        matches!(self, Method::Lm)
+        matches!(self, Method::Lm | Method::HallBlocked | Method::HallPacked)
     }
 
     /// The relative Frobenius error the method is held to in f32 against the f64 reference.
@@ -204,9 +204,12 @@ pub struct Options<'a> {
     pub block: Option<u32>,
     /// Hall–Carr–Hart: how the running sum passes from one pass to the next.
     pub accumulate: Accumulate,
-    /// Number format of textures and framebuffer for the render-pass methods.
+    /// Number format of textures and framebuffer for the render-pass methods. After a run the
+    /// method leaves here the precision it actually used (f16 where f32 blending is missing).
+    /// [`multiply`] refuses u8 and f16 for the methods that compute in f32 only.
     pub precision: crate::precision::Precision,
-    /// u8 only: polygon colour 1/k so the blended sum cannot saturate (L-M §4); result rescaled.
+    /// u8 only: polygon colour 1/k so the blended sum cannot saturate (L-M §4; in the Hall
+    /// methods it scales each block sum); result rescaled.
     pub scale_by_depth: bool,
 }
 
@@ -246,6 +249,12 @@ pub fn multiply(ctx: Option<&GpuContext>, method: Method, a: &Matrix, b: &Matrix
     if !opts.allow_nonfinite {
         a.check_finite("A")?;
         b.check_finite("B")?;
+    }
+    if opts.precision != Precision::F32 && !method.takes_precision() {
+        return Err(Error::Invalid(format!(
+            "precision {}: method {method} computes in f32 only; u8 and f16 are for the render-pass methods (lm, hall-blocked, hall-packed)",
+            opts.precision
+        )));
     }
     let gpu = || {
         ctx.ok_or_else(|| Error::Invalid(format!("method {method} needs a GPU context")))

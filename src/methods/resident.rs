@@ -10,8 +10,8 @@
 //! Larsen–McAllister needs no wrapper: [`super::larsen_mcallister::Pipeline`] already works on
 //! textures.
 
-use super::hall_blocked::{Engine, Variant, block_size};
 use super::Accumulate;
+use super::hall_blocked::{Engine, Variant, block_size};
 use crate::error::{Error, Result};
 use crate::gpu::{GpuContext, MatrixTexture};
 
@@ -43,18 +43,34 @@ pub struct HallProduct {
 impl HallProduct {
     /// Prepare `x · y` for `R32Float` textures (x rows × k, y k × cols) in blocks of `block`
     /// (default 32) along k.
-    pub fn blocked(ctx: &GpuContext, x: &MatrixTexture, y: &MatrixTexture, block: Option<u32>) -> Result<Self> {
+    pub fn blocked(
+        ctx: &GpuContext,
+        x: &MatrixTexture,
+        y: &MatrixTexture,
+        block: Option<u32>,
+    ) -> Result<Self> {
         Self::new(ctx, &BLOCKED, x, y, block)
     }
 
     /// Prepare `X · Y` for 2×2-packed `Rgba32Float` textures (as `hall_packed::upload_packed`
     /// makes them); the product comes out packed the same way (eq. 8-11), so it can be fed back
     /// in as an operand without unpacking.
-    pub fn packed(ctx: &GpuContext, x: &MatrixTexture, y: &MatrixTexture, block: Option<u32>) -> Result<Self> {
+    pub fn packed(
+        ctx: &GpuContext,
+        x: &MatrixTexture,
+        y: &MatrixTexture,
+        block: Option<u32>,
+    ) -> Result<Self> {
         Self::new(ctx, &PACKED, x, y, block)
     }
 
-    fn new(ctx: &GpuContext, v: &Variant, x: &MatrixTexture, y: &MatrixTexture, block: Option<u32>) -> Result<Self> {
+    fn new(
+        ctx: &GpuContext,
+        v: &Variant,
+        x: &MatrixTexture,
+        y: &MatrixTexture,
+        block: Option<u32>,
+    ) -> Result<Self> {
         for (name, t) in [("left", x), ("right", y)] {
             if t.format != v.format {
                 return Err(Error::Invalid(format!(

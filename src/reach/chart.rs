@@ -8,6 +8,8 @@ use image::{Rgb, RgbImage};
 const BG: Rgb<u8> = Rgb([250, 250, 250]);
 const INK: Rgb<u8> = Rgb([30, 30, 30]);
 const GRID: Rgb<u8> = Rgb([215, 215, 215]);
+const GRID_TEXT: Rgb<u8> = Rgb([110, 110, 110]);
+const COPY_GPU: Rgb<u8> = Rgb([152, 223, 138]);
 const LOAD: Rgb<u8> = Rgb([31, 119, 180]);
 const COPY: Rgb<u8> = Rgb([44, 160, 44]);
 const READ: Rgb<u8> = Rgb([255, 127, 14]);
@@ -28,13 +30,18 @@ pub fn breakdown_chart(r: &BenchReport) -> RgbImage {
         r.method.to_uppercase(),
         r.precision.to_uppercase()
     );
-    text(&mut img, 20, 14, &title, INK);
+    text(&mut img, 20, 8, &title, INK);
+    let adapter: String = r.adapter.chars().take(110).collect();
+    text(&mut img, 20, 24, &adapter, GRID_TEXT);
     let b = &r.breakdown;
-    let fig4 = [
+    let mut fig4 = vec![
         ("LOAD", r.load_per_matrix_ms, LOAD),
         ("COPY", r.copy_per_matrix_ms, COPY),
-        ("READ BACK", r.readback_per_matrix_ms, READ),
     ];
+    if let Some(gpu) = r.copy_gpu_per_matrix_ms {
+        fig4.push(("COPY GPU TS", gpu, COPY_GPU));
+    }
+    fig4.push(("READ BACK", r.readback_per_matrix_ms, READ));
     let mut fig5 = vec![
         ("LOAD", b.load_ms, LOAD),
         ("COPIES", b.copy_ms, COPY),
@@ -44,7 +51,15 @@ pub fn breakdown_chart(r: &BenchReport) -> RgbImage {
     if b.clamp_ms > 0.0 {
         fig5.push(("CLAMP", b.clamp_ms, CLAMP));
     }
-    panel(&mut img, 20, 50, 420, 390, "FIG 4: ONE NXN MATRIX, MS", &fig4);
+    panel(
+        &mut img,
+        20,
+        50,
+        420,
+        390,
+        "FIG 4: ONE NXN MATRIX, MS (WALL CLOCK)",
+        &fig4,
+    );
     panel(
         &mut img,
         500,
@@ -59,7 +74,15 @@ pub fn breakdown_chart(r: &BenchReport) -> RgbImage {
 
 /// One bar chart in the box (x0, y0, w, h): title on top, bars with their values above and
 /// their names below, on a linear scale from 0 to the largest value.
-fn panel(img: &mut RgbImage, x0: u32, y0: u32, w: u32, h: u32, title: &str, bars: &[(&str, f64, Rgb<u8>)]) {
+fn panel(
+    img: &mut RgbImage,
+    x0: u32,
+    y0: u32,
+    w: u32,
+    h: u32,
+    title: &str,
+    bars: &[(&str, f64, Rgb<u8>)],
+) {
     text(img, x0, y0, title, INK);
     let top = y0 + 40;
     let base = y0 + h - 30;
@@ -97,7 +120,7 @@ fn number(v: f64) -> String {
     }
 }
 
-fn rect(img: &mut RgbImage, x0: u32, y0: u32, w: u32, h: u32, c: Rgb<u8>) {
+pub(super) fn rect(img: &mut RgbImage, x0: u32, y0: u32, w: u32, h: u32, c: Rgb<u8>) {
     for y in y0..(y0 + h).min(img.height()) {
         for x in x0..(x0 + w).min(img.width()) {
             img.put_pixel(x, y, c);
@@ -110,7 +133,7 @@ fn text_width(s: &str) -> u32 {
 }
 
 /// Draw `s` with its top-left corner at (x, y); characters the font lacks are left blank.
-fn text(img: &mut RgbImage, x: u32, y: u32, s: &str, c: Rgb<u8>) {
+pub(super) fn text(img: &mut RgbImage, x: u32, y: u32, s: &str, c: Rgb<u8>) {
     for (i, ch) in s.chars().enumerate() {
         let rows = glyph(ch.to_ascii_uppercase());
         let gx = x + i as u32 * 4 * SCALE;
@@ -164,7 +187,7 @@ fn glyph(c: char) -> [u8; 5] {
         'Y' => [0b101, 0b101, 0b010, 0b010, 0b010],
         'Z' => [0b111, 0b001, 0b010, 0b100, 0b111],
         '.' => [0b000, 0b000, 0b000, 0b000, 0b010],
-        ',' => [0b000, 0b000, 0b000, 0b010, 0b100],
+        ',' => [0b000, 0b000, 0b000, 0b010, 0b010],
         ':' => [0b000, 0b010, 0b000, 0b010, 0b000],
         '-' => [0b000, 0b000, 0b111, 0b000, 0b000],
         '=' => [0b000, 0b111, 0b000, 0b111, 0b000],
@@ -172,6 +195,8 @@ fn glyph(c: char) -> [u8; 5] {
         '(' => [0b010, 0b100, 0b100, 0b100, 0b010],
         ')' => [0b010, 0b001, 0b001, 0b001, 0b010],
         '%' => [0b101, 0b001, 0b010, 0b100, 0b101],
+        '+' => [0b000, 0b010, 0b111, 0b010, 0b000],
+        '^' => [0b010, 0b101, 0b000, 0b000, 0b000],
         _ => [0; 5],
     }
 }
@@ -182,7 +207,7 @@ mod tests {
 
     #[test]
     fn every_character_of_the_chart_labels_has_a_glyph() {
-        for c in "RENDERMM REACH BENCH: N=1024 POWERS=20 LM U8 FIG 4: ONE NXN MATRIX, MS FIG 5: WHOLE RUN, 20 PRODUCTS, MS LOAD COPY COPIES READ BACK MULTIPLIES CLAMP 0.123456789 HALL-BLOCKED HALL-PACKED F16 F32".chars() {
+        for c in "RENDERMM REACH BENCH: N=1024 POWERS=20 LM U8 FIG 4: ONE NXN MATRIX, MS FIG 5: WHOLE RUN, 20 PRODUCTS, MS LOAD COPY COPIES READ BACK MULTIPLIES CLAMP 0.123456789 HALL-BLOCKED HALL-PACKED F16 F32 M = I + A M^2: WITHIN 2 STEPS CLOSURE: 6 COMPONENTS".chars() {
             assert!(c == ' ' || glyph(c) != [0; 5], "no glyph for {c:?}");
         }
     }

@@ -1,0 +1,427 @@
+//! Where each panel and label of a demo goes in a frame of a given size. Pure arithmetic, so the
+//! tests can ask where the panels of a screenshot are.
+
+use super::Kind;
+use super::font;
+use crate::precision::Precision;
+
+/// A rectangle in pixels, origin top left.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rect {
+    pub x: f32,
+    pub y: f32,
+    pub w: f32,
+    pub h: f32,
+}
+
+impl Rect {
+    /// Whether the pixel centre (`px` + ½, `py` + ½) lies inside.
+    pub fn contains(&self, px: u32, py: u32) -> bool {
+        let (x, y) = (px as f32 + 0.5, py as f32 + 0.5);
+        x >= self.x && y >= self.y && x < self.x + self.w && y < self.y + self.h
+    }
+}
+
+/// Which texture a panel reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
+pub enum Source {
+    A = 0,
+    B = 1,
+    Shown0 = 2,
+    Shown1 = 3,
+    PackedA = 4,
+    PackedB = 5,
+}
+
+impl Source {
+    /// The shown texture of ping-pong slot `slot`.
+    pub fn shown(slot: usize) -> Self {
+        if slot % 2 == 0 { Source::Shown0 } else { Source::Shown1 }
+    }
+}
+
+/// How a panel turns its texture into colours.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
+pub enum Look {
+    /// One element per cell, from a single-channel texture.
+    Matrix = 0,
+    /// Slice p of L-M figure 2: A[i][p]·B[p][j], computed from the A and B textures.
+    Slice = 1,
+    /// An RGBA texture drawn texel by texel, each texel as 2×2 cells holding its r g / b a
+    /// channels in the quadrants' arrangement, each channel in its own hue.
+    Texels = 2,
+    /// A packed RGBA texture unpacked to the matrix it holds (Hall–Carr–Hart eq. 8).
+    Unpacked = 3,
+}
+
+/// A highlighted band of columns or rows (the slice's column of A, a block of k).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Band {
+    None,
+    /// Columns `first..first + count` (in display cells).
+    Columns(u32, u32),
+    /// Rows `first..first + count`.
+    Rows(u32, u32),
+}
+
+/// One panel: a matrix-like picture with a label above it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Panel {
+    /// The picture itself (the frame, if any, lies outside it).
+    pub rect: Rect,
+    pub look: Look,
+    pub source: Source,
+    /// Cells down and across (for `Texels`: twice the texture's rows and columns).
+    pub rows: u32,
+    pub cols: u32,
+    pub band: Band,
+    /// `Slice`: which slice (0-based).
+    pub slice: u32,
+    /// ± this value is full colour.
+    pub scale: f32,
+    /// A coloured frame around the picture (ping-pong: read or written).
+    pub frame: Option<[f32; 3]>,
+    /// Two lines above the picture: what it is, and what it shows now.
+    pub label: [String; 2],
+}
+
+/// A line of text.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Label {
+    pub x: i32,
+    pub y: i32,
+    pub text: String,
+}
+
+/// Everything a frame shows besides the cube.
+#[derive(Clone, Debug, Default)]
+pub struct Layout {
+    pub panels: Vec<Panel>,
+    pub labels: Vec<Label>,
+    /// The cube's viewport, for the cube demo.
+    pub cube: Option<Rect>,
+    /// Pixel size of the font.
+    pub text_scale: u32,
+}
+
+/// What the layout needs to know of a demo's state.
+#[derive(Clone, Debug)]
+pub struct View {
+    pub kind: Kind,
+    pub m: usize,
+    pub k: usize,
+    pub n: usize,
+    pub precision: Precision,
+    /// Passes shown (0 before the first) and passes in all.
+    pub pass: usize,
+    pub passes: usize,
+    /// The block of the pass shown (or of pass 1 before any), along the walked dimension.
+    pub block: (u32, u32),
+    /// Hall–Carr–Hart b.
+    pub b: u32,
+    pub scales: super::state::Scales,
+    /// Key hints at the bottom (the window shows them; image files do not).
+    pub keys: bool,
+    /// A status line (the error against the CPU once done).
+    pub status: Option<String>,
+}
+
+/// Frame colour of the texture a pass reads.
+pub const READ: [f32; 3] = [0.16, 0.42, 0.85];
+/// Frame colour of the texture a pass writes.
+pub const WRITTEN: [f32; 3] = [0.95, 0.50, 0.05];
+
+/// Font size for a frame of `w`×`h`.
+pub fn text_scale(w: u32, h: u32) -> u32 {
+    if w >= 900 && h >= 420 { 2 } else { 1 }
+}
+
+/// The keys, as the window's bottom line shows them.
+pub const KEYS: &str =
+    "SPACE PAUSE  → STEP  +/- SPEED  1-4 DEMO  R NEW INPUTS  P PRECISION  ESC QUIT  (CUBE: DRAG TO ORBIT)";
+
+/// Lay out the demo `v` in a `w`×`h` frame.
+pub fn layout(v: &View, w: u32, h: u32) -> Layout {
+    let s = text_scale(w, h);
+    let line = (font::LINE * s) as f32;
+    let margin = 8.0 * s as f32;
+    let mut labels = vec![];
+    let (head, sub) = headline(v);
+    labels.push(Label {
+        x: margin as i32,
+        y: margin as i32,
+        text: head,
+    });
+    labels.push(Label {
+        x: margin as i32,
+        y: (margin + line) as i32,
+        text: sub,
+    });
+    let top = margin + 2.0 * line + margin;
+    let mut bottom = h as f32 - margin;
+    if v.keys {
+        bottom -= line;
+        labels.push(Label {
+            x: margin as i32,
+            y: bottom as i32 + s as i32,
+            text: KEYS.into(),
+        });
+    }
+    if let Some(st) = &v.status {
+        bottom -= line;
+        labels.push(Label {
+            x: margin as i32,
+            y: bottom as i32 + s as i32,
+            text: st.clone(),
+        });
+    }
+    if v.kind == Kind::Cube {
+        let cube = Rect {
+            x: 0.0,
+            y: top,
+            w: w as f32,
+            h: (bottom - top).max(1.0),
+        };
+        return Layout {
+            panels: vec![],
+            labels,
+            cube: Some(cube),
+            text_scale: s,
+        };
+    }
+    let mut panels = panel_specs(v);
+    let frame = 4.0 * s as f32;
+    let gap = 10.0 * s as f32 + 2.0 * frame;
+    let label_h = 2.0 * line + frame;
+    let label_w: Vec<f32> = panels
+        .iter()
+        .map(|p| p.label.iter().map(|l| font::text_width(l, s)).max().unwrap_or(0) as f32)
+        .collect();
+    let slots = place(&mut panels, &label_w, margin, top + label_h, w as f32 - 2.0 * margin, bottom - top - label_h, gap, label_h);
+    for (p, x) in panels.iter().zip(slots) {
+        for (n, text) in p.label.iter().enumerate() {
+            labels.push(Label {
+                x: x as i32,
+                y: (p.rect.y - label_h + n as f32 * line) as i32,
+                text: text.clone(),
+            });
+        }
+    }
+    Layout {
+        panels,
+        labels,
+        cube: None,
+        text_scale: s,
+    }
+}
+
+/// The two header lines: what is being drawn, and where the run stands.
+fn headline(v: &View) -> (String, String) {
+    let (m, k, n) = (v.m, v.k, v.n);
+    let at = format!("PASS {}/{}", v.pass, v.passes);
+    let (f, c) = (v.block.0 + 1, v.block.1);
+    match v.kind {
+        Kind::Lm => (
+            format!("LARSEN-MCALLISTER 2001 · {m}×{k}×{n} {} · {at}", v.precision),
+            "EACH PASS BLENDS ONE SLICE (COLUMN P OF A ACROSS × ROW P OF B DOWN) ONTO C".into(),
+        ),
+        Kind::Hall => (
+            format!("HALL-CARR-HART 2003 §3 · {m}×{k}×{n} · BLOCK B = {} · {at}", v.b),
+            format!(
+                "EACH PASS: SUM A BLOCK OF K ({f}..{}), ADD THE TEXTURE READ, WRITE THE OTHER",
+                f + c - 1
+            ),
+        ),
+        Kind::Packed => (
+            format!("HALL-CARR-HART 2003 §4 · 2×2 RGBA PACKED · {m}×{k}×{n} · B = {} · {at}", v.b),
+            format!(
+                "RGBA = QUADRANTS TL TR BL BR · STRIPED = NEGATIVE · PACKED K {f}..{} NOW",
+                f + c - 1
+            ),
+        ),
+        Kind::Cube => (
+            format!("THE PROCESSOR CUBE (L-M §3) · {m}×{k}×{n} {} · {at}", v.precision),
+            "K SLICES BEHIND THE FRONT FACE SUM ONTO IT, ONE PER PASS".into(),
+        ),
+    }
+}
+
+/// The panels of a 2-D demo, unplaced.
+fn panel_specs(v: &View) -> Vec<Panel> {
+    let (m, k, n) = (v.m as u32, v.k as u32, v.n as u32);
+    let sc = v.scales;
+    let p = v.pass as u32;
+    let panel = |look, source, rows, cols, band, scale, title: String, detail: String| Panel {
+        rect: Rect {
+            x: 0.0,
+            y: 0.0,
+            w: 0.0,
+            h: 0.0,
+        },
+        look,
+        source,
+        rows,
+        cols,
+        band,
+        slice: 0,
+        scale,
+        frame: None,
+        label: [title, detail],
+    };
+    let (f, c) = v.block;
+    let range = format!("{}..{}", f + 1, f + c);
+    match v.kind {
+        Kind::Lm | Kind::Cube => {
+            // Before the first pass the slice panel shows slice 1, the next one.
+            let q = p.max(1);
+            let mut slice = panel(
+                Look::Slice,
+                Source::A,
+                m,
+                n,
+                Band::None,
+                sc.slice,
+                if p == 0 { "NEXT: SLICE 1".into() } else { format!("SLICE {p}") },
+                format!("A[:,{q}] × B[{q},:]"),
+            );
+            slice.slice = q - 1;
+            vec![
+                panel(Look::Matrix, Source::A, m, k, Band::Columns(q - 1, 1), sc.a, format!("A {m}×{k}"), format!("COLUMN {q}")),
+                panel(Look::Matrix, Source::B, k, n, Band::Rows(q - 1, 1), sc.b, format!("B {k}×{n}"), format!("ROW {q}")),
+                slice,
+                panel(
+                    Look::Matrix,
+                    Source::Shown0,
+                    m,
+                    n,
+                    Band::None,
+                    sc.c,
+                    format!("C {m}×{n}"),
+                    if p == 0 { "= 0".into() } else { format!("= SLICES 1..{p}") },
+                ),
+            ]
+        }
+        Kind::Hall => {
+            let ping_pong = |slot: u32| {
+                let name = if slot == 0 { "PING (TEXTURE 0)" } else { "PONG (TEXTURE 1)" };
+                let mut x = panel(Look::Matrix, Source::shown(slot as usize), m, n, Band::None, sc.c, name.into(), String::new());
+                if p > 0 {
+                    let written = p % 2 == slot;
+                    x.frame = Some(if written { WRITTEN } else { READ });
+                    x.label[1] = if written { format!("WRITTEN BY PASS {p}") } else { format!("READ BY PASS {p}") };
+                }
+                x
+            };
+            vec![
+                panel(Look::Matrix, Source::A, m, k, Band::Columns(f, c), sc.a, format!("A {m}×{k}"), format!("COLUMNS {range}")),
+                panel(Look::Matrix, Source::B, k, n, Band::Rows(f, c), sc.b, format!("B {k}×{n}"), format!("ROWS {range}")),
+                ping_pong(0),
+                ping_pong(1),
+            ]
+        }
+        Kind::Packed => {
+            let (h, w2, k2) = (m.div_ceil(2), n.div_ceil(2), k.div_ceil(2));
+            let written = Source::shown(p as usize);
+            let mut packed_c = panel(
+                Look::Texels,
+                written,
+                2 * h,
+                2 * w2,
+                Band::None,
+                sc.c,
+                "C PACKED".into(),
+                format!("{h}×{w2} RGBA TEXELS"),
+            );
+            if p > 0 {
+                packed_c.frame = Some(WRITTEN);
+            }
+            vec![
+                panel(
+                    Look::Texels,
+                    Source::PackedA,
+                    2 * h,
+                    2 * k2,
+                    Band::Columns(2 * f, 2 * c),
+                    sc.a,
+                    "A PACKED".into(),
+                    format!("{h}×{k2} TEXELS, K {range}"),
+                ),
+                panel(
+                    Look::Texels,
+                    Source::PackedB,
+                    2 * k2,
+                    2 * w2,
+                    Band::Rows(2 * f, 2 * c),
+                    sc.b,
+                    "B PACKED".into(),
+                    format!("{k2}×{w2} TEXELS, K {range}"),
+                ),
+                packed_c,
+                panel(Look::Unpacked, written, m, n, Band::None, sc.c, "C UNPACKED".into(), format!("{m}×{n}")),
+            ]
+        }
+    }
+}
+
+/// Give the panels rectangles: one cell size for all (so shared sides line up), in one row or
+/// more, whichever gives the largest cells; each panel's slot at least as wide as its label;
+/// centred in the area (`x0`, `y0`, `w`, `h`). Returns each slot's left edge (for the labels).
+#[allow(clippy::too_many_arguments)]
+fn place(panels: &mut [Panel], label_w: &[f32], x0: f32, y0: f32, w: f32, h: f32, gap: f32, label_h: f32) -> Vec<f32> {
+    let count = panels.len();
+    let slot = |i: usize, cell: f32| (panels[i].cols as f32 * cell).max(label_w[i]);
+    let rows_of = |per_row: usize| -> Vec<(usize, usize)> {
+        (0..count).step_by(per_row).map(|s| (s, (s + per_row).min(count))).collect()
+    };
+    let row_h = |r: &(usize, usize), cell: f32| panels[r.0..r.1].iter().map(|p| p.rows).max().unwrap_or(0) as f32 * cell;
+    let fits = |per_row: usize, cell: f32| {
+        let rows = rows_of(per_row);
+        let wide = rows
+            .iter()
+            .all(|r| (r.0..r.1).map(|i| slot(i, cell)).sum::<f32>() + gap * (r.1 - r.0 - 1) as f32 <= w);
+        let high = rows.iter().map(|r| row_h(r, cell)).sum::<f32>() + (rows.len() as f32 - 1.0) * (gap + label_h) <= h;
+        wide && high
+    };
+    let mut best = (0.0f32, count.max(1));
+    for per_row in 1..=count {
+        let (mut lo, mut hi) = (0.0f32, 48.0f32);
+        for _ in 0..40 {
+            let mid = (lo + hi) / 2.0;
+            if fits(per_row, mid) { lo = mid } else { hi = mid }
+        }
+        if lo > best.0 + 1e-3 {
+            best = (lo, per_row);
+        }
+    }
+    let (mut cell, per_row) = best;
+    cell = cell.max(0.02);
+    if cell >= 2.0 {
+        cell = cell.floor();
+    }
+    let rows = rows_of(per_row);
+    let heights: Vec<f32> = rows.iter().map(|r| row_h(r, cell)).collect();
+    let total_h: f32 = heights.iter().sum::<f32>() + (rows.len() as f32 - 1.0) * (gap + label_h);
+    let slots: Vec<f32> = (0..count).map(|i| slot(i, cell)).collect();
+    let mut lefts = vec![0.0; count];
+    let mut y = y0 + ((h - total_h) / 2.0).max(0.0);
+    for (r, &rh) in rows.iter().zip(&heights) {
+        let width: f32 = slots[r.0..r.1].iter().sum::<f32>() + gap * (r.1 - r.0 - 1) as f32;
+        let mut x = x0 + ((w - width) / 2.0).max(0.0);
+        for i in r.0..r.1 {
+            let p = &mut panels[i];
+            let pw = p.cols as f32 * cell;
+            lefts[i] = x.round();
+            p.rect = Rect {
+                x: (x + (slots[i] - pw) / 2.0).round(),
+                y: y.round(),
+                w: pw,
+                h: p.rows as f32 * cell,
+            };
+            x += slots[i] + gap;
+        }
+        y += rh + gap + label_h;
+    }
+    lefts
+}
