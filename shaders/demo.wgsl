@@ -284,13 +284,20 @@ fn fs_panel(in: PanelOut) -> @location(0) vec4f {
     // A highlighted band: the rest is faded, the band outlined.
     let axis = p.band.x;
     if axis != 0u {
-        let at = select(local.y / cell.y, local.x / cell.x, axis == 1u);
+        let at = select(local.y, local.x, axis == 1u);
         let unit = select(cell.y, cell.x, axis == 1u);
-        let lo = f32(p.band.y);
-        let hi = f32(p.band.y + p.band.z);
+        var lo = f32(p.band.y) * unit;
+        var hi = f32(p.band.y + p.band.z) * unit;
+        // A band thinner than a few pixels (a large matrix) is drawn as a dark line there.
+        let thin = hi - lo < 4.0;
+        if thin {
+            let mid = (lo + hi) / 2.0;
+            lo = mid - 1.5;
+            hi = mid + 1.5;
+        }
         if at < lo || at >= hi {
             colour = mix(colour, BACKGROUND, 0.6);
-        } else if (at - lo) * unit < p.look.z || (hi - at) * unit <= p.look.z {
+        } else if thin || at - lo < p.look.z || hi - at <= p.look.z {
             colour = BAND;
         }
     }

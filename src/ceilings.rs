@@ -14,8 +14,8 @@ const SHADER: &str = include_str!("../shaders/ceilings.wgsl");
 /// One measured ceiling.
 #[derive(Clone, Debug, Serialize)]
 pub struct Ceiling {
-    /// Short name: `fragment-fma`, `compute-fma`, `blend-r32f`, `texture-fetch`, `copy-d2d`,
-    /// `copy-h2d`, `copy-d2h`.
+    /// Short name: `fragment-fma` (GFLOP/s), `compute-fma` (GFLOP/s), `blend-r32f`
+    /// (Gfragments/s), `texture-fetch` (GB/s), `copy-d2d`, `copy-h2d`, `copy-d2h` (GB/s).
     pub name: String,
     /// The rate, in `unit`.
     pub value: f64,
@@ -112,7 +112,7 @@ pub fn measure(ctx: &GpuContext, quick: bool) -> Result<Ceilings> {
         out.push(ceiling(
             "blend-r32f",
             fragments * s.blend_layers as f64 / ms / 1e6,
-            "Mfragments/s",
+            "Gfragments/s",
             format!("{0}x{0} fragments x {1} blended layers", s.side, s.blend_layers),
             clock,
         ));

@@ -75,12 +75,10 @@ pub enum Error {
         hi: f32,
         why: String,
     },
-    /// A file could not be read or written.
-    #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    /// A file could not be read or written. (`error` is deliberately not a `#[source]`: the
+    /// message already carries it, and anyhow's `{:#}` would print it twice.)
+    #[error("{path}: {error}")]
+    Io { path: PathBuf, error: std::io::Error },
     /// A file was readable but its contents are not a matrix we understand.
     #[error("{path}: {message}")]
     Format { path: PathBuf, message: String },
@@ -93,16 +91,18 @@ pub enum Error {
 pub type Result<T> = std::result::Result<T, Error>;
 
 impl Error {
-    pub(crate) fn format(path: impl Into<PathBuf>, message: impl Into<String>) -> Self {
+    /// A malformed file at `path`.
+    pub fn format(path: impl Into<PathBuf>, message: impl Into<String>) -> Self {
         Error::Format {
             path: path.into(),
             message: message.into(),
         }
     }
-    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+    /// An I/O error on `path`.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io {
             path: path.into(),
-            source,
+            error: source,
         }
     }
 }

@@ -23,3 +23,5 @@ pub mod ladder;
 pub mod graph;
 pub mod reach;
 pub mod ceilings;
+pub mod sweep;
+pub mod plots;

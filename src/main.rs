@@ -110,24 +110,52 @@ struct ModelArgs {
 
 #[derive(Args)]
 struct BenchArgs {
-    /// Which suite: oneil (Cannon and DNS at 8x8 and 16x16) or 5kk73 (the optimization ladder).
-    #[arg(long, default_value = "oneil")]
-    suite: String,
-    /// Timed runs per row.
-    #[arg(long, default_value_t = 20)]
-    trials: usize,
+    /// A suite printed beside a seed's own tables: oneil (Cannon and DNS at 8x8 and 16x16) or
+    /// 5kk73 (the optimization ladder). Without it: every method x sizes x precisions, beside
+    /// the adapter's ceilings.
+    #[arg(long)]
+    suite: Option<String>,
+    /// Only measure the adapter's ceilings (fragment and compute FMA, R32F blend, texture
+    /// fetch, copies).
+    #[arg(long)]
+    ceilings: bool,
+    /// Small sizes and the small ceiling workloads: a whole sweep in under two minutes on lavapipe.
+    #[arg(long)]
+    quick: bool,
+    /// Methods to sweep, comma separated (default: all).
+    #[arg(long, value_delimiter = ',')]
+    methods: Vec<String>,
+    /// Sizes n of the n×n·n×n sweep, comma separated (default: a ladder that fits the adapter).
+    #[arg(long, value_delimiter = ',')]
+    sizes: Vec<usize>,
+    /// Precisions for the render-pass methods, comma separated (default f32).
+    #[arg(long, value_delimiter = ',', default_value = "f32")]
+    precisions: Vec<String>,
+    /// Timed runs per row (suites: trials per row).
+    #[arg(long, alias = "trials", default_value_t = 5)]
+    repeats: usize,
     /// Untimed runs per row before the timed ones.
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 1)]
     warmup: usize,
+    /// Sweep: a method whose one run takes longer than this many seconds is not run at larger
+    /// sizes, and its repeats are cut to about this long.
+    #[arg(long, default_value_t = 5.0)]
+    max_run_s: f64,
     /// Problem size MxKxN for suites that take one (5kk73; default 256x256x256).
     #[arg(long)]
     size: Option<String>,
     /// Seed of the random inputs.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Print JSON instead of tables.
-    #[arg(long)]
-    json: bool,
+    /// Print JSON instead of tables, or with a FILE write it there.
+    #[arg(long, num_args = 0..=1, value_name = "FILE")]
+    json: Option<Option<PathBuf>>,
+    /// Write the sweep as CSV.
+    #[arg(long, value_name = "FILE")]
+    csv: Option<PathBuf>,
+    /// Write the sweep's PNG plots into this folder.
+    #[arg(long, value_name = "DIR")]
+    plots: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -576,25 +604,126 @@ fn tune_cmd(args: TuneArgs) -> Result<()> {
 }
 
 fn bench_cmd(args: BenchArgs) -> Result<()> {
-    use rendermm::bench;
-    let suite = bench::Suite::parse(&args.suite)?;
-    let opts = bench::BenchOptions {
-        trials: args.trials,
+    use rendermm::{bench, ceilings, sweep};
+    let ctx = GpuContext::new()?;
+    let json_stdout = matches!(args.json, Some(None));
+    let write_json = |value: &dyn erased_json::Json| -> Result<()> {
+        if let Some(Some(path)) = &args.json {
+            let text = value.to_json()?;
+            if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+                std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+            }
+            io::write_atomic(path, |w| w.write_all(text.as_bytes()).map_err(|e| rendermm::Error::io(path, e)))?;
+            eprintln!("wrote {}", path.display());
+        }
+        Ok(())
+    };
+    if let Some(suite) = &args.suite {
+        let suite = bench::Suite::parse(suite)?;
+        let opts = bench::BenchOptions {
+            trials: args.repeats,
+            warmup: args.warmup,
+            size: args.size.as_deref().map(parse_mkn).transpose()?,
+            seed: args.seed,
+        };
+        let report = bench::run(&ctx, suite, &opts)?;
+        if json_stdout {
+            println!("{}", serde_json::to_string_pretty(&report)?);
+        } else {
+            print!("{}", bench::render(&report));
+        }
+        write_json(&report)?;
+        if !report.all_passed() {
+            bail!("some rows failed to run or failed their check against the f64 reference");
+        }
+        return Ok(());
+    }
+    if !json_stdout {
+        eprintln!("adapter: {}", ctx.describe());
+        eprintln!("measuring the ceilings ...");
+    }
+    let ceil = ceilings::measure(&ctx, args.quick)?;
+    if args.ceilings {
+        if json_stdout {
+            println!("{}", serde_json::to_string_pretty(&ceil)?);
+        } else {
+            for c in &ceil.ceilings {
+                println!("{:<14} {:>12.2} {:<13} {:<14} {}", c.name, c.value, c.unit, c.clock.name(), c.detail);
+            }
+        }
+        write_json(&ceil)?;
+        return Ok(());
+    }
+    let methods = if args.methods.is_empty() {
+        Method::ALL.to_vec()
+    } else {
+        args.methods.iter().map(|m| Method::parse(m)).collect::<rendermm::Result<Vec<_>>>()?
+    };
+    let precisions = args.precisions.iter().map(|p| Precision::parse(p)).collect::<rendermm::Result<Vec<_>>>()?;
+    let sizes = if args.sizes.is_empty() { sweep::SweepOptions::default_sizes(&ctx, args.quick) } else { args.sizes.clone() };
+    let opts = sweep::SweepOptions {
+        methods,
+        sizes,
+        precisions,
         warmup: args.warmup,
-        size: args.size.as_deref().map(parse_mkn).transpose()?,
+        repeats: if args.quick { args.repeats.min(3) } else { args.repeats },
+        max_run_s: if args.quick { args.max_run_s.min(2.0) } else { args.max_run_s },
         seed: args.seed,
     };
-    let ctx = GpuContext::new()?;
-    let report = bench::run(&ctx, suite, &opts)?;
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
-    } else {
-        print!("{}", bench::render(&report));
+    let rows: u64 = opts
+        .methods
+        .iter()
+        .map(|m| (opts.sizes.len() * if m.takes_precision() { opts.precisions.len() } else { 1 }) as u64)
+        .sum();
+    let bar = indicatif::ProgressBar::new(rows);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} rows {elapsed} {msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    if json_stdout {
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
-    if !report.all_passed() {
-        bail!("some rows failed to run or failed their check against the f64 reference");
+    let result = sweep::run(&ctx, &opts, Some(&ceil), |r| {
+        bar.set_message(format!("{} n={}", r.method, r.n));
+        bar.inc(1);
+    })?;
+    bar.finish_and_clear();
+    if json_stdout {
+        println!("{}", serde_json::to_string_pretty(&result)?);
+    } else {
+        print!("{}", sweep::table(&result));
+    }
+    write_json(&result)?;
+    if let Some(path) = &args.csv {
+        let text = sweep::csv(&result);
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+        }
+        io::write_atomic(path, |w| w.write_all(text.as_bytes()).map_err(|e| rendermm::Error::io(path, e)))?;
+        eprintln!("wrote {}", path.display());
+    }
+    if let Some(dir) = &args.plots {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        for path in rendermm::plots::sweep_plots(&result, dir)? {
+            eprintln!("wrote {}", path.display());
+        }
+    }
+    if !result.all_passed() {
+        bail!("some rows failed their check against the f64 reference");
     }
     Ok(())
+}
+
+/// Serialize anything `Serialize` behind a trait object.
+mod erased_json {
+    pub trait Json {
+        fn to_json(&self) -> serde_json::Result<String>;
+    }
+    impl<T: serde::Serialize> Json for T {
+        fn to_json(&self) -> serde_json::Result<String> {
+            serde_json::to_string_pretty(self)
+        }
+    }
 }
 
 fn model_cmd(args: ModelArgs) -> Result<()> {
@@ -675,7 +804,10 @@ fn print_report(r: &Report) {
         "time      upload {:.3} ms, compute {:.3} ms, copy {:.3} ms, readback {:.3} ms, total {:.3} ms",
         r.upload_ms, r.compute_ms, r.copy_ms, r.readback_ms, r.total_ms
     );
-    println!("rate      {:.3} GFLOP/s (2·m·k·n / compute time)", r.gflops);
+    if let Some(d) = r.device_ms {
+        println!("device    {d:.3} ms of GPU time in the compute phase (timestamp queries)");
+    }
+    println!("rate      {:.3} GFLOP/s (2·m·k·n / compute time, {})", r.gflops, r.timing.name());
     if let (Some(bytes), Some(gbps), Some(inst), Some(gis)) = (r.model_bytes, r.model_gbps, r.model_instructions, r.model_ginst_per_s) {
         println!(
             "model     {bytes} bytes moved ({:.3} GiB) → {gbps:.3} GB/s; {inst} shader instructions → {gis:.3} Ginst/s (Hall–Carr–Hart §5)",
@@ -919,11 +1051,11 @@ fn reach_cmd(args: ReachArgs) -> Result<()> {
             ReachOut::Components => {
                 let c = run.components.as_ref().expect("--closure gives components");
                 let text = reach::components_csv(c, args.one_based);
-                io::write_atomic(out, |w| w.write_all(text.as_bytes()).map_err(|e| rendermm::Error::Io { path: out.clone(), source: e }))?;
+                io::write_atomic(out, |w| w.write_all(text.as_bytes()).map_err(|e| rendermm::Error::io(out.clone(), e)))?;
             }
             ReachOut::Report => {
                 let text = serde_json::to_string_pretty(&report)? + "\n";
-                io::write_atomic(out, |w| w.write_all(text.as_bytes()).map_err(|e| rendermm::Error::Io { path: out.clone(), source: e }))?;
+                io::write_atomic(out, |w| w.write_all(text.as_bytes()).map_err(|e| rendermm::Error::io(out.clone(), e)))?;
             }
             ReachOut::Matrix => io::write_matrix(out, &run.matrix)?,
             ReachOut::Picture => picture::save_png(out, &reach::reach_picture(&run.matrix)?)?,

@@ -301,6 +301,16 @@ pub fn check_options(opts: &ReachOptions) -> Result<Precision> {
     check_static(opts).map(|(_, p)| p)
 }
 
+/// Error before anything of size n² is allocated if an n×n matrix (⌈n/2⌉ a side packed) would
+/// not fit the adapter's textures.
+fn check_side(ctx: &GpuContext, opts: &ReachOptions, n: usize) -> Result<()> {
+    let side = match check_static(opts)?.0 {
+        Layout::Packed => n.div_ceil(2),
+        Layout::Lm | Layout::Blocked => n,
+    };
+    ctx.check_texture_dim("the matrix side (nodes)", side)
+}
+
 fn check_static(opts: &ReachOptions) -> Result<(Layout, Precision)> {
     let layout = match opts.method {
         Method::Lm => Layout::Lm,
@@ -810,6 +820,7 @@ pub fn reach(ctx: &GpuContext, g: &Graph, goal: Goal, opts: &ReachOptions) -> Re
         let (_, precision, notes) = choose(ctx, opts)?;
         (Matrix::zeros(0, 0), Breakdown::default(), precision, notes)
     } else {
+        check_side(ctx, opts, g.nodes)?;
         let run = power(ctx, &g.reach_base(), &steps, opts)?;
         (run.matrix, run.breakdown, run.precision, run.notes)
     };
@@ -1037,7 +1048,10 @@ pub fn example_figure(ctx: &GpuContext) -> Result<image::RgbImage> {
     let closure = reach(ctx, &g, Goal::Closure, &o)?;
     let count = closure.components.as_ref().map_or(0, Components::count);
     let panels = [
-        ("M = I + A".to_string(), power(ctx, &g.reach_base(), &[], &o)?.matrix),
+        (
+            "M = I + A".to_string(),
+            power(ctx, &g.reach_base(), &[], &o)?.matrix,
+        ),
         ("M^2: WITHIN 2 STEPS".to_string(), two.matrix),
         (format!("CLOSURE: {count} COMPONENTS"), closure.matrix),
     ];
@@ -1109,6 +1123,7 @@ pub fn bench(
             "--powers {powers}: give 1 to {MAX_PRODUCTS} products"
         )));
     }
+    check_side(ctx, opts, n)?;
     let g = Graph::random(n, 2 * n, false, seed)?;
     let steps = vec![Step::Square; powers];
     let run = power(ctx, &g.reach_base(), &steps, opts)?;

@@ -28,7 +28,10 @@ const SIZE: (u32, u32) = (640, 300);
 fn ctx() -> Arc<GpuContext> {
     static CTX: OnceLock<Arc<GpuContext>> = OnceLock::new();
     CTX.get_or_init(|| {
-        Arc::new(GpuContext::new().unwrap_or_else(|e| panic!("tests need a GPU adapter (lavapipe is fine): {e}")))
+        Arc::new(
+            GpuContext::new()
+                .unwrap_or_else(|e| panic!("tests need a GPU adapter (lavapipe is fine): {e}")),
+        )
     })
     .clone()
 }
@@ -36,9 +39,17 @@ fn ctx() -> Arc<GpuContext> {
 /// The fixed problem: 8×8 patterns in [-1, 1] (or [0, 1] for u8) that need no random generator,
 /// so the pictures do not change with the `rand` crate.
 fn inputs(precision: Precision) -> Inputs {
-    let (lo, span) = if precision == Precision::U8 { (0.0, 1.0) } else { (-1.0, 2.0) };
-    let a = Matrix::from_fn(8, 8, |i, j| lo + span * ((i * 7 + j * 3) % 11) as f32 / 10.0);
-    let b = Matrix::from_fn(8, 8, |i, j| lo + span * ((i * 5 + j * 2 + 3) % 9) as f32 / 8.0);
+    let (lo, span) = if precision == Precision::U8 {
+        (0.0, 1.0)
+    } else {
+        (-1.0, 2.0)
+    };
+    let a = Matrix::from_fn(8, 8, |i, j| {
+        lo + span * ((i * 7 + j * 3) % 11) as f32 / 10.0
+    });
+    let b = Matrix::from_fn(8, 8, |i, j| {
+        lo + span * ((i * 5 + j * 2 + 3) % 9) as f32 / 8.0
+    });
     Inputs::given(a, b, "pattern A", "pattern B").unwrap()
 }
 
@@ -57,13 +68,29 @@ fn frames(kind: Kind, precision: Precision, wanted: &[usize]) -> Vec<(usize, Rgb
     let mut s = state(kind, precision);
     let mut r = Renderer::new(&ctx()).unwrap();
     let mut out = vec![];
-    run_frames(&mut s, &mut r, SIZE, true, false, 1, |p| wanted.contains(&p), |shot| {
-        out.push((shot.pass, shot.image));
-        Ok(())
-    })
+    run_frames(
+        &mut s,
+        &mut r,
+        SIZE,
+        true,
+        false,
+        1,
+        |p| wanted.contains(&p),
+        |shot| {
+            out.push((shot.pass, shot.image));
+            Ok(())
+        },
+    )
     .unwrap();
-    assert_eq!(*s.progress(), Progress::Done, "{kind}: the run did not finish");
-    assert!(s.verdict().unwrap().passed, "{kind}: the result is outside its tolerance");
+    assert_eq!(
+        *s.progress(),
+        Progress::Done,
+        "{kind}: the run did not finish"
+    );
+    assert!(
+        s.verdict().unwrap().passed,
+        "{kind}: the result is outside its tolerance"
+    );
     out
 }
 
@@ -79,7 +106,10 @@ fn compare_with_reference(name: &str, img: &RgbaImage) {
     let reference = dir.join(format!("{name}.png"));
     if std::env::var("RENDERMM_UPDATE_REFERENCE").is_ok_and(|v| v == "1") {
         std::fs::create_dir_all(&dir).unwrap();
-        image::DynamicImage::ImageRgba8(img.clone()).to_rgb8().save(&reference).unwrap();
+        image::DynamicImage::ImageRgba8(img.clone())
+            .to_rgb8()
+            .save(&reference)
+            .unwrap();
         eprintln!("updated {}", reference.display());
         return;
     }
@@ -112,7 +142,10 @@ fn compare_with_reference(name: &str, img: &RgbaImage) {
     let (mut big, mut sum) = (0usize, 0f64);
     for (x, y, px) in img.enumerate_pixels() {
         let e = expected.get_pixel(x, y);
-        let d = (0..3).map(|c| (px[c] as i32 - e[c] as i32).unsigned_abs()).max().unwrap();
+        let d = (0..3)
+            .map(|c| (px[c] as i32 - e[c] as i32).unsigned_abs())
+            .max()
+            .unwrap();
         sum += d as f64;
         if d > 24 {
             big += 1;
@@ -170,7 +203,12 @@ fn headless_cube_frame_matches_the_reference_png() {
 /// Read a shown `R32Float` texture back as a matrix.
 fn read_r32(ctx: &GpuContext, t: &wgpu::Texture) -> Matrix {
     let bytes = read_texture_bytes(ctx, t, t.height() as usize, t.width() as usize, 4).unwrap();
-    Matrix::new(t.height() as usize, t.width() as usize, bytemuck::pod_collect_to_vec(&bytes)).unwrap()
+    Matrix::new(
+        t.height() as usize,
+        t.width() as usize,
+        bytemuck::pod_collect_to_vec(&bytes),
+    )
+    .unwrap()
 }
 
 #[test]
@@ -184,7 +222,12 @@ fn shown_textures_hold_what_each_pass_rendered() {
         let (a, b) = (&s.a, &s.b);
         let partial = Matrix::from_fn(8, 8, |i, j| (0..p).map(|q| a.get(i, q) * b.get(q, j)).sum());
         let shown = read_r32(&ctx, &s.textures.shown[0]);
-        let err = shown.data.iter().zip(&partial.data).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max);
+        let err = shown
+            .data
+            .iter()
+            .zip(&partial.data)
+            .map(|(x, y)| (x - y).abs())
+            .fold(0.0, f32::max);
         assert!(err < 1e-5, "lm pass {p}: shown texture off by {err}");
     }
     // Hall ping-pong: pass p wrote texture p mod 2; the other still holds pass p - 1's sum.
@@ -195,11 +238,18 @@ fn shown_textures_hold_what_each_pass_rendered() {
         let upto = |t: usize| {
             let (a, bm) = (&s.a, &s.b);
             let kk = (t * b).min(8);
-            Matrix::from_fn(8, 8, |i, j| (0..kk).map(|q| a.get(i, q) * bm.get(q, j)).sum())
+            Matrix::from_fn(8, 8, |i, j| {
+                (0..kk).map(|q| a.get(i, q) * bm.get(q, j)).sum()
+            })
         };
         for (slot, want) in [(p % 2, upto(p)), ((p + 1) % 2, upto(p - 1))] {
             let shown = read_r32(&ctx, &s.textures.shown[slot]);
-            let err = shown.data.iter().zip(&want.data).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max);
+            let err = shown
+                .data
+                .iter()
+                .zip(&want.data)
+                .map(|(x, y)| (x - y).abs())
+                .fold(0.0, f32::max);
             assert!(err < 1e-5, "hall pass {p}: texture {slot} off by {err}");
         }
     }
@@ -209,38 +259,69 @@ fn shown_textures_hold_what_each_pass_rendered() {
 
 #[test]
 fn demo_sizes_above_512_are_an_error_not_a_panic() {
-    let err = Inputs::random(513, 8, 8, 1, Precision::F32).unwrap_err().to_string();
+    let err = Inputs::random(513, 8, 8, 1, Precision::F32)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("513") && err.contains("512"), "{err}");
     let out = Command::new(env!("CARGO_BIN_EXE_rendermm"))
-        .args(["demo", "lm", "--random", "8x600x8", "--headless", "--gif", "never.gif"])
+        .args([
+            "demo",
+            "lm",
+            "--random",
+            "8x600x8",
+            "--headless",
+            "--gif",
+            "never.gif",
+        ])
         .env("XDG_RUNTIME_DIR", std::env::temp_dir())
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("k = 600") && !stderr.contains("panicked"), "{stderr}");
+    assert!(
+        stderr.contains("k = 600") && !stderr.contains("panicked"),
+        "{stderr}"
+    );
     assert!(!Path::new("never.gif").exists());
 }
 
 #[test]
 fn layout_keeps_panels_inside_the_frame_and_apart() {
     for kind in [Kind::Lm, Kind::Hall, Kind::Packed] {
-        for (m, k, n) in [(4, 4, 4), (8, 8, 8), (7, 9, 5), (512, 512, 512), (3, 500, 2)] {
+        for (m, k, n) in [
+            (4, 4, 4),
+            (8, 8, 8),
+            (7, 9, 5),
+            (512, 512, 512),
+            (3, 500, 2),
+        ] {
             for (w, h) in [(640, 300), (1280, 720), (800, 800)] {
                 let v = view(kind, m, k, n, true);
                 let lay = layout::layout(&v, w, h);
                 assert_eq!(lay.panels.len(), 4);
                 for (i, p) in lay.panels.iter().enumerate() {
                     let r = p.rect;
-                    assert!(r.w > 0.0 && r.h > 0.0, "{kind} {m}x{k}x{n} in {w}x{h}: panel {i} empty");
                     assert!(
-                        r.x >= 0.0 && r.y >= 0.0 && r.x + r.w <= w as f32 + 0.5 && r.y + r.h <= h as f32 + 0.5,
+                        r.w > 0.0 && r.h > 0.0,
+                        "{kind} {m}x{k}x{n} in {w}x{h}: panel {i} empty"
+                    );
+                    assert!(
+                        r.x >= 0.0
+                            && r.y >= 0.0
+                            && r.x + r.w <= w as f32 + 0.5
+                            && r.y + r.h <= h as f32 + 0.5,
                         "{kind} {m}x{k}x{n} in {w}x{h}: panel {i} {r:?} outside"
                     );
                     for q in &lay.panels[i + 1..] {
                         let s = q.rect;
-                        let apart = r.x + r.w <= s.x || s.x + s.w <= r.x || r.y + r.h <= s.y || s.y + s.h <= r.y;
-                        assert!(apart, "{kind} {m}x{k}x{n} in {w}x{h}: panels overlap: {r:?} {s:?}");
+                        let apart = r.x + r.w <= s.x
+                            || s.x + s.w <= r.x
+                            || r.y + r.h <= s.y
+                            || s.y + s.h <= r.y;
+                        assert!(
+                            apart,
+                            "{kind} {m}x{k}x{n} in {w}x{h}: panels overlap: {r:?} {s:?}"
+                        );
                     }
                 }
             }
@@ -276,7 +357,8 @@ fn in_ci() -> bool {
 }
 
 fn on_path(program: &str) -> bool {
-    std::env::var_os("PATH").is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(program).is_file()))
+    std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(program).is_file()))
 }
 
 /// The pixels of `r` in `img`.
@@ -308,8 +390,21 @@ fn window_demo_under_xvfb_renders_frames_saves_a_screenshot_and_exits() {
     std::fs::create_dir_all(&dir).unwrap();
     let shot = dir.join("out.png");
     let mut child = Command::new("xvfb-run")
-        .args(["-a", "-s", "-screen 0 1280x720x24", env!("CARGO_BIN_EXE_rendermm")])
-        .args(["demo", "lm", "--random", "16x16x16", "--frames-then-exit", "20", "--screenshot"])
+        .args([
+            "-a",
+            "-s",
+            "-screen 0 1280x720x24",
+            env!("CARGO_BIN_EXE_rendermm"),
+        ])
+        .args([
+            "demo",
+            "lm",
+            "--random",
+            "16x16x16",
+            "--frames-then-exit",
+            "20",
+            "--screenshot",
+        ])
         .arg(&shot)
         .env("XDG_RUNTIME_DIR", std::env::temp_dir())
         .stdout(Stdio::piped())
@@ -328,12 +423,26 @@ fn window_demo_under_xvfb_renders_frames_saves_a_screenshot_and_exits() {
         std::thread::sleep(Duration::from_millis(100));
     };
     let out = child.wait_with_output().unwrap();
-    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert!(status.success(), "window demo exited with {status}\nstdout: {stdout}\nstderr: {stderr}");
-    assert!(stdout.contains("after 20 frames") && stdout.contains("pass 16/16"), "{stdout}");
-    assert!(stdout.contains("error vs CPU") && stdout.contains("within tolerance"), "{stdout}");
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(
+        status.success(),
+        "window demo exited with {status}\nstdout: {stdout}\nstderr: {stderr}"
+    );
+    assert!(
+        stdout.contains("after 20 frames") && stdout.contains("pass 16/16"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("error vs CPU") && stdout.contains("within tolerance"),
+        "{stdout}"
+    );
 
-    let img = image::open(&shot).unwrap_or_else(|e| panic!("{}: {e}", shot.display())).to_rgba8();
+    let img = image::open(&shot)
+        .unwrap_or_else(|e| panic!("{}: {e}", shot.display()))
+        .to_rgba8();
     assert_eq!(img.dimensions(), (1280, 720));
     // The panels are where the layout puts them, and each shows a colour-mapped matrix.
     let lay = layout::layout(&view(Kind::Lm, 16, 16, 16, true), 1280, 720);
@@ -345,7 +454,11 @@ fn window_demo_under_xvfb_renders_frames_saves_a_screenshot_and_exits() {
         let mut distinct: Vec<[u8; 3]> = px.clone();
         distinct.sort();
         distinct.dedup();
-        let coloured = px.iter().filter(|c| c.iter().max().unwrap() - c.iter().min().unwrap() > 40).count() as f64 / px.len() as f64;
+        let coloured = px
+            .iter()
+            .filter(|c| c.iter().max().unwrap() - c.iter().min().unwrap() > 40)
+            .count() as f64
+            / px.len() as f64;
         assert!(
             filled > 0.95 && distinct.len() >= 16 && coloured > 0.1,
             "panel '{}' at {:?} does not look like a matrix: {:.0}% filled, {} colours, {:.0}% coloured",
@@ -358,4 +471,89 @@ fn window_demo_under_xvfb_renders_frames_saves_a_screenshot_and_exits() {
         assert!(matches!(p.look, Look::Matrix | Look::Slice));
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn headless_cube_gif_frames_show_the_slices_stacking_onto_the_front_face() {
+    let dir = std::env::temp_dir().join(format!("rendermm-demo-gif-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let gif = dir.join("cube.gif");
+    let out = Command::new(env!("CARGO_BIN_EXE_rendermm"))
+        .args([
+            "demo",
+            "cube",
+            "--random",
+            "6x6x6",
+            "--headless",
+            "--size",
+            "320x200",
+            "--gif",
+        ])
+        .arg(&gif)
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    use image::AnimationDecoder;
+    let decoder = image::codecs::gif::GifDecoder::new(std::io::BufReader::new(
+        std::fs::File::open(&gif).unwrap(),
+    ))
+    .unwrap();
+    let frames: Vec<RgbaImage> = decoder
+        .into_frames()
+        .map(|f| f.unwrap().into_buffer())
+        .collect();
+    // Before the first pass, then each of the 6 passes with its slice moving onto the front face.
+    let tweens = rendermm::demo::headless::CUBE_TWEENS;
+    assert_eq!(frames.len(), 1 + 6 * tweens);
+    // Every frame differs from the one before: a slice moves or lands on each.
+    for (i, w) in frames.windows(2).enumerate() {
+        assert_ne!(w[0], w[1], "frames {i} and {} are the same", i + 1);
+    }
+    if let Ok(d) = std::env::var("RENDERMM_DUMP_FRAMES") {
+        for (i, f) in frames.iter().enumerate() {
+            f.save(Path::new(&d).join(format!("cube-gif-{i:02}.png")))
+                .unwrap();
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn switching_demo_or_precision_midway_stops_the_old_run_and_starts_the_new_one() {
+    let mut s = state(Kind::Lm, Precision::F32);
+    assert!(s.step() && s.step());
+    // Keys 2, 3, 4 and p: each starts over; the old worker is stopped mid-run without a hang.
+    for (kind, precision) in [
+        (Kind::Hall, Precision::F32),
+        (Kind::Packed, Precision::F32),
+        (Kind::Cube, Precision::U8),
+        (Kind::Lm, Precision::F16),
+    ] {
+        let settings = Settings {
+            kind,
+            precision,
+            block: None,
+            scale_by_depth: false,
+        };
+        s.reset(settings, inputs(precision)).unwrap();
+        assert_eq!(
+            (s.pass(), s.settings.kind, s.precision),
+            (0, kind, precision)
+        );
+        assert!(s.step());
+        assert_eq!(s.pass(), 1);
+    }
+    while s.step() {}
+    assert_eq!(*s.progress(), Progress::Done);
+    assert!(s.verdict().unwrap().passed, "{}", s.title());
+    assert!(
+        s.title().contains("f16") && s.title().contains("within tolerance"),
+        "{}",
+        s.title()
+    );
 }

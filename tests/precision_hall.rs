@@ -20,7 +20,12 @@ const HALL: [Method; 2] = [Method::HallBlocked, Method::HallPacked];
 /// The shapes of the brief: 1×1, 7×13·13×5, 33×65·65×17, 65×100·100×37.
 const SHAPES_U8: [(usize, usize, usize); 4] = [(1, 1, 1), (7, 13, 5), (33, 65, 17), (65, 100, 37)];
 
-fn opts(precision: Precision, block: u32, accumulate: Accumulate, scale_by_depth: bool) -> Options<'static> {
+fn opts(
+    precision: Precision,
+    block: u32,
+    accumulate: Accumulate,
+    scale_by_depth: bool,
+) -> Options<'static> {
     Options {
         precision,
         block: Some(block),
@@ -32,7 +37,8 @@ fn opts(precision: Precision, block: u32, accumulate: Accumulate, scale_by_depth
 
 /// Run `method` and return the product and the options as the method left them.
 fn run<'a>(method: Method, a: &Matrix, b: &Matrix, mut o: Options<'a>) -> (Matrix, Options<'a>) {
-    let out = methods::multiply(Some(ctx()), method, a, b, &mut o).unwrap_or_else(|e| panic!("{method}: {e}"));
+    let out = methods::multiply(Some(ctx()), method, a, b, &mut o)
+        .unwrap_or_else(|e| panic!("{method}: {e}"));
     (out.c, o)
 }
 
@@ -53,7 +59,11 @@ fn u8_equals_each_methods_cpu_model_within_one_step() {
                 for (l, &acc) in Accumulate::ALL.iter().enumerate() {
                     // Small inputs (sums mostly below 1) and full-range ones (mostly saturated),
                     // alternating so every shape, b and mode meets both.
-                    let hi = if (i + j + l) % 2 == 0 { 1.0 / (k as f32).sqrt() } else { 1.0 };
+                    let hi = if (i + j + l) % 2 == 0 {
+                        1.0 / (k as f32).sqrt()
+                    } else {
+                        1.0
+                    };
                     let seed = 1000 + (i * 9 + j * 3 + l) as u64;
                     let a = Matrix::random(m, k, seed, 0.0, hi);
                     let b = Matrix::random(k, n, seed + 1, 0.0, hi);
@@ -67,7 +77,10 @@ fn u8_equals_each_methods_cpu_model_within_one_step() {
                     // Every value is an 8-bit step in [0, 1].
                     for &x in &c.data {
                         let s = x as f64 * 255.0;
-                        assert!((0.0..=255.0).contains(&s) && (s - s.round()).abs() < 1e-4, "{label}: {x} is not k/255");
+                        assert!(
+                            (0.0..=255.0).contains(&s) && (s - s.round()).abs() < 1e-4,
+                            "{label}: {x} is not k/255"
+                        );
                     }
                     worst = worst.max(steps);
                     saturated += v.saturated.unwrap();
@@ -83,14 +96,20 @@ fn u8_equals_each_methods_cpu_model_within_one_step() {
 fn u8_modes_agree_and_b1_blocked_is_larsen_mcallister() {
     // The three accumulation modes give the same bytes; hall-blocked with b = 1 is L-M's 8-bit
     // pipeline, on the GPU and in the models.
-    let (a, b) = (Matrix::random(9, 21, 5, 0.0, 0.4), Matrix::random(21, 6, 6, 0.0, 0.4));
+    let (a, b) = (
+        Matrix::random(9, 21, 5, 0.0, 0.4),
+        Matrix::random(21, 6, 6, 0.0, 0.4),
+    );
     for method in HALL {
         for block in [1u32, 4] {
             let results: Vec<Matrix> = Accumulate::ALL
                 .iter()
                 .map(|&acc| run(method, &a, &b, opts(Precision::U8, block, acc, false)).0)
                 .collect();
-            assert!(results.windows(2).all(|w| w[0] == w[1]), "{method} b={block}: modes differ");
+            assert!(
+                results.windows(2).all(|w| w[0] == w[1]),
+                "{method} b={block}: modes differ"
+            );
         }
     }
     assert_eq!(u8_model_blocked(&a, &b, 1, 1).c, u8_model(&a, &b, 1).c);
@@ -99,9 +118,19 @@ fn u8_modes_agree_and_b1_blocked_is_larsen_mcallister() {
         precision: Precision::U8,
         ..Default::default()
     };
-    let lm = methods::multiply(Some(ctx()), Method::Lm, &a, &b, &mut lm).unwrap().c;
-    let (hall, _) = run(Method::HallBlocked, &a, &b, opts(Precision::U8, 1, Accumulate::Blend, false));
-    assert_eq!(hall, lm, "hall-blocked b=1 blend in u8 must equal L-M bit for bit");
+    let lm = methods::multiply(Some(ctx()), Method::Lm, &a, &b, &mut lm)
+        .unwrap()
+        .c;
+    let (hall, _) = run(
+        Method::HallBlocked,
+        &a,
+        &b,
+        opts(Precision::U8, 1, Accumulate::Blend, false),
+    );
+    assert_eq!(
+        hall, lm,
+        "hall-blocked b=1 blend in u8 must equal L-M bit for bit"
+    );
 }
 
 #[test]
@@ -109,9 +138,15 @@ fn u8_models_sum_every_product_once() {
     // With no rounding (0/1 inputs, sums below 255) every model is the exact product.
     let a = Matrix::from_fn(5, 11, |i, j| ((i + j) % 3 == 0) as u8 as f32);
     let b = Matrix::from_fn(11, 4, |i, j| ((i * j) % 2 == 0) as u8 as f32 / 255.0);
-    let exact: Vec<f32> = rendermm::cpu::reference_f64(&a, &b).iter().map(|&x| x as f32).collect();
+    let exact: Vec<f32> = rendermm::cpu::reference_f64(&a, &b)
+        .iter()
+        .map(|&x| x as f32)
+        .collect();
     for block in [1u32, 2, 3, 7, 32] {
-        for m in [u8_model_blocked(&a, &b, block, 1), u8_model_packed(&a, &b, block, 1)] {
+        for m in [
+            u8_model_blocked(&a, &b, block, 1),
+            u8_model_packed(&a, &b, block, 1),
+        ] {
             for (x, y) in m.c.data.iter().zip(&exact) {
                 assert!((x - y).abs() < 1e-6, "b={block}: {x} vs {y}");
             }
@@ -122,7 +157,10 @@ fn u8_models_sum_every_product_once() {
         let mut seen: Vec<usize> = Pipeline::Packed { block }.passes(k).concat();
         seen.sort_unstable();
         assert_eq!(seen, (0..k).collect::<Vec<_>>(), "k={k} b={block}");
-        assert_eq!(Pipeline::Packed { block }.passes(k).len(), k.div_ceil(2).div_ceil(block as usize));
+        assert_eq!(
+            Pipeline::Packed { block }.passes(k).len(),
+            k.div_ceil(2).div_ceil(block as usize)
+        );
     }
 }
 
@@ -145,7 +183,13 @@ fn u8_reads_exactly_one_where_the_model_saturates() {
                 let b = Matrix::new(2, 1, vec![1.0, 1.0]).unwrap();
                 let md = model(method, &a, &b, block, 1);
                 assert_eq!((md.c.data.clone(), md.saturated), (vec![1.0], 1), "{label}");
-                assert_eq!(run(method, &a, &b, opts(Precision::U8, block, acc, false)).0.data, vec![1.0], "{label}");
+                assert_eq!(
+                    run(method, &a, &b, opts(Precision::U8, block, acc, false))
+                        .0
+                        .data,
+                    vec![1.0],
+                    "{label}"
+                );
 
                 // Mixed: even rows saturate, odd rows stay small; GPU and model agree on which.
                 let a = Matrix::from_fn(6, 8, |i, _| if i % 2 == 0 { 0.9 } else { 0.05 });
@@ -154,7 +198,11 @@ fn u8_reads_exactly_one_where_the_model_saturates() {
                 assert_eq!(md.saturated, 9, "{label}");
                 let (c, _) = run(method, &a, &b, opts(Precision::U8, block, acc, false));
                 for (idx, (&g, &mv)) in c.data.iter().zip(&md.c.data).enumerate() {
-                    assert_eq!(g == 1.0, mv == 1.0, "{label} element {idx}: gpu {g}, model {mv}");
+                    assert_eq!(
+                        g == 1.0,
+                        mv == 1.0,
+                        "{label} element {idx}: gpu {g}, model {mv}"
+                    );
                     assert_eq!(g, mv, "{label} element {idx}");
                 }
             }
@@ -170,22 +218,37 @@ fn u8_scale_by_depth_removes_saturation_and_loses_the_low_bits() {
                 let label = format!("{method} {m}x{k}x{n} b={block}");
                 let a = Matrix::random(m, k, 99, 0.0, 1.0);
                 let b = Matrix::random(k, n, 100, 0.0, 1.0);
-                assert!(model(method, &a, &b, block, 1).saturated > 0, "{label}: without scaling it saturates");
-                let (c, o) = run(method, &a, &b, opts(Precision::U8, block, Accumulate::PingPong, true));
+                assert!(
+                    model(method, &a, &b, block, 1).saturated > 0,
+                    "{label}: without scaling it saturates"
+                );
+                let (c, o) = run(
+                    method,
+                    &a,
+                    &b,
+                    opts(Precision::U8, block, Accumulate::PingPong, true),
+                );
                 let v = verdict_for(method, &o, &a, &b, &c);
                 assert!(v.passed, "{label}: {v:?}");
                 assert_eq!(v.saturated, Some(0), "{label}: polygon colour 1/k");
                 // The rescaled result is a multiple of k/255: the low log2(k) bits are gone.
                 for &x in &c.data {
                     let steps = x as f64 * 255.0 / k as f64;
-                    assert!((steps - steps.round()).abs() < 1e-3, "{label}: {x} is not a multiple of {k}/255");
+                    assert!(
+                        (steps - steps.round()).abs() < 1e-3,
+                        "{label}: {x} is not a multiple of {k}/255"
+                    );
                 }
                 // Each of the T passes loses at most half a step of 1/255 before the k-fold
                 // rescale, and the 8-bit inputs at most k/255 in all: fewer roundings than L-M's
                 // k, so a tighter bound.
                 let passes = Pipeline::of(method, Some(block)).unwrap().pass_count(k) as f64;
                 let bound = (passes * 0.5 + 1.01) * k as f64 / 255.0;
-                assert!(v.stats.max_abs_err <= bound, "{label}: max_abs_err {} > {bound}", v.stats.max_abs_err);
+                assert!(
+                    v.stats.max_abs_err <= bound,
+                    "{label}: max_abs_err {} > {bound}",
+                    v.stats.max_abs_err
+                );
             }
         }
     }
@@ -212,7 +275,10 @@ fn f16_is_within_the_bound_derived_for_blocked_accumulation() {
                     let pipeline = Pipeline::of(method, Some(block)).unwrap();
                     let ours = pipeline.f16_bound(&a, &b);
                     let lm = precision::f16_bound(&a, &b);
-                    assert!(ours.iter().zip(&lm).all(|(x, y)| x < y), "{method} {m}x{k}x{n} b={block}: bound not tighter");
+                    assert!(
+                        ours.iter().zip(&lm).all(|(x, y)| x < y),
+                        "{method} {m}x{k}x{n} b={block}: bound not tighter"
+                    );
                 }
             }
         }
@@ -231,7 +297,11 @@ fn f16_is_really_f16_not_f32() {
                 let f16 = run(method, &a, &b, opts(Precision::F16, block, acc, false)).0;
                 assert_eq!(f16.data, vec![1.0], "{method} b={block} {acc}");
                 let f32 = run(method, &a, &b, opts(Precision::F32, block, acc, false)).0;
-                assert_eq!(f32.data, vec![1.0 + 1.0 / 4096.0], "{method} b={block} {acc}");
+                assert_eq!(
+                    f32.data,
+                    vec![1.0 + 1.0 / 4096.0],
+                    "{method} b={block} {acc}"
+                );
             }
         }
     }
@@ -242,7 +312,12 @@ fn f32_is_unchanged_and_judged_as_before() {
     let a = Matrix::random(33, 65, 1, -1.0, 1.0);
     let b = Matrix::random(65, 17, 2, -1.0, 1.0);
     for method in HALL {
-        let (c, o) = run(method, &a, &b, opts(Precision::F32, 7, Accumulate::Blend, false));
+        let (c, o) = run(
+            method,
+            &a,
+            &b,
+            opts(Precision::F32, 7, Accumulate::Blend, false),
+        );
         assert_eq!(o.precision, Precision::F32, "lavapipe blends f32");
         let v = verdict_for(method, &o, &a, &b, &c);
         assert!(v.passed && v.stats.rel_err <= 1e-5, "{method}: {v:?}");
@@ -259,13 +334,19 @@ fn u8_refuses_inputs_outside_zero_one() {
         let b = Matrix::filled(2, 1, 0.5);
         let mut o = opts(Precision::U8, 32, Accumulate::PingPong, false);
         let err = methods::multiply(Some(ctx()), method, &a, &b, &mut o).unwrap_err();
-        assert!(matches!(err, Error::OutOfRange { row: 0, col: 1, .. }), "{method}: {err}");
+        assert!(
+            matches!(err, Error::OutOfRange { row: 0, col: 1, .. }),
+            "{method}: {err}"
+        );
         assert!(err.to_string().contains("--normalize"), "{method}: {err}");
 
         let b = Matrix::new(2, 1, vec![0.5, 1.5]).unwrap();
         let a = Matrix::filled(1, 2, 0.5);
         let err = methods::multiply(Some(ctx()), method, &a, &b, &mut o).unwrap_err();
-        assert!(matches!(&err, Error::OutOfRange { name, row: 1, col: 0, .. } if name == "B"), "{method}: {err}");
+        assert!(
+            matches!(&err, Error::OutOfRange { name, row: 1, col: 0, .. } if name == "B"),
+            "{method}: {err}"
+        );
     }
 }
 
@@ -275,7 +356,11 @@ fn scale_by_depth_outside_u8_and_precision_for_f32_only_methods_are_errors() {
     for method in HALL {
         let mut o = opts(Precision::F16, 32, Accumulate::PingPong, true);
         let err = methods::multiply(Some(ctx()), method, &a, &b, &mut o).unwrap_err();
-        assert!(err.to_string().contains("--scale-by-depth applies to --precision u8"), "{method}: {err}");
+        assert!(
+            err.to_string()
+                .contains("--scale-by-depth applies to --precision u8"),
+            "{method}: {err}"
+        );
     }
     let mut o = Options {
         precision: Precision::U8,
@@ -290,16 +375,66 @@ fn scale_by_depth_outside_u8_and_precision_for_f32_only_methods_are_errors() {
 fn cli_hall_packed_u8_check_passes() {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_rendermm"))
         .args([
-            "multiply", "--method", "hall-packed", "--random", "33x65x17", "--b", "7", "--precision", "u8", "--check",
+            "multiply",
+            "--method",
+            "hall-packed",
+            "--random",
+            "33x65x17",
+            "--b",
+            "7",
+            "--precision",
+            "u8",
+            "--check",
             "--json",
         ])
         .env("XDG_RUNTIME_DIR", std::env::temp_dir())
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["precision"], "u8");
     assert_eq!(v["check_passed"], true, "{v}");
-    assert_eq!(v["checks"][0]["u8_model_max_steps"].as_f64().map(|s| s <= 1.0), Some(true), "{v}");
+    assert_eq!(
+        v["checks"][0]["u8_model_max_steps"]
+            .as_f64()
+            .map(|s| s <= 1.0),
+        Some(true),
+        "{v}"
+    );
     assert!(v["saturated"].as_u64().is_some(), "{v}");
+}
+
+#[test]
+fn f32_blend_without_float32_blendable_falls_back_to_f16_and_says_so() {
+    // A context that believes it cannot blend f32 (lavapipe can; the mask plays an adapter that
+    // cannot). Ping-pong needs no blending and stays f32; blend falls back to f16, writes that
+    // back into the options, notes it, and the verdict judges it as f16.
+    let mut no_blend = rendermm::gpu::GpuContext::new().unwrap();
+    no_blend.features.remove(wgpu::Features::FLOAT32_BLENDABLE);
+    let a = Matrix::random(9, 40, 3, -1.0, 1.0);
+    let b = Matrix::random(40, 7, 4, -1.0, 1.0);
+    for method in HALL {
+        let mut o = opts(Precision::F32, 8, Accumulate::PingPong, false);
+        let out = methods::multiply(Some(&no_blend), method, &a, &b, &mut o).unwrap();
+        assert_eq!(o.precision, Precision::F32, "{method} ping-pong");
+        assert!(verdict_for(method, &o, &a, &b, &out.c).stats.rel_err <= 1e-5);
+
+        let mut o = opts(Precision::F32, 8, Accumulate::Blend, false);
+        let out = methods::multiply(Some(&no_blend), method, &a, &b, &mut o).unwrap();
+        assert_eq!(o.precision, Precision::F16, "{method} blend");
+        assert!(
+            out.notes
+                .iter()
+                .any(|n| n.contains("FLOAT32_BLENDABLE") && n.contains("f16")),
+            "{method}: {:?}",
+            out.notes
+        );
+        let v = verdict_for(method, &o, &a, &b, &out.c);
+        assert!(v.passed && v.f16_bound_ratio.is_some(), "{method}: {v:?}");
+        assert!(v.stats.rel_err > 1e-6, "{method}: an f16 result, not f32");
+    }
 }

@@ -71,13 +71,20 @@ pub fn run(args: DemoArgs) -> Result<()> {
     let kind = Kind::parse(&args.kind)?;
     let precision = Precision::parse(&args.precision)?;
     if args.block == Some(0) {
-        return Err(Error::Invalid("--block 0: each pass must sum at least one product".into()));
+        return Err(Error::Invalid(
+            "--block 0: each pass must sum at least one product".into(),
+        ));
     }
     if !(args.speed > 0.0 && args.speed.is_finite()) {
-        return Err(Error::Invalid(format!("--speed {}: give a positive number of passes per second", args.speed)));
+        return Err(Error::Invalid(format!(
+            "--speed {}: give a positive number of passes per second",
+            args.speed
+        )));
     }
     if args.scale_by_depth && precision != Precision::U8 {
-        return Err(Error::Invalid("--scale-by-depth applies to --precision u8 only".into()));
+        return Err(Error::Invalid(
+            "--scale-by-depth applies to --precision u8 only".into(),
+        ));
     }
     let settings = Settings {
         kind,
@@ -96,15 +103,23 @@ pub fn run(args: DemoArgs) -> Result<()> {
             let (m, k, n) = parse_mkn(shape.as_deref().unwrap_or("16x16x16"))?;
             Inputs::random(m, k, n, args.seed, precision)?
         }
-        _ => return Err(Error::Invalid("give the inputs as --a FILE --b FILE or as --random MxKxN".into())),
+        _ => {
+            return Err(Error::Invalid(
+                "give the inputs as --a FILE --b FILE or as --random MxKxN".into(),
+            ));
+        }
     };
     let size = args.size.as_deref().map(parse_size).transpose()?;
     if args.headless {
         if args.frames_then_exit.is_some() {
-            return Err(Error::Invalid("--frames-then-exit is for the window; headless writes every pass".into()));
+            return Err(Error::Invalid(
+                "--frames-then-exit is for the window; headless writes every pass".into(),
+            ));
         }
         if args.frames.is_none() && args.gif.is_none() && args.screenshot.is_none() {
-            return Err(Error::Invalid("--headless needs --frames DIR, --gif FILE or --screenshot FILE".into()));
+            return Err(Error::Invalid(
+                "--headless needs --frames DIR, --gif FILE or --screenshot FILE".into(),
+            ));
         }
         let ctx = Arc::new(GpuContext::new()?);
         eprintln!("adapter: {}", ctx.describe());
@@ -127,10 +142,14 @@ pub fn run(args: DemoArgs) -> Result<()> {
         return Ok(());
     }
     if args.frames.is_some() || args.gif.is_some() {
-        return Err(Error::Invalid("--frames and --gif are written with --headless".into()));
+        return Err(Error::Invalid(
+            "--frames and --gif are written with --headless".into(),
+        ));
     }
     if args.frames_then_exit == Some(0) {
-        return Err(Error::Invalid("--frames-then-exit 0: give at least one frame".into()));
+        return Err(Error::Invalid(
+            "--frames-then-exit 0: give at least one frame".into(),
+        ));
     }
     window::run(
         settings,
@@ -146,7 +165,11 @@ pub fn run(args: DemoArgs) -> Result<()> {
 
 /// `WxH` → (w, h), each side 16 to 8192.
 pub fn parse_size(s: &str) -> Result<(u32, u32)> {
-    let bad = || Error::Invalid(format!("--size '{s}': expected WxH, e.g. 960x420, each side 16 to 8192"));
+    let bad = || {
+        Error::Invalid(format!(
+            "--size '{s}': expected WxH, e.g. 960x420, each side 16 to 8192"
+        ))
+    };
     let (w, h) = s.split_once(['x', 'X']).ok_or_else(bad)?;
     let w: u32 = w.trim().parse().map_err(|_| bad())?;
     let h: u32 = h.trim().parse().map_err(|_| bad())?;

@@ -114,12 +114,13 @@ pub struct Quad {
 pub fn quads(m: usize, k: usize, n: usize, pass: usize, anim: f32, eye: Vec3) -> Vec<Quad> {
     let e = extent(m, k, n);
     let dz = e.z / k as f32;
-    let quad = |origin: Vec3, u: Vec3, v: Vec3, alpha: f32, outline: bool, face: Face, p: usize| Quad {
-        origin: origin.extend(0.0).to_array(),
-        u: u.extend(alpha).to_array(),
-        v: v.extend(if outline { 1.0 } else { 0.0 }).to_array(),
-        what: [face as u32, p as u32, 0, 0],
-    };
+    let quad =
+        |origin: Vec3, u: Vec3, v: Vec3, alpha: f32, outline: bool, face: Face, p: usize| Quad {
+            origin: origin.extend(0.0).to_array(),
+            u: u.extend(alpha).to_array(),
+            v: v.extend(if outline { 1.0 } else { 0.0 }).to_array(),
+            what: [face as u32, p as u32, 0, 0],
+        };
     let across = Vec3::new(e.x, 0.0, 0.0);
     let down = Vec3::new(0.0, -e.y, 0.0);
     let back = Vec3::new(0.0, 0.0, -e.z);
@@ -128,7 +129,17 @@ pub fn quads(m: usize, k: usize, n: usize, pass: usize, anim: f32, eye: Vec3) ->
         quad(Vec3::ZERO, back, down, 0.3, true, Face::A, 0),
         quad(Vec3::ZERO, across, back, 0.3, true, Face::B, 0),
     ];
-    let slice_at = |p: usize, z: f32, alpha: f32| quad(Vec3::new(0.0, 0.0, z), across, down, alpha, true, Face::Slice, p);
+    let slice_at = |p: usize, z: f32, alpha: f32| {
+        quad(
+            Vec3::new(0.0, 0.0, z),
+            across,
+            down,
+            alpha,
+            true,
+            Face::Slice,
+            p,
+        )
+    };
     // The slice just summed moves onto the front face and fades as it lands.
     if pass > 0 && anim < 1.0 {
         let p = pass - 1;
@@ -144,7 +155,8 @@ pub fn quads(m: usize, k: usize, n: usize, pass: usize, anim: f32, eye: Vec3) ->
         }
     }
     let centre = |q: &Quad| {
-        Vec3::from_slice(&q.origin[..3]) + 0.5 * (Vec3::from_slice(&q.u[..3]) + Vec3::from_slice(&q.v[..3]))
+        Vec3::from_slice(&q.origin[..3])
+            + 0.5 * (Vec3::from_slice(&q.u[..3]) + Vec3::from_slice(&q.v[..3]))
     };
     out.sort_by(|x, y| {
         let dx = centre(x).distance_squared(eye);

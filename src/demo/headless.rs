@@ -6,8 +6,7 @@ use super::render::Renderer;
 use super::state::DemoState;
 use super::stepper::Progress;
 use crate::error::{Error, Result};
-use image::codecs::gif::{GifEncoder, Repeat};
-use image::{Delay, Frame, RgbaImage};
+use image::RgbaImage;
 use std::path::{Path, PathBuf};
 
 /// What to write.
@@ -42,6 +41,7 @@ pub struct Shot {
 /// Step `state` through all its passes, drawing a frame after each (and, with `tweens`, frames
 /// in between for the cube; with `first`, one before the first pass) and handing each to `f`
 /// along with whether it is wanted (`select(pass)`).
+#[allow(clippy::too_many_arguments)]
 pub fn run_frames(
     state: &mut DemoState,
     renderer: &mut Renderer,
@@ -53,15 +53,11 @@ pub fn run_frames(
     mut f: impl FnMut(Shot) -> Result<()>,
 ) -> Result<()> {
     state.paused = true;
-    let yaw0 = state.camera.yaw;
-    let mut frame_no = 0usize;
-    let mut draw = |state: &mut DemoState, renderer: &mut Renderer, anim: f32, f: &mut dyn FnMut(Shot) -> Result<()>| {
+    let draw = |state: &mut DemoState,
+                renderer: &mut Renderer,
+                anim: f32,
+                f: &mut dyn FnMut(Shot) -> Result<()>| {
         state.anim = anim;
-        if state.settings.kind == Kind::Cube {
-            // A slow turn, so the frames show the cube's depth.
-            state.camera.yaw = yaw0 + 0.012 * frame_no as f32;
-            frame_no += 1;
-        }
         let last = state.at_end() && anim >= 1.0;
         let image = renderer.render_image(state, size, false, status && last)?;
         f(Shot {
@@ -86,20 +82,27 @@ pub fn run_frames(
         draw(state, renderer, 1.0, &mut f)?;
     }
     match state.progress() {
-        Progress::Failed(msg) => Err(Error::Invalid(format!("demo {}: {msg}", state.settings.kind))),
+        Progress::Failed(msg) => Err(Error::Invalid(format!(
+            "demo {}: {msg}",
+            state.settings.kind
+        ))),
         _ => Ok(()),
     }
 }
 
 /// Write what `opts` asks for. Returns a line per file written.
-pub fn run(state: &mut DemoState, renderer: &mut Renderer, opts: &HeadlessOptions) -> Result<Vec<String>> {
+pub fn run(
+    state: &mut DemoState,
+    renderer: &mut Renderer,
+    opts: &HeadlessOptions,
+) -> Result<Vec<String>> {
     if let Some(dir) = &opts.frames {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     }
     let passes = state.passes();
     let kind = state.settings.kind;
     let stride = passes.div_ceil(GIF_MAX_PASSES).max(1);
-    let in_gif = move |p: usize| p % stride == 0 || p == passes;
+    let in_gif = move |p: usize| p.is_multiple_of(stride) || p == passes;
     let mut written = vec![];
     let mut count = 0usize;
     let mut last: Option<RgbaImage> = None;
@@ -119,9 +122,13 @@ pub fn run(state: &mut DemoState, renderer: &mut Renderer, opts: &HeadlessOption
             let tweens = if kind == Kind::Cube { CUBE_TWEENS } else { 1 };
             let per_pass_ms = (6000 / passes.div_ceil(stride).max(1)).clamp(60, 700) as u32;
             crate::io::write_atomic(gif, |w| {
-                let mut enc = GifEncoder::new_with_speed(w, 10);
-                enc.set_repeat(Repeat::Infinite).map_err(|e| gif_error(gif, e))?;
+                let (gw, gh) = gif_size(opts.size, gif)?;
+                let mut enc = ::gif::Encoder::new(w, gw, gh, &[]).map_err(|e| gif_error(gif, e))?;
+                enc.set_repeat(::gif::Repeat::Infinite)
+                    .map_err(|e| gif_error(gif, e))?;
                 let mut pending: Option<Shot> = None;
+                // The frame the GIF shows so far: each new frame stores only what changed.
+                let mut shown: Option<RgbaImage> = None;
                 let frames_dir = opts.frames.is_some();
                 run_frames(
                     state,
@@ -137,28 +144,44 @@ pub fn run(state: &mut DemoState, renderer: &mut Renderer, opts: &HeadlessOption
                             return Ok(());
                         }
                         if let Some(prev) = pending.replace(shot) {
-                            let ms = if prev.anim < 1.0 { (per_pass_ms / tweens as u32).max(40) } else { per_pass_ms };
-                            enc.encode_frame(Frame::from_parts(prev.image, 0, 0, Delay::from_numer_denom_ms(ms, 1)))
+                            let ms = if prev.anim < 1.0 {
+                                (per_pass_ms / tweens as u32).max(40)
+                            } else {
+                                per_pass_ms
+                            };
+                            enc.write_frame(&changed_part(&prev.image, shown.as_ref(), ms))
                                 .map_err(|e| gif_error(gif, e))?;
+                            shown = Some(prev.image);
                         }
                         Ok(())
                     },
                 )?;
                 if let Some(prev) = pending.take() {
-                    last = Some(prev.image.clone());
-                    enc.encode_frame(Frame::from_parts(prev.image, 0, 0, Delay::from_numer_denom_ms(2500, 1)))
+                    enc.write_frame(&changed_part(&prev.image, shown.as_ref(), 2500))
                         .map_err(|e| gif_error(gif, e))?;
+                    last = Some(prev.image);
                 }
                 Ok(())
             })?;
             written.push(format!("wrote {}", gif.display()));
         }
         None => {
-            run_frames(state, renderer, opts.size, opts.status, false, 1, |_| true, |shot| {
-                frames_out(&shot, &mut count)?;
-                last = Some(shot.image);
-                Ok(())
-            })?;
+            // Without a frames folder only the last frame is wanted (--screenshot).
+            let every = opts.frames.is_some();
+            run_frames(
+                state,
+                renderer,
+                opts.size,
+                opts.status,
+                false,
+                1,
+                |p| every || p == passes,
+                |shot| {
+                    frames_out(&shot, &mut count)?;
+                    last = Some(shot.image);
+                    Ok(())
+                },
+            )?;
         }
     }
     if let Some(dir) = &opts.frames {
@@ -171,7 +194,44 @@ pub fn run(state: &mut DemoState, renderer: &mut Renderer, opts: &HeadlessOption
     Ok(written)
 }
 
-fn gif_error(path: &Path, e: image::ImageError) -> Error {
+/// A GIF frame holding only the rectangle in which `img` differs from `before` (the whole image
+/// if there is none before), shown for `ms` milliseconds and kept under the next frame.
+fn changed_part(img: &RgbaImage, before: Option<&RgbaImage>, ms: u32) -> ::gif::Frame<'static> {
+    let (mut x0, mut y0, mut x1, mut y1) = (0, 0, img.width() - 1, img.height() - 1);
+    if let Some(before) = before.filter(|b| b.dimensions() == img.dimensions()) {
+        (x0, y0, x1, y1) = (u32::MAX, u32::MAX, 0, 0);
+        for (x, y, px) in img.enumerate_pixels() {
+            if px != before.get_pixel(x, y) {
+                (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x), y1.max(y));
+            }
+        }
+        if x0 == u32::MAX {
+            // Nothing changed: one unchanged pixel carries the frame's time.
+            (x0, y0, x1, y1) = (0, 0, 0, 0);
+        }
+    }
+    let mut part = image::imageops::crop_imm(img, x0, y0, x1 - x0 + 1, y1 - y0 + 1).to_image();
+    let (w, h) = (part.width() as u16, part.height() as u16);
+    let mut frame = ::gif::Frame::from_rgba_speed(w, h, part.as_mut(), 10);
+    frame.left = x0 as u16;
+    frame.top = y0 as u16;
+    frame.delay = (ms / 10).min(u16::MAX as u32) as u16;
+    frame.dispose = ::gif::DisposalMethod::Keep;
+    frame
+}
+
+/// The GIF's logical screen size (GIF sides are 16-bit).
+fn gif_size((w, h): (u32, u32), path: &Path) -> Result<(u16, u16)> {
+    match (u16::try_from(w), u16::try_from(h)) {
+        (Ok(w), Ok(h)) => Ok((w, h)),
+        _ => Err(Error::Invalid(format!(
+            "{}: a GIF is at most 65535 pixels a side, not {w}x{h}",
+            path.display()
+        ))),
+    }
+}
+
+fn gif_error(path: &Path, e: impl std::fmt::Display) -> Error {
     Error::Format {
         path: path.to_path_buf(),
         message: format!("GIF encoding failed: {e}"),

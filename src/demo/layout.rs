@@ -37,7 +37,11 @@ pub enum Source {
 impl Source {
     /// The shown texture of ping-pong slot `slot`.
     pub fn shown(slot: usize) -> Self {
-        if slot % 2 == 0 { Source::Shown0 } else { Source::Shown1 }
+        if slot.is_multiple_of(2) {
+            Source::Shown0
+        } else {
+            Source::Shown1
+        }
     }
 }
 
@@ -139,8 +143,7 @@ pub fn text_scale(w: u32, h: u32) -> u32 {
 }
 
 /// The keys, as the window's bottom line shows them.
-pub const KEYS: &str =
-    "SPACE PAUSE  → STEP  +/- SPEED  1-4 DEMO  R NEW INPUTS  P PRECISION  ESC QUIT  (CUBE: DRAG TO ORBIT)";
+pub const KEYS: &str = "SPACE PAUSE  → STEP  +/- SPEED  1-4 DEMO  R NEW INPUTS  P PRECISION  ESC QUIT  (CUBE: DRAG TO ORBIT)";
 
 /// Lay out the demo `v` in a `w`×`h` frame.
 pub fn layout(v: &View, w: u32, h: u32) -> Layout {
@@ -197,9 +200,24 @@ pub fn layout(v: &View, w: u32, h: u32) -> Layout {
     let label_h = 2.0 * line + frame;
     let label_w: Vec<f32> = panels
         .iter()
-        .map(|p| p.label.iter().map(|l| font::text_width(l, s)).max().unwrap_or(0) as f32)
+        .map(|p| {
+            p.label
+                .iter()
+                .map(|l| font::text_width(l, s))
+                .max()
+                .unwrap_or(0) as f32
+        })
         .collect();
-    let slots = place(&mut panels, &label_w, margin, top + label_h, w as f32 - 2.0 * margin, bottom - top - label_h, gap, label_h);
+    let slots = place(
+        &mut panels,
+        &label_w,
+        margin,
+        top + label_h,
+        w as f32 - 2.0 * margin,
+        bottom - top - label_h,
+        gap,
+        label_h,
+    );
     for (p, x) in panels.iter().zip(slots) {
         for (n, text) in p.label.iter().enumerate() {
             labels.push(Label {
@@ -224,25 +242,37 @@ fn headline(v: &View) -> (String, String) {
     let (f, c) = (v.block.0 + 1, v.block.1);
     match v.kind {
         Kind::Lm => (
-            format!("LARSEN-MCALLISTER 2001 · {m}×{k}×{n} {} · {at}", v.precision),
+            format!(
+                "LARSEN-MCALLISTER 2001 · {m}×{k}×{n} {} · {at}",
+                v.precision
+            ),
             "EACH PASS BLENDS ONE SLICE (COLUMN P OF A ACROSS × ROW P OF B DOWN) ONTO C".into(),
         ),
         Kind::Hall => (
-            format!("HALL-CARR-HART 2003 §3 · {m}×{k}×{n} · BLOCK B = {} · {at}", v.b),
+            format!(
+                "HALL-CARR-HART 2003 §3 · {m}×{k}×{n} · BLOCK B = {} · {at}",
+                v.b
+            ),
             format!(
                 "EACH PASS: SUM A BLOCK OF K ({f}..{}), ADD THE TEXTURE READ, WRITE THE OTHER",
                 f + c - 1
             ),
         ),
         Kind::Packed => (
-            format!("HALL-CARR-HART 2003 §4 · 2×2 RGBA PACKED · {m}×{k}×{n} · B = {} · {at}", v.b),
+            format!(
+                "HALL-CARR-HART 2003 §4 · 2×2 RGBA PACKED · {m}×{k}×{n} · B = {} · {at}",
+                v.b
+            ),
             format!(
                 "RGBA = QUADRANTS TL TR BL BR · STRIPED = NEGATIVE · PACKED K {f}..{} NOW",
                 f + c - 1
             ),
         ),
         Kind::Cube => (
-            format!("THE PROCESSOR CUBE (L-M §3) · {m}×{k}×{n} {} · {at}", v.precision),
+            format!(
+                "THE PROCESSOR CUBE (L-M §3) · {m}×{k}×{n} {} · {at}",
+                v.precision
+            ),
             "K SLICES BEHIND THE FRONT FACE SUM ONTO IT, ONE PER PASS".into(),
         ),
     }
@@ -283,13 +313,35 @@ fn panel_specs(v: &View) -> Vec<Panel> {
                 n,
                 Band::None,
                 sc.slice,
-                if p == 0 { "NEXT: SLICE 1".into() } else { format!("SLICE {p}") },
+                if p == 0 {
+                    "NEXT: SLICE 1".into()
+                } else {
+                    format!("SLICE {p}")
+                },
                 format!("A[:,{q}] × B[{q},:]"),
             );
             slice.slice = q - 1;
             vec![
-                panel(Look::Matrix, Source::A, m, k, Band::Columns(q - 1, 1), sc.a, format!("A {m}×{k}"), format!("COLUMN {q}")),
-                panel(Look::Matrix, Source::B, k, n, Band::Rows(q - 1, 1), sc.b, format!("B {k}×{n}"), format!("ROW {q}")),
+                panel(
+                    Look::Matrix,
+                    Source::A,
+                    m,
+                    k,
+                    Band::Columns(q - 1, 1),
+                    sc.a,
+                    format!("A {m}×{k}"),
+                    format!("COLUMN {q}"),
+                ),
+                panel(
+                    Look::Matrix,
+                    Source::B,
+                    k,
+                    n,
+                    Band::Rows(q - 1, 1),
+                    sc.b,
+                    format!("B {k}×{n}"),
+                    format!("ROW {q}"),
+                ),
                 slice,
                 panel(
                     Look::Matrix,
@@ -299,24 +351,63 @@ fn panel_specs(v: &View) -> Vec<Panel> {
                     Band::None,
                     sc.c,
                     format!("C {m}×{n}"),
-                    if p == 0 { "= 0".into() } else { format!("= SLICES 1..{p}") },
+                    if p == 0 {
+                        "= 0".into()
+                    } else {
+                        format!("= SLICES 1..{p}")
+                    },
                 ),
             ]
         }
         Kind::Hall => {
             let ping_pong = |slot: u32| {
-                let name = if slot == 0 { "PING (TEXTURE 0)" } else { "PONG (TEXTURE 1)" };
-                let mut x = panel(Look::Matrix, Source::shown(slot as usize), m, n, Band::None, sc.c, name.into(), String::new());
+                let name = if slot == 0 {
+                    "PING (TEXTURE 0)"
+                } else {
+                    "PONG (TEXTURE 1)"
+                };
+                let mut x = panel(
+                    Look::Matrix,
+                    Source::shown(slot as usize),
+                    m,
+                    n,
+                    Band::None,
+                    sc.c,
+                    name.into(),
+                    String::new(),
+                );
                 if p > 0 {
                     let written = p % 2 == slot;
                     x.frame = Some(if written { WRITTEN } else { READ });
-                    x.label[1] = if written { format!("WRITTEN BY PASS {p}") } else { format!("READ BY PASS {p}") };
+                    x.label[1] = if written {
+                        format!("WRITTEN BY PASS {p}")
+                    } else {
+                        format!("READ BY PASS {p}")
+                    };
                 }
                 x
             };
             vec![
-                panel(Look::Matrix, Source::A, m, k, Band::Columns(f, c), sc.a, format!("A {m}×{k}"), format!("COLUMNS {range}")),
-                panel(Look::Matrix, Source::B, k, n, Band::Rows(f, c), sc.b, format!("B {k}×{n}"), format!("ROWS {range}")),
+                panel(
+                    Look::Matrix,
+                    Source::A,
+                    m,
+                    k,
+                    Band::Columns(f, c),
+                    sc.a,
+                    format!("A {m}×{k}"),
+                    format!("COLUMNS {range}"),
+                ),
+                panel(
+                    Look::Matrix,
+                    Source::B,
+                    k,
+                    n,
+                    Band::Rows(f, c),
+                    sc.b,
+                    format!("B {k}×{n}"),
+                    format!("ROWS {range}"),
+                ),
                 ping_pong(0),
                 ping_pong(1),
             ]
@@ -359,7 +450,16 @@ fn panel_specs(v: &View) -> Vec<Panel> {
                     format!("{k2}×{w2} TEXELS, K {range}"),
                 ),
                 packed_c,
-                panel(Look::Unpacked, written, m, n, Band::None, sc.c, "C UNPACKED".into(), format!("{m}×{n}")),
+                panel(
+                    Look::Unpacked,
+                    written,
+                    m,
+                    n,
+                    Band::None,
+                    sc.c,
+                    "C UNPACKED".into(),
+                    format!("{m}×{n}"),
+                ),
             ]
         }
     }
@@ -369,19 +469,35 @@ fn panel_specs(v: &View) -> Vec<Panel> {
 /// more, whichever gives the largest cells; each panel's slot at least as wide as its label;
 /// centred in the area (`x0`, `y0`, `w`, `h`). Returns each slot's left edge (for the labels).
 #[allow(clippy::too_many_arguments)]
-fn place(panels: &mut [Panel], label_w: &[f32], x0: f32, y0: f32, w: f32, h: f32, gap: f32, label_h: f32) -> Vec<f32> {
+fn place(
+    panels: &mut [Panel],
+    label_w: &[f32],
+    x0: f32,
+    y0: f32,
+    w: f32,
+    h: f32,
+    gap: f32,
+    label_h: f32,
+) -> Vec<f32> {
     let count = panels.len();
     let slot = |i: usize, cell: f32| (panels[i].cols as f32 * cell).max(label_w[i]);
     let rows_of = |per_row: usize| -> Vec<(usize, usize)> {
-        (0..count).step_by(per_row).map(|s| (s, (s + per_row).min(count))).collect()
+        (0..count)
+            .step_by(per_row)
+            .map(|s| (s, (s + per_row).min(count)))
+            .collect()
     };
-    let row_h = |r: &(usize, usize), cell: f32| panels[r.0..r.1].iter().map(|p| p.rows).max().unwrap_or(0) as f32 * cell;
+    let row_h = |r: &(usize, usize), cell: f32| {
+        panels[r.0..r.1].iter().map(|p| p.rows).max().unwrap_or(0) as f32 * cell
+    };
     let fits = |per_row: usize, cell: f32| {
         let rows = rows_of(per_row);
-        let wide = rows
-            .iter()
-            .all(|r| (r.0..r.1).map(|i| slot(i, cell)).sum::<f32>() + gap * (r.1 - r.0 - 1) as f32 <= w);
-        let high = rows.iter().map(|r| row_h(r, cell)).sum::<f32>() + (rows.len() as f32 - 1.0) * (gap + label_h) <= h;
+        let wide = rows.iter().all(|r| {
+            (r.0..r.1).map(|i| slot(i, cell)).sum::<f32>() + gap * (r.1 - r.0 - 1) as f32 <= w
+        });
+        let high = rows.iter().map(|r| row_h(r, cell)).sum::<f32>()
+            + (rows.len() as f32 - 1.0) * (gap + label_h)
+            <= h;
         wide && high
     };
     let mut best = (0.0f32, count.max(1));
@@ -389,7 +505,11 @@ fn place(panels: &mut [Panel], label_w: &[f32], x0: f32, y0: f32, w: f32, h: f32
         let (mut lo, mut hi) = (0.0f32, 48.0f32);
         for _ in 0..40 {
             let mid = (lo + hi) / 2.0;
-            if fits(per_row, mid) { lo = mid } else { hi = mid }
+            if fits(per_row, mid) {
+                lo = mid
+            } else {
+                hi = mid
+            }
         }
         if lo > best.0 + 1e-3 {
             best = (lo, per_row);

@@ -60,7 +60,9 @@ impl Kind {
         Kind::ALL
             .into_iter()
             .find(|k| k.name() == s)
-            .ok_or_else(|| Error::Invalid(format!("unknown demo '{s}'; use lm, hall, packed or cube")))
+            .ok_or_else(|| {
+                Error::Invalid(format!("unknown demo '{s}'; use lm, hall, packed or cube"))
+            })
     }
 
     /// The method the demo runs.
@@ -101,15 +103,28 @@ pub struct Settings {
 impl Settings {
     /// The precision the demo's method runs in.
     pub fn precision(&self) -> Precision {
-        if self.kind.takes_precision() { self.precision } else { Precision::F32 }
+        if self.kind.takes_precision() {
+            self.precision
+        } else {
+            Precision::F32
+        }
     }
 
     /// The block size b the Hall–Carr–Hart demos use for inner dimension `k`.
     pub fn block_for(&self, k: usize) -> u32 {
-        let depth = if self.kind == Kind::Packed { k.div_ceil(2) } else { k };
+        let depth = if self.kind == Kind::Packed {
+            k.div_ceil(2)
+        } else {
+            k
+        };
         // At least 2 in the single-channel demo, so a pass visibly sums a block of k.
-        let least = if self.kind == Kind::Hall && depth >= 4 { 2 } else { 1 };
-        self.block.unwrap_or_else(|| depth.div_ceil(8).max(least) as u32)
+        let least = if self.kind == Kind::Hall && depth >= 4 {
+            2
+        } else {
+            1
+        };
+        self.block
+            .unwrap_or_else(|| depth.div_ceil(8).max(least) as u32)
     }
 }
 
@@ -134,7 +149,11 @@ impl Inputs {
     /// Random m×k and k×n inputs from `seed`, in the range `precision` can hold.
     pub fn random(m: usize, k: usize, n: usize, seed: u64, precision: Precision) -> Result<Self> {
         check_shape(m, k, n)?;
-        let (lo, hi) = if precision == Precision::U8 { (0.0, 1.0) } else { (-1.0, 1.0) };
+        let (lo, hi) = if precision == Precision::U8 {
+            (0.0, 1.0)
+        } else {
+            (-1.0, 1.0)
+        };
         Ok(Self {
             a: Matrix::random(m, k, seed.wrapping_mul(2), lo, hi),
             b: Matrix::random(k, n, seed.wrapping_mul(2) + 1, lo, hi),

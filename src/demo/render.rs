@@ -1,12 +1,12 @@
 //! The one renderer behind the window, the headless frames and the screenshots: it draws a
 //! [`DemoState`] into any texture view with wgpu (`shaders/demo.wgsl`).
 
+use super::Kind;
 use super::cube::{self, Quad};
 use super::font::Mask;
 use super::layout::{self, Band, Layout, View};
 use super::state::DemoState;
 use super::stepper::Progress;
-use super::Kind;
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::gpu::texture::read_texture_bytes;
@@ -47,6 +47,9 @@ struct Pipelines {
     cube: wgpu::RenderPipeline,
 }
 
+/// The text mask, its size, and the labels and font scale it was drawn from.
+type TextMask = (wgpu::Texture, (u32, u32), Vec<layout::Label>, u32);
+
 /// Draws demo states. Pipelines are made per target format on first use.
 pub struct Renderer {
     module: wgpu::ShaderModule,
@@ -56,8 +59,8 @@ pub struct Renderer {
     globals: wgpu::Buffer,
     panels: wgpu::Buffer,
     quads: wgpu::Buffer,
-    /// The text mask, its size and the labels it holds.
-    text: Option<(wgpu::Texture, (u32, u32), Vec<layout::Label>, u32)>,
+    /// The text mask, its size, and the labels and font scale it holds.
+    text: Option<TextMask>,
     /// The bind group and what it was made for: (state generation, text size).
     bind_group: Option<(u64, (u32, u32), wgpu::BindGroup)>,
 }
@@ -114,41 +117,55 @@ impl Renderer {
         if self.pipelines.contains_key(&format) {
             return Ok(());
         }
-        let p = ctx.scoped(&format!("building the demo pipelines for {format:?}"), || {
-            let make = |label: &str, vs: &str, fs: &str, blend: Option<wgpu::BlendState>| {
-                ctx.device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                    label: Some(label),
-                    layout: Some(&self.pipeline_layout),
-                    vertex: wgpu::VertexState {
-                        module: &self.module,
-                        entry_point: Some(vs),
-                        compilation_options: Default::default(),
-                        buffers: &[],
-                    },
-                    primitive: wgpu::PrimitiveState::default(),
-                    depth_stencil: None,
-                    multisample: Default::default(),
-                    fragment: Some(wgpu::FragmentState {
-                        module: &self.module,
-                        entry_point: Some(fs),
-                        compilation_options: Default::default(),
-                        targets: &[Some(wgpu::ColorTargetState {
-                            format,
-                            blend,
-                            write_mask: wgpu::ColorWrites::ALL,
-                        })],
-                    }),
-                    multiview_mask: None,
-                    cache: None,
+        let p = ctx.scoped(
+            &format!("building the demo pipelines for {format:?}"),
+            || {
+                let make = |label: &str, vs: &str, fs: &str, blend: Option<wgpu::BlendState>| {
+                    ctx.device
+                        .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                            label: Some(label),
+                            layout: Some(&self.pipeline_layout),
+                            vertex: wgpu::VertexState {
+                                module: &self.module,
+                                entry_point: Some(vs),
+                                compilation_options: Default::default(),
+                                buffers: &[],
+                            },
+                            primitive: wgpu::PrimitiveState::default(),
+                            depth_stencil: None,
+                            multisample: Default::default(),
+                            fragment: Some(wgpu::FragmentState {
+                                module: &self.module,
+                                entry_point: Some(fs),
+                                compilation_options: Default::default(),
+                                targets: &[Some(wgpu::ColorTargetState {
+                                    format,
+                                    blend,
+                                    write_mask: wgpu::ColorWrites::ALL,
+                                })],
+                            }),
+                            multiview_mask: None,
+                            cache: None,
+                        })
+                };
+                Ok(Pipelines {
+                    background: make("demo background", "vs_background", "fs_background", None),
+                    text: make(
+                        "demo text",
+                        "vs_background",
+                        "fs_text",
+                        Some(wgpu::BlendState::ALPHA_BLENDING),
+                    ),
+                    panels: make("demo panels", "vs_panel", "fs_panel", None),
+                    cube: make(
+                        "demo cube",
+                        "vs_cube",
+                        "fs_cube",
+                        Some(wgpu::BlendState::ALPHA_BLENDING),
+                    ),
                 })
-            };
-            Ok(Pipelines {
-                background: make("demo background", "vs_background", "fs_background", None),
-                text: make("demo text", "vs_background", "fs_text", Some(wgpu::BlendState::ALPHA_BLENDING)),
-                panels: make("demo panels", "vs_panel", "fs_panel", None),
-                cube: make("demo cube", "vs_cube", "fs_cube", Some(wgpu::BlendState::ALPHA_BLENDING)),
-            })
-        })?;
+            },
+        )?;
         self.pipelines.insert(format, p);
         Ok(())
     }
@@ -175,11 +192,21 @@ impl Renderer {
         let mut view_proj = glam::Mat4::IDENTITY;
         if let Some(r) = lay.cube {
             view_proj = state.camera.view_proj(r.w / r.h);
-            quads = cube::quads(m, k, n, state.pass(), state.anim, state.camera.eye(r.w / r.h));
+            quads = cube::quads(
+                m,
+                k,
+                n,
+                state.pass(),
+                state.anim,
+                state.camera.eye(r.w / r.h),
+            );
             quads.truncate(MAX_QUADS);
             let e = cube::extent(m, k, n);
             let spots = [
-                (Vec3::new(e.x * 0.5, -e.y * 0.5, 0.0), "C (FRONT)".to_string()),
+                (
+                    Vec3::new(e.x * 0.5, -e.y * 0.5, 0.0),
+                    "C (FRONT)".to_string(),
+                ),
                 (Vec3::new(0.0, -e.y * 0.5, -e.z * 0.5), format!("A {m}×{k}")),
                 (Vec3::new(e.x * 0.5, 0.0, -e.z * 0.5), format!("B {k}×{n}")),
             ];
@@ -197,13 +224,27 @@ impl Renderer {
 
         let precision = state.precision;
         let u8_mode = precision == Precision::U8;
-        let depth = if state.settings.scale_by_depth && u8_mode { k as u32 } else { 1 };
+        let depth = if state.settings.scale_by_depth && u8_mode {
+            k as u32
+        } else {
+            1
+        };
         let globals = Globals {
             view_proj: view_proj.to_cols_array_2d(),
             screen: [width as f32, height as f32, 0.0, 0.0],
-            mode: [u8_mode as u32, format.is_srgb() as u32, if u8_mode { 255 } else { 0 }, depth],
+            mode: [
+                u8_mode as u32,
+                format.is_srgb() as u32,
+                if u8_mode { 255 } else { 0 },
+                depth,
+            ],
             dims: [m as u32, k as u32, n as u32, lay.panels.len() as u32],
-            scales: [state.scales.a, state.scales.b, state.scales.slice, state.scales.c],
+            scales: [
+                state.scales.a,
+                state.scales.b,
+                state.scales.slice,
+                state.scales.c,
+            ],
         };
         let s = lay.text_scale as f32;
         let mut panels = [GpuPanel::zeroed(); MAX_PANELS];
@@ -217,14 +258,22 @@ impl Renderer {
                 rect: [p.rect.x, p.rect.y, p.rect.w, p.rect.h],
                 what: [p.look as u32, p.source as u32, p.rows, p.cols],
                 band: [axis, first, count, p.slice],
-                look: [p.scale, if p.frame.is_some() { 4.0 * s } else { 0.0 }, s, 0.0],
+                look: [
+                    p.scale,
+                    if p.frame.is_some() { 4.0 * s } else { 0.0 },
+                    s,
+                    0.0,
+                ],
                 frame: p.frame.map_or([0.0; 4], |c| [c[0], c[1], c[2], 1.0]),
             };
         }
-        ctx.queue.write_buffer(&self.globals, 0, bytemuck::bytes_of(&globals));
-        ctx.queue.write_buffer(&self.panels, 0, bytemuck::cast_slice(&panels));
+        ctx.queue
+            .write_buffer(&self.globals, 0, bytemuck::bytes_of(&globals));
+        ctx.queue
+            .write_buffer(&self.panels, 0, bytemuck::cast_slice(&panels));
         if !quads.is_empty() {
-            ctx.queue.write_buffer(&self.quads, 0, bytemuck::cast_slice(&quads));
+            ctx.queue
+                .write_buffer(&self.quads, 0, bytemuck::cast_slice(&quads));
         }
         self.update_text(ctx, &lay, (width, height))?;
         self.update_bind_group(ctx, state)?;
@@ -367,7 +416,13 @@ impl Renderer {
     }
 
     /// Draw `state` into a new offscreen texture and read it back as an image.
-    pub fn render_image(&mut self, state: &DemoState, size: (u32, u32), keys: bool, status: bool) -> Result<image::RgbaImage> {
+    pub fn render_image(
+        &mut self,
+        state: &DemoState,
+        size: (u32, u32),
+        keys: bool,
+        status: bool,
+    ) -> Result<image::RgbaImage> {
         let ctx = state.ctx().clone();
         let texture = offscreen(&ctx, size)?;
         let view = texture.create_view(&Default::default());
@@ -380,7 +435,9 @@ impl Renderer {
 pub fn offscreen(ctx: &GpuContext, (w, h): (u32, u32)) -> Result<wgpu::Texture> {
     let max = ctx.limits.max_texture_dimension_2d;
     if w == 0 || h == 0 || w > max || h > max {
-        return Err(Error::Invalid(format!("frame size {w}x{h}: each side must be 1 to {max}")));
+        return Err(Error::Invalid(format!(
+            "frame size {w}x{h}: each side must be 1 to {max}"
+        )));
     }
     ctx.scoped("creating an offscreen frame", || {
         Ok(ctx.device.create_texture(&wgpu::TextureDescriptor {
@@ -404,7 +461,8 @@ pub fn offscreen(ctx: &GpuContext, (w, h): (u32, u32)) -> Result<wgpu::Texture> 
 pub fn read_image(ctx: &GpuContext, texture: &wgpu::Texture) -> Result<image::RgbaImage> {
     let (w, h) = (texture.width(), texture.height());
     let bytes = read_texture_bytes(ctx, texture, h as usize, w as usize, 4)?;
-    image::RgbaImage::from_raw(w, h, bytes).ok_or_else(|| Error::Readback("frame size does not match its bytes".into()))
+    image::RgbaImage::from_raw(w, h, bytes)
+        .ok_or_else(|| Error::Readback("frame size does not match its bytes".into()))
 }
 
 /// What the layout needs of a state.
@@ -439,7 +497,11 @@ fn status_line(state: &DemoState) -> Option<String> {
                 "DONE · ERROR VS CPU: REL {:.2e}, MAX {:.2e} · {}",
                 v.stats.rel_err,
                 v.stats.max_abs_err,
-                if v.passed { "WITHIN TOLERANCE" } else { "OUTSIDE TOLERANCE" }
+                if v.passed {
+                    "WITHIN TOLERANCE"
+                } else {
+                    "OUTSIDE TOLERANCE"
+                }
             );
             if let Some(n) = v.saturated.filter(|&n| n > 0) {
                 s += &format!(" · {n} SATURATED (WHITE, AS IN THE PAPER)");

@@ -7,8 +7,8 @@ use super::stepper::{Job, Progress, Stepper};
 use super::{Inputs, Kind, Settings};
 use crate::check::Verdict;
 use crate::error::Result;
-use crate::gpu::texture::{MatrixTexture, ScalarFormat};
 use crate::gpu::GpuContext;
+use crate::gpu::texture::{MatrixTexture, ScalarFormat};
 use crate::matrix::Matrix;
 use crate::methods::hall_blocked;
 use crate::methods::hall_packed::{packed_shape, upload_packed};
@@ -74,7 +74,7 @@ impl DemoState {
     pub fn new(ctx: Arc<GpuContext>, settings: Settings, inputs: Inputs) -> Result<Self> {
         let parts = Parts::build(&ctx, &settings, &inputs)?;
         let (m, k, n) = inputs.shape();
-        let mut s = Self {
+        let s = Self {
             ctx,
             settings,
             inputs,
@@ -93,7 +93,6 @@ impl DemoState {
             anim: 1.0,
             camera: OrbitCamera::for_cube(m, k, n),
         };
-        s.camera = OrbitCamera::for_cube(m, k, n);
         Ok(s)
     }
 
@@ -188,7 +187,8 @@ impl DemoState {
         }
         self.clock += dt;
         self.anim = (self.clock * self.speed).min(1.0);
-        if self.clock * self.speed >= 1.0 && !self.at_end() && *self.progress() == Progress::Running {
+        if self.clock * self.speed >= 1.0 && !self.at_end() && *self.progress() == Progress::Running
+        {
             self.step();
         }
     }
@@ -213,7 +213,11 @@ impl DemoState {
                     " · error vs CPU: rel {:.2e}, max {:.2e} ({})",
                     v.stats.rel_err,
                     v.stats.max_abs_err,
-                    if v.passed { "within tolerance" } else { "OUTSIDE tolerance" }
+                    if v.passed {
+                        "within tolerance"
+                    } else {
+                        "OUTSIDE tolerance"
+                    }
                 );
                 if let Some(s) = v.saturated.filter(|&s| s > 0) {
                     t += &format!(" · {s} saturated");
@@ -247,10 +251,16 @@ impl Parts {
         super::check_shape(m, k, n)?;
         let mut precision = settings.precision();
         let mut notes = vec![];
-        if precision == Precision::F32 && !ctx.has(wgpu::Features::FLOAT32_BLENDABLE) && settings.kind.takes_precision() {
+        if precision == Precision::F32
+            && !ctx.has(wgpu::Features::FLOAT32_BLENDABLE)
+            && settings.kind.takes_precision()
+        {
             // What larsen_mcallister::multiply falls back to; the shown texture must match it.
             precision = Precision::F16;
-            notes.push(format!("adapter '{}' cannot blend f32: running in f16", ctx.info.name));
+            notes.push(format!(
+                "adapter '{}' cannot blend f32: running in f16",
+                ctx.info.name
+            ));
         }
         if settings.precision != precision && !settings.kind.takes_precision() {
             notes.push(format!("{} runs in f32 only", settings.kind));
@@ -264,7 +274,13 @@ impl Parts {
             Kind::Packed => hall_blocked::blocks(k.div_ceil(2), settings.block_for(k)),
         };
         let reference = crate::cpu::fast(&a, &b);
-        let u8_scale = |x: &Matrix| if precision == Precision::U8 { 1.0 } else { x.max_abs() };
+        let u8_scale = |x: &Matrix| {
+            if precision == Precision::U8 {
+                1.0
+            } else {
+                x.max_abs()
+            }
+        };
         let (sa, sb) = (u8_scale(&a), u8_scale(&b));
         let scales = Scales {
             a: sa.max(f32::MIN_POSITIVE),
@@ -281,9 +297,15 @@ impl Parts {
         let at = MatrixTexture::upload(ctx, "demo A", &quantized(&a), ScalarFormat::R32Float)?;
         let bt = MatrixTexture::upload(ctx, "demo B", &quantized(&b), ScalarFormat::R32Float)?;
         let (packed_a, packed_b) = if settings.kind == Kind::Packed {
-            (upload_packed(ctx, "demo A packed", &a)?.texture, upload_packed(ctx, "demo B packed", &b)?.texture)
+            (
+                upload_packed(ctx, "demo A packed", &a)?.texture,
+                upload_packed(ctx, "demo B packed", &b)?.texture,
+            )
         } else {
-            (placeholder(ctx, wgpu::TextureFormat::Rgba32Float), placeholder(ctx, wgpu::TextureFormat::Rgba32Float))
+            (
+                placeholder(ctx, wgpu::TextureFormat::Rgba32Float),
+                placeholder(ctx, wgpu::TextureFormat::Rgba32Float),
+            )
         };
         let (format, (rows, cols)) = match settings.kind {
             Kind::Lm | Kind::Cube => (precision.format(1), (m, n)),
@@ -297,7 +319,9 @@ impl Parts {
                 rows,
                 cols,
                 format,
-                wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST | wgpu::TextureUsages::COPY_SRC,
+                wgpu::TextureUsages::TEXTURE_BINDING
+                    | wgpu::TextureUsages::COPY_DST
+                    | wgpu::TextureUsages::COPY_SRC,
             )?
             .texture)
         };
@@ -308,7 +332,8 @@ impl Parts {
             b: b.clone(),
             precision,
             scale_by_depth: settings.scale_by_depth && precision == Precision::U8,
-            block: matches!(settings.kind, Kind::Hall | Kind::Packed).then(|| settings.block_for(k)),
+            block: matches!(settings.kind, Kind::Hall | Kind::Packed)
+                .then(|| settings.block_for(k)),
         };
         let stepper = Stepper::start(ctx.clone(), job, shown.clone())?;
         Ok(Self {

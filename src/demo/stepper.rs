@@ -78,14 +78,22 @@ struct ShowObserver {
 }
 
 impl Observer for ShowObserver {
-    fn after_pass(&mut self, ctx: &GpuContext, pass: usize, passes: usize, acc: &MatrixTexture) -> Result<()> {
+    fn after_pass(
+        &mut self,
+        ctx: &GpuContext,
+        pass: usize,
+        passes: usize,
+        acc: &MatrixTexture,
+    ) -> Result<()> {
         // The rendezvous: the demo asks for each pass. A closed channel means it went away.
         self.go
             .recv()
             .map_err(|_| Error::Invalid("demo stopped before the last pass".into()))?;
         let slot = if self.ping_pong { pass % 2 } else { 0 };
         let dst = &self.shown[slot];
-        if dst.format() != acc.format || (dst.width() as usize, dst.height() as usize) != (acc.cols, acc.rows) {
+        if dst.format() != acc.format
+            || (dst.width() as usize, dst.height() as usize) != (acc.cols, acc.rows)
+        {
             return Err(Error::Invalid(format!(
                 "demo: pass {pass} left a {:?} {}x{} texture, the demo expected {:?} {}x{}",
                 acc.format,
@@ -98,7 +106,11 @@ impl Observer for ShowObserver {
         }
         ctx.scoped("copying the running sum for the demo", || {
             let mut enc = ctx.device.create_command_encoder(&Default::default());
-            enc.copy_texture_to_texture(acc.texture.as_image_copy(), dst.as_image_copy(), extent(acc.rows, acc.cols));
+            enc.copy_texture_to_texture(
+                acc.texture.as_image_copy(),
+                dst.as_image_copy(),
+                extent(acc.rows, acc.cols),
+            );
             ctx.queue.submit([enc.finish()]);
             Ok(())
         })?;
@@ -132,20 +144,23 @@ impl Stepper {
                     accumulate: Accumulate::PingPong,
                     ..Default::default()
                 };
-                let report = match methods::multiply(Some(&ctx), job.method, &job.a, &job.b, &mut opts) {
-                    Ok(out) => Report::Finished(Box::new(check::verdict(
-                        job.precision,
-                        job.scale_by_depth,
-                        job.method.tolerance(),
-                        &job.a,
-                        &job.b,
-                        &out.c,
-                    ))),
-                    Err(e) => Report::Failed(e.to_string()),
-                };
+                let report =
+                    match methods::multiply(Some(&ctx), job.method, &job.a, &job.b, &mut opts) {
+                        Ok(out) => Report::Finished(Box::new(check::verdict(
+                            job.precision,
+                            job.scale_by_depth,
+                            job.method.tolerance(),
+                            &job.a,
+                            &job.b,
+                            &out.c,
+                        ))),
+                        Err(e) => Report::Failed(e.to_string()),
+                    };
                 let _ = rep_tx.send(report);
             })
-            .map_err(|e| Error::Invalid(format!("could not start the demo's worker thread: {e}")))?;
+            .map_err(|e| {
+                Error::Invalid(format!("could not start the demo's worker thread: {e}"))
+            })?;
         Ok(Self {
             go: Some(go_tx),
             reports: rep_rx,
@@ -176,11 +191,13 @@ impl Stepper {
                     }
                 }
                 Err(RecvTimeoutError::Timeout) => {
-                    self.progress = Progress::Failed(format!("no pass reported within {timeout:?}"));
+                    self.progress =
+                        Progress::Failed(format!("no pass reported within {timeout:?}"));
                     return false;
                 }
                 Err(RecvTimeoutError::Disconnected) => {
-                    self.progress = Progress::Failed("the method's thread ended without a result".into());
+                    self.progress =
+                        Progress::Failed("the method's thread ended without a result".into());
                     return false;
                 }
             }

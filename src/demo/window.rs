@@ -100,26 +100,37 @@ impl App {
                 .create_window(attrs)
                 .map_err(|e| Error::Invalid(format!("cannot create the demo window: {e}")))?,
         );
-        let desc = wgpu::InstanceDescriptor::new_with_display_handle_from_env(Box::new(event_loop.owned_display_handle()));
+        let desc = wgpu::InstanceDescriptor::new_with_display_handle_from_env(Box::new(
+            event_loop.owned_display_handle(),
+        ));
         let backends = desc.backends;
         let instance = wgpu::Instance::new(desc);
-        let surface = instance
-            .create_surface(window.clone())
-            .map_err(|e| Error::Invalid(format!("cannot make a wgpu surface for the window: {e}")))?;
-        let ctx = Arc::new(GpuContext::with_instance(instance, backends, Some(&surface))?);
+        let surface = instance.create_surface(window.clone()).map_err(|e| {
+            Error::Invalid(format!("cannot make a wgpu surface for the window: {e}"))
+        })?;
+        let ctx = Arc::new(GpuContext::with_instance(
+            instance,
+            backends,
+            Some(&surface),
+        )?);
         eprintln!("adapter: {}", ctx.describe());
         let size = window.inner_size();
         let mut config = surface
             .get_default_config(&ctx.adapter, size.width.max(1), size.height.max(1))
-            .ok_or_else(|| Error::Invalid(format!("adapter '{}' cannot present to this window", ctx.info.name)))?;
+            .ok_or_else(|| {
+                Error::Invalid(format!(
+                    "adapter '{}' cannot present to this window",
+                    ctx.info.name
+                ))
+            })?;
         // Prefer a plain 8-bit format; the shader handles an sRGB one too.
         let caps = surface.get_capabilities(&ctx.adapter);
-        if let Some(f) = caps
-            .formats
-            .iter()
-            .copied()
-            .find(|f| matches!(f, wgpu::TextureFormat::Bgra8Unorm | wgpu::TextureFormat::Rgba8Unorm))
-        {
+        if let Some(f) = caps.formats.iter().copied().find(|f| {
+            matches!(
+                f,
+                wgpu::TextureFormat::Bgra8Unorm | wgpu::TextureFormat::Rgba8Unorm
+            )
+        }) {
             config.format = f;
         }
         ctx.scoped("configuring the window surface", || {
@@ -129,6 +140,9 @@ impl App {
         let inputs = self.inputs.take().expect("inputs are taken once");
         let mut state = DemoState::new(ctx.clone(), self.settings, inputs)?;
         state.speed = self.opts.speed;
+        for note in &state.notes {
+            eprintln!("note: {note}");
+        }
         let renderer = Renderer::new(&ctx)?;
         Ok(Running {
             window,
@@ -149,7 +163,9 @@ impl App {
     /// Draw one frame; after `frames_then_exit` frames save the screenshot and stop.
     fn frame(&mut self, event_loop: &ActiveEventLoop) -> Result<()> {
         let opts = self.opts.clone();
-        let Some(r) = self.running.as_mut() else { return Ok(()) };
+        let Some(r) = self.running.as_mut() else {
+            return Ok(());
+        };
         let now = Instant::now();
         let dt = (now - r.last).as_secs_f32().min(0.25);
         r.last = now;
@@ -172,13 +188,16 @@ impl App {
                 None
             }
             wgpu::CurrentSurfaceTexture::Validation => {
-                return Err(Error::Invalid("wgpu reported a validation error acquiring the window's frame".into()));
+                return Err(Error::Invalid(
+                    "wgpu reported a validation error acquiring the window's frame".into(),
+                ));
             }
         };
         if let Some((frame, suboptimal)) = frame {
             let view = frame.texture.create_view(&Default::default());
             let size = (r.config.width, r.config.height);
-            r.renderer.render(&r.state, &view, r.config.format, size, true, true)?;
+            r.renderer
+                .render(&r.state, &view, r.config.format, size, true, true)?;
             r.window.pre_present_notify();
             r.state.ctx().queue.present(frame);
             r.frames += 1;
@@ -205,7 +224,13 @@ impl App {
                     let size = (r.config.width, r.config.height);
                     let img = r.renderer.render_image(&r.state, size, true, true)?;
                     super::headless::save_png(path, &img)?;
-                    println!("wrote {} ({}x{}) after {} frames", path.display(), size.0, size.1, r.frames);
+                    println!(
+                        "wrote {} ({}x{}) after {} frames",
+                        path.display(),
+                        size.0,
+                        size.1,
+                        r.frames
+                    );
                 }
                 println!("{}", r.state.title());
                 event_loop.exit();
@@ -220,7 +245,9 @@ impl App {
     }
 
     fn key(&mut self, event_loop: &ActiveEventLoop, key: &Key) -> Result<()> {
-        let Some(r) = self.running.as_mut() else { return Ok(()) };
+        let Some(r) = self.running.as_mut() else {
+            return Ok(());
+        };
         let s = &mut r.state;
         let mut settings = s.settings;
         let mut inputs = None;
@@ -248,7 +275,10 @@ impl App {
                 }
                 "p" | "P" => {
                     if !settings.kind.takes_precision() {
-                        r.message = Some((format!("{} runs in f32 only", settings.kind), Instant::now()));
+                        r.message = Some((
+                            format!("{} runs in f32 only", settings.kind),
+                            Instant::now(),
+                        ));
                         return Ok(());
                     }
                     settings.precision = match settings.precision {
@@ -322,9 +352,10 @@ impl ApplicationHandler for App {
             WindowEvent::CursorMoved { position, .. } => {
                 if let Some(r) = self.running.as_mut() {
                     if r.dragging {
-                        r.state
-                            .camera
-                            .drag((position.x - r.cursor.0) as f32, (position.y - r.cursor.1) as f32);
+                        r.state.camera.drag(
+                            (position.x - r.cursor.0) as f32,
+                            (position.y - r.cursor.1) as f32,
+                        );
                     }
                     r.cursor = (position.x, position.y);
                 }

@@ -164,6 +164,7 @@ pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Options) ->
             compute_ms: run.compute_ms,
             copy_ms: run.copy_ms,
             readback_ms,
+            device_ms: run.device_ms,
         },
         notes,
     })
@@ -273,6 +274,8 @@ pub(super) struct PassRun {
     pub passes: usize,
     pub compute_ms: f64,
     pub copy_ms: f64,
+    /// GPU time of the passes (less the copies) from timestamps, where the adapter has them.
+    pub device_ms: Option<f64>,
     pub accumulate: Accumulate,
     /// How `copy_ms` was measured, if there were copies.
     pub copy_timing: Option<&'static str>,
@@ -541,6 +544,7 @@ impl Engine {
         // must be timed by waiting, each pass is submitted and waited for on its own.
         let per_pass = observer.is_some() || (acc == Accumulate::Copy && self.timer.is_none());
         let new_encoder = || ctx.device.create_command_encoder(&Default::default());
+        let span = crate::gpu::timer::Span::begin(ctx)?;
         let t1 = Instant::now();
         let mut waited_copy_ms = 0.0;
         ctx.scoped(&format!("the Hall–Carr–Hart passes ({acc})"), || {
@@ -604,6 +608,7 @@ impl Engine {
             ctx.wait()
         })?;
         let loop_ms = ms(t1);
+        let (span_ms, clock) = span.end(ctx)?;
         let (copy_ms, copy_timing) = match (&self.timer, acc) {
             (Some(timer), _) => (timer.read_ms(ctx)?, Some("by GPU timestamps around each copy")),
             (None, Accumulate::Copy) if passes > 1 => (waited_copy_ms, Some("by waiting before and after each copy")),
@@ -614,6 +619,7 @@ impl Engine {
             result,
             passes,
             compute_ms: (loop_ms - copy_ms).max(0.0),
+            device_ms: (clock == crate::gpu::timer::Clock::GpuTimestamp).then(|| (span_ms - copy_ms).max(0.0)),
             copy_ms,
             accumulate: acc,
             copy_timing,

@@ -154,6 +154,7 @@ pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Options) ->
             compute_ms: run.compute_ms,
             copy_ms: run.copy_ms,
             readback_ms,
+            device_ms: run.device_ms,
         },
         notes,
     })

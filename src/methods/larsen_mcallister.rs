@@ -20,6 +20,7 @@
 use super::{Options, RunOutput, Timings};
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
+use crate::gpu::timer::{Clock, Span};
 use crate::gpu::texture::{MatrixTexture, TARGET_USAGE};
 use crate::matrix::Matrix;
 use crate::precision::{self, Precision};
@@ -106,6 +107,7 @@ pub fn multiply_channels(ctx: &GpuContext, a: &[&Matrix], b: &[&Matrix], opts: &
     let upload_ms = ms(t0);
 
     let t1 = Instant::now();
+    let span = Span::begin(ctx)?;
     match opts.observer.as_deref_mut() {
         None => {
             // All k slices in one render pass: one instanced draw, instance p = slice p.
@@ -121,7 +123,9 @@ pub fn multiply_channels(ctx: &GpuContext, a: &[&Matrix], b: &[&Matrix], opts: &
             }
         }
     }
+    let (span_ms, clock) = span.end(ctx)?;
     let compute_ms = ms(t1);
+    let device_ms = (clock == Clock::GpuTimestamp).then_some(span_ms);
 
     let t2 = Instant::now();
     let mut cs = target.read_channels(ctx, precision, channels)?;
@@ -146,6 +150,7 @@ pub fn multiply_channels(ctx: &GpuContext, a: &[&Matrix], b: &[&Matrix], opts: &
             compute_ms,
             copy_ms: 0.0,
             readback_ms,
+            device_ms,
         },
         notes,
         precision,

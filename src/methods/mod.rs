@@ -224,11 +224,24 @@ pub struct Timings {
     pub copy_ms: f64,
     /// Copying the result back to the host.
     pub readback_ms: f64,
+    /// GPU time of the compute phase from timestamp queries (`None` where the adapter has none;
+    /// then `compute_ms`, wall clock after a full wait, is the only figure).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device_ms: Option<f64>,
 }
 
 impl Timings {
     pub fn total_ms(&self) -> f64 {
         self.upload_ms + self.compute_ms + self.copy_ms + self.readback_ms
+    }
+
+    /// The best figure for the compute phase: device time where timestamps exist, else the wall
+    /// clock; with the clock it came from.
+    pub fn compute_time(&self) -> (f64, crate::gpu::timer::Clock) {
+        match self.device_ms {
+            Some(d) => (d, crate::gpu::timer::Clock::GpuTimestamp),
+            None => (self.compute_ms, crate::gpu::timer::Clock::WallClock),
+        }
     }
 }
 
@@ -316,7 +329,12 @@ pub struct Report {
     pub copy_ms: f64,
     pub readback_ms: f64,
     pub total_ms: f64,
-    /// 2·m·k·n·channels / compute time.
+    /// GPU time of the compute phase from timestamp queries, where the adapter has them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device_ms: Option<f64>,
+    /// The clock behind `gflops`: `gpu-timestamp` (device_ms) or `wall-clock` (compute_ms).
+    pub timing: crate::gpu::timer::Clock,
+    /// 2·m·k·n·channels / compute time (device time where the adapter has timestamps).
     pub gflops: f64,
     /// u8: the L-M paper's byte operations per second, (2·m·k·n − m·n)·channels over the total
     /// time (the paper's timings include conversion, upload and readback), in GBops.
@@ -386,7 +404,7 @@ impl Report {
         let checked = !checks.is_empty();
         let model = crate::model::for_run(method, m, k, n, passes);
         let model_bytes = model.as_ref().map(|md| md.total_bytes * (channels * precision.bytes_per_channel()) as u64 / 4);
-        let per_s = |x: u64| x as f64 / (t.compute_ms.max(1e-9) * 1e6);
+        let per_s = |x: u64| x as f64 / (t.compute_time().0.max(1e-9) * 1e6);
         let compute_model = match ctx {
             Some(c) => crate::model_compute::model_with_limits(method, m, k, n, &c.limits),
             None => crate::model_compute::model(method, m, k, n),
@@ -406,7 +424,9 @@ impl Report {
             copy_ms: t.copy_ms,
             readback_ms: t.readback_ms,
             total_ms: t.total_ms(),
-            gflops: flops / (t.compute_ms.max(1e-9) * 1e6),
+            device_ms: t.device_ms,
+            timing: t.compute_time().1,
+            gflops: flops / (t.compute_time().0.max(1e-9) * 1e6),
             gbops: (precision == Precision::U8).then(|| byte_ops / (t.total_ms().max(1e-9) * 1e6)),
             model_bytes,
             model_gbps: model_bytes.map(per_s),

@@ -1,0 +1,247 @@
+//! PNG plots of a benchmark sweep, drawn with plotters into memory and written atomically. The
+//! font (DejaVu Sans, `assets/fonts/`) is compiled in, so no system font package is needed.
+//!
+//! - `gflops-vs-n.png`: GFLOP/s against n per method, log-log (L-M figure 3's view);
+//! - `breakdown.png`: each method's time split into texture load, compute, GPU-side copy and
+//!   readback at the largest n it ran, as shares of its total (L-M figures 4-5);
+//! - `ladder.png`: the 5kk73 ladder with the HIP blog's naive and tiled kernels, GFLOP/s at the
+//!   largest n.
+
+use crate::error::{Error, Result};
+use crate::picture;
+use crate::sweep::{Sweep, SweepRow};
+use plotters::prelude::*;
+use std::path::{Path, PathBuf};
+use std::sync::Once;
+
+const FONT: &[u8] = include_bytes!("../assets/fonts/DejaVuSans.ttf");
+const W: u32 = 1100;
+const H: u32 = 650;
+
+fn register_font() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        // The font is compiled in; registering it cannot fail for a valid TTF.
+        let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, FONT);
+    });
+}
+
+fn plot_err<E: std::fmt::Display>(what: &str) -> impl FnOnce(E) -> Error + '_ {
+    move |e| Error::Invalid(format!("drawing {what}: {e}"))
+}
+
+/// Draw into an RGB buffer with `draw`, then save it as `dir/name` through a temporary file.
+fn render(dir: &Path, name: &str, draw: impl FnOnce(&DrawingArea<BitMapBackend, plotters::coord::Shift>) -> Result<()>) -> Result<PathBuf> {
+    register_font();
+    let mut buf = vec![255u8; (W * H * 3) as usize];
+    {
+        let root = BitMapBackend::with_buffer(&mut buf, (W, H)).into_drawing_area();
+        root.fill(&WHITE).map_err(plot_err(name))?;
+        draw(&root)?;
+        root.present().map_err(plot_err(name))?;
+    }
+    let img = image::RgbImage::from_raw(W, H, buf).ok_or_else(|| Error::Invalid(format!("{name}: bad buffer size")))?;
+    let path = dir.join(name);
+    picture::save_png(&path, &img)?;
+    Ok(path)
+}
+
+/// A number with at most 3 significant digits, for axis labels.
+fn short(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() {
+        return format!("{v}");
+    }
+    let digits = (1 - v.abs().log10().floor() as i32).max(0) as usize;
+    format!("{v:.digits$}")
+}
+
+/// Categorical x axis: the labels of `rows` at the bar centres.
+fn category_label(labels: &[String], v: &SegmentValue<usize>) -> String {
+    match v {
+        SegmentValue::CenterOf(i) => labels.get(*i).cloned().unwrap_or_default(),
+        _ => String::new(),
+    }
+}
+
+fn ran(s: &Sweep) -> impl Iterator<Item = &SweepRow> {
+    s.rows.iter().filter(|r| r.skipped.is_none() && r.gflops.is_finite() && r.gflops > 0.0)
+}
+
+/// The row of each method (and precision) at the largest n it ran.
+fn largest_per_method(s: &Sweep) -> Vec<&SweepRow> {
+    let mut out: Vec<&SweepRow> = vec![];
+    for r in ran(s) {
+        match out.iter_mut().find(|o| o.method == r.method && o.precision == r.precision) {
+            Some(o) if o.n < r.n => *o = r,
+            Some(_) => {}
+            None => out.push(r),
+        }
+    }
+    out
+}
+
+/// Write the three plots into `dir`; returns their paths.
+pub fn sweep_plots(s: &Sweep, dir: &Path) -> Result<Vec<PathBuf>> {
+    Ok(vec![gflops_vs_n(s, dir)?, breakdown(s, dir)?, ladder(s, dir)?])
+}
+
+fn gflops_vs_n(s: &Sweep, dir: &Path) -> Result<PathBuf> {
+    render(dir, "gflops-vs-n.png", |root| {
+        let rows: Vec<&SweepRow> = ran(s).collect();
+        let (nmin, nmax) = rows.iter().fold((f64::INFINITY, 0.0f64), |(a, b), r| (a.min(r.n as f64), b.max(r.n as f64)));
+        let (gmin, gmax) = rows.iter().fold((f64::INFINITY, 0.0f64), |(a, b), r| (a.min(r.gflops), b.max(r.gflops)));
+        if rows.is_empty() {
+            return Err(Error::Invalid("no rows ran; nothing to plot".into()));
+        }
+        let mut chart = ChartBuilder::on(root)
+            .caption(format!("GFLOP/s vs n — {}", s.adapter), ("sans-serif", 22))
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(60)
+            .right_y_label_area_size(0)
+            .build_cartesian_2d(
+                (nmin * 0.8..nmax * 1.25).log_scale(),
+                (gmin * 0.5..gmax * 2.0).log_scale(),
+            )
+            .map_err(plot_err("gflops-vs-n"))?;
+        chart
+            .configure_mesh()
+            .x_desc("n (n×n · n×n)")
+            .y_desc("GFLOP/s")
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .y_label_formatter(&|y| short(*y))
+            .label_style(("sans-serif", 14))
+            .draw()
+            .map_err(plot_err("gflops-vs-n"))?;
+        let mut series: Vec<(String, Vec<(f64, f64)>)> = vec![];
+        for r in &rows {
+            let key = if r.precision == "f32" { r.method.clone() } else { format!("{} {}", r.method, r.precision) };
+            match series.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, pts)) => pts.push((r.n as f64, r.gflops)),
+                None => series.push((key, vec![(r.n as f64, r.gflops)])),
+            }
+        }
+        for (i, (name, pts)) in series.iter().enumerate() {
+            let color = Palette99::pick(i).to_rgba();
+            chart
+                .draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))
+                .map_err(plot_err("gflops-vs-n"))?
+                .label(name.clone())
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2)));
+            chart
+                .draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))
+                .map_err(plot_err("gflops-vs-n"))?;
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .label_font(("sans-serif", 11))
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .draw()
+            .map_err(plot_err("gflops-vs-n"))?;
+        Ok(())
+    })
+}
+
+fn breakdown(s: &Sweep, dir: &Path) -> Result<PathBuf> {
+    render(dir, "breakdown.png", |root| {
+        let rows: Vec<&SweepRow> = largest_per_method(s).into_iter().filter(|r| r.method != "cpu-naive" && r.method != "cpu-fast").collect();
+        let mut chart = ChartBuilder::on(root)
+            .caption("Where the time goes (largest n per method): load, compute, copy, readback", ("sans-serif", 20))
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(210)
+            .build_cartesian_2d(0f64..100f64, (0..rows.len().max(2) - 1).into_segmented())
+            .map_err(plot_err("breakdown"))?;
+        let labels: Vec<String> = rows.iter().map(|r| format!("{} n={}", r.method, r.n)).collect();
+        chart
+            .configure_mesh()
+            .disable_y_mesh()
+            .y_labels(rows.len().max(1) + 1)
+            .y_label_formatter(&|y| category_label(&labels, y))
+            .label_style(("sans-serif", 12))
+            .x_desc("% of total time")
+            .draw()
+            .map_err(plot_err("breakdown"))?;
+        let parts: [(&str, RGBColor, fn(&SweepRow) -> f64); 4] = [
+            ("texture/buffer load", RGBColor(90, 140, 200), |r| r.upload_ms),
+            ("compute", RGBColor(220, 90, 60), |r| r.compute_median_ms),
+            ("GPU copy", RGBColor(240, 190, 60), |r| r.copy_ms),
+            ("readback", RGBColor(110, 180, 110), |r| r.readback_ms),
+        ];
+        for (pi, (name, color, f)) in parts.iter().enumerate() {
+            let rects: Vec<Rectangle<(f64, SegmentValue<usize>)>> = rows
+                .iter()
+                .enumerate()
+                .map(|(i, r)| {
+                    let total: f64 = parts.iter().map(|p| (p.2)(r).max(0.0)).sum::<f64>().max(1e-12);
+                    let below: f64 = parts[..pi].iter().map(|p| (p.2)(r).max(0.0)).sum::<f64>() / total * 100.0;
+                    let h = f(r).max(0.0) / total * 100.0;
+                    let mut bar = Rectangle::new([(below, SegmentValue::Exact(i)), (below + h, SegmentValue::Exact(i + 1))], color.filled());
+                    bar.set_margin(4, 4, 0, 0);
+                    bar
+                })
+                .collect();
+            let c = *color;
+            chart
+                .draw_series(rects)
+                .map_err(plot_err("breakdown"))?
+                .label(*name)
+                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], c.filled()));
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::LowerRight)
+            .label_font(("sans-serif", 13))
+            .background_style(WHITE.mix(0.9))
+            .border_style(BLACK)
+            .draw()
+            .map_err(plot_err("breakdown"))?;
+        Ok(())
+    })
+}
+
+fn ladder(s: &Sweep, dir: &Path) -> Result<PathBuf> {
+    render(dir, "ladder.png", |root| {
+        let order = [
+            "cs-naive",
+            "cs-tiled-16",
+            "cs-tiled-32",
+            "5kk73-1-uncoalesced",
+            "5kk73-2-coalesced",
+            "5kk73-3-bank-free",
+            "5kk73-4-outer-product",
+            "5kk73-5-unrolled",
+            "5kk73-6-prefetch",
+        ];
+        let largest = largest_per_method(s);
+        let rows: Vec<&SweepRow> = order.iter().filter_map(|m| largest.iter().find(|r| r.method == *m).copied()).collect();
+        let gmax = rows.iter().map(|r| r.gflops).fold(0.0f64, f64::max).max(1e-6);
+        let mut chart = ChartBuilder::on(root)
+            .caption("The 5kk73 ladder (GFLOP/s at the largest n)", ("sans-serif", 22))
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(230)
+            .build_cartesian_2d(0f64..gmax * 1.15, (0..rows.len().max(2) - 1).into_segmented())
+            .map_err(plot_err("ladder"))?;
+        let labels: Vec<String> = rows.iter().map(|r| format!("{} n={}", r.method, r.n)).collect();
+        chart
+            .configure_mesh()
+            .disable_y_mesh()
+            .y_labels(rows.len().max(1) + 1)
+            .y_label_formatter(&|y| category_label(&labels, y))
+            .label_style(("sans-serif", 13))
+            .x_desc("GFLOP/s")
+            .draw()
+            .map_err(plot_err("ladder"))?;
+        chart
+            .draw_series(rows.iter().enumerate().map(|(i, r)| {
+                let mut bar = Rectangle::new([(0.0, SegmentValue::Exact(i)), (r.gflops, SegmentValue::Exact(i + 1))], RGBColor(70, 110, 180).filled());
+                bar.set_margin(6, 6, 0, 0);
+                bar
+            }))
+            .map_err(plot_err("ladder"))?;
+        Ok(())
+    })
+}

@@ -1,0 +1,375 @@
+//! `rendermm bench` without a suite: every method × sizes × precisions on the current adapter,
+//! beside the adapter's own ceilings measured in the same run ([`crate::ceilings`]).
+//!
+//! Each row: `warmup` untimed runs, then up to `repeats` timed runs (fewer when one run is slow,
+//! so a whole sweep stays bounded), the median and the spread of the compute phase — device time
+//! from timestamp queries where the adapter has them, wall clock after a full wait otherwise (the
+//! `clock` column says which) — and the L-M figures 4-5 split: texture load, compute, GPU-side
+//! copy, readback. The last run's result is checked against the f64 reference (in full up to
+//! 2²⁷ multiply-adds, on 512 sampled elements above), so a fast wrong kernel cannot post a time.
+
+use crate::ceilings::Ceilings;
+use crate::check;
+use crate::error::{Error, Result};
+use crate::gpu::GpuContext;
+use crate::gpu::timer::Clock;
+use crate::matrix::Matrix;
+use crate::methods::{self, Method, Options, Report, Timings};
+use crate::precision::Precision;
+use rand::{Rng, SeedableRng, rngs::StdRng};
+use serde::Serialize;
+
+/// What to sweep.
+#[derive(Clone, Debug)]
+pub struct SweepOptions {
+    pub methods: Vec<Method>,
+    pub sizes: Vec<usize>,
+    pub precisions: Vec<Precision>,
+    pub warmup: usize,
+    pub repeats: usize,
+    /// A method whose single run at some size takes longer than this is not run at larger sizes,
+    /// and its repeats are cut so that one row takes about this long.
+    pub max_run_s: f64,
+    pub seed: u64,
+}
+
+impl SweepOptions {
+    /// The default ladder of sizes for this adapter: small on a software rasterizer.
+    pub fn default_sizes(ctx: &GpuContext, quick: bool) -> Vec<usize> {
+        let software = ctx.info.device_type == wgpu::DeviceType::Cpu;
+        let max = ctx.limits.max_texture_dimension_2d as usize;
+        let ladder: &[usize] = match (software, quick) {
+            (_, true) => &[64, 128],
+            (true, false) => &[64, 128, 256, 512],
+            (false, false) => &[256, 512, 1024, 2048, 4096],
+        };
+        ladder.iter().copied().filter(|&n| n <= max).collect()
+    }
+}
+
+/// One measured row.
+#[derive(Clone, Debug, Serialize)]
+pub struct SweepRow {
+    pub method: String,
+    pub precision: String,
+    pub n: usize,
+    /// Timed runs behind the statistics (0 if the row was skipped).
+    pub runs: usize,
+    pub clock: Clock,
+    pub compute_median_ms: f64,
+    pub compute_min_ms: f64,
+    pub compute_max_ms: f64,
+    pub upload_ms: f64,
+    pub copy_ms: f64,
+    pub readback_ms: f64,
+    /// 2·n³ / median compute time.
+    pub gflops: f64,
+    /// u8: the L-M paper's byte operations per second over the total time, in GBops.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gbops: Option<f64>,
+    /// Hall–Carr–Hart model: bytes moved and shader instructions, as rates at the median time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_gbps: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_ginst_per_s: Option<f64>,
+    /// The ceiling that bounds this method, and the row's fraction of it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ceiling: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ceiling_fraction: Option<f64>,
+    /// The f64 check of the last run.
+    pub checked: String,
+    pub passed: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rel_err: Option<f64>,
+    /// Why the row did not run, if it did not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+}
+
+/// The whole sweep with the ceilings it is measured against.
+#[derive(Clone, Debug, Serialize)]
+pub struct Sweep {
+    pub adapter: String,
+    pub backend: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ceilings: Option<Ceilings>,
+    pub rows: Vec<SweepRow>,
+}
+
+impl Sweep {
+    /// Whether every row that ran passed its check.
+    pub fn all_passed(&self) -> bool {
+        self.rows.iter().all(|r| r.skipped.is_some() || r.passed)
+    }
+}
+
+/// The ceiling that bounds `method`, and how to turn a row into the ceiling's unit.
+pub fn yardstick(method: Method) -> Option<&'static str> {
+    match method {
+        Method::Lm => Some("blend-r32f"),
+        m if m.is_gpu() && methods::compute_era::is_compute(m) => Some("compute-fma"),
+        m if m.is_gpu() => Some("fragment-fma"),
+        _ => None,
+    }
+}
+
+/// Run the sweep; `tick` is called after every row (for a progress bar).
+pub fn run(ctx: &GpuContext, opts: &SweepOptions, ceilings: Option<&Ceilings>, mut tick: impl FnMut(&SweepRow)) -> Result<Sweep> {
+    if opts.sizes.is_empty() || opts.sizes.contains(&0) {
+        return Err(Error::Invalid("bench sizes: give at least one size, every size at least 1".into()));
+    }
+    let mut rows = vec![];
+    for &method in &opts.methods {
+        let precisions: Vec<Precision> = if method.takes_precision() {
+            opts.precisions.clone()
+        } else {
+            vec![Precision::F32]
+        };
+        for precision in precisions {
+            let mut too_slow: Option<String> = None;
+            for &n in &opts.sizes {
+                let row = match &too_slow {
+                    Some(why) => skipped(method, precision, n, why.clone()),
+                    None => match run_row(ctx, method, precision, n, opts, ceilings) {
+                        Ok((row, one_run_s)) => {
+                            if one_run_s > opts.max_run_s {
+                                too_slow = Some(format!(
+                                    "one run at n = {n} took {one_run_s:.1} s (> {} s)",
+                                    opts.max_run_s
+                                ));
+                            }
+                            row
+                        }
+                        Err(e) => skipped(method, precision, n, e.to_string()),
+                    },
+                };
+                tick(&row);
+                rows.push(row);
+            }
+        }
+    }
+    Ok(Sweep {
+        adapter: ctx.info.name.clone(),
+        backend: format!("{:?}", ctx.info.backend),
+        ceilings: ceilings.cloned(),
+        rows,
+    })
+}
+
+fn skipped(method: Method, precision: Precision, n: usize, why: String) -> SweepRow {
+    SweepRow {
+        method: method.name().into(),
+        precision: precision.name().into(),
+        n,
+        runs: 0,
+        clock: Clock::WallClock,
+        compute_median_ms: f64::NAN,
+        compute_min_ms: f64::NAN,
+        compute_max_ms: f64::NAN,
+        upload_ms: f64::NAN,
+        copy_ms: f64::NAN,
+        readback_ms: f64::NAN,
+        gflops: f64::NAN,
+        gbops: None,
+        model_gbps: None,
+        model_ginst_per_s: None,
+        ceiling: None,
+        ceiling_fraction: None,
+        checked: "no".into(),
+        passed: false,
+        rel_err: None,
+        skipped: Some(why),
+    }
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 { v[n / 2] } else { 0.5 * (v[n / 2 - 1] + v[n / 2]) }
+}
+
+/// One row: warm up, time, check. Returns the row and the seconds one run took.
+fn run_row(ctx: &GpuContext, method: Method, precision: Precision, n: usize, opts: &SweepOptions, ceilings: Option<&Ceilings>) -> Result<(SweepRow, f64)> {
+    let (lo, hi) = if precision == Precision::U8 { (0.0, 2.0 / (n as f32).sqrt()) } else { (-1.0, 1.0) };
+    let a = Matrix::random(n, n, opts.seed, lo, hi.min(1.0));
+    let b = Matrix::random(n, n, opts.seed + 1, lo, hi.min(1.0));
+    let gpu = method.is_gpu().then_some(ctx);
+    let new_opts = || Options {
+        precision,
+        ..Default::default()
+    };
+    let t = std::time::Instant::now();
+    let mut last = methods::multiply(gpu, method, &a, &b, &mut new_opts())?;
+    let one_run_s = t.elapsed().as_secs_f64();
+    for _ in 1..opts.warmup {
+        last = methods::multiply(gpu, method, &a, &b, &mut new_opts())?;
+    }
+    // Cut the repeats so a slow row takes about max_run_s.
+    let repeats = ((opts.max_run_s / one_run_s.max(1e-6)) as usize).clamp(1, opts.repeats.max(1));
+    let mut times: Vec<Timings> = vec![];
+    let mut used = precision;
+    for _ in 0..repeats {
+        let mut o = new_opts();
+        last = methods::multiply(gpu, method, &a, &b, &mut o)?;
+        used = o.precision;
+        times.push(last.timings.clone());
+    }
+    let clock = times[0].compute_time().1;
+    let mut compute: Vec<f64> = times.iter().map(|t| t.compute_time().0).collect();
+    let (min, max) = compute.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+    let med = median(&mut compute);
+    let med_of = |f: fn(&Timings) -> f64| median(&mut times.iter().map(f).collect::<Vec<_>>());
+    let mut med_timings = Timings {
+        upload_ms: med_of(|t| t.upload_ms),
+        compute_ms: med,
+        copy_ms: med_of(|t| t.copy_ms),
+        readback_ms: med_of(|t| t.readback_ms),
+        device_ms: None,
+    };
+    if clock == Clock::GpuTimestamp {
+        med_timings.device_ms = Some(med);
+    }
+    let report = Report::new(gpu, method, used, (n, n, n), 1, last.passes, &med_timings, &[], vec![]);
+    // The check of the last result.
+    let (checked, passed, rel_err) = if (n as u64).pow(3) <= 1 << 27 {
+        let mut o = new_opts();
+        o.precision = used;
+        let v = check::verdict_for(method, &o, &a, &b, &last.c);
+        ("full".to_string(), v.passed, Some(v.stats.rel_err))
+    } else if used == Precision::F32 {
+        let (rel, ok) = sampled_check(&a, &b, &last.c, method.tolerance(), opts.seed);
+        ("512 sampled elements".to_string(), ok, Some(rel))
+    } else {
+        ("not checked above 512³ in u8/f16".to_string(), true, None)
+    };
+    let flops = 2.0 * (n as f64).powi(3);
+    let (ceiling, fraction) = match (yardstick(method), ceilings) {
+        (Some(name), Some(c)) => match c.get(name) {
+            Some(v) if name == "blend-r32f" => {
+                // L-M blends m·n fragments per slice, k slices: Gfragments/s against the blend rate.
+                let frags = (n as f64).powi(3) / (med * 1e-3) / 1e9;
+                (Some(name.to_string()), Some(frags / v))
+            }
+            Some(v) => (Some(name.to_string()), Some(report.gflops / v)),
+            None => (None, None),
+        },
+        _ => (None, None),
+    };
+    let row = SweepRow {
+        method: method.name().into(),
+        precision: used.name().into(),
+        n,
+        runs: repeats,
+        clock,
+        compute_median_ms: med,
+        compute_min_ms: min,
+        compute_max_ms: max,
+        upload_ms: med_timings.upload_ms,
+        copy_ms: med_timings.copy_ms,
+        readback_ms: med_timings.readback_ms,
+        gflops: flops / (med * 1e6),
+        gbops: report.gbops,
+        model_gbps: report.model_gbps,
+        model_ginst_per_s: report.model_ginst_per_s,
+        ceiling,
+        ceiling_fraction: fraction,
+        checked,
+        passed,
+        rel_err,
+        skipped: None,
+    };
+    Ok((row, one_run_s))
+}
+
+/// Relative error over 512 random elements of C against f64 dot products; and whether it is
+/// within `tol`.
+pub fn sampled_check(a: &Matrix, b: &Matrix, c: &Matrix, tol: f64, seed: u64) -> (f64, bool) {
+    let mut rng = StdRng::seed_from_u64(seed ^ 0x5eed);
+    let (mut d2, mut r2, mut bad) = (0.0f64, 0.0f64, false);
+    for _ in 0..512 {
+        let i = rng.random_range(0..c.rows);
+        let j = rng.random_range(0..c.cols);
+        let r: f64 = (0..a.cols).map(|p| a.get(i, p) as f64 * b.get(p, j) as f64).sum();
+        let x = c.get(i, j);
+        bad |= !x.is_finite();
+        d2 += (x as f64 - r).powi(2);
+        r2 += r * r;
+    }
+    let rel = if r2 > 0.0 { (d2 / r2).sqrt() } else { d2.sqrt() };
+    (rel, !bad && rel <= tol)
+}
+
+/// The sweep as a terminal table.
+pub fn table(s: &Sweep) -> String {
+    let mut out = format!("adapter: {} ({})\n", s.adapter, s.backend);
+    if let Some(c) = &s.ceilings {
+        out.push_str("ceilings:");
+        for x in &c.ceilings {
+            out.push_str(&format!("  {} {:.1} {}", x.name, x.value, x.unit));
+        }
+        out.push('\n');
+    }
+    out.push_str(&format!(
+        "{:<22} {:>4} {:>6} {:>5} {:>11} {:>17} {:>10} {:>9} {:>9} {:>9}  {:<13} {}\n",
+        "method", "prec", "n", "runs", "median ms", "min..max ms", "GFLOP/s", "of ceil", "upload", "readback", "clock", "check"
+    ));
+    for r in &s.rows {
+        if let Some(why) = &r.skipped {
+            out.push_str(&format!("{:<22} {:>4} {:>6}  skipped: {why}\n", r.method, r.precision, r.n));
+            continue;
+        }
+        out.push_str(&format!(
+            "{:<22} {:>4} {:>6} {:>5} {:>11.3} {:>8.3}..{:<8.3} {:>10.2} {:>9} {:>9.2} {:>9.2}  {:<13} {}\n",
+            r.method,
+            r.precision,
+            r.n,
+            r.runs,
+            r.compute_median_ms,
+            r.compute_min_ms,
+            r.compute_max_ms,
+            r.gflops,
+            r.ceiling_fraction.map_or("–".into(), |f| format!("{:.1}%", f * 100.0)),
+            r.upload_ms,
+            r.readback_ms,
+            r.clock.name(),
+            if r.passed { format!("ok ({})", r.checked) } else { format!("FAILED rel_err {:?}", r.rel_err) }
+        ));
+    }
+    out
+}
+
+/// The sweep as CSV.
+pub fn csv(s: &Sweep) -> String {
+    let mut out = String::from(
+        "method,precision,n,runs,clock,compute_median_ms,compute_min_ms,compute_max_ms,upload_ms,copy_ms,readback_ms,gflops,gbops,model_gbps,model_ginst_per_s,ceiling,ceiling_fraction,checked,passed,rel_err,skipped\n",
+    );
+    let opt = |x: Option<f64>| x.map_or(String::new(), |v| format!("{v}"));
+    for r in &s.rows {
+        out.push_str(&format!(
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},\"{}\",{},{},\"{}\"\n",
+            r.method,
+            r.precision,
+            r.n,
+            r.runs,
+            r.clock.name(),
+            r.compute_median_ms,
+            r.compute_min_ms,
+            r.compute_max_ms,
+            r.upload_ms,
+            r.copy_ms,
+            r.readback_ms,
+            r.gflops,
+            opt(r.gbops),
+            opt(r.model_gbps),
+            opt(r.model_ginst_per_s),
+            r.ceiling.clone().unwrap_or_default(),
+            opt(r.ceiling_fraction),
+            r.checked,
+            r.passed,
+            opt(r.rel_err),
+            r.skipped.clone().unwrap_or_default().replace('"', "'")
+        ));
+    }
+    out
+}

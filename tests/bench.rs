@@ -1,0 +1,69 @@
+//! `rendermm bench`: the sweep runs, checks every row against the f64 reference, writes JSON,
+//! CSV and the three plots; the ceilings come back as JSON with every rate.
+
+mod common;
+use common::ctx;
+use rendermm::methods::Method;
+use rendermm::precision::Precision;
+use rendermm::sweep::{self, SweepOptions};
+use std::process::Command;
+
+#[test]
+fn sweep_checks_every_row_and_writes_plots() {
+    let opts = SweepOptions {
+        methods: vec![Method::Lm, Method::HallPacked, Method::CsNaive, Method::CpuFast],
+        sizes: vec![17, 40],
+        precisions: vec![Precision::F32, Precision::U8],
+        warmup: 1,
+        repeats: 2,
+        max_run_s: 5.0,
+        seed: 3,
+    };
+    let mut ticks = 0;
+    let s = sweep::run(ctx(), &opts, None, |_| ticks += 1).unwrap();
+    // lm and hall-packed take two precisions, the others one: (2 + 2 + 1 + 1) × 2 sizes.
+    assert_eq!(s.rows.len(), 12);
+    assert_eq!(ticks, 12);
+    for r in &s.rows {
+        assert!(r.skipped.is_none(), "{} n={} skipped: {:?}", r.method, r.n, r.skipped);
+        assert!(r.passed, "{} {} n={} failed its check", r.method, r.precision, r.n);
+        assert_eq!(r.checked, "full");
+        assert!(r.gflops > 0.0 && r.compute_min_ms <= r.compute_median_ms && r.compute_median_ms <= r.compute_max_ms);
+    }
+    let dir = std::env::temp_dir().join(format!("rendermm-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let paths = rendermm::plots::sweep_plots(&s, &dir).unwrap();
+    for p in &paths {
+        let img = image::open(p).unwrap();
+        assert!(img.width() > 500 && img.height() > 300, "{}", p.display());
+    }
+    let csv = sweep::csv(&s);
+    assert_eq!(csv.lines().count(), 13, "header + one line per row");
+}
+
+#[test]
+fn sampled_check_catches_a_wrong_element() {
+    let a = rendermm::Matrix::random(300, 20, 1, -1.0, 1.0);
+    let b = rendermm::Matrix::random(20, 300, 2, -1.0, 1.0);
+    let mut c = rendermm::cpu::fast(&a, &b);
+    assert!(sweep::sampled_check(&a, &b, &c, 1e-5, 9).1);
+    c.data.iter_mut().for_each(|v| *v *= 1.001);
+    assert!(!sweep::sampled_check(&a, &b, &c, 1e-5, 9).1);
+    let (_, ok) = sweep::sampled_check(&a, &b, &rendermm::Matrix::filled(300, 300, f32::NAN), 1e-5, 9);
+    assert!(!ok);
+}
+
+#[test]
+fn bench_ceilings_json_reports_every_ceiling() {
+    let out = Command::new(env!("CARGO_BIN_EXE_rendermm"))
+        .args(["bench", "--ceilings", "--quick", "--json"])
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = v["ceilings"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
+    for want in ["fragment-fma", "compute-fma", "blend-r32f", "texture-fetch", "copy-d2d", "copy-h2d", "copy-d2h"] {
+        assert!(names.contains(&want), "{want} missing from {names:?}");
+    }
+}
