@@ -400,8 +400,10 @@ fn multiply(args: MultiplyArgs) -> Result<()> {
     }
     let (_, block_arg) = b_operands(&args)?;
     let accumulate = Accumulate::parse(&args.accumulate)?;
-    if !tune::is_tunable(method) && (block_arg.is_some() || accumulate != Accumulate::default()) {
-        bail!("--b N, --block and --accumulate are Hall–Carr–Hart options; method {method} has no blocks (use hall-blocked or hall-packed)");
+    // frag-mrt also takes blocks of k (whole k in one pass unless --block is given).
+    let takes_blocks = tune::is_tunable(method) || method == Method::FragMrt;
+    if !takes_blocks && (block_arg.is_some() || accumulate != Accumulate::default()) {
+        bail!("--b N, --block and --accumulate are Hall–Carr–Hart options; method {method} has no blocks (use hall-blocked, hall-packed or frag-mrt)");
     }
     let (mut a, mut b) = load_inputs(&args)?;
     let mut notes = vec![];

@@ -206,6 +206,9 @@ impl App {
             }
         }
         let mut title = r.state.title();
+        if !r.state.paused && !r.state.at_end() {
+            title += &format!(" · {} passes/s", r.state.speed);
+        }
         if let Some((msg, at)) = &r.message {
             if at.elapsed().as_secs_f32() < 4.0 {
                 title += &format!(" · {msg}");

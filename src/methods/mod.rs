@@ -9,6 +9,7 @@ pub mod cs_tiled;
 pub mod dns;
 pub mod dns_blocks;
 pub mod dns_tiled;
+pub mod frag_mrt;
 pub mod hall_blocked;
 pub mod hall_packed;
 pub mod kk73;
@@ -35,6 +36,9 @@ pub enum Method {
     HallBlocked,
     /// Hall–Carr–Hart 2003 §4: the 2×2 RGBA channel-packed blocked multiply.
     HallPacked,
+    /// Hall §4's packing taken further: 4 rows / 4 columns per RGBA32F texel, a register
+    /// block per fragment written to up to 8 colour attachments.
+    FragMrt,
     /// HIP blog / 5kk73: one compute invocation per element of C, operands from global memory.
     CsNaive,
     /// HIP blog: 16×16 shared-memory tiles, zero-padded.
@@ -79,6 +83,7 @@ impl Method {
         Method::Lm,
         Method::HallBlocked,
         Method::HallPacked,
+        Method::FragMrt,
         Method::CsNaive,
         Method::CsTiled16,
         Method::CsTiled32,
@@ -105,6 +110,7 @@ impl Method {
             Method::Lm => "lm",
             Method::HallBlocked => "hall-blocked",
             Method::HallPacked => "hall-packed",
+            Method::FragMrt => "frag-mrt",
             Method::CsNaive => "cs-naive",
             Method::CsTiled16 => "cs-tiled-16",
             Method::CsTiled32 => "cs-tiled-32",
@@ -132,6 +138,7 @@ impl Method {
             Method::Lm => "Larsen–McAllister 2001: k quads, modulate, additive blend (§3)",
             Method::HallBlocked => "Hall–Carr–Hart 2003: ⌈k/b⌉ blocked passes, ping-pong accumulation (§3)",
             Method::HallPacked => "Hall–Carr–Hart 2003: 2×2 RGBA channel-packed blocked passes (§4)",
+            Method::FragMrt => "render pass: 4-row/4-column RGBA32F packing, a register block per fragment in 8 colour attachments",
             Method::CsNaive => "compute: one invocation per element of C (HIP blog, 5kk73 naive)",
             Method::CsTiled16 => "compute: 16×16 shared-memory tiles, zero padding (HIP blog)",
             Method::CsTiled32 => "compute: 32×32 shared-memory tiles, zero padding (HIP blog)",
@@ -276,6 +283,7 @@ pub fn multiply(ctx: Option<&GpuContext>, method: Method, a: &Matrix, b: &Matrix
         Method::Lm => larsen_mcallister::multiply(gpu()?, a, b, opts),
         Method::HallBlocked => hall_blocked::multiply(gpu()?, a, b, opts),
         Method::HallPacked => hall_packed::multiply(gpu()?, a, b, opts),
+        Method::FragMrt => frag_mrt::multiply(gpu()?, a, b, opts),
         Method::CsNaive
         | Method::CsTiled16
         | Method::CsTiled32

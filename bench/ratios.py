@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""One ratio table from one run: rendermm's sweep (`rendermm bench --json FILE`) against the
+adapter's own ceilings (measured in the same run) and the cuBLAS/PyTorch anchor
+(`bench/cublas.py`), at the largest n both have. Targets are issue 8's.
+
+    python3 bench/ratios.py bench.json cublas.json
+"""
+import json
+import sys
+
+RENDER = {"lm", "hall-blocked", "hall-packed", "frag-mrt"}
+CPU = {"cpu-naive", "cpu-fast"}
+
+
+def main() -> None:
+    if len(sys.argv) != 3:
+        sys.exit("usage: ratios.py BENCH.json CUBLAS.json")
+    bench = json.load(open(sys.argv[1]))
+    anchor = json.load(open(sys.argv[2]))
+    ceil = {c["name"]: c["value"] for c in bench["ceilings"]["ceilings"]}
+    rows = [r for r in bench["rows"] if r.get("skipped") is None and r.get("passed")]
+    anchor_rows = {(r["method"], r["n"]): r["gflops"] for r in anchor["rows"]}
+    n = max(n for (_, n) in anchor_rows)
+    at_n = [r for r in rows if r["n"] == n and r["precision"] == "f32"]
+    if not at_n:
+        n = max(r["n"] for r in rows)
+        at_n = [r for r in rows if r["n"] == n and r["precision"] == "f32"]
+
+    def best(names):
+        c = [r for r in at_n if r["method"] in names]
+        return max(c, key=lambda r: r["gflops"]) if c else None
+
+    compute = {r["method"] for r in at_n} - RENDER - CPU - {"coop"}
+    out = []
+
+    def line(family, row, value, yardstick, ratio, target):
+        name = f'{row["method"]} ({value})' if row else "not run"
+        verdict = "—" if ratio is None else ("met" if ratio >= target else "not met")
+        r = "—" if ratio is None else f"{ratio:.2f}x"
+        out.append(f"| {family} | {name} | {yardstick} | {r} | >= {target:.2f}x | {verdict} |")
+
+    r = best(RENDER)
+    line("best render-pass method", r, f'{r["gflops"]:.0f} GFLOP/s' if r else "",
+         f'fragment-FMA ceiling {ceil.get("fragment-fma", float("nan")):.0f} GFLOP/s',
+         r["gflops"] / ceil["fragment-fma"] if r and "fragment-fma" in ceil else None, 0.70)
+    lm = next((x for x in at_n if x["method"] == "lm"), None)
+    if lm is None:  # L-M may have been cut at a smaller n for time; use its largest n
+        lms = [x for x in rows if x["method"] == "lm" and x["precision"] == "f32"]
+        lm = max(lms, key=lambda x: x["n"]) if lms else None
+    line("L-M", lm, f'n={lm["n"]}, {lm["gflops"]:.1f} GFLOP/s' if lm else "",
+         f'R32F blend rate {ceil.get("blend-r32f", float("nan")):.2f} Gfragments/s',
+         lm.get("ceiling_fraction") if lm else None, 0.80)
+    c = best(compute)
+    sgemm = anchor_rows.get(("torch-f32-notf32", n))
+    line("best compute method", c, f'{c["gflops"]:.0f} GFLOP/s' if c else "",
+         f'cuBLAS SGEMM (TF32 off) {sgemm:.0f} GFLOP/s' if sgemm else "cuBLAS not run",
+         c["gflops"] / sgemm if c and sgemm else None, 0.60)
+    co = next((x for x in rows if x["method"] == "coop" and x["n"] == n), None)
+    h = anchor_rows.get(("torch-f16", n))
+    line("cooperative matrix (f16 in, f32 acc)", co, f'{co["gflops"]:.0f} GFLOP/s' if co else "",
+         f'torch float16 {h:.0f} GFLOP/s' if h else "torch f16 not run",
+         co["gflops"] / h if co and h else None, 0.30)
+    print(f'adapter: {bench["adapter"]} ({bench["backend"]}); anchor: {anchor.get("device", "?")}, torch {anchor.get("torch", "?")}; n = {n}')
+    print()
+    print("| method family | best | yardstick | ratio | target | |")
+    print("|---|---|---|---:|---:|---|")
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()

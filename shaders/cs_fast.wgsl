@@ -1,0 +1,238 @@
+// cs-fast: the compute method built for speed (issue 8). What it does beyond 5kk73 step 6:
+//
+// - a BM×BN tile of C per workgroup of WG_X×WG_Y invocations, each invocation holding a register
+//   block of 8×8 (`main_8x8`) or 4×8 (`main_4x8`) outputs as vec4 accumulators;
+// - every global and workgroup-memory access is a vec4 (16 bytes);
+// - A is uploaded transposed (Aᵀ, k×m) so that a k-row of the A tile is contiguous, like B's;
+// - the shared tiles are double-buffered: the next k-tile is fetched from global memory into
+//   registers before the multiply-adds on the current one and stored into the other buffer after
+//   them, one barrier per k-tile;
+// - all three buffers are zero-padded on the host to multiples of the tile (m to BM, n to BN,
+//   k to BK), so the shader has no edge tests at all, and the Rust side compiles it with wgpu's
+//   runtime bounds checks off (`Plan::trusted`). Why every index is in range is written next to
+//   each access below; `src/methods/cs_fast.rs` checks the preconditions before dispatching.
+//
+// Preconditions (checked by the host, `cs_fast::Variant::check`):
+//   dims.m % BM == 0, dims.k % BK == 0, dims.n % BN == 0 (the padded sizes, which are the sizes of
+//   the buffers); BM == RM·WG_Y with RM = 8 (`main_8x8`) or 4 (`main_4x8`); BN == 8·WG_X;
+//   BK·BM/4 and BK·BN/4 (vec4s per tile) are 1 to 4 times WG_X·WG_Y; grid = (n/BN, m/BM).
+//
+// Layout: at[p·m/4 + i/4] = A(i..i+3, p); b[p·n/4 + j/4] = B(p, j..j+3); c[i·n/4 + j/4] = C(i, j..j+3).
+
+struct Dims { m: u32, k: u32, n: u32, extra: u32 }
+
+@group(0) @binding(0) var<storage, read> at: array<vec4f>;
+@group(0) @binding(1) var<storage, read> b: array<vec4f>;
+@group(0) @binding(2) var<storage, read_write> c: array<vec4f>;
+@group(0) @binding(3) var<uniform> dims: Dims;
+
+// Invocations along n (x) and m (y).
+override WG_X: u32 = 16u;
+override WG_Y: u32 = 16u;
+// The C tile of a workgroup, BM×BN, and the depth of one k-tile.
+override BM: u32 = 128u;
+override BN: u32 = 128u;
+override BK: u32 = 8u;
+
+// Two buffers of one k-tile each: a_s[buf·BK·BM/4 + kk·BM/4 + i/4] = A(row0 + i..i+3, k0 + kk).
+var<workgroup> a_s: array<vec4f, BK * BM / 2u>;
+var<workgroup> b_s: array<vec4f, BK * BN / 2u>;
+
+// The next k-tile on its way from global memory to workgroup memory: up to 4 vec4s of A and of B
+// per invocation (constant indices only, so they stay in registers).
+var<private> pa: array<vec4f, 4>;
+var<private> pb: array<vec4f, 4>;
+
+// Vec4 e of k-tile t of the Aᵀ panel of rows row0.. (e < BK·BM/4): its k-row e / (BM/4) and its
+// vec4 e % (BM/4) along m. In range: t·BK + e/(BM/4) < t·BK + BK <= dims.k, and
+// row0/4 + e % (BM/4) < row0/4 + BM/4 <= dims.m/4, so the index is < dims.k·dims.m/4, the size of
+// the padded Aᵀ buffer.
+fn fetch_a(t: u32, e: u32, row0: u32) -> vec4f {
+    let q = BM / 4u;
+    return at[(t * BK + e / q) * (dims.m / 4u) + row0 / 4u + e % q];
+}
+
+// Vec4 e of k-tile t of the B panel of columns col0.. (e < BK·BN/4); in range as for A.
+fn fetch_b(t: u32, e: u32, col0: u32) -> vec4f {
+    let q = BN / 4u;
+    return b[(t * BK + e / q) * (dims.n / 4u) + col0 / 4u + e % q];
+}
+
+// Fetch k-tile t into pa/pb: invocation tid takes vec4s tid, tid + T, tid + 2T, tid + 3T of each
+// tile (T = WG_X·WG_Y) while they are in the tile. The conditions depend on override constants
+// only (the host makes the tile a multiple of T), so they fold away when the pipeline is built.
+fn fetch(t: u32, tid: u32, row0: u32, col0: u32) {
+    let nt = WG_X * WG_Y;
+    let qa = BK * BM / 4u;
+    let qb = BK * BN / 4u;
+    pa[0] = fetch_a(t, tid, row0);
+    if nt < qa { pa[1] = fetch_a(t, tid + nt, row0); }
+    if 2u * nt < qa { pa[2] = fetch_a(t, tid + 2u * nt, row0); }
+    if 3u * nt < qa { pa[3] = fetch_a(t, tid + 3u * nt, row0); }
+    pb[0] = fetch_b(t, tid, col0);
+    if nt < qb { pb[1] = fetch_b(t, tid + nt, col0); }
+    if 2u * nt < qb { pb[2] = fetch_b(t, tid + 2u * nt, col0); }
+    if 3u * nt < qb { pb[3] = fetch_b(t, tid + 3u * nt, col0); }
+}
+
+// Store pa/pb into buffer buf (0 or 1) of the shared tiles, at the same vec4 positions e they were
+// fetched from: buf·BK·BM/4 + e < 2·BK·BM/4, the size of a_s (e < BK·BM/4 by the conditions);
+// likewise for b_s.
+fn stash(buf: u32, tid: u32) {
+    let nt = WG_X * WG_Y;
+    let qa = BK * BM / 4u;
+    let qb = BK * BN / 4u;
+    let ao = buf * qa + tid;
+    let bo = buf * qb + tid;
+    a_s[ao] = pa[0];
+    if nt < qa { a_s[ao + nt] = pa[1]; }
+    if 2u * nt < qa { a_s[ao + 2u * nt] = pa[2]; }
+    if 3u * nt < qa { a_s[ao + 3u * nt] = pa[3]; }
+    b_s[bo] = pb[0];
+    if nt < qb { b_s[bo + nt] = pb[1]; }
+    if 2u * nt < qb { b_s[bo + 2u * nt] = pb[2]; }
+    if 3u * nt < qb { b_s[bo + 3u * nt] = pb[3]; }
+}
+
+// 8×8 outputs per invocation: rows ty·4 + 0..3 and BM/2 + ty·4 + 0..3 of the tile, columns
+// tx·4 + 0..3 and BN/2 + tx·4 + 0..3 (two halves, so that the vec4 reads of a warp from workgroup
+// memory are contiguous and conflict-free). BM = 8·WG_Y, BN = 8·WG_X.
+@compute @workgroup_size(WG_X, WG_Y)
+fn main_8x8(
+    @builtin(workgroup_id) wg: vec3u,
+    @builtin(local_invocation_id) lid: vec3u,
+    @builtin(local_invocation_index) tid: u32,
+) {
+    let tx = lid.x;
+    let ty = lid.y;
+    let row0 = wg.y * BM;
+    let col0 = wg.x * BN;
+    let tiles = dims.k / BK;
+    var acc: array<vec4f, 16>; // acc[2r + h] = C(row r of the block, column half h), r < 8
+
+    fetch(0u, tid, row0, col0);
+    stash(0u, tid);
+    workgroupBarrier();
+    for (var t = 0u; t < tiles; t++) {
+        let cur = t & 1u;
+        // Global loads of the next k-tile go out before the arithmetic on this one.
+        if t + 1u < tiles {
+            fetch(t + 1u, tid, row0, col0);
+        }
+        let ab = cur * (BK * BM / 4u);
+        let bb = cur * (BK * BN / 4u);
+        for (var kk = 0u; kk < BK; kk++) {
+            // In range: ab + kk·BM/4 + BM/8 + ty < ab + (kk + 1)·BM/4 <= 2·BK·BM/4 since
+            // ty < WG_Y = BM/8; likewise tx < WG_X = BN/8 for B.
+            let a0 = a_s[ab + kk * (BM / 4u) + ty];
+            let a1 = a_s[ab + kk * (BM / 4u) + BM / 8u + ty];
+            let b0 = b_s[bb + kk * (BN / 4u) + tx];
+            let b1 = b_s[bb + kk * (BN / 4u) + BN / 8u + tx];
+            acc[0] = fma(vec4f(a0.x), b0, acc[0]);
+            acc[1] = fma(vec4f(a0.x), b1, acc[1]);
+            acc[2] = fma(vec4f(a0.y), b0, acc[2]);
+            acc[3] = fma(vec4f(a0.y), b1, acc[3]);
+            acc[4] = fma(vec4f(a0.z), b0, acc[4]);
+            acc[5] = fma(vec4f(a0.z), b1, acc[5]);
+            acc[6] = fma(vec4f(a0.w), b0, acc[6]);
+            acc[7] = fma(vec4f(a0.w), b1, acc[7]);
+            acc[8] = fma(vec4f(a1.x), b0, acc[8]);
+            acc[9] = fma(vec4f(a1.x), b1, acc[9]);
+            acc[10] = fma(vec4f(a1.y), b0, acc[10]);
+            acc[11] = fma(vec4f(a1.y), b1, acc[11]);
+            acc[12] = fma(vec4f(a1.z), b0, acc[12]);
+            acc[13] = fma(vec4f(a1.z), b1, acc[13]);
+            acc[14] = fma(vec4f(a1.w), b0, acc[14]);
+            acc[15] = fma(vec4f(a1.w), b1, acc[15]);
+        }
+        // Buffer cur ^ 1 was last read in iteration t - 1, which every invocation finished
+        // before the barrier that ended it.
+        if t + 1u < tiles {
+            stash(cur ^ 1u, tid);
+        }
+        workgroupBarrier();
+    }
+
+    // In range: row < row0 + BM <= dims.m and the vec4 column < (col0 + BN)/4 <= dims.n/4.
+    let nv = dims.n / 4u;
+    let r0 = row0 + ty * 4u;
+    let r1 = r0 + BM / 2u;
+    let c0 = col0 / 4u + tx;
+    let c1 = c0 + BN / 8u;
+    c[(r0 + 0u) * nv + c0] = acc[0];
+    c[(r0 + 0u) * nv + c1] = acc[1];
+    c[(r0 + 1u) * nv + c0] = acc[2];
+    c[(r0 + 1u) * nv + c1] = acc[3];
+    c[(r0 + 2u) * nv + c0] = acc[4];
+    c[(r0 + 2u) * nv + c1] = acc[5];
+    c[(r0 + 3u) * nv + c0] = acc[6];
+    c[(r0 + 3u) * nv + c1] = acc[7];
+    c[(r1 + 0u) * nv + c0] = acc[8];
+    c[(r1 + 0u) * nv + c1] = acc[9];
+    c[(r1 + 1u) * nv + c0] = acc[10];
+    c[(r1 + 1u) * nv + c1] = acc[11];
+    c[(r1 + 2u) * nv + c0] = acc[12];
+    c[(r1 + 2u) * nv + c1] = acc[13];
+    c[(r1 + 3u) * nv + c0] = acc[14];
+    c[(r1 + 3u) * nv + c1] = acc[15];
+}
+
+// 4×8 outputs per invocation: rows ty·4 + 0..3 of the tile, columns tx·4 + 0..3 and
+// BN/2 + tx·4 + 0..3. BM = 4·WG_Y, BN = 8·WG_X. Half the registers of `main_8x8`, so more
+// invocations per multiprocessor, at 2/3 of its multiply-adds per workgroup-memory read.
+@compute @workgroup_size(WG_X, WG_Y)
+fn main_4x8(
+    @builtin(workgroup_id) wg: vec3u,
+    @builtin(local_invocation_id) lid: vec3u,
+    @builtin(local_invocation_index) tid: u32,
+) {
+    let tx = lid.x;
+    let ty = lid.y;
+    let row0 = wg.y * BM;
+    let col0 = wg.x * BN;
+    let tiles = dims.k / BK;
+    var acc: array<vec4f, 8>; // acc[2r + h], r < 4
+
+    fetch(0u, tid, row0, col0);
+    stash(0u, tid);
+    workgroupBarrier();
+    for (var t = 0u; t < tiles; t++) {
+        let cur = t & 1u;
+        if t + 1u < tiles {
+            fetch(t + 1u, tid, row0, col0);
+        }
+        let ab = cur * (BK * BM / 4u);
+        let bb = cur * (BK * BN / 4u);
+        for (var kk = 0u; kk < BK; kk++) {
+            // In range: ty < WG_Y = BM/4, tx < WG_X = BN/8.
+            let a0 = a_s[ab + kk * (BM / 4u) + ty];
+            let b0 = b_s[bb + kk * (BN / 4u) + tx];
+            let b1 = b_s[bb + kk * (BN / 4u) + BN / 8u + tx];
+            acc[0] = fma(vec4f(a0.x), b0, acc[0]);
+            acc[1] = fma(vec4f(a0.x), b1, acc[1]);
+            acc[2] = fma(vec4f(a0.y), b0, acc[2]);
+            acc[3] = fma(vec4f(a0.y), b1, acc[3]);
+            acc[4] = fma(vec4f(a0.z), b0, acc[4]);
+            acc[5] = fma(vec4f(a0.z), b1, acc[5]);
+            acc[6] = fma(vec4f(a0.w), b0, acc[6]);
+            acc[7] = fma(vec4f(a0.w), b1, acc[7]);
+        }
+        if t + 1u < tiles {
+            stash(cur ^ 1u, tid);
+        }
+        workgroupBarrier();
+    }
+
+    let nv = dims.n / 4u;
+    let r0 = row0 + ty * 4u;
+    let c0 = col0 / 4u + tx;
+    let c1 = c0 + BN / 8u;
+    c[(r0 + 0u) * nv + c0] = acc[0];
+    c[(r0 + 0u) * nv + c1] = acc[1];
+    c[(r0 + 1u) * nv + c0] = acc[2];
+    c[(r0 + 1u) * nv + c1] = acc[3];
+    c[(r0 + 2u) * nv + c0] = acc[4];
+    c[(r0 + 2u) * nv + c1] = acc[5];
+    c[(r0 + 3u) * nv + c0] = acc[6];
+    c[(r0 + 3u) * nv + c1] = acc[7];
+}
