@@ -15,8 +15,14 @@
 // 16×16 fragment a load or store touches lies inside its padded buffer. (A bounds check would
 // only guard the fragment's first element anyway.)
 //
-// Layout (row-major, padded sizes in dims): a[i·k + p] = A(i, p) as f16, b[p·n + j] = B(p, j) as
-// f16, c[i·n + j] = C(i, j) as f32. Grid: (n / (16·TN), m / (16·TM)).
+// Layout (padded sizes in dims), chosen by the override FRAGMENTS:
+// - false: row-major, a[i·k + p] = A(i, p), b[p·n + j] = B(p, j), both f16; a fragment's 16 rows
+//   lie k (or n) elements apart;
+// - true: packed fragment by fragment on the host, each 16×16 fragment 512 contiguous bytes
+//   (row-major inside): A's fragment (I, P) (rows 16·I.., columns 16·P..) at (I·k/16 + P)·256,
+//   B's fragment (P, J) at (J·k/16 + P)·256, so a subgroup walking k reads consecutive fragments
+//   and every fragment load is one contiguous, 512-byte-aligned block.
+// c[i·n + j] = C(i, j) as f32, row-major either way. Grid: (n / (16·TN), m / (16·TM)).
 
 enable f16;
 enable wgpu_cooperative_matrix;
@@ -32,17 +38,38 @@ alias FragA = coop_mat16x16<f16, A>;
 alias FragB = coop_mat16x16<f16, B>;
 alias Acc = coop_mat16x16<f32, C>;
 
-// Fragment (row0 + 16·i, k0) of A and (k0, col0 + 16·j) of B.
+// A and B stored fragment by fragment (see the layout above) rather than row-major.
+override FRAGMENTS: bool = false;
+
+// Fragment (row0 + 16·i, k0) of A and (k0, col0 + 16·j) of B. (The `if` depends on an override
+// only, so it folds away when the pipeline is built.)
 fn load_a(row0: u32, i: u32, k0: u32) -> FragA {
-    return coopLoadT<FragA>(&a[(row0 + 16u * i) * dims.k + k0], dims.k);
+    if FRAGMENTS {
+        let at = ((row0 / 16u + i) * (dims.k / 16u) + k0 / 16u) * 256u;
+        return coopLoadT<FragA>(&a[at], 16u);
+    }
+    let stride = dims.k;
+    let at = (row0 + 16u * i) * stride + k0;
+    return coopLoadT<FragA>(&a[at], stride);
 }
 
 fn load_b(k0: u32, col0: u32, j: u32) -> FragB {
-    return coopLoadT<FragB>(&b[k0 * dims.n + col0 + 16u * j], dims.n);
+    if FRAGMENTS {
+        let at = ((col0 / 16u + j) * (dims.k / 16u) + k0 / 16u) * 256u;
+        return coopLoadT<FragB>(&b[at], 16u);
+    }
+    let stride = dims.n;
+    let at = k0 * stride + col0 + 16u * j;
+    return coopLoadT<FragB>(&b[at], stride);
 }
 
+// (Index and stride are bound with `let` first: naga 30's WGSL front end does not emit
+// expressions written inside the `coopStoreT(..)` statement itself, and its SPIR-V writer then
+// panics with "Expression [..] is not cached".)
 fn store_c(acc: Acc, row0: u32, i: u32, col0: u32, j: u32) {
-    coopStoreT(acc, &c[(row0 + 16u * i) * dims.n + col0 + 16u * j], dims.n);
+    let stride = dims.n;
+    let at = (row0 + 16u * i) * stride + col0 + 16u * j;
+    coopStoreT(acc, &c[at], stride);
 }
 
 @compute @workgroup_size(32)

@@ -11,6 +11,9 @@ use serde::Serialize;
 
 const SHADER: &str = include_str!("../shaders/ceilings.wgsl");
 
+/// Flops per loop iteration of `fma_chains` in the shader: 16 vec4 FMAs.
+const FLOPS_PER_ITERATION: f64 = 16.0 * 4.0 * 2.0;
+
 /// One measured ceiling.
 #[derive(Clone, Debug, Serialize)]
 pub struct Ceiling {
@@ -82,14 +85,14 @@ pub fn measure(ctx: &GpuContext, quick: bool) -> Result<Ceilings> {
     let module = ctx.shader("ceilings.wgsl", SHADER)?;
     let mut out = vec![];
 
-    // Fragment FMA: side² fragments × iterations × 64 flops.
+    // Fragment FMA: side² fragments × iterations × 128 flops (16 vec4 FMA chains).
     let fragments = s.side as f64 * s.side as f64;
-    let flops = fragments * s.fma_iterations as f64 * 64.0;
+    let flops = fragments * s.fma_iterations as f64 * FLOPS_PER_ITERATION;
     let params = params_buffer(ctx, s.fma_iterations);
     let (ms, clock) = best(ctx, s.repeats, || {
         draw_fullscreen(ctx, &module, "fs_fma", &params, None, s.side, 1, false)
     })?;
-    out.push(ceiling("fragment-fma", flops / ms / 1e6, "GFLOP/s", format!("{0}x{0} fragments x {1} iterations x 64 flops", s.side, s.fma_iterations), clock));
+    out.push(ceiling("fragment-fma", flops / ms / 1e6, "GFLOP/s", format!("{0}x{0} fragments x {1} iterations x {FLOPS_PER_ITERATION} flops", s.side, s.fma_iterations), clock));
 
     // Compute FMA: the same work in 256-wide workgroups.
     let groups = ((fragments as u64) / 256).clamp(1, ctx.limits.max_compute_workgroups_per_dimension as u64) as u32;
@@ -97,9 +100,9 @@ pub fn measure(ctx: &GpuContext, quick: bool) -> Result<Ceilings> {
     let (ms, clock) = best(ctx, s.repeats, || dispatch_fma(ctx, &module, &params, groups))?;
     out.push(ceiling(
         "compute-fma",
-        invocations * s.fma_iterations as f64 * 64.0 / ms / 1e6,
+        invocations * s.fma_iterations as f64 * FLOPS_PER_ITERATION / ms / 1e6,
         "GFLOP/s",
-        format!("{groups} workgroups x 256 invocations x {} iterations x 64 flops", s.fma_iterations),
+        format!("{groups} workgroups x 256 invocations x {} iterations x {FLOPS_PER_ITERATION} flops", s.fma_iterations),
         clock,
     ));
 
@@ -118,36 +121,42 @@ pub fn measure(ctx: &GpuContext, quick: bool) -> Result<Ceilings> {
         ));
     }
 
-    // Texture fetch: `fetch_iterations` R32Float loads per fragment.
+    // Texture fetch: `fetch_iterations` loads per fragment, R32Float (4 bytes) and RGBA32Float
+    // (16 bytes, the texel of frag-mrt and hall-packed).
     let tex_side = (s.side / 2).max(64);
-    let tex = ctx.scoped("creating the fetch texture", || {
-        Ok(ctx.device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("fetch source"),
-            size: wgpu::Extent3d {
-                width: tex_side,
-                height: tex_side,
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: wgpu::TextureFormat::R32Float,
-            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-            view_formats: &[],
-        }))
-    })?;
-    let view = tex.create_view(&Default::default());
     let params = params_buffer(ctx, s.fetch_iterations);
-    let (ms, clock) = best(ctx, s.repeats, || {
-        draw_fullscreen(ctx, &module, "fs_fetch", &params, Some(&view), s.side, 1, false)
-    })?;
-    out.push(ceiling(
-        "texture-fetch",
-        fragments * s.fetch_iterations as f64 * 4.0 / ms / 1e6,
-        "GB/s",
-        format!("{0}x{0} fragments x {1} R32Float loads (4 bytes)", s.side, s.fetch_iterations),
-        clock,
-    ));
+    for (name, entry, format, bytes) in [
+        ("texture-fetch", "fs_fetch", wgpu::TextureFormat::R32Float, 4.0),
+        ("texture-fetch-rgba32f", "fs_fetch_rgba", wgpu::TextureFormat::Rgba32Float, 16.0),
+    ] {
+        let tex = ctx.scoped("creating the fetch texture", || {
+            Ok(ctx.device.create_texture(&wgpu::TextureDescriptor {
+                label: Some("fetch source"),
+                size: wgpu::Extent3d {
+                    width: tex_side,
+                    height: tex_side,
+                    depth_or_array_layers: 1,
+                },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format,
+                usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+                view_formats: &[],
+            }))
+        })?;
+        let view = tex.create_view(&Default::default());
+        let (ms, clock) = best(ctx, s.repeats, || {
+            draw_fullscreen(ctx, &module, entry, &params, Some(&view), s.side, 1, false)
+        })?;
+        out.push(ceiling(
+            name,
+            fragments * s.fetch_iterations as f64 * bytes / ms / 1e6,
+            "GB/s",
+            format!("{0}x{0} fragments x {1} {format:?} loads ({bytes} bytes)", s.side, s.fetch_iterations),
+            clock,
+        ));
+    }
 
     // Copies.
     for (name, what) in [("copy-d2d", Copy::DeviceToDevice), ("copy-h2d", Copy::HostToDevice), ("copy-d2h", Copy::DeviceToHost)] {
@@ -198,7 +207,7 @@ fn params_buffer(ctx: &GpuContext, iterations: u32) -> wgpu::Buffer {
         bytemuck::bytes_of(&0u32),
     ]
     .concat();
-    wgpu::util::DeviceExt::create_buffer_init(
+    crate::gpu::buffer::create_buffer_init(
         &ctx.device,
         &wgpu::util::BufferInitDescriptor {
             label: Some("ceiling params"),

@@ -28,6 +28,17 @@ pub enum Error {
         limit: &'static str,
         max: u64,
     },
+    /// A multiply needs more device memory than the memory budget (`--mem-budget`) allows, and
+    /// tiling is off or cannot help; checked before anything is allocated.
+    #[error("{what} needs {needed} bytes on the device ({detail}), over the memory budget of {budget} bytes ({budget_source}){hint}")]
+    Budget {
+        what: String,
+        needed: u64,
+        detail: String,
+        budget: u64,
+        budget_source: String,
+        hint: String,
+    },
     /// wgpu reported a validation, out-of-memory or internal error.
     #[error("wgpu {kind} error during {during}: {message}")]
     Wgpu {

@@ -128,45 +128,66 @@ fn check_node_count(nodes: usize) -> Result<()> {
 /// nonzero = edge), `.mtx` (Matrix Market, e.g. `coordinate pattern`; nonzero = edge), anything
 /// else an edge list (`u v` per line, `#` or `%` comments, whitespace or comma separated).
 pub fn read_graph(path: &Path, opts: ReadOptions) -> Result<Graph> {
+    // Options are checked before the file is read, so a wrong flag is named first.
+    check_options(path, opts)?;
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    parse_graph(path, &bytes, opts)
+}
+
+/// Whether `path` names a matrix file (.npy, .mtx) rather than an edge list.
+fn is_matrix_file(path: &Path) -> Option<&'static str> {
     let ext = path
         .extension()
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase);
     match ext.as_deref() {
-        Some("npy") | Some("mtx") => {
-            let what = if ext.as_deref() == Some("npy") {
-                ".npy adjacency matrices have no ids"
-            } else {
-                "Matrix Market ids are 1-based by definition"
-            };
-            if opts.one_based {
-                return Err(Error::Invalid(format!(
-                    "--one-based applies to edge lists; {what}"
-                )));
-            }
-            if opts.nodes.is_some() {
-                return Err(Error::Invalid(
-                    "--nodes applies to edge lists; a matrix file's shape gives the node count"
-                        .into(),
-                ));
-            }
-            from_matrix(path, &io::read_matrix(path)?, opts.directed)
+        Some("npy") => Some(".npy adjacency matrices have no ids"),
+        Some("mtx") => Some("Matrix Market ids are 1-based by definition"),
+        _ => None,
+    }
+}
+
+/// Error if `opts` has edge-list options for a matrix file.
+fn check_options(path: &Path, opts: ReadOptions) -> Result<()> {
+    if let Some(what) = is_matrix_file(path) {
+        if opts.one_based {
+            return Err(Error::Invalid(format!(
+                "--one-based applies to edge lists; {what}"
+            )));
         }
-        _ => {
-            let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-            let text = std::str::from_utf8(&bytes).map_err(|e| {
-                let line = 1 + bytes[..e.valid_up_to()]
-                    .iter()
-                    .filter(|&&b| b == b'\n')
-                    .count();
-                Error::format(
-                    path,
-                    format!("line {line}: not valid UTF-8 text (is this an edge list?)"),
-                )
-            })?;
-            parse_edge_list(path, text, opts)
+        if opts.nodes.is_some() {
+            return Err(Error::Invalid(
+                "--nodes applies to edge lists; a matrix file's shape gives the node count".into(),
+            ));
         }
     }
+    Ok(())
+}
+
+/// Parse a graph held in memory, the format chosen by `path`'s extension as in [`read_graph`]
+/// (`path` only names the source in errors). Any bytes give a graph or an error, never a panic:
+/// the fuzz targets and property tests feed this.
+pub fn parse_graph(path: &Path, bytes: &[u8], opts: ReadOptions) -> Result<Graph> {
+    check_options(path, opts)?;
+    match is_matrix_file(path) {
+        Some(_) => from_matrix(path, &io::parse_matrix(path, bytes)?, opts.directed),
+        None => parse_edge_list_bytes(path, bytes, opts),
+    }
+}
+
+/// [`parse_edge_list`] on raw bytes, which must be UTF-8 text.
+pub fn parse_edge_list_bytes(path: &Path, bytes: &[u8], opts: ReadOptions) -> Result<Graph> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let line = 1 + bytes[..e.valid_up_to()]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        Error::format(
+            path,
+            format!("line {line}: not valid UTF-8 text (is this an edge list?)"),
+        )
+    })?;
+    parse_edge_list(path, text, opts)
 }
 
 /// A graph from a square adjacency matrix: an edge u → v wherever `m[u][v]` is nonzero.
@@ -243,7 +264,8 @@ pub fn parse_edge_list(path: &Path, text: &str, opts: ReadOptions) -> Result<Gra
             let index = id - first as u64;
             let limit = opts.nodes.unwrap_or(MAX_NODES) as u64;
             if index >= limit {
-                let range = format!("{}..={}", first, limit as usize + first - 1);
+                // limit ≥ 1 in the arms that print a range (Some(0) has its own message).
+                let range = format!("{}..={}", first, (limit as usize + first).saturating_sub(1));
                 return Err(at(match opts.nodes {
                     Some(0) => format!("node id {id} is out of range: --nodes 0 allows no nodes"),
                     Some(n) => {

@@ -25,3 +25,4 @@ pub mod reach;
 pub mod ceilings;
 pub mod sweep;
 pub mod plots;
+pub mod tiled;

@@ -160,7 +160,7 @@ struct BenchArgs {
 
 #[derive(Args)]
 struct TuneArgs {
-    /// hall-blocked or hall-packed.
+    /// hall-blocked or hall-packed (block size b); cs-fast or coop (their variants).
     #[arg(long, default_value = "hall-blocked")]
     method: String,
     #[arg(long, default_value_t = 256)]
@@ -185,6 +185,9 @@ struct TuneArgs {
     /// Print JSON instead of the table.
     #[arg(long)]
     json: bool,
+    /// cs-fast / coop: variants to time, comma separated; default: all of them.
+    #[arg(long, value_delimiter = ',')]
+    variants: Vec<String>,
 }
 
 #[derive(Args)]
@@ -240,6 +243,13 @@ struct MultiplyArgs {
     /// as --random 4xMxKxN or .npy files with a leading dimension of 4.
     #[arg(long, default_value_t = 1)]
     channels: usize,
+    /// Device memory the multiply may use, e.g. 512MiB or 2GiB (default: RENDERMM_MEM_BUDGET, else
+    /// a share of what the adapter allows); a larger product is tiled block by block.
+    #[arg(long, value_name = "SIZE")]
+    mem_budget: Option<String>,
+    /// Refuse a product past the adapter's limits or the memory budget instead of tiling it.
+    #[arg(long)]
+    no_tile: bool,
 }
 
 fn main() {
@@ -276,8 +286,12 @@ fn run(cli: Cli) -> Result<()> {
         Command::Figure { name, out } => {
             let fig = figures::find(&name)?;
             let ctx = GpuContext::new()?;
+            // The figure's own kind of file (`hall-table1` writes Markdown whatever --out ends in).
+            let out = out.with_extension(fig.files[0]);
             (fig.draw)(&ctx, &out)?;
-            println!("wrote {} ({})", out.display(), fig.about);
+            for p in fig.paths(&out) {
+                println!("wrote {} ({})", p.display(), fig.about);
+            }
             Ok(())
         }
         Command::Figures { out, list } => {
@@ -288,12 +302,10 @@ fn run(cli: Cli) -> Result<()> {
                 return Ok(());
             }
             let ctx = GpuContext::new()?;
-            std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
-            for f in figures::ALL {
-                let path = out.join(format!("{}.png", f.name));
-                (f.draw)(&ctx, &path)?;
-                println!("wrote {} ({})", path.display(), f.about);
-            }
+            println!("adapter: {}", ctx.describe());
+            let t = std::time::Instant::now();
+            let written = figures::write_all(&ctx, &out, |line| println!("{line}"))?;
+            println!("{} files in {:.1} s", written.len(), t.elapsed().as_secs_f64());
             Ok(())
         }
     }
@@ -388,6 +400,7 @@ fn load_inputs(args: &MultiplyArgs) -> Result<(Vec<Matrix>, Vec<Matrix>)> {
 
 fn multiply(args: MultiplyArgs) -> Result<()> {
     let method = Method::parse(&args.method)?;
+    let mem_budget = args.mem_budget.as_deref().map(rendermm::tiled::parse_bytes).transpose()?;
     let precision = Precision::parse(&args.precision)?;
     if args.channels != 1 && args.channels != 4 {
         bail!("--channels {}: use 1 or 4", args.channels);
@@ -445,6 +458,12 @@ fn multiply(args: MultiplyArgs) -> Result<()> {
         scale_by_depth: args.scale_by_depth,
         block,
         accumulate,
+        tiling: rendermm::tiled::TileOptions {
+            mem_budget,
+            no_tile: args.no_tile,
+            progress: !args.json,
+            ..Default::default()
+        },
         ..Default::default()
     };
     let (cs, passes, timings, run_notes, used) = if args.channels == 4 {
@@ -475,7 +494,8 @@ fn multiply(args: MultiplyArgs) -> Result<()> {
         vec![]
     };
     let shape = (a[0].rows, a[0].cols, b[0].cols);
-    let report = Report::new(ctx.as_ref(), method, used, shape, args.channels, passes, &timings, &notes, checks);
+    let mut report = Report::new(ctx.as_ref(), method, used, shape, args.channels, passes, &timings, &notes, checks);
+    report.tiling = opts.tiled.take();
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
@@ -577,6 +597,9 @@ fn run_tuner(
 
 fn tune_cmd(args: TuneArgs) -> Result<()> {
     let method = Method::parse(&args.method)?;
+    if tune::has_variants(method) {
+        return tune_variants_cmd(args, method);
+    }
     if !tune::is_tunable(method) {
         bail!("method {method} has no block size to tune; use hall-blocked or hall-packed");
     }
@@ -602,6 +625,54 @@ fn tune_cmd(args: TuneArgs) -> Result<()> {
         println!("{:>6} {:>7} {:>12.3} {:>12.3} {:>10.3}{mark}", p.b, p.passes, p.compute_ms, p.min_ms, p.gflops);
     }
     println!("\nbest b = {} for {method} at {m}x{k}x{n} on this adapter (use --b {} or --b auto)", t.best, t.best);
+    Ok(())
+}
+
+/// `tune --method cs-fast|coop`: time the method's variants and name the fastest.
+fn tune_variants_cmd(args: TuneArgs, method: Method) -> Result<()> {
+    let (m, k, n) = (args.m, args.k, args.n);
+    let a = Matrix::random(m, k, args.seed * 2, -1.0, 1.0);
+    let b = Matrix::random(k, n, args.seed * 2 + 1, -1.0, 1.0);
+    rendermm::matrix::check_product(&a, &b)?;
+    let variants: Vec<String> = if args.variants.is_empty() {
+        tune::variant_names(method).into_iter().map(String::from).collect()
+    } else {
+        args.variants.clone()
+    };
+    let ctx = GpuContext::new()?;
+    if !args.json {
+        println!("tuning {method} on {m}x{k} · {k}x{n}, {} timed runs per variant after a warm-up", args.repeats);
+        println!("adapter: {}", ctx.describe());
+    }
+    let total = (variants.len() * (args.repeats + 1)) as u64;
+    let bar = if args.json { indicatif::ProgressBar::hidden() } else { indicatif::ProgressBar::new(total) };
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("tuning {prefix} [{bar:30}] {pos}/{len} runs, {msg} ({elapsed})")
+            .expect("a valid template")
+            .progress_chars("=> "),
+    );
+    bar.set_prefix(method.name());
+    let t = tune::tune_variants(&ctx, method, &a, &b, &variants, args.repeats, &mut |done, _, v| {
+        bar.set_position(done as u64);
+        bar.set_message(v.to_string());
+    })?;
+    bar.finish_and_clear();
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&t)?);
+        return Ok(());
+    }
+    println!("\n{:<16} {:>12} {:>12} {:>10} {:>11}  (clock: {})", "variant", "median ms", "min ms", "GFLOP/s", "rel_err", t.timing.name());
+    for p in &t.points {
+        let mark = if p.variant == t.best { "  <- best" } else { "" };
+        let check = match (p.rel_err, p.passed, &p.error) {
+            (_, _, Some(e)) => format!("error: {e}"),
+            (Some(e), Some(true), _) => format!("{e:.3e}"),
+            (Some(e), _, _) => format!("{e:.3e} FAILED"),
+            _ => "-".into(),
+        };
+        println!("{:<16} {:>12.3} {:>12.3} {:>10.1} {:>11}{mark}", p.variant, p.compute_ms, p.min_ms, p.gflops, check);
+    }
+    println!("\nbest: {} for {method} at {m}x{k}x{n} on this adapter (select it with {}={})", t.best, t.env, t.best);
     Ok(())
 }
 
@@ -650,7 +721,7 @@ fn bench_cmd(args: BenchArgs) -> Result<()> {
             println!("{}", serde_json::to_string_pretty(&ceil)?);
         } else {
             for c in &ceil.ceilings {
-                println!("{:<14} {:>12.2} {:<13} {:<14} {}", c.name, c.value, c.unit, c.clock.name(), c.detail);
+                println!("{:<22} {:>12.2} {:<13} {:<14} {}", c.name, c.value, c.unit, c.clock.name(), c.detail);
             }
         }
         write_json(&ceil)?;
@@ -857,7 +928,8 @@ fn tour(size: &str, seed: u64, out: &std::path::Path) -> Result<()> {
             Ok(r) => r,
             // A single-workgroup method (cannon, dns) given a product larger than one workgroup
             // says which sizes it accepts; that is a skip, not a failure.
-            Err(e @ rendermm::Error::Limit { .. }) => {
+            // So is a method the adapter lacks the feature for (coop without cooperative matrices).
+            Err(e @ (rendermm::Error::Limit { .. } | rendermm::Error::MissingFeature { .. })) => {
                 println!("{:<21} skipped: {e}", method.name());
                 continue;
             }
@@ -867,7 +939,8 @@ fn tour(size: &str, seed: u64, out: &std::path::Path) -> Result<()> {
                 continue;
             }
         };
-        let verdict = check::verdict(Precision::F32, false, method.tolerance(), &a, &b, &run.c);
+        // f32 methods against their tolerance; coop against its f16-input bound.
+        let verdict = check::verdict_for(method, &Options::default(), &a, &b, &run.c);
         let stats = verdict.stats.clone();
         let ok = verdict.passed;
         if !ok {

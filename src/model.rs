@@ -25,6 +25,12 @@
 //!
 //! [`model`] is the one entry point: methods without a model (the CPU ones, so far) give `None`.
 //!
+//! `frag-mrt` is counted the same way (texel lookups, framebuffer writes, F reads; vec4
+//! instructions): R×C tiles, (R+C)/4 texels per step of k (halved by quad sharing, s = 2),
+//! R·C/4 vec4 multiply-adds per step — 4n³(R+C)/(RCs) bytes of lookups, 0.375 bytes per flop at
+//! the default 4×8 with sharing (Hall's packed method: about 2). Its b is steps of k per pass;
+//! b ≥ k′ is its default single pass. See `docs/frag-mrt.md`.
+//!
 //! The compute-shader methods have their own model — global-memory words and the
 //! computation-to-memory ratio — in [`crate::model_compute`]; [`compute`] is its entry point.
 
@@ -105,6 +111,40 @@ pub fn model(method: Method, m: usize, k: usize, n: usize, b: u32) -> Option<Mod
                 "n³(3b+4)/(8b)",
             )
         }
+        Method::FragMrt => {
+            // frag-mrt (its module docs): tiles of R×C, per step of k (R+C)/4 RGBA32F texels
+            // fetched (halved by quad sharing), R·C/4 vec4 multiply-adds and (R+C)/8 quad swaps
+            // (sharing); R·C floats written per pass and read back as F by the next (ping-pong).
+            // The shape is the one a run would use (`RENDERMM_FRAG_MRT`, else the default);
+            // b ≥ k' is the default single pass.
+            let shape = crate::methods::frag_mrt::Shape::from_env().unwrap_or_default();
+            let lay = crate::methods::frag_mrt::Layout::new(shape, m as usize, k as usize, n as usize);
+            let blocks = lay.blocks(Some(b));
+            let p = blocks.len() as u64;
+            let bb = (blocks[0].1 - blocks[0].0) as u64;
+            let (kp, u, step) = (lay.kp as u64, shape.unroll as u64, shape.step() as u64);
+            let texels = (shape.a_texels() + shape.b_texels()) as u64;
+            let outs = shape.attachments() as u64;
+            let f = (lay.tiles_m * lay.tiles_n) as u64;
+            let f_reads = |passes: u64| if passes > 1 { outs * (passes - 1) } else { 0 };
+            let bpf = 16 * (bb * texels / step + outs + f_reads(p).min(outs));
+            let bytes = 16 * f * (kp * texels / step + outs * p + f_reads(p));
+            let swaps = |steps: u64| if step == 2 { steps * texels / 2 } else { 0 };
+            let per_steps = |steps: u64| steps * outs + swaps(steps) + steps / u;
+            let ipf = per_steps(bb) + 4 + f_reads(p).min(outs);
+            let inst = f * (per_steps(kp) + 4 * p + f_reads(p));
+            (
+                Some(bb as u32),
+                p,
+                f,
+                bpf,
+                bytes,
+                ipf,
+                inst,
+                "4n³(R+C)/(R·C·s) + 4n²(2P−1)",
+                "n³/4 + (s−1)·n³(R+C)/(8RC) + n³/(RCu) + O(n²)",
+            )
+        }
         _ => return None,
     };
     Some(Model {
@@ -130,6 +170,10 @@ pub fn model(method: Method, m: usize, k: usize, n: usize, b: u32) -> Option<Mod
 pub fn for_run(method: Method, m: usize, k: usize, n: usize, passes: usize) -> Option<Model> {
     let depth = match method {
         Method::HallPacked => k.div_ceil(2),
+        Method::FragMrt => {
+            let shape = crate::methods::frag_mrt::Shape::from_env().unwrap_or_default();
+            crate::methods::frag_mrt::Layout::new(shape, m, k, n).kp
+        }
         _ => k,
     };
     let b = depth.div_ceil(passes.max(1)).max(1);

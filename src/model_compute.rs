@@ -13,6 +13,8 @@
 //! | 5kk73 4–6 (16×64 C tile)                | m·k·⌈n/64⌉ + k·n·⌈m/16⌉             | m·n           |
 //! | `cannon`, `dns` (one workgroup)         | m·k + k·n                           | m·n           |
 //! | DNS blocks of bi×bk×bj, q k-blocks      | m·k·⌈n/bj⌉ + k·n·⌈m/bi⌉ (+ q·m·n)   | m·n (+ q·m·n) |
+//! | `cs-fast`, BM×BN tiles, padded m'×k'×n' | m'·k'·n'/BN + k'·n'·m'/BM           | m'·n'         |
+//! | `coop`, BM×BN per subgroup, f16 inputs  | (m'·k'·n'/BN + k'·n'·m'/BM) / 2     | m'·n'         |
 //!
 //! (the bracketed terms are the partial sums written and read back by the reduction pass when
 //! q > 1). For m = k = n these give 5kk73's figures: 2n³ words, about 1/4 flop/byte, naive;
@@ -22,7 +24,7 @@
 //! The workgroup geometry comes from the very [`Plan`](crate::gpu::compute::Plan) the method
 //! runs, so the model and the run cannot disagree about it.
 
-use crate::methods::{Method, compute_era, dns_blocks, dns_tiled};
+use crate::methods::{Method, compute_era, coop, cs_fast, dns_blocks, dns_tiled};
 use serde::Serialize;
 
 /// The model of one compute method on one problem size.
@@ -87,7 +89,15 @@ pub fn model_with_limits(
     n: usize,
     limits: &wgpu::Limits,
 ) -> Option<ComputeModel> {
-    let plan = compute_era::plan(method, limits, m, k, n)?;
+    // cs-fast and coop run the variant RENDERMM_CS_FAST / RENDERMM_COOP picks; they load the
+    // padding too (their buffers are padded to the tile), so their counts use padded sizes.
+    let cs_fast_variant = cs_fast::Variant::from_env().unwrap_or_else(|_| cs_fast::Variant::default_variant());
+    let coop_variant = coop::Variant::from_env().unwrap_or_else(|_| coop::Variant::default_variant());
+    let plan = match method {
+        Method::CsFast => cs_fast::plan(&cs_fast_variant, m, k, n),
+        Method::Coop => Ok(coop::plan(&coop_variant, m, k, n)),
+        _ => compute_era::plan(method, limits, m, k, n)?,
+    };
     let (mu, ku, nu) = (m as u64, k as u64, n as u64);
     let c = mu * nu;
     let tiled = |ti: u64, tj: u64| mu * ku * nu.div_ceil(tj) + ku * nu * mu.div_ceil(ti);
@@ -122,6 +132,27 @@ pub fn model_with_limits(
         ),
         Method::Cannon => (mu * ku + ku * nu, c, "A and B read once (O'Neil §3.1)"),
         Method::CannonTiled => (tiled(8, 8), c, "T/4 = 2 (blocks of T = 8)"),
+        Method::CsFast => {
+            let v = &cs_fast_variant;
+            let (mp, kp, np) = cs_fast::padded(v, m, k, n);
+            let (mp, kp, np) = (mp as u64, kp as u64, np as u64);
+            (
+                mp * kp * (np / v.bn() as u64) + kp * np * (mp / v.bm() as u64),
+                mp * np,
+                "BM·BN/(2·(BM+BN)) = 32 with 128×128 tiles (register-blocked; padded sizes)",
+            )
+        }
+        Method::Coop => {
+            let v = &coop_variant;
+            let (mp, kp, np) = coop::padded(v, m, k, n);
+            let (mp, kp, np) = (mp as u64, kp as u64, np as u64);
+            // f16 operands: two to a 4-byte word.
+            (
+                (mp * kp * (np / v.bn() as u64) + kp * np * (mp / v.bm() as u64)).div_ceil(2),
+                mp * np,
+                "BM·BN/(BM+BN) = 32 with 64×64 per subgroup (f16 operands; padded sizes)",
+            )
+        }
         Method::Dns => {
             let (r, w) = dns(m, k, n);
             (r, w, "A and B read once (O'Neil §3.1)")

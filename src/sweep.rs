@@ -108,6 +108,9 @@ impl Sweep {
 pub fn yardstick(method: Method) -> Option<&'static str> {
     match method {
         Method::Lm => Some("blend-r32f"),
+        Method::CsFast => Some("compute-fma"),
+        // Tensor cores in f16: no f32 ceiling bounds them (its yardstick is torch float16).
+        Method::Coop => None,
         m if m.is_gpu() && methods::compute_era::is_compute(m) => Some("compute-fma"),
         m if m.is_gpu() => Some("fragment-fma"),
         _ => None,
@@ -121,6 +124,17 @@ pub fn run(ctx: &GpuContext, opts: &SweepOptions, ceilings: Option<&Ceilings>, m
     }
     let mut rows = vec![];
     for &method in &opts.methods {
+        // Each GPU method runs on a device of its own: on the H100, cs-fast ran 2-6x slower in a
+        // device that had already allocated and freed the ceilings' and other methods' buffers
+        // than in a fresh one (3.84 ms against 8.5-22 ms at n = 4096; docs/performance.md), so
+        // one method's leftovers must not tax the next.
+        let own;
+        let ctx = if method.is_gpu() {
+            own = GpuContext::new()?;
+            &own
+        } else {
+            ctx
+        };
         let precisions: Vec<Precision> = if method.takes_precision() {
             opts.precisions.clone()
         } else {
@@ -209,14 +223,30 @@ fn run_row(ctx: &GpuContext, method: Method, precision: Precision, n: usize, opt
     let repeats = ((opts.max_run_s / one_run_s.max(1e-6)) as usize).clamp(1, opts.repeats.max(1));
     let mut times: Vec<Timings> = vec![];
     let mut used = precision;
-    for _ in 0..repeats {
+    // Compute-harness methods repeat their compute phase back to back inside one call, so the
+    // GPU is timed busy (see gpu::compute::with_timed_repeats); the others run `repeats` calls.
+    let mut back_to_back = vec![];
+    if methods::compute_era::is_compute(method) || matches!(method, Method::CsFast | Method::Coop) {
         let mut o = new_opts();
-        last = methods::multiply(gpu, method, &a, &b, &mut o)?;
+        let (out, runs) = crate::gpu::compute::with_timed_repeats(repeats, || methods::multiply(gpu, method, &a, &b, &mut o));
+        last = out?;
         used = o.precision;
         times.push(last.timings.clone());
+        back_to_back = runs;
+    } else {
+        for _ in 0..repeats {
+            let mut o = new_opts();
+            last = methods::multiply(gpu, method, &a, &b, &mut o)?;
+            used = o.precision;
+            times.push(last.timings.clone());
+        }
     }
     let clock = times[0].compute_time().1;
-    let mut compute: Vec<f64> = times.iter().map(|t| t.compute_time().0).collect();
+    let mut compute: Vec<f64> = if back_to_back.is_empty() {
+        times.iter().map(|t| t.compute_time().0).collect()
+    } else {
+        back_to_back
+    };
     let (min, max) = compute.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &x| (lo.min(x), hi.max(x)));
     let med = median(&mut compute);
     let med_of = |f: fn(&Timings) -> f64| median(&mut times.iter().map(f).collect::<Vec<_>>());
@@ -237,6 +267,10 @@ fn run_row(ctx: &GpuContext, method: Method, precision: Precision, n: usize, opt
         o.precision = used;
         let v = check::verdict_for(method, &o, &a, &b, &last.c);
         ("full".to_string(), v.passed, Some(v.stats.rel_err))
+    } else if method == Method::Coop {
+        // f16 inputs: each sample against coop's elementwise bound, not the f32 tolerance.
+        let (rel, ok) = methods::coop::sampled_check(&a, &b, &last.c, opts.seed);
+        ("512 sampled elements (f16 bound)".to_string(), ok, Some(rel))
     } else if used == Precision::F32 {
         let (rel, ok) = sampled_check(&a, &b, &last.c, method.tolerance(), opts.seed);
         ("512 sampled elements".to_string(), ok, Some(rel))

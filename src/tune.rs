@@ -6,6 +6,12 @@
 //! `repeats` more times; its figure is the median of those runs' pass time (`compute_ms`, plus
 //! `copy_ms` in copy mode). The best b is the one
 //! with the smallest median.
+//!
+//! The issue-8 methods `cs-fast` and `coop` have a few fixed variants (tile shapes, register
+//! blocks, operand layouts) instead of a b: [`tune_variants`] times each the same way, on device
+//! time where the adapter has timestamps, and names the fastest that passed its check
+//! (`rendermm tune --method cs-fast|coop`; select the winner with `RENDERMM_CS_FAST` /
+//! `RENDERMM_COOP`).
 
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
@@ -129,5 +135,197 @@ pub fn tune(
         repeats,
         points,
         best,
+    })
+}
+
+/// One variant's measurement ([`tune_variants`]).
+#[derive(Clone, Debug, Serialize)]
+pub struct VariantPoint {
+    pub variant: String,
+    /// Median compute time of the timed runs (device time where the adapter has timestamps).
+    pub compute_ms: f64,
+    /// Fastest timed run.
+    pub min_ms: f64,
+    /// 2·m·k·n / median compute time.
+    pub gflops: f64,
+    /// Relative Frobenius error of the last run against the f64 reference (in full up to
+    /// m·k·n ≤ 2²⁷, else over 512 sampled elements).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rel_err: Option<f64>,
+    /// Whether that check passed (the method's own verdict).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub passed: Option<bool>,
+    /// Why the variant could not run (e.g. the driver refused its pipeline); its times are NaN.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// The outcome of [`tune_variants`].
+#[derive(Clone, Debug, Serialize)]
+pub struct VariantTuning {
+    pub method: String,
+    pub adapter: String,
+    pub m: usize,
+    pub k: usize,
+    pub n: usize,
+    pub repeats: usize,
+    /// The clock behind the times: `gpu-timestamp` or `wall-clock`.
+    pub timing: crate::gpu::timer::Clock,
+    pub points: Vec<VariantPoint>,
+    /// The fastest variant that did not fail its check.
+    pub best: String,
+    /// The environment variable that selects a variant for `multiply` and `bench`.
+    pub env: &'static str,
+}
+
+/// Whether `method` has fixed variants to tune (`cs-fast`, `coop`) rather than a block size.
+pub fn has_variants(method: Method) -> bool {
+    matches!(method, Method::CsFast | Method::Coop)
+}
+
+/// The variant names of `method`, the default first; empty for other methods.
+pub fn variant_names(method: Method) -> Vec<&'static str> {
+    use crate::methods::{coop, cs_fast};
+    match method {
+        Method::CsFast => cs_fast::VARIANTS.iter().map(|v| v.name).collect(),
+        Method::Coop => coop::VARIANTS.iter().map(|v| v.name).collect(),
+        _ => vec![],
+    }
+}
+
+/// Time every variant in `variants` of `method` (`cs-fast` or `coop`) on `a · b` as [`tune`]
+/// times block sizes — one warm-up run, then `repeats` timed runs, the median counting — calling
+/// `progress(done, total, variant)` before each run and once more at the end. Each variant's last
+/// result is checked against the f64 reference (in full up to 2²⁷ multiply-adds, else on 512
+/// sampled elements; coop against its f16 bound), and a variant that fails is never the best.
+pub fn tune_variants(
+    ctx: &GpuContext,
+    method: Method,
+    a: &Matrix,
+    b: &Matrix,
+    variants: &[String],
+    repeats: usize,
+    progress: &mut dyn FnMut(usize, usize, &str),
+) -> Result<VariantTuning> {
+    use crate::methods::{coop, cs_fast};
+    if !has_variants(method) {
+        return Err(Error::Invalid(format!(
+            "method {method} has no variants to tune; tune cs-fast or coop"
+        )));
+    }
+    if variants.is_empty() || repeats == 0 {
+        return Err(Error::Invalid("tune needs at least one variant and one repeat".into()));
+    }
+    crate::matrix::check_product(a, b)?;
+    let (m, k, n) = (a.rows, a.cols, b.cols);
+    // Parse every name before running anything.
+    let run: Vec<Box<dyn Fn() -> Result<methods::RunOutput>>> = variants
+        .iter()
+        .map(|name| -> Result<Box<dyn Fn() -> Result<methods::RunOutput>>> {
+            Ok(match method {
+                Method::CsFast => {
+                    let v = cs_fast::Variant::parse(name)?;
+                    Box::new(move || cs_fast::multiply_variant(ctx, &v, a, b))
+                }
+                _ => {
+                    let v = coop::Variant::parse(name)?;
+                    Box::new(move || coop::multiply_variant(ctx, &v, a, b))
+                }
+            })
+        })
+        .collect::<Result<_>>()?;
+    let total = variants.len() * (repeats + 1);
+    let mut done = 0;
+    let mut points = Vec::with_capacity(variants.len());
+    let mut clock = crate::gpu::timer::Clock::WallClock;
+    if method == Method::Coop {
+        // Not supported at all: one clear error rather than one per variant.
+        coop::supported(ctx)?;
+    }
+    for (name, f) in variants.iter().zip(&run) {
+        let mut times = Vec::with_capacity(repeats);
+        let mut last = None;
+        let mut failed = None;
+        for r in 0..=repeats {
+            progress(done, total, name);
+            done += 1;
+            let out = match f() {
+                Ok(out) => out,
+                // One variant the driver refuses must not cost the others their measurement.
+                Err(e) => {
+                    failed = Some(e.to_string());
+                    done += repeats - r;
+                    break;
+                }
+            };
+            if r > 0 {
+                let (t, c) = out.timings.compute_time();
+                times.push(t);
+                clock = c;
+            }
+            last = Some(out);
+        }
+        if let Some(error) = failed {
+            points.push(VariantPoint {
+                variant: name.clone(),
+                compute_ms: f64::NAN,
+                min_ms: f64::NAN,
+                gflops: f64::NAN,
+                rel_err: None,
+                passed: Some(false),
+                error: Some(error),
+            });
+            continue;
+        }
+        times.sort_by(f64::total_cmp);
+        let median = times[times.len() / 2];
+        // The last result against the f64 reference: in full up to 2²⁷ multiply-adds, else on
+        // 512 sampled elements, so a fast wrong variant is never the best at any size.
+        let c = &last.as_ref().expect("at least one run").c;
+        let (rel_err, passed) = if m as u64 * k as u64 * n as u64 <= 1 << 27 {
+            let v = crate::check::verdict_for(method, &Options::default(), a, b, c);
+            (v.stats.rel_err, v.passed)
+        } else if method == Method::Coop {
+            coop::sampled_check(a, b, c, 1)
+        } else {
+            crate::sweep::sampled_check(a, b, c, method.tolerance(), 1)
+        };
+        points.push(VariantPoint {
+            variant: name.clone(),
+            compute_ms: median,
+            min_ms: times[0],
+            gflops: 2.0 * (m * k * n) as f64 / (median.max(1e-9) * 1e6),
+            rel_err: Some(rel_err),
+            passed: Some(passed),
+            error: None,
+        });
+    }
+    progress(total, total, variants.last().map_or("", |s| s.as_str()));
+    let best = points
+        .iter()
+        .filter(|p| p.passed != Some(false))
+        .min_by(|x, y| x.compute_ms.total_cmp(&y.compute_ms))
+        .map(|p| p.variant.clone())
+        .ok_or_else(|| {
+            let why: Vec<String> = points
+                .iter()
+                .map(|p| format!("{}: {}", p.variant, p.error.as_deref().unwrap_or("failed its check")))
+                .collect();
+            Error::Invalid(format!("tune {method}: no variant ran correctly ({})", why.join("; ")))
+        })?;
+    Ok(VariantTuning {
+        method: method.name().into(),
+        adapter: ctx.info.name.clone(),
+        m,
+        k,
+        n,
+        repeats,
+        timing: clock,
+        points,
+        best,
+        env: match method {
+            Method::CsFast => cs_fast::ENV,
+            _ => coop::ENV,
+        },
     })
 }

@@ -68,11 +68,14 @@ fn lm_observer_sees_every_slice_as_a_partial_sum() {
 }
 
 #[test]
-fn lm_rejects_a_dimension_above_the_texture_limit() {
+fn lm_rejects_a_dimension_above_the_texture_limit_with_no_tile() {
+    // Without --no-tile such a product is tiled (tests/tiled.rs).
     let max = ctx().limits.max_texture_dimension_2d as usize;
     let a = Matrix::zeros(1, 1);
     let b = Matrix::zeros(1, max + 1);
-    let err = methods::multiply(Some(ctx()), Method::Lm, &a, &b, &mut Options::default()).unwrap_err();
+    let mut opts = Options::default();
+    opts.tiling.no_tile = true;
+    let err = methods::multiply(Some(ctx()), Method::Lm, &a, &b, &mut opts).unwrap_err();
     assert!(matches!(err, Error::Limit { limit: "max_texture_dimension_2d", .. }), "{err}");
     assert!(err.to_string().contains(&max.to_string()), "{err}");
 }

@@ -4,7 +4,7 @@
 //! high (y = −i), at z = 0; depth p runs back along −z. A (m × k) is the left face (x = 0): its
 //! column p lies at depth p and is "replicated sideways" through slice p. B (k × n) is the top
 //! face (y = 0): its row p lies at depth p and is replicated down through slice p. Slice p, the
-//! plane z = −(p + ½), holds the product A[i][p]·B[p][j]; after pass p the slices 0..p have been
+//! plane z = −(p + ½), holds the product `A[i][p]·B[p][j]`; after pass p the slices 0..p have been
 //! summed onto the front face, and the rest wait behind it.
 
 use glam::{Mat4, Vec3, Vec4};

@@ -51,7 +51,7 @@ impl Source {
 pub enum Look {
     /// One element per cell, from a single-channel texture.
     Matrix = 0,
-    /// Slice p of L-M figure 2: A[i][p]·B[p][j], computed from the A and B textures.
+    /// Slice p of L-M figure 2: `A[i][p]·B[p][j]`, computed from the A and B textures.
     Slice = 1,
     /// An RGBA texture drawn texel by texel, each texel as 2×2 cells holding its r g / b a
     /// channels in the quadrants' arrangement, each channel in its own hue.

@@ -164,3 +164,31 @@ pub fn uniform(ctx: &GpuContext, label: &str, bytes: &[u8]) -> Result<wgpu::Buff
         Ok(buf)
     })
 }
+
+/// `wgpu::util::DeviceExt::create_buffer_init` without its panic: wgpu's version `expect`s the
+/// mapping of the new buffer to succeed, which it does not on a lost device. Here a failed
+/// mapping leaves an invalid buffer whose creation error the caller's error scope has already
+/// captured (call this inside [`GpuContext::scoped`]), so the run ends in a typed error.
+pub fn create_buffer_init(device: &wgpu::Device, desc: &wgpu::util::BufferInitDescriptor<'_>) -> wgpu::Buffer {
+    let len = desc.contents.len() as u64;
+    // As wgpu's: a multiple of COPY_BUFFER_ALIGNMENT, at least one unit.
+    let align = wgpu::COPY_BUFFER_ALIGNMENT;
+    let size = len.div_ceil(align).max(1) * align;
+    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: desc.label,
+        size,
+        usage: desc.usage,
+        mapped_at_creation: true,
+    });
+    let mapped = match buffer.get_mapped_range_mut(..) {
+        Ok(mut view) => {
+            view.slice(..desc.contents.len()).copy_from_slice(desc.contents);
+            true
+        }
+        Err(_) => false,
+    };
+    if mapped {
+        buffer.unmap();
+    }
+    buffer
+}

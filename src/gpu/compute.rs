@@ -88,6 +88,10 @@ pub struct Plan {
     /// The fourth word of the `Dims` uniform (the number of partial sums for a reduction).
     pub extra: u32,
     pub notes: Vec<String>,
+    /// `Some(why every index is in range)`: the plan's shaders are compiled with wgpu's runtime
+    /// bounds checks and loop bounding off (`trusted_shader`). Only for kernels whose indexing
+    /// is proven in range for the buffers their method uploads (e.g. padded to tile multiples).
+    pub trusted: Option<&'static str>,
 }
 
 impl Plan {
@@ -103,6 +107,7 @@ impl Plan {
             scratch_words: 0,
             extra: 0,
             notes: vec![],
+            trusted: None,
         }
     }
 
@@ -245,6 +250,13 @@ impl Operands {
     /// Check the sizes, then create and fill the buffers `plan` needs for `a · b`.
     pub fn upload(ctx: &GpuContext, plan: &Plan, a: &Matrix, b: &Matrix) -> Result<Self> {
         let (m, k, n) = (a.rows, a.cols, b.cols);
+        if plan.trusted.is_some() {
+            // Its kernels index in range only on the padded layout its method uploads.
+            return Err(Error::Invalid(format!(
+                "{}: a plan compiled without bounds checks runs only on the operands its method lays out (padded), not on A and B as given",
+                plan.method
+            )));
+        }
         // Every size first, so nothing is allocated for a product that cannot run.
         for (what, bytes) in [
             (
@@ -266,6 +278,21 @@ impl Operands {
         let ab = MatrixBuffer::upload(ctx, "A", a)?;
         let bb = MatrixBuffer::upload(ctx, "B", b)?;
         let c = MatrixBuffer::output(ctx, "C", m, n)?;
+        Self::from_buffers(ctx, plan, ab, bb, c, (m, k, n))
+    }
+
+    /// Operands from buffers a method made and filled itself (padded, transposed or converted
+    /// to f16 on the way; C poisoned with [`MatrixBuffer::output`]), with `(m, k, n)` as its
+    /// kernels are to see them in the `Dims` uniform, and the plan's scratch buffer. Check the
+    /// plan against the limits with [`Plan::check`] before making the buffers.
+    pub fn from_buffers(
+        ctx: &GpuContext,
+        plan: &Plan,
+        a: MatrixBuffer,
+        b: MatrixBuffer,
+        c: MatrixBuffer,
+        (m, k, n): (usize, usize, usize),
+    ) -> Result<Self> {
         let scratch = match plan.scratch_words {
             0 => None,
             w => Some(MatrixBuffer::output(ctx, "partial sums", 1, w as usize)?),
@@ -278,8 +305,8 @@ impl Operands {
         };
         let dims = buffer::uniform(ctx, "dims", bytemuck::bytes_of(&dims))?;
         Ok(Self {
-            a: ab,
-            b: bb,
+            a,
+            b,
             c,
             scratch,
             dims,
@@ -347,7 +374,13 @@ impl Prepared {
         let mut pipelines = Vec::with_capacity(plan.stages.len());
         for stage in &plan.stages {
             let k = &stage.kernel;
-            let module = ctx.shader(k.file, k.source)?;
+            let module = match plan.trusted {
+                // SAFETY: a trusted plan states why its kernels index in range on the operands
+                // its method uploads (`Plan::trusted`); the methods that set it (cs-fast, coop)
+                // pad every buffer to their tile multiples and check that before dispatching.
+                Some(_) => unsafe { trusted_shader(ctx, k.file, k.source)? },
+                None => ctx.shader(k.file, k.source)?,
+            };
             let scratch = || {
                 ops.scratch.as_ref().map(|s| &s.buffer).ok_or_else(|| {
                     Error::Invalid(format!(
@@ -466,10 +499,48 @@ impl GpuTimer {
     }
 }
 
+thread_local! {
+    /// Back-to-back repetitions of the compute phase (see [`with_timed_repeats`]).
+    static TIMED_REPEATS: std::cell::Cell<usize> = const { std::cell::Cell::new(1) };
+    /// The device time of each repetition of the last run on this thread.
+    static LAST_RUNS: std::cell::RefCell<Vec<f64>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Run `f` with every compute-harness method on this thread submitting its compute phase
+/// `repeats` times back to back on the same operands, each repetition timed on its own; returns
+/// `f`'s result and the device times of the repetitions of the last run (empty without
+/// timestamps). The benchmark uses it so the GPU is measured while busy, not after an idle gap
+/// of host-side setup in which its clocks drop (a 3× effect on the H100 for millisecond kernels).
+pub fn with_timed_repeats<T>(repeats: usize, f: impl FnOnce() -> T) -> (T, Vec<f64>) {
+    let before = TIMED_REPEATS.with(|r| r.replace(repeats.max(1)));
+    LAST_RUNS.with(|l| l.borrow_mut().clear());
+    let out = f();
+    TIMED_REPEATS.with(|r| r.set(before));
+    (out, LAST_RUNS.with(|l| std::mem::take(&mut *l.borrow_mut())))
+}
+
 /// Run `plan` on `a · b`: check, upload, build, dispatch, read back.
 pub fn run(ctx: &GpuContext, plan: &Plan, a: &Matrix, b: &Matrix) -> Result<RunOutput> {
+    run_with(
+        ctx,
+        plan,
+        || Operands::upload(ctx, plan, a, b),
+        |ops| ops.c.read_matrix(ctx),
+    )
+}
+
+/// [`run`] for a method that lays its operands out itself: `upload` makes and fills them
+/// (timed as upload: padding, transposing or converting the inputs happens there, see
+/// [`Operands::from_buffers`]), `read` turns them into C (timed as readback: e.g. cropping the
+/// padding off).
+pub fn run_with(
+    ctx: &GpuContext,
+    plan: &Plan,
+    upload: impl FnOnce() -> Result<Operands>,
+    read: impl FnOnce(&Operands) -> Result<Matrix>,
+) -> Result<RunOutput> {
     let t0 = Instant::now();
-    let ops = Operands::upload(ctx, plan, a, b)?;
+    let ops = upload()?;
     ctx.wait()?;
     let upload_ms = ms(t0);
 
@@ -480,15 +551,26 @@ pub fn run(ctx: &GpuContext, plan: &Plan, a: &Matrix, b: &Matrix) -> Result<RunO
     // Device time spans the submission (timestamps written in command buffers before and after
     // it, see gpu::timer): lavapipe runs a compute pass on the CPU at submit, so timestamps
     // written at the pass boundaries do not bracket its work, while the span's do.
-    let span = super::timer::Span::begin(ctx)?;
-    let t2 = Instant::now();
-    prepared.submit(ctx, plan.method, None)?;
-    let (span_ms, clock) = span.end(ctx)?;
-    let compute_ms = ms(t2);
-    let gpu_ms = (clock == super::timer::Clock::GpuTimestamp).then_some(span_ms);
+    // Every repetition rewrites all of C from the same inputs, so the result is that of one.
+    let repeats = TIMED_REPEATS.with(|r| r.get());
+    let mut runs = Vec::with_capacity(repeats);
+    let mut compute_ms = 0.0;
+    let mut gpu_ms = None;
+    for _ in 0..repeats {
+        let span = super::timer::Span::begin(ctx)?;
+        let t2 = Instant::now();
+        prepared.submit(ctx, plan.method, None)?;
+        let (span_ms, clock) = span.end(ctx)?;
+        compute_ms = ms(t2);
+        gpu_ms = (clock == super::timer::Clock::GpuTimestamp).then_some(span_ms);
+        if let Some(g) = gpu_ms {
+            runs.push(g);
+        }
+    }
+    LAST_RUNS.with(|l| *l.borrow_mut() = runs);
 
     let t3 = Instant::now();
-    let c = ops.c.read_matrix(ctx)?;
+    let c = read(&ops)?;
     let readback_ms = ms(t3);
 
     let mut notes = plan.notes.clone();
@@ -511,6 +593,11 @@ pub fn run(ctx: &GpuContext, plan: &Plan, a: &Matrix, b: &Matrix) -> Result<RunO
     notes.push(format!(
         "pipelines built in {build_ms:.3} ms (not counted in compute)"
     ));
+    if let Some(why) = plan.trusted {
+        notes.push(format!(
+            "shaders compiled with wgpu's runtime bounds checks off: {why}"
+        ));
+    }
     Ok(RunOutput {
         c,
         passes: plan.dispatches(),
@@ -523,6 +610,31 @@ pub fn run(ctx: &GpuContext, plan: &Plan, a: &Matrix, b: &Matrix) -> Result<RunO
         },
         notes,
     })
+}
+
+/// Compile `source` with wgpu's runtime bounds checks (index clamping, or a test per buffer
+/// access) and its loop bounding (an iteration cap on every loop) off, inside an error scope.
+/// Integer-division checks and the rest stay on.
+///
+/// # Safety
+///
+/// Every index the shader computes must lie inside the buffer or array it indexes, for the
+/// buffers it is bound to, and every loop must end: what [`Plan::trusted`] states for a plan.
+unsafe fn trusted_shader(ctx: &GpuContext, label: &str, source: &str) -> Result<wgpu::ShaderModule> {
+    let mut checks = wgpu::ShaderRuntimeChecks::checked();
+    checks.bounds_checks = false;
+    checks.force_loop_bounding = false;
+    ctx.scoped(
+        &format!("compiling shader {label} (runtime bounds checks off)"),
+        || {
+            let desc = wgpu::ShaderModuleDescriptor {
+                label: Some(label),
+                source: wgpu::ShaderSource::Wgsl(source.into()),
+            };
+            // SAFETY: passed on to the caller (see above).
+            Ok(unsafe { ctx.device.create_shader_module_trusted(desc, checks) })
+        },
+    )
 }
 
 fn ms(t: Instant) -> f64 {

@@ -28,8 +28,10 @@ pub struct GpuContext {
     pub limits: wgpu::Limits,
     /// Set by the device-lost callback; checked after each wait.
     lost: Arc<Mutex<Option<String>>>,
-    /// Errors that escaped every error scope (wgpu's default would panic).
-    uncaptured: Arc<Mutex<Vec<String>>>,
+    /// Errors that escaped every error scope (wgpu's default would panic), with the thread they
+    /// happened on: wgpu reports an error on the thread that made the call, and each thread
+    /// collects only its own, so one thread's fault never fails another's run.
+    uncaptured: Arc<Mutex<Vec<(std::thread::ThreadId, String)>>>,
 }
 
 /// Features we ask for when the adapter offers them.
@@ -39,6 +41,7 @@ fn wanted_features() -> wgpu::Features {
         | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
         | wgpu::Features::SHADER_F16
         | wgpu::Features::SUBGROUP
+        | wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX
 }
 
 fn backend_rank(b: wgpu::Backend) -> u32 {
@@ -127,18 +130,35 @@ impl GpuContext {
             return Err(Error::NoAdapter { detail });
         };
         let info = adapter.get_info();
-        let features = adapter.features() & wanted_features();
+        let mut features = adapter.features() & wanted_features();
         let limits = adapter.limits();
-        let (device, queue) = adapter
-            .request_device(&wgpu::DeviceDescriptor {
+        // Cooperative matrices (tensor cores, for the `coop` method) are an experimental wgpu
+        // feature: asked for only where the adapter offers them, with the token that accepts
+        // experimental features; should the device refuse them, it is opened without.
+        let coop = wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX;
+        let request = |features: wgpu::Features| {
+            let experimental_features = if features.contains(coop) {
+                // SAFETY: the token acknowledges that experimental features may be buggy; only
+                // the coop method's shaders use cooperative matrices.
+                unsafe { wgpu::ExperimentalFeatures::enabled() }
+            } else {
+                wgpu::ExperimentalFeatures::disabled()
+            };
+            adapter.request_device(&wgpu::DeviceDescriptor {
                 label: Some("rendermm"),
                 required_features: features,
                 required_limits: limits.clone(),
-                experimental_features: wgpu::ExperimentalFeatures::disabled(),
+                experimental_features,
                 memory_hints: wgpu::MemoryHints::Performance,
                 trace: wgpu::Trace::Off,
             })
-            .await
+        };
+        let mut opened = request(features).await;
+        if opened.is_err() && features.contains(coop) {
+            features.remove(coop);
+            opened = request(features).await;
+        }
+        let (device, queue) = opened
             .map_err(|e| Error::RequestDevice {
                 adapter: info.name.clone(),
                 reason: e.to_string(),
@@ -146,12 +166,12 @@ impl GpuContext {
         let lost = Arc::new(Mutex::new(None));
         let lost2 = lost.clone();
         device.set_device_lost_callback(move |reason, msg| {
-            *lost2.lock().unwrap() = Some(format!("{reason:?}: {msg}"));
+            *relock(&lost2) = Some(format!("{reason:?}: {msg}"));
         });
         let uncaptured = Arc::new(Mutex::new(Vec::new()));
         let unc2 = uncaptured.clone();
         device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
-            unc2.lock().unwrap().push(e.to_string());
+            relock(&unc2).push((std::thread::current().id(), e.to_string()));
         }));
         Ok(Self {
             instance,
@@ -225,6 +245,15 @@ impl GpuContext {
         let v = block(validation.pop());
         let o = block(oom.pop());
         let i = block(internal.pop());
+        // On a lost device every call fails validation; the loss is what happened. After
+        // `Device::destroy` wgpu calls the lost callback only at the next poll, so poll (without
+        // waiting) before looking, whenever a scope caught something.
+        if v.is_some() || o.is_some() || i.is_some() {
+            let _ = self.device.poll(wgpu::PollType::Poll);
+        }
+        if let Some(msg) = relock(&self.lost).clone() {
+            return Err(Error::DeviceLost(format!("{msg} (during {during})")));
+        }
         for (kind, e) in [("validation", v), ("out-of-memory", o), ("internal", i)] {
             if let Some(e) = e {
                 return Err(Error::Wgpu {
@@ -245,12 +274,17 @@ impl GpuContext {
         r.map(|_| ()).map_err(|e| Error::DeviceLost(e.to_string()))
     }
 
-    /// Error if the device-lost callback fired or an error escaped every scope.
+    /// Error if the device-lost callback fired, or if an error on this thread escaped every scope.
     pub fn check_lost(&self) -> Result<()> {
-        if let Some(msg) = self.lost.lock().unwrap().clone() {
+        if let Some(msg) = relock(&self.lost).clone() {
             return Err(Error::DeviceLost(msg));
         }
-        if let Some(e) = self.uncaptured.lock().unwrap().pop() {
+        let mine = {
+            let mut list = relock(&self.uncaptured);
+            let me = std::thread::current().id();
+            list.iter().position(|(t, _)| *t == me).map(|i| list.remove(i).1)
+        };
+        if let Some(e) = mine {
             return Err(Error::Wgpu {
                 kind: "uncaptured",
                 during: "GPU work".into(),
@@ -274,6 +308,12 @@ impl GpuContext {
 /// wgpu's messages span several lines; the CLI prints errors on one.
 fn flatten(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Lock a mutex even if a thread panicked while holding it: the data (a message, a list of
+/// messages) is never left half-written, and a panic elsewhere must not become one here.
+fn relock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 fn block<F: Future>(f: F) -> F::Output {

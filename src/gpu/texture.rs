@@ -49,7 +49,9 @@ pub const INPUT_USAGE: wgpu::TextureUsages = wgpu::TextureUsages::TEXTURE_BINDIN
 
 impl MatrixTexture {
     /// An uninitialised `rows × cols` texture (`cols` wide, `rows` high). Checks the adapter's
-    /// `max_texture_dimension_2d` first.
+    /// `max_texture_dimension_2d` first, and, for a render target that can be read back (a
+    /// result: `RENDER_ATTACHMENT | COPY_SRC`), that its readback buffer fits `max_buffer_size`
+    /// (see [`check_target`], which methods call before their first allocation).
     pub fn new(
         ctx: &GpuContext,
         label: &str,
@@ -60,6 +62,9 @@ impl MatrixTexture {
     ) -> Result<Self> {
         ctx.check_texture_dim(&format!("{label} height (rows)"), rows)?;
         ctx.check_texture_dim(&format!("{label} width (columns)"), cols)?;
+        if usage.contains(wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC) {
+            check_target(ctx, label, rows, cols, format)?;
+        }
         let texture = ctx.scoped(&format!("creating texture {label}"), || {
             Ok(ctx.device.create_texture(&wgpu::TextureDescriptor {
                 label: Some(label),
@@ -190,6 +195,38 @@ pub fn extent(rows: usize, cols: usize) -> wgpu::Extent3d {
     }
 }
 
+/// Error naming the limit if a `rows × cols` result texture of `format` could not be made or
+/// read back: its sides against `max_texture_dimension_2d`, its readback buffer (rows padded to
+/// 256 bytes) against `max_buffer_size`. The render-pass methods call it for C before they
+/// allocate anything, so a product whose result could not be read is refused up front.
+pub fn check_target(ctx: &GpuContext, label: &str, rows: usize, cols: usize, format: wgpu::TextureFormat) -> Result<()> {
+    ctx.check_texture_dim(&format!("{label} height (rows)"), rows)?;
+    ctx.check_texture_dim(&format!("{label} width (columns)"), cols)?;
+    let bpt = format
+        .block_copy_size(None)
+        .ok_or_else(|| Error::Invalid(format!("{label}: {format:?} is not a plain colour format")))?;
+    check_readback_size(ctx, label, rows, cols, bpt).map(|_| ())
+}
+
+/// The size of the staging buffer a `rows × cols` texture of `bytes_per_texel` is read back
+/// through (rows padded to 256 bytes), or an [`Error::Limit`] naming `max_buffer_size` if no
+/// buffer that large can exist.
+pub fn check_readback_size(ctx: &GpuContext, label: &str, rows: usize, cols: usize, bytes_per_texel: u32) -> Result<u64> {
+    let padded = (cols as u64 * bytes_per_texel as u64).div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT as u64)
+        * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT as u64;
+    let size = padded.saturating_mul(rows as u64);
+    let max = ctx.limits.max_buffer_size;
+    if size > max {
+        return Err(Error::Limit {
+            what: format!("{label}: readback buffer of {rows}x{cols} texels of {bytes_per_texel} bytes, rows padded to 256 (bytes)"),
+            value: size,
+            limit: "max_buffer_size",
+            max,
+        });
+    }
+    Ok(size)
+}
+
 /// Row pitch of a copy between texture and buffer: `width · bytes_per_texel` rounded up to 256.
 pub fn padded_bytes_per_row(cols: usize, bytes_per_texel: u32) -> u32 {
     let unpadded = cols as u32 * bytes_per_texel;
@@ -206,8 +243,8 @@ pub fn read_texture_bytes(
     cols: usize,
     bytes_per_texel: u32,
 ) -> Result<Vec<u8>> {
+    let size = check_readback_size(ctx, "texture", rows, cols, bytes_per_texel)?;
     let padded = padded_bytes_per_row(cols, bytes_per_texel);
-    let size = padded as u64 * rows as u64;
     let buffer = ctx.scoped("readback", || {
         let buffer = ctx.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("readback"),

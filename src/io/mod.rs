@@ -75,20 +75,60 @@ fn as_text<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a str> {
 /// dimension are returned as they are; callers that need a non-empty matrix check for that.
 pub fn read_matrix(path: &Path) -> Result<Matrix> {
     let format = format_of(path)?;
-    let bytes = read_bytes(path)?;
-    match format {
-        Format::Npy => npy::read_matrix(path, &bytes),
-        Format::Mtx => mtx::parse(path, as_text(path, &bytes)?),
-        Format::Csv => csv::parse(path, as_text(path, &bytes)?),
-    }
+    parse_as(format, path, &read_bytes(path)?)
 }
 
 /// Read a batch of matrices: a 3-D .npy array of shape (batch, rows, cols) gives `batch`
 /// matrices; a 2-D .npy file, or any .mtx or .csv file, gives one.
 pub fn read_batch(path: &Path) -> Result<Vec<Matrix>> {
-    match format_of(path)? {
-        Format::Npy => npy::read_batch(path, &read_bytes(path)?),
-        Format::Mtx | Format::Csv => Ok(vec![read_matrix(path)?]),
+    let format = format_of(path)?;
+    parse_batch_as(format, path, &read_bytes(path)?)
+}
+
+/// Parse a matrix held in memory, the format chosen by `path`'s extension as in [`read_matrix`];
+/// `path` only names the source in errors (nothing is read from disk). Any bytes give a matrix
+/// or an [`Error::Format`], never a panic: the fuzz targets and property tests feed this.
+pub fn parse_matrix(path: &Path, bytes: &[u8]) -> Result<Matrix> {
+    parse_as(format_of(path)?, path, bytes)
+}
+
+/// Parse a batch held in memory, as [`read_batch`] reads one from disk.
+pub fn parse_batch(path: &Path, bytes: &[u8]) -> Result<Vec<Matrix>> {
+    parse_batch_as(format_of(path)?, path, bytes)
+}
+
+/// Parse .npy bytes (a 2-D float32 or float64 array in C order).
+pub fn parse_npy(bytes: &[u8]) -> Result<Matrix> {
+    npy::read_matrix(Path::new("<npy bytes>"), bytes)
+}
+
+/// Parse .npy bytes as a batch: a 3-D array gives one matrix per leading index, a 2-D one gives one.
+pub fn parse_npy_batch(bytes: &[u8]) -> Result<Vec<Matrix>> {
+    npy::read_batch(Path::new("<npy bytes>"), bytes)
+}
+
+/// Parse Matrix Market bytes (UTF-8 text).
+pub fn parse_mtx(bytes: &[u8]) -> Result<Matrix> {
+    parse_as(Format::Mtx, Path::new("<mtx bytes>"), bytes)
+}
+
+/// Parse CSV bytes (UTF-8 text).
+pub fn parse_csv(bytes: &[u8]) -> Result<Matrix> {
+    parse_as(Format::Csv, Path::new("<csv bytes>"), bytes)
+}
+
+fn parse_as(format: Format, path: &Path, bytes: &[u8]) -> Result<Matrix> {
+    match format {
+        Format::Npy => npy::read_matrix(path, bytes),
+        Format::Mtx => mtx::parse(path, as_text(path, bytes)?),
+        Format::Csv => csv::parse(path, as_text(path, bytes)?),
+    }
+}
+
+fn parse_batch_as(format: Format, path: &Path, bytes: &[u8]) -> Result<Vec<Matrix>> {
+    match format {
+        Format::Npy => npy::read_batch(path, bytes),
+        Format::Mtx | Format::Csv => Ok(vec![parse_as(format, path, bytes)?]),
     }
 }
 

@@ -249,14 +249,19 @@ pub(super) fn parse(path: &Path, text: &str) -> Result<Matrix> {
                     ),
                 ));
             }
-            let mut data: Vec<f32> = Vec::new();
-            data.try_reserve_exact(dense).map_err(|_| {
+            // Probe that the memory can be had (an error, not an abort, if not), then take it
+            // zeroed: `vec![0.0; n]` asks the allocator for zeroed memory, which the OS maps
+            // lazily, so a large declared size with few entries costs little until entries land
+            // (a `resize` would write every byte of it first).
+            let mut probe: Vec<f32> = Vec::new();
+            probe.try_reserve_exact(dense).map_err(|_| {
                 at(
                     size_line,
                     format!("not enough memory for a dense {rows}x{cols} matrix"),
                 )
             })?;
-            data.resize(dense, 0.0);
+            drop(probe);
+            let mut data = vec![0.0f32; dense];
             let entry_hint = if pattern {
                 "'row col'"
             } else {

@@ -261,7 +261,17 @@ fn decode(path: &Path, bytes: &[u8]) -> Result<Array> {
         )));
     }
 
-    let npy = NpyFile::new(bytes).map_err(|e| err(format!("invalid .npy header: {e}")))?;
+    // npyz's parse errors draw the header over several lines with a caret; keep the first line
+    // (it names the position) and a short excerpt, so the error stays one line.
+    let npy = NpyFile::new(bytes).map_err(|e| {
+        let e = e.to_string();
+        let first = e.lines().next().unwrap_or("").trim();
+        err(format!(
+            "invalid .npy header {}: {}",
+            snippet(text.trim()),
+            first.split_whitespace().collect::<Vec<_>>().join(" ")
+        ))
+    })?;
     let header = npy.header();
     if header.shape() != declared.as_slice() {
         return Err(err(format!(

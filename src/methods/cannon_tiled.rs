@@ -10,7 +10,7 @@
 //! O'Neil gave each k-block its own thread block and accumulated C with `atomicAdd` in global
 //! memory. WGSL has no float atomics; since here one workgroup owns its tile of C and walks all
 //! of its k-blocks, the sum stays in a register and C is written once — no atomics, no partial
-//! sums, no second pass (this is the block Cannon of his reference [4]).
+//! sums, no second pass (this is the block Cannon of his reference \[4\]).
 //!
 //! One dispatch, ceil(n/T) × ceil(m/T) workgroups of T×T. Shader: `shaders/cannon_tiled.wgsl`.
 

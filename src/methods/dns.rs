@@ -2,8 +2,8 @@
 //! the DNS (Dekel–Nassimi–Sahni) algorithm in a single workgroup — and the block kernel every DNS
 //! variant shares ([`Layout`], [`plan_layout`]).
 //!
-//! DNS puts the n³ terms A[i][k]·B[k][j] on an n×n×n processor cube (figure 1) and reduces along
-//! the k axis, so processor (i, 0, j) ends with C[i][j]. Here one workgroup is a BI×BK×BJ block
+//! DNS puts the n³ terms `A[i][k]·B[k][j]` on an n×n×n processor cube (figure 1) and reduces along
+//! the k axis, so processor (i, 0, j) ends with `C[i][j]`. Here one workgroup is a BI×BK×BJ block
 //! of the cube (`@workgroup_size(BJ, BK, BI)`): the plane j = 0 loads the block of A and the
 //! plane i = 0 the block of B into workgroup memory, every invocation multiplies its pair, and a
 //! tree reduction over k in workgroup memory — ⌈log₂ BK⌉ steps, each ending with a barrier
@@ -137,6 +137,7 @@ pub fn plan_layout(method: &'static str, layout: Layout, m: usize, k: usize, n: 
                 "k split into {planes} blocks: {planes} planes of partial sums, then a reduction pass (no float atomics in WGSL)"
             ),
         ],
+        trusted: None,
     }
 }
 

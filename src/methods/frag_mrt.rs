@@ -133,7 +133,11 @@ impl Shape {
     /// defaulting to [`Shape::DEFAULT`]'s; e.g. `8x4`, `4x8,share=0`, `rows=4,cols=4,unroll=8`.
     pub fn parse(s: &str) -> Result<Shape> {
         let bad = |why: String| Error::Invalid(format!("frag-mrt shape '{s}': {why}"));
-        let num = |k: &str, v: &str| v.trim().parse::<u32>().map_err(|_| bad(format!("{k} = '{v}' is not a whole number")));
+        let num = |k: &str, v: &str| {
+            v.trim()
+                .parse::<u32>()
+                .map_err(|_| bad(format!("{k} = '{v}' is not a whole number")))
+        };
         let mut shape = Shape::DEFAULT;
         for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             if let Some((r, c)) = part.split_once(['x', 'X']).filter(|_| !part.contains('=')) {
@@ -141,7 +145,9 @@ impl Shape {
                 shape.cols = num("cols", c)?;
                 continue;
             }
-            let (k, v) = part.split_once('=').ok_or_else(|| bad(format!("'{part}' is neither RxC nor key=value")))?;
+            let (k, v) = part
+                .split_once('=')
+                .ok_or_else(|| bad(format!("'{part}' is neither RxC nor key=value")))?;
             match k.trim() {
                 "rows" => shape.rows = num("rows", v)?,
                 "cols" => shape.cols = num("cols", v)?,
@@ -153,7 +159,11 @@ impl Shape {
                         _ => return Err(bad(format!("share = '{v}': give 0 or 1"))),
                     }
                 }
-                other => return Err(bad(format!("unknown key '{other}' (rows, cols, unroll, share)"))),
+                other => {
+                    return Err(bad(format!(
+                        "unknown key '{other}' (rows, cols, unroll, share)"
+                    )));
+                }
             }
         }
         shape.validate().map_err(|e| bad(e.to_string()))?;
@@ -163,24 +173,34 @@ impl Shape {
     /// The shape `RENDERMM_FRAG_MRT` names, or [`Shape::DEFAULT`] when it is unset or empty.
     pub fn from_env() -> Result<Shape> {
         match std::env::var(SHAPE_ENV) {
-            Ok(s) if !s.trim().is_empty() => Shape::parse(&s).map_err(|e| Error::Invalid(format!("{SHAPE_ENV}: {e}"))),
+            Ok(s) if !s.trim().is_empty() => {
+                Shape::parse(&s).map_err(|e| Error::Invalid(format!("{SHAPE_ENV}: {e}")))
+            }
             _ => Ok(Shape::DEFAULT),
         }
     }
 
     /// Checks that need no adapter: multiples of 4, an unroll the sharing can split.
     pub fn validate(&self) -> Result<()> {
-        if self.rows == 0 || self.cols == 0 || self.rows % 4 != 0 || self.cols % 4 != 0 {
+        if self.rows == 0
+            || self.cols == 0
+            || !self.rows.is_multiple_of(4)
+            || !self.cols.is_multiple_of(4)
+        {
             return Err(Error::Invalid(format!(
                 "a {}x{} block: rows and cols must be positive multiples of 4 (one RGBA texel holds 4)",
                 self.rows, self.cols
             )));
         }
-        if self.unroll == 0 || self.unroll % self.step() != 0 || self.unroll > 64 {
+        if self.unroll == 0 || !self.unroll.is_multiple_of(self.step()) || self.unroll > 64 {
             return Err(Error::Invalid(format!(
                 "unroll = {}: give 1..=64{}",
                 self.unroll,
-                if self.share { ", even with share=1 (each load covers 2 steps of k)" } else { "" }
+                if self.share {
+                    ", even with share=1 (each load covers 2 steps of k)"
+                } else {
+                    ""
+                }
             )));
         }
         Ok(())
@@ -193,7 +213,12 @@ impl Shape {
         let l = &ctx.limits;
         let n = self.attachments();
         let checks = [
-            ("frag-mrt colour attachments (rows·cols/4)", n, "max_color_attachments", l.max_color_attachments),
+            (
+                "frag-mrt colour attachments (rows·cols/4)",
+                n,
+                "max_color_attachments",
+                l.max_color_attachments,
+            ),
             (
                 "frag-mrt bytes per sample (rows·cols·4)",
                 n * 16,
@@ -222,7 +247,13 @@ impl Shape {
 
     /// `4x8,unroll=4,share=1`: the form [`Shape::parse`] reads.
     pub fn name(&self) -> String {
-        format!("{}x{},unroll={},share={}", self.rows, self.cols, self.unroll, u8::from(self.share))
+        format!(
+            "{}x{},unroll={},share={}",
+            self.rows,
+            self.cols,
+            self.unroll,
+            u8::from(self.share)
+        )
     }
 }
 
@@ -248,7 +279,13 @@ pub struct Layout {
 
 impl Layout {
     pub fn new(shape: Shape, m: usize, k: usize, n: usize) -> Layout {
-        let even = |t: usize| if shape.share { t.next_multiple_of(2) } else { t };
+        let even = |t: usize| {
+            if shape.share {
+                t.next_multiple_of(2)
+            } else {
+                t
+            }
+        };
         Layout {
             shape,
             m,
@@ -275,7 +312,9 @@ impl Layout {
     /// still a multiple of it). Every bound is a multiple of the unroll and at most k'.
     pub fn blocks(&self, block: Option<u32>) -> Vec<(u32, u32)> {
         let u = self.shape.unroll as usize;
-        let b = block.map_or(self.kp, |b| (b.max(1) as usize).next_multiple_of(u)).max(u);
+        let b = block
+            .map_or(self.kp, |b| (b.max(1) as usize).next_multiple_of(u))
+            .max(u);
         (0..self.kp)
             .step_by(b)
             .map(|s| (s as u32, (s + b).min(self.kp) as u32))
@@ -314,7 +353,9 @@ impl Layout {
     pub fn unpack(&self, attachments: &[Vec<[f32; 4]>]) -> Result<Matrix> {
         let s = self.shape;
         let want = self.tiles_m * self.tiles_n;
-        if attachments.len() != s.attachments() as usize || attachments.iter().any(|t| t.len() != want) {
+        if attachments.len() != s.attachments() as usize
+            || attachments.iter().any(|t| t.len() != want)
+        {
             return Err(Error::Invalid(format!(
                 "frag-mrt unpack: {} attachments of {:?} texels given, a {} block over {}x{} tiles needs {} of {want}",
                 attachments.len(),
@@ -342,7 +383,13 @@ impl Layout {
 /// sum of the pass's range of k, also the blend pipeline's), `fs_acc` (the same plus F, the
 /// running sum of the earlier passes, one texture per attachment in group 1).
 pub fn shader_source(shape: &Shape) -> String {
-    let (rows, ra, cb, u, step) = (shape.rows, shape.a_texels(), shape.b_texels(), shape.unroll, shape.step());
+    let (rows, ra, cb, u, step) = (
+        shape.rows,
+        shape.a_texels(),
+        shape.b_texels(),
+        shape.unroll,
+        shape.step(),
+    );
     let n = shape.attachments();
     let lanes = ["x", "y", "z", "w"];
     let mut s = String::new();
@@ -351,12 +398,27 @@ pub fn shader_source(shape: &Shape) -> String {
     macro_rules! out {
         ($($t:tt)*) => { let _ = writeln!(w, $($t)*); };
     }
-    out!("// frag-mrt, {}x{} block, k unrolled by {u}, quad sharing {}.", rows, shape.cols, if shape.share { "on" } else { "off" });
-    out!("// Generated by src/methods/frag_mrt.rs (shader_source); this file is the default shape's");
-    out!("// source, kept equal to the generator by tests/frag_mrt.rs. Layout and proofs: that file's docs.");
+    out!(
+        "// frag-mrt, {}x{} block, k unrolled by {u}, quad sharing {}.",
+        rows,
+        shape.cols,
+        if shape.share { "on" } else { "off" }
+    );
+    out!(
+        "// Generated by src/methods/frag_mrt.rs (shader_source); this file is the default shape's"
+    );
+    out!(
+        "// source, kept equal to the generator by tests/frag_mrt.rs. Layout and proofs: that file's docs."
+    );
     out!("//");
     out!("// A: texel (x = p, y = Y) = A[4Y..4Y+3][p].  B: texel (x = X, y = p) = B[p][4X..4X+3].");
-    out!("// Fragment at tile (J, I) = (x, y) computes C[{rows}I .. {rows}I+{}][{}J .. {}J+{}]; attachment", rows - 1, shape.cols, shape.cols, shape.cols - 1);
+    out!(
+        "// Fragment at tile (J, I) = (x, y) computes C[{rows}I .. {rows}I+{}][{}J .. {}J+{}]; attachment",
+        rows - 1,
+        shape.cols,
+        shape.cols,
+        shape.cols - 1
+    );
     out!("// t = r*{cb} + j holds row r of the block, columns 4j..4j+3.");
     out!("");
     out!("struct Pass {{");
@@ -398,7 +460,9 @@ pub fn shader_source(shape: &Shape) -> String {
         out!("    let s = (tile.x ^ tile.y) & 1u;");
     }
     for r in 0..rows {
-        let decl: Vec<String> = (0..cb).map(|j| format!("var c{r}_{j} = vec4f(0.0);")).collect();
+        let decl: Vec<String> = (0..cb)
+            .map(|j| format!("var c{r}_{j} = vec4f(0.0);"))
+            .collect();
         out!("    {}", decl.join(" "));
     }
     out!("    for (var p = pass_range.k_start; p < pass_range.k_end; p += {u}u) {{");
@@ -413,11 +477,19 @@ pub fn shader_source(shape: &Shape) -> String {
         };
         out!("        let k{h} = {kx};");
         for i in 0..ra {
-            let y = if i == 0 { "ay".to_string() } else { format!("ay + {i}u") };
+            let y = if i == 0 {
+                "ay".to_string()
+            } else {
+                format!("ay + {i}u")
+            };
             out!("        let a{h}_{i} = textureLoad(a_tex, vec2u(k{h}, {y}), 0);");
         }
         for j in 0..cb {
-            let x = if j == 0 { "bx".to_string() } else { format!("bx + {j}u") };
+            let x = if j == 0 {
+                "bx".to_string()
+            } else {
+                format!("bx + {j}u")
+            };
             out!("        let b{h}_{j} = textureLoad(b_tex, vec2u({x}, k{h}), 0);");
         }
     }
@@ -437,15 +509,23 @@ pub fn shader_source(shape: &Shape) -> String {
     }
     let per_load = step as usize;
     for (idx, (a, b)) in pairs.iter().enumerate() {
-        let q = if per_load == 2 && idx % 2 == 1 { "q" } else { "" };
+        let q = if per_load == 2 && idx % 2 == 1 {
+            "q"
+        } else {
+            ""
+        };
         for r in 0..rows {
             let (i, lane) = (r / 4, lanes[(r % 4) as usize]);
-            let fmas: Vec<String> = (0..cb).map(|j| format!("c{r}_{j} += {a}{i}{q}.{lane} * {b}{j}{q};")).collect();
+            let fmas: Vec<String> = (0..cb)
+                .map(|j| format!("c{r}_{j} += {a}{i}{q}.{lane} * {b}{j}{q};"))
+                .collect();
             out!("        {}", fmas.join(" "));
         }
     }
     out!("    }}");
-    let outs: Vec<String> = (0..rows).flat_map(|r| (0..cb).map(move |j| format!("c{r}_{j}"))).collect();
+    let outs: Vec<String> = (0..rows)
+        .flat_map(|r| (0..cb).map(move |j| format!("c{r}_{j}")))
+        .collect();
     out!("    return Block({});", outs.join(", "));
     out!("}}");
     out!("");
@@ -473,7 +553,13 @@ pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Options) ->
 
 /// Multiply `a · b` with block shape `shape`: one pass over all of k, or ⌈k'/b⌉ passes of b
 /// steps with `opts.block` = b, accumulated as `opts.accumulate` says (ping-pong or blend).
-pub fn multiply_with(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Options, mut shape: Shape) -> Result<RunOutput> {
+pub fn multiply_with(
+    ctx: &GpuContext,
+    a: &Matrix,
+    b: &Matrix,
+    opts: &mut Options,
+    mut shape: Shape,
+) -> Result<RunOutput> {
     crate::matrix::check_product(a, b)?;
     if opts.observer.is_some() {
         return Err(Error::Invalid(
@@ -488,7 +574,9 @@ pub fn multiply_with(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Option
     }
     let mut accumulate = opts.accumulate;
     if let Some(0) = opts.block {
-        return Err(Error::Invalid("block size b = 0: each pass must sum at least one product".into()));
+        return Err(Error::Invalid(
+            "block size b = 0: each pass must sum at least one product".into(),
+        ));
     }
     let layout = Layout::new(shape, m, k, n);
     let blocks = layout.blocks(opts.block);
@@ -521,11 +609,22 @@ pub fn multiply_with(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Option
     let targets: Vec<Vec<MatrixTexture>> = (0..sets)
         .map(|set| {
             (0..shape.attachments())
-                .map(|t| MatrixTexture::new(ctx, &format!("C attachment {t} (set {set})"), layout.tiles_m, layout.tiles_n, FORMAT, TARGET_USAGE))
+                .map(|t| {
+                    MatrixTexture::new(
+                        ctx,
+                        &format!("C attachment {t} (set {set})"),
+                        layout.tiles_m,
+                        layout.tiles_n,
+                        FORMAT,
+                        TARGET_USAGE,
+                    )
+                })
                 .collect()
         })
         .collect::<Result<_>>()?;
-    let engine = Engine::build(ctx, &shape, &at, &bt, &targets, &blocks, accumulate, reads_f)?;
+    let engine = Engine::build(
+        ctx, &shape, &at, &bt, &targets, &blocks, accumulate, reads_f,
+    )?;
     ctx.wait()?;
     let upload_ms = ms(t0);
 
@@ -555,9 +654,16 @@ pub fn multiply_with(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Option
     notes.push(match blocks.len() {
         1 => format!("whole k in one pass (k' = {})", layout.kp),
         p => format!(
-            "{p} passes of {} steps of k (k' = {}), accumulate = {accumulate}",
+            "{p} passes of {} steps of k (k' = {}{}), accumulate = {accumulate}",
             blocks[0].1 - blocks[0].0,
-            layout.kp
+            layout.kp,
+            match opts.block {
+                Some(b) if b != blocks[0].1 - blocks[0].0 => format!(
+                    "; block {b} rounded up to a multiple of unroll {}",
+                    shape.unroll
+                ),
+                _ => String::new(),
+            }
         ),
     });
     notes.push(format!(
@@ -697,7 +803,7 @@ impl Engine {
                 let at = t * stride as usize;
                 uniforms[at..at + 8].copy_from_slice(bytemuck::cast_slice(&[start, end]));
             }
-            let ubuf = wgpu::util::DeviceExt::create_buffer_init(
+            let ubuf = crate::gpu::buffer::create_buffer_init(
                 dev,
                 &wgpu::util::BufferInitDescriptor {
                     label: Some("frag-mrt passes"),
@@ -762,7 +868,12 @@ impl Engine {
 
     /// Record and submit every pass in one command buffer; returns the set holding C. Pass t
     /// renders into set t mod 2 with ping-pong (reading set (t−1) mod 2 as F), else into set 0.
-    fn run(&self, ctx: &GpuContext, targets: &[Vec<MatrixTexture>], passes: usize) -> Result<usize> {
+    fn run(
+        &self,
+        ctx: &GpuContext,
+        targets: &[Vec<MatrixTexture>],
+        passes: usize,
+    ) -> Result<usize> {
         ctx.scoped("the frag-mrt passes", || {
             let mut enc = ctx.device.create_command_encoder(&Default::default());
             for t in 0..passes {
@@ -808,7 +919,11 @@ impl Engine {
             Ok(())
         })?;
         ctx.wait()?;
-        Ok(if self.f_groups.is_empty() { 0 } else { (passes - 1) % 2 })
+        Ok(if self.f_groups.is_empty() {
+            0
+        } else {
+            (passes - 1) % 2
+        })
     }
 }
 

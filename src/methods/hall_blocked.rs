@@ -141,6 +141,7 @@ pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Options) ->
     ctx.check_texture_dim("C height (m)", m)?;
     let setup = PrecisionSetup::new(ctx, opts, a, b, (block as usize).min(k))?;
     let precision = setup.precision;
+    crate::gpu::texture::check_target(ctx, "C", m, n, precision.format(1))?;
 
     let t0 = Instant::now();
     let at = MatrixTexture::upload_channels(ctx, "A", &[a], precision)?;
@@ -168,6 +169,75 @@ pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Options) ->
         },
         notes,
     })
+}
+
+/// One block of C for [`crate::tiled`]: `Σ_c a[c] · b[c]` over the chunks of k, each chunk's
+/// passes continuing from the running sum the previous chunk left on the GPU
+/// ([`Engine::run_from`]); only the block's final sum is read back. `k` is the whole inner
+/// dimension (the polygon colour 1/k of `--scale-by-depth`); `packed` runs §4's variant, each
+/// chunk packed on its own (so a packed run split along k pairs its columns differently from
+/// an unsplit one). With chunks that are whole blocks of b, `hall-blocked` runs exactly the
+/// passes of one untiled run. `passes` counts all the chunks' passes.
+pub(crate) fn multiply_chunks(
+    ctx: &GpuContext,
+    packed: bool,
+    a: &[Matrix],
+    b: &[Matrix],
+    k: usize,
+    opts: &mut Options,
+) -> Result<RunOutput> {
+    use super::hall_packed::{PACKED, packed_shape, read_unpacked, upload_packed_as};
+    let (Some(a0), Some(b0)) = (a.first(), b.first()) else {
+        return Err(Error::Invalid("a tiled block needs at least one chunk of k".into()));
+    };
+    let (m, n) = (a0.rows, b0.cols);
+    let block = block_size(ctx, opts.block)?;
+    let depth = |x: &Matrix| if packed { packed_shape(x.rows, x.cols).1 } else { x.cols };
+    let terms = (block as usize).min(depth(a0)) * if packed { 2 } else { 1 };
+    let mut setup = PrecisionSetup::new(ctx, opts, a0, b0, terms)?;
+    if setup.precision == Precision::U8 && setup.scale_by_depth {
+        setup.u8_depth = k.max(1) as u32;
+    }
+    setup.k = k;
+    let precision = setup.precision;
+    let (variant, channels) = if packed { (&PACKED, 4) } else { (&SINGLE, 1) };
+    let mut t = Timings::default();
+    let mut device = Some(0.0);
+    let mut passes = 0;
+    let mut sum: Option<MatrixTexture> = None;
+    let mut first = None;
+    for (x, y) in a.iter().zip(b) {
+        let t0 = Instant::now();
+        let (xt, yt) = if packed {
+            (upload_packed_as(ctx, "A tile packed", x, precision)?, upload_packed_as(ctx, "B tile packed", y, precision)?)
+        } else {
+            (
+                MatrixTexture::upload_channels(ctx, "A tile", &[x], precision)?,
+                MatrixTexture::upload_channels(ctx, "B tile", &[y], precision)?,
+            )
+        };
+        let engine = Engine::build(ctx, variant, precision.format(channels), setup.u8_depth, &xt, &yt, depth(x), block, opts.accumulate)?;
+        ctx.wait()?;
+        t.upload_ms += ms(t0);
+        let run = engine.run_from(ctx, None, sum.as_ref())?;
+        t.compute_ms += run.compute_ms;
+        t.copy_ms += run.copy_ms;
+        device = device.zip(run.device_ms).map(|(d, r)| d + r);
+        passes += run.passes;
+        if first.is_none() {
+            let target = if packed { format!("{}x{} RGBA", m.div_ceil(2), n.div_ceil(2)) } else { format!("{m}x{n}") };
+            first = Some(run.notes(&target, block, depth(x)));
+        }
+        sum = Some(run.result);
+    }
+    let sum = sum.expect("at least one chunk ran");
+    let t2 = Instant::now();
+    let mut c = if packed { read_unpacked(ctx, &sum, m, n)? } else { sum.read_channels(ctx, precision, 1)?.remove(0) };
+    t.readback_ms = ms(t2);
+    t.device_ms = device;
+    let mut notes = first.unwrap_or_default();
+    notes.extend(setup.finish(&mut c, passes, if packed { "Rgba8Unorm" } else { "R8Unorm" }));
+    Ok(RunOutput { c, passes, timings: t, notes })
 }
 
 /// The precision a Hall run uses, decided and checked before anything is uploaded (shared with
@@ -455,7 +525,7 @@ impl Engine {
                 let at = t * stride as usize;
                 uniforms[at..at + 12].copy_from_slice(bytemuck::cast_slice(&[start, len, u8_depth]));
             }
-            let ubuf = wgpu::util::DeviceExt::create_buffer_init(
+            let ubuf = crate::gpu::buffer::create_buffer_init(
                 dev,
                 &wgpu::util::BufferInitDescriptor {
                     label: Some("hall blocks"),
@@ -537,7 +607,30 @@ impl Engine {
     }
 
     /// Run every pass, calling `observer` after each with the texture holding the running sum.
-    pub fn run(mut self, ctx: &GpuContext, mut observer: Option<&mut (dyn Observer + '_)>) -> Result<PassRun> {
+    pub fn run(self, ctx: &GpuContext, observer: Option<&mut (dyn Observer + '_)>) -> Result<PassRun> {
+        self.run_from(ctx, observer, None)
+    }
+
+    /// [`Engine::run`], the running sum starting at `start` instead of zero: `start` is copied
+    /// into the first F (ping-pong, copy) or into the framebuffer the first pass then blends onto
+    /// (blend). [`crate::tiled`] uses it to carry one block of C from one chunk of k to the next
+    /// on the GPU; with chunks that are whole blocks of b the passes, and so the sums, are
+    /// exactly those of one run over the whole of k.
+    pub fn run_from(
+        mut self,
+        ctx: &GpuContext,
+        mut observer: Option<&mut (dyn Observer + '_)>,
+        start: Option<&MatrixTexture>,
+    ) -> Result<PassRun> {
+        if let Some(s) = start {
+            let t = &self.textures[0];
+            if (s.rows, s.cols, s.format) != (t.rows, t.cols, t.format) {
+                return Err(Error::Invalid(format!(
+                    "the running sum to start from is {:?} {}x{}, the passes accumulate into {:?} {}x{}",
+                    s.format, s.rows, s.cols, t.format, t.rows, t.cols
+                )));
+            }
+        }
         let passes = self.blocks;
         let acc = self.accumulate;
         // Without an observer every pass goes into one submission; with one, or when copies
@@ -549,15 +642,25 @@ impl Engine {
         let mut waited_copy_ms = 0.0;
         ctx.scoped(&format!("the Hall–Carr–Hart passes ({acc})"), || {
             let mut enc = new_encoder();
-            // F starts at zero.
-            match acc {
-                Accumulate::PingPong => drop(begin(&mut enc, &self.textures[0].view, clear())),
-                Accumulate::Copy => drop(begin(&mut enc, &self.textures[1].view, clear())),
-                Accumulate::Blend => {}
+            // F starts at zero, or at `start`; in blend mode the first pass then loads it.
+            let first_f = match acc {
+                Accumulate::PingPong => Some(0),
+                Accumulate::Copy => Some(1),
+                Accumulate::Blend => start.is_some().then_some(0),
+            };
+            match (start, first_f) {
+                (Some(s), Some(i)) => enc.copy_texture_to_texture(
+                    s.texture.as_image_copy(),
+                    self.textures[i].texture.as_image_copy(),
+                    extent(s.rows, s.cols),
+                ),
+                (None, Some(i)) => drop(begin(&mut enc, &self.textures[i].view, clear())),
+                _ => {}
             }
+            let first_load = if start.is_some() { wgpu::LoadOp::Load } else { clear() };
             if acc == Accumulate::Blend && !per_pass {
                 // One render pass, one draw per block: the blend unit sums them as in L-M.
-                let mut pass = begin(&mut enc, &self.textures[0].view, clear());
+                let mut pass = begin(&mut enc, &self.textures[0].view, first_load);
                 pass.set_pipeline(&self.pipeline);
                 for t in 0..passes {
                     pass.set_bind_group(0, &self.group0, &[t as u32 * self.stride]);
@@ -568,7 +671,7 @@ impl Engine {
                     match acc {
                         Accumulate::PingPong => self.draw(&mut enc, t, (t + 1) % 2, Some(t % 2), clear()),
                         Accumulate::Blend => {
-                            let load = if t == 0 { clear() } else { wgpu::LoadOp::Load };
+                            let load = if t == 0 { first_load } else { wgpu::LoadOp::Load };
                             self.draw(&mut enc, t, 0, None, load)
                         }
                         Accumulate::Copy => {

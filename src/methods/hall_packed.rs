@@ -41,7 +41,7 @@ use std::time::Instant;
 
 const SHADER: &str = include_str!("../../shaders/hall_packed.wgsl");
 
-const PACKED: Variant = Variant {
+pub(super) const PACKED: Variant = Variant {
     name: "hall_packed",
     shader_file: "hall_packed.wgsl",
     source: SHADER,
@@ -128,6 +128,7 @@ pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Options) ->
     let n2 = n.div_ceil(2);
     let setup = PrecisionSetup::new(ctx, opts, a, b, 2 * (block as usize).min(k2))?;
     let precision = setup.precision;
+    crate::gpu::texture::check_target(ctx, "C packed", m2, n2, precision.format(4))?;
 
     let t0 = Instant::now();
     let xt = upload_packed_as(ctx, "A packed", a, precision)?;

@@ -94,6 +94,7 @@ pub fn multiply_channels(ctx: &GpuContext, a: &[&Matrix], b: &[&Matrix], opts: &
     let depth = if opts.scale_by_depth { k as u32 } else { 1 };
     ctx.check_texture_dim("C width (n)", n)?;
     ctx.check_texture_dim("C height (m)", m)?;
+    crate::gpu::texture::check_target(ctx, "C (framebuffer)", m, n, precision.format(channels as u32))?;
 
     let t0 = Instant::now();
     let at = MatrixTexture::upload_channels(ctx, "A", a, precision)?;
@@ -142,6 +143,12 @@ pub fn multiply_channels(ctx: &GpuContext, a: &[&Matrix], b: &[&Matrix], opts: &
     notes.push(format!(
         "{k} additively blended slices into {format:?} ({m}x{n} fragments each, {channels} channel(s))"
     ));
+    if precision == Precision::F16 {
+        // Sums past f16's range saturate or overflow: an error, not an answer (every channel).
+        for ((x, y), c) in a.iter().zip(b).zip(&cs) {
+            super::check_f16_result(x, y, c, opts.allow_nonfinite)?;
+        }
+    }
     Ok(ChannelsOutput {
         cs,
         passes: k,
@@ -178,7 +185,7 @@ impl Pipeline {
         let module = ctx.shader("larsen_mcallister.wgsl", SHADER)?;
         let levels = if precision == Precision::U8 { 255.0f32 } else { 0.0 };
         ctx.scoped("building the Larsen–McAllister pipeline", || {
-            let params = wgpu::util::DeviceExt::create_buffer_init(
+            let params = crate::gpu::buffer::create_buffer_init(
                 &ctx.device,
                 &wgpu::util::BufferInitDescriptor {
                     label: Some("lm params"),

@@ -4,6 +4,8 @@
 pub mod cannon;
 pub mod cannon_tiled;
 pub mod compute_era;
+pub mod coop;
+pub mod cs_fast;
 pub mod cs_naive;
 pub mod cs_tiled;
 pub mod dns;
@@ -71,6 +73,10 @@ pub enum Method {
     Dns2nBlocks,
     /// O'Neil 2013 §3.2: DNS, a 4n×1 grid of ¼n×n workgroups.
     Dns4nBlocks,
+    /// Issue 8: workgroup tiles, register blocks, vec4, double-buffered shared tiles, padded.
+    CsFast,
+    /// Issue 8: tensor cores through cooperative matrices, f16 in, f32 accumulation.
+    Coop,
     /// The seed's naive triple loop on the CPU.
     CpuNaive,
     /// A fast multithreaded CPU GEMM (`gemm` crate).
@@ -100,6 +106,8 @@ impl Method {
         Method::DnsNBlocks,
         Method::Dns2nBlocks,
         Method::Dns4nBlocks,
+        Method::CsFast,
+        Method::Coop,
         Method::CpuNaive,
         Method::CpuFast,
     ];
@@ -127,6 +135,8 @@ impl Method {
             Method::DnsNBlocks => "dns-n-blocks",
             Method::Dns2nBlocks => "dns-2n-blocks",
             Method::Dns4nBlocks => "dns-4n-blocks",
+            Method::CsFast => "cs-fast",
+            Method::Coop => "coop",
             Method::CpuNaive => "cpu-naive",
             Method::CpuFast => "cpu-fast",
         }
@@ -155,6 +165,8 @@ impl Method {
             Method::DnsNBlocks => "O'Neil 2013: DNS, n×1 grid of n×n workgroups (§3.2)",
             Method::Dns2nBlocks => "O'Neil 2013: DNS, 2n×1 grid of ½n×n workgroups (§3.2)",
             Method::Dns4nBlocks => "O'Neil 2013: DNS, 4n×1 grid of ¼n×n workgroups (§3.2)",
+            Method::CsFast => "compute: register-blocked vec4 tiles, double-buffered, padded, bounds checks off",
+            Method::Coop => "compute: cooperative matrices (tensor cores), f16 in, f32 accumulation",
             Method::CpuNaive => "CPU naive triple loop (the seeds' baseline)",
             Method::CpuFast => "CPU fast GEMM (gemm crate, multithreaded SIMD)",
         }
@@ -218,6 +230,11 @@ pub struct Options<'a> {
     /// u8 only: polygon colour 1/k so the blended sum cannot saturate (L-M §4; in the Hall
     /// methods it scales each block sum); result rescaled.
     pub scale_by_depth: bool,
+    /// Tiling of products past the adapter's limits or the memory budget ([`crate::tiled`]):
+    /// `--mem-budget`, `--no-tile`, the progress bar.
+    pub tiling: crate::tiled::TileOptions,
+    /// Left here by [`multiply`] when it tiled the product: how ([`crate::tiled::Tiling`]).
+    pub tiled: Option<crate::tiled::Tiling>,
 }
 
 /// Wall-clock milliseconds of each phase, split as in the L-M paper's figures 4-5.
@@ -279,7 +296,16 @@ pub fn multiply(ctx: Option<&GpuContext>, method: Method, a: &Matrix, b: &Matrix
     let gpu = || {
         ctx.ok_or_else(|| Error::Invalid(format!("method {method} needs a GPU context")))
     };
-    match method {
+    if opts.precision == Precision::F16 {
+        check_f16_headroom(a, b)?;
+    }
+    // Past the adapter's limits or the memory budget: block by block (or a clear refusal).
+    if let (Some(c), true) = (ctx, method.is_gpu())
+        && let Some(out) = crate::tiled::multiply_if_needed(c, method, a, b, opts)?
+    {
+        return f16_guard(a, b, out, opts);
+    }
+    let out = match method {
         Method::Lm => larsen_mcallister::multiply(gpu()?, a, b, opts),
         Method::HallBlocked => hall_blocked::multiply(gpu()?, a, b, opts),
         Method::HallPacked => hall_packed::multiply(gpu()?, a, b, opts),
@@ -300,9 +326,103 @@ pub fn multiply(ctx: Option<&GpuContext>, method: Method, a: &Matrix, b: &Matrix
         | Method::DnsNBlocks
         | Method::Dns2nBlocks
         | Method::Dns4nBlocks => compute_era::multiply(gpu()?, method, a, b),
+        Method::CsFast => cs_fast::multiply(gpu()?, a, b),
+        Method::Coop => coop::multiply(gpu()?, a, b),
         Method::CpuNaive => Ok(cpu_run(a, b, cpu::naive)),
         Method::CpuFast => Ok(cpu_run(a, b, cpu::fast)),
+    }?;
+    f16_guard(a, b, out, opts)
+}
+
+/// Largest magnitude an f16 texture holds.
+const F16_MAX: f32 = 65504.0;
+/// Largest magnitude of an f16 result that is surely not saturated: the f16 value below 65504.
+const F16_TRUSTED: f32 = 65472.0;
+
+/// Error unless an f16 run of `a · b` stays inside f16's range all the way: every input within
+/// what f16 textures hold (±65504; past it the upload saturates or overflows and the product
+/// would silently be of other numbers), and every partial sum too. A partial sum of element
+/// (i, j) is at most Σ_p |A_ip|·|B_pj| in magnitude, whatever the order of the passes; past
+/// ±65504 an f16 sum saturates (lavapipe clamps) or overflows, and later terms can bring it back
+/// into range, so the result could look plausible and be wrong. The bound is first taken from
+/// row and column sums (O(mk + kn)); only when that cannot clear the product is Σ|A|·|B|
+/// computed in full (a CPU GEMM).
+pub fn check_f16_headroom(a: &Matrix, b: &Matrix) -> Result<()> {
+    for (x, name) in [(a, "A"), (b, "B")] {
+        if let Some(idx) = x.data.iter().position(|v| v.is_finite() && v.abs() > F16_MAX) {
+            return Err(Error::OutOfRange {
+                name: name.into(),
+                row: idx / x.cols,
+                col: idx % x.cols,
+                value: x.data[idx],
+                lo: -F16_MAX,
+                hi: F16_MAX,
+                why: "f16 textures hold; use --precision f32".into(),
+            });
+        }
     }
+    let (k, n) = (a.cols, b.cols);
+    // Empty, or non-finite inputs that the caller allowed (whose products are what they are).
+    if a.data.is_empty() || b.data.is_empty() || a.data.iter().chain(&b.data).any(|v| !v.is_finite()) {
+        return Ok(());
+    }
+    let max_abs = |x: &Matrix| x.data.iter().fold(0.0f64, |m, v| m.max(v.abs() as f64));
+    let max_row_sum = a.data.chunks(k).map(|r| r.iter().map(|v| v.abs() as f64).sum::<f64>()).fold(0.0, f64::max);
+    let mut col_sums = vec![0.0f64; n];
+    for row in b.data.chunks(n) {
+        for (s, v) in col_sums.iter_mut().zip(row) {
+            *s += v.abs() as f64;
+        }
+    }
+    let max_col_sum = col_sums.into_iter().fold(0.0, f64::max);
+    let cheap = (max_row_sum * max_abs(b)).min(max_abs(a) * max_col_sum);
+    if cheap <= F16_TRUSTED as f64 {
+        return Ok(());
+    }
+    let abs = |x: &Matrix| Matrix { rows: x.rows, cols: x.cols, data: x.data.iter().map(|v| v.abs()).collect() };
+    let sums = cpu::fast(&abs(a), &abs(b));
+    match sums.data.iter().position(|&s| s > F16_TRUSTED) {
+        None => Ok(()),
+        Some(idx) => Err(Error::OutOfRange {
+            name: "sum_p |A_ip|·|B_pj| (the most an f16 partial sum of C can reach)".into(),
+            row: idx / n,
+            col: idx % n,
+            value: sums.data[idx],
+            lo: 0.0,
+            hi: F16_TRUSTED,
+            why: "f16 sums hold without saturating or overflowing: a partial sum could leave f16's range and the result be wrong; scale the inputs down or use --precision f32".into(),
+        }),
+    }
+}
+
+/// The range guard of an f16 run (`opts.precision` as it ran, so also a run that fell back from
+/// f32 to f16): [`check_f16_headroom`], and then, as a backstop, the result itself: f16 holds
+/// magnitudes up to 65504, and a sum past that saturates at 65504 on some adapters (lavapipe
+/// clamps) and turns into infinity on others, either of which would pass for a result. So a
+/// result element at the end of the range (or infinite from finite inputs) is an error, not an
+/// answer.
+pub fn check_f16_result(a: &Matrix, b: &Matrix, c: &Matrix, allow_nonfinite: bool) -> Result<()> {
+    check_f16_headroom(a, b)?;
+    let bad = |v: &f32| if v.is_finite() { v.abs() > F16_TRUSTED } else { !allow_nonfinite };
+    match c.data.iter().position(bad) {
+        None => Ok(()),
+        Some(idx) => Err(Error::OutOfRange {
+            name: "C (computed in f16)".into(),
+            row: idx / c.cols,
+            col: idx % c.cols,
+            value: c.data[idx],
+            lo: -F16_TRUSTED,
+            hi: F16_TRUSTED,
+            why: "an f16 result can be trusted in: past it the f16 sums saturate or overflow, so the true value is larger; scale the inputs down or use --precision f32".into(),
+        }),
+    }
+}
+
+fn f16_guard(a: &Matrix, b: &Matrix, out: RunOutput, opts: &Options) -> Result<RunOutput> {
+    if opts.precision == Precision::F16 {
+        check_f16_result(a, b, &out.c, opts.allow_nonfinite)?;
+    }
+    Ok(out)
 }
 
 fn cpu_run(a: &Matrix, b: &Matrix, f: fn(&Matrix, &Matrix) -> Matrix) -> RunOutput {
@@ -384,6 +504,10 @@ pub struct Report {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub checks: Vec<Verdict>,
     pub notes: Vec<String>,
+    /// How the product was tiled, if it was ([`crate::tiled`]); the caller sets it from
+    /// [`Options::tiled`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tiling: Option<crate::tiled::Tiling>,
 }
 
 impl Report {
@@ -452,6 +576,7 @@ impl Report {
                 .then(|| checks.iter().filter_map(|v| v.saturated).sum::<usize>() as f64 / (m * n * channels) as f64),
             checks,
             notes: notes.to_vec(),
+            tiling: None,
         }
     }
 

@@ -4,7 +4,7 @@
 //! [`super::hall_blocked::multiply`] and [`super::hall_packed::multiply`] start from host
 //! matrices; here the caller hands over the textures and gets back the texture holding the
 //! product (the "framebuffer" of the last pass, created with `TARGET_USAGE`), so nothing crosses
-//! to the host. The passes are the shared [`Engine`]'s, with ping-pong accumulation; only the
+//! to the host. The passes are the shared `Engine`'s, with ping-pong accumulation; only the
 //! variant descriptions are restated, because the methods keep theirs private.
 //!
 //! Larsen–McAllister needs no wrapper: [`super::larsen_mcallister::Pipeline`] already works on

@@ -1,0 +1,21 @@
+//! The .npy reader on arbitrary bytes: a matrix (or batch) whose data matches its shape, or an
+//! error, never a panic.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use rendermm::Error;
+
+fuzz_target!(|data: &[u8]| {
+    match rendermm::io::parse_npy(data) {
+        Ok(m) => assert_eq!(Some(m.data.len()), m.rows.checked_mul(m.cols)),
+        Err(e) => assert!(matches!(e, Error::Format { .. }), "{e:?}"),
+    }
+    match rendermm::io::parse_npy_batch(data) {
+        Ok(ms) => {
+            for m in ms {
+                assert_eq!(Some(m.data.len()), m.rows.checked_mul(m.cols));
+            }
+        }
+        Err(e) => assert!(matches!(e, Error::Format { .. }), "{e:?}"),
+    }
+});

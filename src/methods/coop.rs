@@ -1,0 +1,570 @@
+//! `coop`: C = A·B on the tensor cores through wgpu's experimental cooperative matrices
+//! (`Features::EXPERIMENTAL_COOPERATIVE_MATRIX`, Vulkan `VK_KHR_cooperative_matrix`): A and B
+//! rounded to f16, products accumulated in f32, 16×16×16 fragments (issue 8).
+//!
+//! One dispatch of (n / BN) × (m / BM) workgroups of one 32-wide subgroup each; a subgroup keeps a
+//! BM×BN block of C as (BM/16)·(BN/16) f32 accumulator fragments for the whole k loop and, per
+//! 16-deep k step, loads BM/16 fragments of A and BN/16 of B straight from global memory and
+//! issues a multiply-add for each pair (`shaders/coop.wgsl`). The inputs are converted to f16 and
+//! zero-padded to whole blocks on upload (m to BM, k to 16, n to BN; C cropped on readback), which
+//! also gives every fragment load and store the 16-byte alignment Vulkan asks of them; so the
+//! shader has no edge tests and is compiled with wgpu's runtime bounds checks off
+//! ([`Plan::trusted`]).
+//!
+//! Where the adapter lacks the feature, or lacks the f16×f16→f32 16×16×16 configuration, `coop`
+//! fails with [`Error::MissingFeature`], whose message ends "not supported on this adapter"
+//! (lavapipe: no cooperative matrices at all).
+//!
+//! The result is held to an elementwise bound for f16 inputs and f32 accumulation,
+//! [`error_bound`], not to the f32 methods' 1e-5.
+//!
+//! Parameters, [`VARIANTS`]: the block per subgroup (64×64, 64×32, 32×32) and the layout of A
+//! and B in memory — row-major, or (`-frag`) packed on upload fragment by fragment so that each
+//! fragment load reads 512 contiguous bytes ([`Layout`]). `RENDERMM_COOP=<variant>` picks one,
+//! `rendermm tune --method coop` times them all.
+//!
+//! Not done: staging the fragments in workgroup memory (as CUTLASS does, for reuse between the
+//! subgroups of a workgroup). A fragment load takes an `f16` pointer, so the staging copy would
+//! be 8 scalar f16 stores per 16-byte global load: WGSL has no wider store into an `f16` array.
+
+use super::RunOutput;
+use crate::error::{Error, Result};
+use crate::gpu::GpuContext;
+use crate::gpu::buffer::{MatrixBuffer, check_storage_size};
+use crate::gpu::compute::{self, Kernel, Operands, Plan};
+use crate::matrix::Matrix;
+use crate::precision::F16_UNIT_ROUNDOFF;
+
+const SHADER: &str = include_str!("../../shaders/coop.wgsl");
+
+/// The environment variable that picks the variant.
+pub const ENV: &str = "RENDERMM_COOP";
+
+/// Edge of a fragment (and the k step).
+pub const FRAG: usize = 16;
+
+/// Threads per workgroup: one subgroup of an NVIDIA GPU.
+pub const WORKGROUP: u32 = 32;
+
+/// A block of C per subgroup, `tm`×`tn` fragments of 16×16, and the layout of A and B.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Variant {
+    /// `BMxBN`, e.g. `64x64`, with `-frag` for the fragment layout.
+    pub name: &'static str,
+    pub entry: &'static str,
+    pub tm: u32,
+    pub tn: u32,
+    /// A and B packed fragment by fragment on upload, each 16×16 fragment contiguous (the
+    /// shader's `FRAGMENTS`), instead of row-major.
+    pub fragments: bool,
+}
+
+const fn variant(
+    name: &'static str,
+    entry: &'static str,
+    tm: u32,
+    tn: u32,
+    fragments: bool,
+) -> Variant {
+    Variant {
+        name,
+        entry,
+        tm,
+        tn,
+        fragments,
+    }
+}
+
+/// The variants, the default first.
+pub const VARIANTS: &[Variant] = &[
+    variant("64x64", "main_4x4", 4, 4, false),
+    variant("64x64-frag", "main_4x4", 4, 4, true),
+    variant("64x32", "main_4x2", 4, 2, false),
+    variant("64x32-frag", "main_4x2", 4, 2, true),
+    variant("32x32", "main_2x2", 2, 2, false),
+    variant("32x32-frag", "main_2x2", 2, 2, true),
+];
+
+impl Variant {
+    pub fn bm(&self) -> usize {
+        FRAG * self.tm as usize
+    }
+
+    pub fn bn(&self) -> usize {
+        FRAG * self.tn as usize
+    }
+
+    /// The default variant (the first of [`VARIANTS`]).
+    pub fn default_variant() -> Variant {
+        VARIANTS[0]
+    }
+
+    /// Look a variant up by name.
+    pub fn parse(name: &str) -> Result<Variant> {
+        VARIANTS
+            .iter()
+            .copied()
+            .find(|v| v.name == name)
+            .ok_or_else(|| {
+                let names: Vec<&str> = VARIANTS.iter().map(|v| v.name).collect();
+                Error::Invalid(format!(
+                    "unknown coop variant '{name}'; known: {}",
+                    names.join(", ")
+                ))
+            })
+    }
+
+    /// The variant `RENDERMM_COOP` names, or the default when it is unset or empty.
+    pub fn from_env() -> Result<Variant> {
+        match std::env::var(ENV) {
+            Ok(s) if !s.trim().is_empty() => {
+                Variant::parse(s.trim()).map_err(|e| Error::Invalid(format!("{ENV}: {e}")))
+            }
+            _ => Ok(Variant::default_variant()),
+        }
+    }
+}
+
+/// The sizes the buffers are padded to: m to BM, k to 16, n to BN.
+pub fn padded(v: &Variant, m: usize, k: usize, n: usize) -> (usize, usize, usize) {
+    let up = |x: usize, t: usize| x.max(1).div_ceil(t) * t;
+    (up(m, v.bm()), up(k, FRAG), up(n, v.bn()))
+}
+
+/// Error unless this adapter can run `coop`: the experimental cooperative-matrix feature with an
+/// f16×f16→f32 16×16×16 configuration, f16 in shaders, and subgroups no wider than the 32
+/// invocations of a workgroup (narrower ones each compute the whole block, redundantly but
+/// correctly; a wider one would be partly empty, which cooperative matrices do not allow).
+pub fn supported(ctx: &GpuContext) -> Result<()> {
+    let missing = |feature: &'static str, why: String| Error::MissingFeature {
+        adapter: ctx.info.name.clone(),
+        feature,
+        needed_for: format!("coop needs ({why}); coop is not supported on this adapter"),
+    };
+    if !ctx.has(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX) {
+        return Err(missing(
+            "EXPERIMENTAL_COOPERATIVE_MATRIX",
+            "cooperative matrices, i.e. tensor cores: f16×f16→f32 16×16×16".into(),
+        ));
+    }
+    let configs = ctx.adapter.cooperative_matrix_properties();
+    let wanted = |c: &wgpu::CooperativeMatrixProperties| {
+        (c.m_size, c.n_size, c.k_size) == (16, 16, 16)
+            && c.ab_type == wgpu::CooperativeScalarType::F16
+            && c.cr_type == wgpu::CooperativeScalarType::F32
+    };
+    if !configs.iter().any(wanted) {
+        let have: Vec<String> = configs
+            .iter()
+            .map(|c| {
+                format!(
+                    "{:?}x{:?}->{:?} {}x{}x{}",
+                    c.ab_type, c.ab_type, c.cr_type, c.m_size, c.n_size, c.k_size
+                )
+            })
+            .collect();
+        return Err(missing(
+            "EXPERIMENTAL_COOPERATIVE_MATRIX",
+            format!(
+                "the f16×f16→f32 16×16×16 configuration; the adapter offers only [{}]",
+                have.join(", ")
+            ),
+        ));
+    }
+    if !ctx.has(wgpu::Features::SHADER_F16) {
+        return Err(missing(
+            "SHADER_F16",
+            "f16 operands in storage buffers".into(),
+        ));
+    }
+    let max = ctx.info.subgroup_max_size;
+    if max > WORKGROUP {
+        return Err(Error::Invalid(format!(
+            "coop runs one subgroup per workgroup of {WORKGROUP}; subgroups on adapter '{}' may be {max} wide, so coop is not supported on this adapter",
+            ctx.info.name
+        )));
+    }
+    Ok(())
+}
+
+/// The one dispatch of `v` for an m×k·k×n product (over the padded sizes).
+pub fn plan(v: &Variant, m: usize, k: usize, n: usize) -> Plan {
+    let (mp, kp, np) = padded(v, m, k, n);
+    let kernel = Kernel {
+        file: "coop.wgsl",
+        source: SHADER,
+        entry: v.entry,
+        constants: vec![("FRAGMENTS", if v.fragments { 1.0 } else { 0.0 })],
+        workgroup_size: [WORKGROUP, 1, 1],
+        workgroup_bytes: 0,
+    };
+    let groups = [(np / v.bn()) as u32, (mp / v.bm()) as u32, 1];
+    let mut p = Plan::single("coop", kernel, groups)
+        .note(format!(
+            "variant {} ({ENV}): a {}x{} block of C per 32-wide subgroup, {}x{} f32 accumulator fragments of 16x16, f16 fragments loaded from global memory ({})",
+            v.name,
+            v.bm(),
+            v.bn(),
+            v.tm,
+            v.tn,
+            if v.fragments {
+                "A and B packed fragment by fragment, 512 contiguous bytes each"
+            } else {
+                "A and B row-major"
+            }
+        ))
+        .note(format!(
+            "A, B rounded to f16 and zero-padded to {mp}x{kp}x{np} (C cropped on readback)"
+        ));
+    p.trusted = Some(
+        "coop's buffers are padded to whole blocks (m to BM, k to 16, n to BN) and its grid is exactly the padded C, so every 16x16 fragment it loads or stores lies inside its buffer (shaders/coop.wgsl)",
+    );
+    p
+}
+
+/// Multiply `a · b` with the variant `RENDERMM_COOP` names (the default when unset).
+pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix) -> Result<RunOutput> {
+    multiply_variant(ctx, &Variant::from_env()?, a, b)
+}
+
+/// Multiply `a · b` with variant `v`: the not-supported error first, then the f16 range check.
+pub fn multiply_variant(
+    ctx: &GpuContext,
+    v: &Variant,
+    a: &Matrix,
+    b: &Matrix,
+) -> Result<RunOutput> {
+    crate::matrix::check_product(a, b)?;
+    supported(ctx)?;
+    check_f16_range(a, "A")?;
+    check_f16_range(b, "B")?;
+    let (m, k, n) = (a.rows, a.cols, b.cols);
+    let p = plan(v, m, k, n);
+    let (mp, kp, np) = padded(v, m, k, n);
+    compute::run_with(
+        ctx,
+        &p,
+        || {
+            p.check(&ctx.limits)?;
+            let (la, lb) = match v.fragments {
+                true => (Layout::FragmentsByRow, Layout::FragmentsByColumn),
+                false => (Layout::RowMajor, Layout::RowMajor),
+            };
+            let ab = f16_buffer(ctx, "A (f16, padded)", &f16_packed(a, mp, kp, la))?;
+            let bb = f16_buffer(ctx, "B (f16, padded)", &f16_packed(b, kp, np, lb))?;
+            let c = MatrixBuffer::output(ctx, "C (padded)", mp, np)?;
+            Operands::from_buffers(ctx, &p, ab, bb, c, (mp, kp, np))
+        },
+        |ops| Ok(super::cs_fast::cropped(ops.c.read_matrix(ctx)?, m, n)),
+    )
+}
+
+/// Largest finite f16.
+pub const F16_MAX: f32 = 65504.0;
+
+/// Error if an element would overflow f16 (and so turn into infinity on the way in).
+pub fn check_f16_range(x: &Matrix, name: &str) -> Result<()> {
+    match x.data.iter().position(|v| v.abs() > F16_MAX) {
+        None => Ok(()),
+        Some(idx) => Err(Error::OutOfRange {
+            name: name.to_string(),
+            row: idx / x.cols,
+            col: idx % x.cols,
+            value: x.data[idx],
+            lo: -F16_MAX,
+            hi: F16_MAX,
+            why: "coop rounds its inputs to f16".into(),
+        }),
+    }
+}
+
+/// How an operand's f16 elements are laid out in its buffer (`rows × cols` padded, both
+/// multiples of 16).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// Element (i, j) at i·cols + j.
+    RowMajor,
+    /// 16×16 fragments, each contiguous and row-major inside; fragment (I, P) at
+    /// (I·cols/16 + P)·256: the fragments of a block row follow each other (A).
+    FragmentsByRow,
+    /// The same with fragment (P, J) at (J·rows/16 + P)·256: the fragments of a block column
+    /// follow each other (B).
+    FragmentsByColumn,
+}
+
+impl Layout {
+    /// Where element (i, j) of a `rows × cols` operand goes; the shader's `load_a` / `load_b`
+    /// address fragment (I, P) / (P, J) by the same formulas.
+    pub fn index(self, i: usize, j: usize, rows: usize, cols: usize) -> usize {
+        let inside = (i % FRAG) * FRAG + j % FRAG;
+        match self {
+            Layout::RowMajor => i * cols + j,
+            Layout::FragmentsByRow => {
+                ((i / FRAG) * (cols / FRAG) + j / FRAG) * FRAG * FRAG + inside
+            }
+            Layout::FragmentsByColumn => {
+                ((j / FRAG) * (rows / FRAG) + i / FRAG) * FRAG * FRAG + inside
+            }
+        }
+    }
+}
+
+/// `x` rounded to f16, zero-padded to `rows × cols` (multiples of 16) and laid out as `layout`.
+pub fn f16_packed(
+    x: &Matrix,
+    rows: usize,
+    cols: usize,
+    layout: Layout,
+) -> (usize, usize, Vec<half::f16>) {
+    assert!(
+        rows >= x.rows && cols >= x.cols && rows.is_multiple_of(FRAG) && cols.is_multiple_of(FRAG)
+    );
+    let mut halves = vec![half::f16::ZERO; rows * cols];
+    for i in 0..x.rows {
+        for j in 0..x.cols {
+            halves[layout.index(i, j, rows, cols)] = half::f16::from_f32(x.data[i * x.cols + j]);
+        }
+    }
+    (rows, cols, halves)
+}
+
+/// A packed f16 operand in a storage buffer (two f16 per word; `cols` is even because it is a
+/// multiple of 16).
+fn f16_buffer(
+    ctx: &GpuContext,
+    label: &str,
+    packed: &(usize, usize, Vec<half::f16>),
+) -> Result<MatrixBuffer> {
+    let (rows, cols, halves) = packed;
+    let (rows, cols) = (*rows, *cols);
+    check_storage_size(
+        &ctx.limits,
+        &format!("coop: {label}, a {rows}x{cols} f16 storage buffer"),
+        (rows * cols * 2) as u64,
+    )?;
+    let buf = MatrixBuffer::new(ctx, label, rows, cols / 2)?;
+    ctx.scoped(&format!("uploading {label}"), || {
+        ctx.queue
+            .write_buffer(&buf.buffer, 0, bytemuck::cast_slice(halves));
+        Ok(())
+    })?;
+    Ok(buf)
+}
+
+/// The elementwise error bound `coop` is held to: for every element,
+///
+/// |ĉ_ij − c_ij| ≤ (2u + u² + (1 + u)²·γ_k)·S_ij + 2⁻²⁴·(R_i + K_j) + k·2⁻⁴⁸
+///
+/// with S_ij = Σ_p |a_ip|·|b_pj|, R_i = Σ_p |a_ip|, K_j = Σ_p |b_pj|, u = 2⁻¹¹ (f16 unit
+/// roundoff) and γ_k = k·2⁻²² / (1 − k·2⁻²²). Derivation:
+/// - each input is rounded to f16 once: â = a(1 + δ) + η with |δ| ≤ u, and |η| ≤ 2⁻²⁵ (half the
+///   subnormal spacing 2⁻²⁴) for values under 2⁻¹⁴ that round to f16 subnormals;
+/// - so |âb̂ − ab| ≤ (2u + u²)|a||b| + 2⁻²⁵(1 + u)(|a| + |b|) + 2⁻⁵⁰ per product; summed over p
+///   that gives the S, R + K and k terms (2⁻²⁴ covers 2⁻²⁵(1 + u) with the accumulation's
+///   growth for any k < 2²¹);
+/// - the products of two f16 are exact in f32 (11 + 11 significant bits ≤ 24), and the f32
+///   accumulation costs at most γ_k·Σ|â||b̂| ≤ γ_k(1 + u)²·S. Round-to-nearest would give
+///   2⁻²⁴ per addition; γ is taken with 2⁻²² per product because tensor cores align the addends
+///   of a multiply-add to the largest and truncate them (Fasi et al., "Numerical behavior of
+///   NVIDIA tensor cores", 2021): up to a unit in the last place (2⁻²³ relative) for each
+///   product, and as much again for the running sum each time it enters a multiply-add.
+///
+/// The padding adds exact zeros and changes nothing.
+pub fn error_bound(a: &Matrix, b: &Matrix) -> Vec<f64> {
+    let k = a.cols as f64;
+    let u = F16_UNIT_ROUNDOFF;
+    let theta = k * 2f64.powi(-22);
+    let gamma = theta / (1.0 - theta).max(1e-3);
+    let rel = 2.0 * u + u * u + (1.0 + u) * (1.0 + u) * gamma;
+    let tiny = 2f64.powi(-24);
+    let row_abs: Vec<f64> = (0..a.rows)
+        .map(|i| {
+            a.data[i * a.cols..(i + 1) * a.cols]
+                .iter()
+                .map(|v| v.abs() as f64)
+                .sum()
+        })
+        .collect();
+    let col_abs: Vec<f64> = (0..b.cols)
+        .map(|j| {
+            (0..b.rows)
+                .map(|p| b.data[p * b.cols + j].abs() as f64)
+                .sum()
+        })
+        .collect();
+    crate::precision::abs_product(a, b)
+        .into_iter()
+        .enumerate()
+        .map(|(idx, s)| {
+            let (i, j) = (idx / b.cols, idx % b.cols);
+            rel * s + tiny * (row_abs[i] + col_abs[j]) + k * 2f64.powi(-48)
+        })
+        .collect()
+}
+
+/// The bound of [`error_bound`] in words, for reports.
+pub fn error_bound_words(k: usize) -> String {
+    format!(
+        "every element within (2u + u^2 + (1+u)^2·gamma_k)·sum|a||b| + 2^-24·(sum_p|a_ip| + sum_p|b_pj|) + k·2^-48, \
+         u = 2^-11 (inputs rounded to f16), gamma_k = k·2^-22/(1 - k·2^-22) (f32 accumulation on tensor cores, truncating, k = {k})"
+    )
+}
+
+/// Judge `c = a · b` as coop computed it: every element within [`error_bound`] of the f64
+/// reference, nothing non-finite.
+pub fn verdict(a: &Matrix, b: &Matrix, c: &Matrix) -> crate::check::Verdict {
+    let reference = crate::cpu::reference_f64(a, b);
+    let stats = crate::check::compare(c, &reference);
+    let bound = error_bound(a, b);
+    let ratio = c
+        .data
+        .iter()
+        .zip(&reference)
+        .zip(&bound)
+        .map(|((&x, &r), &bd)| {
+            if x.is_finite() {
+                (x as f64 - r).abs() / bd
+            } else {
+                f64::INFINITY
+            }
+        })
+        .fold(0.0f64, f64::max);
+    crate::check::Verdict {
+        passed: stats.nonfinite == 0 && ratio <= 1.0,
+        tolerance: error_bound_words(a.cols),
+        saturated: None,
+        saturated_share: None,
+        u8_model_max_steps: None,
+        f16_bound_ratio: Some(ratio),
+        stats,
+    }
+}
+
+/// [`verdict`] on 512 sampled elements, for products too large for the full f64 reference:
+/// the relative Frobenius error of the samples, and whether every sample is within its bound.
+pub fn sampled_check(a: &Matrix, b: &Matrix, c: &Matrix, seed: u64) -> (f64, bool) {
+    use rand::{Rng, SeedableRng, rngs::StdRng};
+    let mut rng = StdRng::seed_from_u64(seed ^ 0xc00b);
+    let k = a.cols;
+    let u = F16_UNIT_ROUNDOFF;
+    let theta = k as f64 * 2f64.powi(-22);
+    let rel = 2.0 * u + u * u + (1.0 + u) * (1.0 + u) * theta / (1.0 - theta).max(1e-3);
+    let (mut d2, mut r2, mut ok) = (0.0f64, 0.0f64, true);
+    for _ in 0..512 {
+        let i = rng.random_range(0..c.rows);
+        let j = rng.random_range(0..c.cols);
+        let (mut r, mut s, mut ra, mut kb) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
+        for p in 0..k {
+            let (x, y) = (a.get(i, p) as f64, b.get(p, j) as f64);
+            r += x * y;
+            s += (x * y).abs();
+            ra += x.abs();
+            kb += y.abs();
+        }
+        let bound = rel * s + 2f64.powi(-24) * (ra + kb) + k as f64 * 2f64.powi(-48);
+        let x = c.get(i, j);
+        ok &= x.is_finite() && (x as f64 - r).abs() <= bound;
+        d2 += (x as f64 - r).powi(2);
+        r2 += r * r;
+    }
+    let rel_err = if r2 > 0.0 {
+        (d2 / r2).sqrt()
+    } else {
+        d2.sqrt()
+    };
+    (rel_err, ok)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bound holds for a CPU model of what the tensor cores do (inputs rounded to f16,
+    /// products exact, f32 sums rounded toward zero at each addition), and is not vacuous: the
+    /// worst element uses at least 1/1000 of it. (It is a worst case, linear in k; the errors of
+    /// random data grow more like √k, so at k = 2000 they use under 1% of it.)
+    #[test]
+    fn the_bound_covers_a_cpu_model_of_f16_inputs_and_f32_accumulation() {
+        for &(m, k, n, seed) in &[(7, 300, 5, 1u64), (16, 16, 16, 2), (3, 2000, 4, 3)] {
+            let a = Matrix::random(m, k, seed, -1.0, 1.0);
+            let b = Matrix::random(k, n, seed + 100, -1.0, 1.0);
+            let h = |x: f32| half::f16::from_f32(x).to_f32();
+            let mut c = Matrix::zeros(m, n);
+            for i in 0..m {
+                for j in 0..n {
+                    let mut s = 0.0f32;
+                    for p in 0..k {
+                        let prod = h(a.get(i, p)) * h(b.get(p, j)); // exact
+                        let exact = s as f64 + prod as f64;
+                        let mut r = exact as f32;
+                        // round toward zero
+                        if (r as f64).abs() > exact.abs() {
+                            r = f32::from_bits(r.to_bits() - 1);
+                        }
+                        s = r;
+                    }
+                    c.set(i, j, s);
+                }
+            }
+            let v = verdict(&a, &b, &c);
+            assert!(v.passed, "{m}x{k}x{n}: ratio {:?}", v.f16_bound_ratio);
+            assert!(
+                v.f16_bound_ratio.unwrap() > 1e-3,
+                "{m}x{k}x{n}: bound too loose? {:?}",
+                v.f16_bound_ratio
+            );
+        }
+    }
+
+    /// The fragment layouts put every element where the shader's `load_a` / `load_b` formulas
+    /// (written out again here) look for it.
+    #[test]
+    fn fragment_layouts_match_the_shader_addressing() {
+        let (mp, kp, np) = (48, 32, 64);
+        let a = Matrix::random(37, 20, 5, -1.0, 1.0);
+        let b = Matrix::random(20, 50, 6, -1.0, 1.0);
+        let (_, _, pa) = f16_packed(&a, mp, kp, Layout::FragmentsByRow);
+        let (_, _, pb) = f16_packed(&b, kp, np, Layout::FragmentsByColumn);
+        let h = |x: f32| half::f16::from_f32(x);
+        for row0 in (0..mp).step_by(16) {
+            for k0 in (0..kp).step_by(16) {
+                // load_a(row0, 0, k0): ((row0/16 + i)·(k/16) + k0/16)·256, stride 16
+                let at = ((row0 / 16) * (kp / 16) + k0 / 16) * 256;
+                for r in 0..16 {
+                    for c in 0..16 {
+                        let want = if row0 + r < a.rows && k0 + c < a.cols {
+                            h(a.get(row0 + r, k0 + c))
+                        } else {
+                            half::f16::ZERO
+                        };
+                        assert_eq!(pa[at + r * 16 + c], want);
+                    }
+                }
+            }
+        }
+        for k0 in (0..kp).step_by(16) {
+            for col0 in (0..np).step_by(16) {
+                // load_b(k0, col0, 0): ((col0/16 + j)·(k/16) + k0/16)·256, stride 16
+                let at = ((col0 / 16) * (kp / 16) + k0 / 16) * 256;
+                for r in 0..16 {
+                    for c in 0..16 {
+                        let want = if k0 + r < b.rows && col0 + c < b.cols {
+                            h(b.get(k0 + r, col0 + c))
+                        } else {
+                            half::f16::ZERO
+                        };
+                        assert_eq!(pb[at + r * 16 + c], want);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn inputs_beyond_f16_are_refused() {
+        let mut a = Matrix::zeros(2, 3);
+        a.set(1, 2, 70000.0);
+        let e = check_f16_range(&a, "A").unwrap_err().to_string();
+        assert!(e.contains("row 1, column 2") && e.contains("f16"), "{e}");
+    }
+}

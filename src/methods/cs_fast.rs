@@ -1,0 +1,375 @@
+//! `cs-fast`: the compute method built for speed (issue 8), the 5kk73 ladder taken to what a
+//! present-day SGEMM does (`docs/performance.md` has what each version gained on the H100).
+//!
+//! One dispatch of (n/BN) × (m/BM) workgroups of WG_X × WG_Y invocations. A workgroup computes a
+//! BM×BN tile of C; each invocation a register block of 8×8 or 4×8 elements of it, held in vec4
+//! accumulators. Per k-tile of depth BK the workgroup stages a BK×BM tile of A and a BK×BN tile
+//! of B in workgroup memory, double-buffered: the next k-tile's global loads are issued before the
+//! multiply-adds on the current one and stored into the other buffer after them, so there is one
+//! barrier per k-tile. Every global and workgroup-memory access is a vec4.
+//!
+//! The operands are laid out on upload (and that time counts as upload):
+//! - A is uploaded transposed, Aᵀ (k×m), so that a k-row of its tile is contiguous like B's and
+//!   lands in workgroup memory with vec4 stores;
+//! - Aᵀ, B and C are zero-padded to multiples of the tile (m to BM, k to BK, n to BN). Zero rows
+//!   and columns add zero products, and the padding of C is cropped on readback, so it never shows
+//!   in the result.
+//!
+//! Because every buffer is a whole number of tiles, the shader has no edge tests and its indexing
+//! is in range by construction (the argument is written beside each access in
+//! `shaders/cs_fast.wgsl`), so the plan is compiled with wgpu's runtime bounds checks off
+//! ([`Plan::trusted`]); [`Variant::check`] and [`plan`] enforce the preconditions.
+//!
+//! Subgroup operations: not used. Each k-step an invocation reads 2 (4×8) or 4 (8×8) vec4s from
+//! workgroup memory, which neighbouring invocations share by broadcast; fetching the same values
+//! by subgroup shuffles would take one shuffle per scalar instead of one load per four.
+//!
+//! Parameters: a few fixed [`VARIANTS`] (tile BM×BN×BK and register block), passed to the shader
+//! as pipeline-overridable constants. `RENDERMM_CS_FAST=<variant>` picks one for every run
+//! (`multiply`, `bench`); `rendermm tune --method cs-fast` times them all.
+
+use super::RunOutput;
+use crate::error::{Error, Result};
+use crate::gpu::GpuContext;
+use crate::gpu::buffer::MatrixBuffer;
+use crate::gpu::compute::{self, Kernel, Operands, Plan};
+use crate::matrix::Matrix;
+
+const SHADER: &str = include_str!("../../shaders/cs_fast.wgsl");
+
+/// The environment variable that picks the variant.
+pub const ENV: &str = "RENDERMM_CS_FAST";
+
+/// One shape of the kernel: the register block per invocation (`rm`×8), the invocations
+/// (`wg_x` along n, `wg_y` along m) and the depth `bk` of a k-tile. The C tile is
+/// BM×BN = (rm·wg_y)×(8·wg_x).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Variant {
+    /// `BMxBNxBK-RMx8`, e.g. `128x128x16-8x8`.
+    pub name: &'static str,
+    /// Rows of the register block: 8 (`main_8x8`) or 4 (`main_4x8`).
+    pub rm: u32,
+    pub wg_x: u32,
+    pub wg_y: u32,
+    pub bk: u32,
+}
+
+/// The variants, the default first.
+pub const VARIANTS: &[Variant] = &[
+    Variant {
+        name: "128x128x16-8x8",
+        rm: 8,
+        wg_x: 16,
+        wg_y: 16,
+        bk: 16,
+    },
+    Variant {
+        name: "128x128x8-8x8",
+        rm: 8,
+        wg_x: 16,
+        wg_y: 16,
+        bk: 8,
+    },
+    Variant {
+        name: "128x64x16-8x8",
+        rm: 8,
+        wg_x: 8,
+        wg_y: 16,
+        bk: 16,
+    },
+    Variant {
+        name: "64x64x16-8x8",
+        rm: 8,
+        wg_x: 8,
+        wg_y: 8,
+        bk: 16,
+    },
+    Variant {
+        name: "64x128x16-4x8",
+        rm: 4,
+        wg_x: 16,
+        wg_y: 16,
+        bk: 16,
+    },
+    Variant {
+        name: "64x64x8-4x8",
+        rm: 4,
+        wg_x: 8,
+        wg_y: 16,
+        bk: 8,
+    },
+];
+
+impl Variant {
+    /// Rows of the C tile.
+    pub fn bm(&self) -> u32 {
+        self.rm * self.wg_y
+    }
+
+    /// Columns of the C tile.
+    pub fn bn(&self) -> u32 {
+        8 * self.wg_x
+    }
+
+    /// Invocations per workgroup.
+    pub fn invocations(&self) -> u32 {
+        self.wg_x * self.wg_y
+    }
+
+    /// Bytes of workgroup memory: two buffers of a BK×BM and a BK×BN f32 tile.
+    pub fn workgroup_bytes(&self) -> u64 {
+        2 * self.bk as u64 * (self.bm() + self.bn()) as u64 * 4
+    }
+
+    /// The shader entry point.
+    pub fn entry(&self) -> &'static str {
+        if self.rm == 8 { "main_8x8" } else { "main_4x8" }
+    }
+
+    /// The default variant (the first of [`VARIANTS`]).
+    pub fn default_variant() -> Variant {
+        VARIANTS[0]
+    }
+
+    /// Look a variant up by name.
+    pub fn parse(name: &str) -> Result<Variant> {
+        VARIANTS
+            .iter()
+            .copied()
+            .find(|v| v.name == name)
+            .ok_or_else(|| {
+                let names: Vec<&str> = VARIANTS.iter().map(|v| v.name).collect();
+                Error::Invalid(format!(
+                    "unknown cs-fast variant '{name}'; known: {}",
+                    names.join(", ")
+                ))
+            })
+    }
+
+    /// The variant `RENDERMM_CS_FAST` names, or the default when it is unset or empty.
+    pub fn from_env() -> Result<Variant> {
+        match std::env::var(ENV) {
+            Ok(s) if !s.trim().is_empty() => {
+                Variant::parse(s.trim()).map_err(|e| Error::Invalid(format!("{ENV}: {e}")))
+            }
+            _ => Ok(Variant::default_variant()),
+        }
+    }
+
+    /// Error unless the shader's preconditions on its constants hold: a register block of 8×8
+    /// or 4×8, and each tile a whole number (1 to 4) of vec4 loads per invocation, the four
+    /// fetch slots of `shaders/cs_fast.wgsl`.
+    pub fn check(&self) -> Result<()> {
+        let t = self.invocations();
+        let tiles = [
+            ("A", self.bk * self.bm() / 4),
+            ("B", self.bk * self.bn() / 4),
+        ];
+        let bad = |why: String| {
+            Err(Error::Invalid(format!(
+                "cs-fast variant {}: {why}",
+                self.name
+            )))
+        };
+        if self.rm != 8 && self.rm != 4 {
+            return bad(format!(
+                "register block {}x8; the shader has 8x8 and 4x8",
+                self.rm
+            ));
+        }
+        if self.bk == 0 || t == 0 {
+            return bad("empty tile".into());
+        }
+        for (what, q) in tiles {
+            if q % t != 0 || q / t == 0 || q / t > 4 {
+                return bad(format!(
+                    "the {what} tile is {q} vec4s for {t} invocations; it must be 1 to 4 loads each"
+                ));
+            }
+        }
+        let name = format!("{}x{}x{}-{}x8", self.bm(), self.bn(), self.bk, self.rm);
+        if name != self.name {
+            return bad(format!("its shape is {name}"));
+        }
+        Ok(())
+    }
+}
+
+/// The sizes the buffers are padded to: m to BM, k to BK, n to BN.
+pub fn padded(v: &Variant, m: usize, k: usize, n: usize) -> (usize, usize, usize) {
+    let up = |x: usize, t: u32| x.max(1).div_ceil(t as usize) * t as usize;
+    (up(m, v.bm()), up(k, v.bk), up(n, v.bn()))
+}
+
+/// The one dispatch of `v` for an m×k·k×n product (over the padded sizes).
+pub fn plan(v: &Variant, m: usize, k: usize, n: usize) -> Result<Plan> {
+    v.check()?;
+    let (mp, kp, np) = padded(v, m, k, n);
+    for (what, x) in [("m", mp), ("k", kp), ("n", np)] {
+        if x > u32::MAX as usize / 4 {
+            return Err(Error::Invalid(format!(
+                "cs-fast: {what} = {x} is too large"
+            )));
+        }
+    }
+    let kernel = Kernel {
+        file: "cs_fast.wgsl",
+        source: SHADER,
+        entry: v.entry(),
+        constants: vec![
+            ("WG_X", v.wg_x as f64),
+            ("WG_Y", v.wg_y as f64),
+            ("BM", v.bm() as f64),
+            ("BN", v.bn() as f64),
+            ("BK", v.bk as f64),
+        ],
+        workgroup_size: [v.wg_x, v.wg_y, 1],
+        workgroup_bytes: v.workgroup_bytes(),
+    };
+    let groups = [
+        (np / v.bn() as usize) as u32,
+        (mp / v.bm() as usize) as u32,
+        1,
+    ];
+    let mut p = Plan::single("cs-fast", kernel, groups)
+        .note(format!(
+            "variant {} ({ENV}): {}x{} C tile per workgroup of {}x{}, {}x8 register block per invocation, k-tiles of {}, double-buffered in {} B of workgroup memory",
+            v.name,
+            v.bm(),
+            v.bn(),
+            v.wg_x,
+            v.wg_y,
+            v.rm,
+            v.bk,
+            v.workgroup_bytes()
+        ))
+        .note(format!(
+            "A uploaded transposed; A, B, C zero-padded to {mp}x{kp}x{np} (cropped on readback)"
+        ));
+    p.trusted = Some(
+        "cs-fast's buffers are padded to whole tiles (m to BM, k to BK, n to BN) and its grid is exactly the padded C, so every index is inside its buffer (shaders/cs_fast.wgsl)",
+    );
+    Ok(p)
+}
+
+/// Multiply `a · b` with the variant `RENDERMM_CS_FAST` names (the default when unset).
+pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix) -> Result<RunOutput> {
+    multiply_variant(ctx, &Variant::from_env()?, a, b)
+}
+
+/// Multiply `a · b` with variant `v`.
+pub fn multiply_variant(
+    ctx: &GpuContext,
+    v: &Variant,
+    a: &Matrix,
+    b: &Matrix,
+) -> Result<RunOutput> {
+    crate::matrix::check_product(a, b)?;
+    let (m, k, n) = (a.rows, a.cols, b.cols);
+    let p = plan(v, m, k, n)?;
+    let (mp, kp, np) = padded(v, m, k, n);
+    compute::run_with(
+        ctx,
+        &p,
+        || {
+            p.check(&ctx.limits)?;
+            let at =
+                MatrixBuffer::upload(ctx, "A transposed (padded)", &transposed_padded(a, kp, mp))?;
+            let bb = MatrixBuffer::upload(ctx, "B (padded)", &padded_copy(b, kp, np))?;
+            let c = MatrixBuffer::output(ctx, "C (padded)", mp, np)?;
+            Operands::from_buffers(ctx, &p, at, bb, c, (mp, kp, np))
+        },
+        |ops| Ok(cropped(ops.c.read_matrix(ctx)?, m, n)),
+    )
+}
+
+/// Aᵀ zero-padded to `rows × cols` (rows ≥ a.cols, cols ≥ a.rows): out(p, i) = A(i, p).
+/// Transposed in 32×32 blocks so that both sides stay in cache.
+pub fn transposed_padded(a: &Matrix, rows: usize, cols: usize) -> Matrix {
+    assert!(
+        rows >= a.cols && cols >= a.rows,
+        "padding must not cut the matrix"
+    );
+    let mut out = vec![0.0f32; rows * cols];
+    const BLOCK: usize = 32;
+    for i0 in (0..a.rows).step_by(BLOCK) {
+        for p0 in (0..a.cols).step_by(BLOCK) {
+            for i in i0..(i0 + BLOCK).min(a.rows) {
+                let row = &a.data[i * a.cols..(i + 1) * a.cols];
+                for p in p0..(p0 + BLOCK).min(a.cols) {
+                    out[p * cols + i] = row[p];
+                }
+            }
+        }
+    }
+    Matrix {
+        rows,
+        cols,
+        data: out,
+    }
+}
+
+/// `m` zero-padded to `rows × cols`.
+pub fn padded_copy(m: &Matrix, rows: usize, cols: usize) -> Matrix {
+    assert!(
+        rows >= m.rows && cols >= m.cols,
+        "padding must not cut the matrix"
+    );
+    if (rows, cols) == (m.rows, m.cols) {
+        return m.clone();
+    }
+    let mut out = vec![0.0f32; rows * cols];
+    for i in 0..m.rows {
+        out[i * cols..i * cols + m.cols].copy_from_slice(&m.data[i * m.cols..(i + 1) * m.cols]);
+    }
+    Matrix {
+        rows,
+        cols,
+        data: out,
+    }
+}
+
+/// The top-left `rows × cols` of `m`.
+pub fn cropped(m: Matrix, rows: usize, cols: usize) -> Matrix {
+    if (rows, cols) == (m.rows, m.cols) {
+        return m;
+    }
+    let mut out = Vec::with_capacity(rows * cols);
+    for i in 0..rows {
+        out.extend_from_slice(&m.data[i * m.cols..i * m.cols + cols]);
+    }
+    Matrix {
+        rows,
+        cols,
+        data: out,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_variant_meets_the_shader_preconditions() {
+        for v in VARIANTS {
+            v.check().unwrap();
+            assert!(
+                v.workgroup_bytes() <= 32768,
+                "{}: fits lavapipe's 32 KiB",
+                v.name
+            );
+            assert!(v.invocations() <= 256, "{}", v.name);
+        }
+    }
+
+    #[test]
+    fn padding_and_cropping_round_trip() {
+        let a = Matrix::from_fn(3, 5, |i, j| (i * 10 + j) as f32);
+        let t = transposed_padded(&a, 8, 4);
+        assert_eq!(t.get(4, 2), a.get(2, 4));
+        assert_eq!(t.get(5, 0), 0.0);
+        assert_eq!(t.get(0, 3), 0.0);
+        let p = padded_copy(&a, 4, 8);
+        assert_eq!(cropped(p, 3, 5), a);
+    }
+}

@@ -1,0 +1,1193 @@
+//! Past one texture: multiplies larger than the adapter's textures or buffers, or than a memory
+//! budget, computed block by block.
+//!
+//! Every method keeps its matrices whole on the GPU: `lm` and the Hall methods in textures no
+//! wider or higher than `max_texture_dimension_2d` (16384 on lavapipe, 32768 on the H100), the
+//! compute methods in storage buffers no larger than `max_storage_buffer_binding_size` (128 MiB
+//! on lavapipe). [`plan`] first *estimates the bytes* a method would allocate for the whole
+//! product ([`footprint`]: Hall's four matrices A, B, F and the result, plus the readback copy;
+//! L-M's A, B and framebuffer; a compute method's buffers and scratch) and checks the sides and
+//! buffer sizes against the adapter's limits, all before anything is allocated. If the product
+//! fits both the limits and the memory budget ([`budget`]: `--mem-budget`, else
+//! `RENDERMM_MEM_BUDGET`, else a share of what the adapter allows) it runs as it always did.
+//! Otherwise it is *tiled*:
+//!
+//! ```text
+//! for each block (I, J) of C            -- blocks_m × blocks_n blocks of at most tile_m × tile_n
+//!     for each chunk P of k              -- chunks_k chunks of at most tile_k
+//!         C[I][J] += A[I][P] · B[P][J]   -- a full multiply of texture-sized tiles
+//!     read C[I][J] back into its place in C
+//! ```
+//!
+//! The tiles are the largest whose sides and bytes fit (each side halved in turn, the largest
+//! first, then evened out so the blocks are of nearly equal size). `A[I][P]` is a row panel of A,
+//! `B[P][J]` a column panel of B; tiles are uploaded, multiplied and dropped one after the other,
+//! and only the block of C being summed stays on the GPU. The k chunks of a block are summed on
+//! the GPU where the method allows:
+//!
+//! - `lm`: every chunk's slices blend into the block's one framebuffer (`LoadOp::Load` after the
+//!   first chunk), so the blend unit adds the products in the order of one untiled run and the
+//!   result is bit for bit the untiled one;
+//! - `hall-blocked`, `hall-packed`: each chunk's passes start from the running sum the previous
+//!   chunk left (`Engine::run_from` in `src/methods/hall_blocked.rs`); `hall-blocked`'s chunks
+//!   are whole blocks of b, so its passes, and its results, are exactly the untiled run's.
+//!   `hall-packed` packs each chunk on its own, which pairs k's columns differently: its f32
+//!   results agree to rounding, and in u8 and f16 (whose checks model the untiled passes) it
+//!   refuses to split k;
+//! - the compute methods: each chunk's C lands in a buffer that `shaders/tile_accumulate.wgsl`
+//!   adds into the block's accumulator;
+//! - any other GPU method (`frag-mrt` and methods added later) runs whole on each tile, and its k
+//!   chunks are added **on the host in f64** (then rounded once to f32), which is at least as
+//!   accurate as summing in f32 on the GPU.
+//!
+//! A split of m or n alone changes nothing in any element's sum, so a tiled result equals the
+//! untiled one bit for bit when k is not split (`tests/tiled.rs`) — for every method but
+//! `frag-mrt`, whose quad sharing orders each pair of k steps by its tile's parity, so a block
+//! that starts on an odd tile rounds a few sums differently.
+//!
+//! The report's notes and its `tiling` field ([`Tiling`]) say why and how the product was tiled.
+//! With `--no-tile`, or when not even a 1×1×1 tile fits, the run is refused before the driver is
+//! asked for anything: over the budget with an [`Error::Budget`] naming the bytes and the
+//! budget, past a limit with the [`Error::Limit`] naming it (a workgroup too large for the
+//! adapter is such a limit: no tile avoids it). An observer (the demos) cannot
+//! watch a tiled run: it sees one texture's passes.
+
+use crate::error::{Error, Result};
+use crate::gpu::GpuContext;
+use crate::gpu::buffer::{self, MatrixBuffer, check_storage_size};
+use crate::gpu::compute::{Operands, Prepared};
+use crate::gpu::texture::{MatrixTexture, TARGET_USAGE, padded_bytes_per_row};
+use crate::gpu::timer::{Clock, Span};
+use crate::matrix::Matrix;
+use crate::methods::{
+    self, Accumulate, Method, Options, RunOutput, Timings, compute_era, hall_blocked,
+    larsen_mcallister,
+};
+use crate::precision::{self, Precision};
+use serde::Serialize;
+use std::time::Instant;
+
+/// The environment variable read for the memory budget when `--mem-budget` is not given.
+pub const BUDGET_ENV: &str = "RENDERMM_MEM_BUDGET";
+
+/// Most tile multiplies a plan may take; a budget that small is refused as a likely typo.
+pub const MAX_TILES: usize = 100_000;
+
+const ADD_SHADER: &str = include_str!("../shaders/tile_accumulate.wgsl");
+
+/// How a multiply may be tiled (part of [`Options`]).
+#[derive(Clone, Debug, Default)]
+pub struct TileOptions {
+    /// Bytes of device memory a multiply may allocate; `None`: [`budget`] picks one.
+    pub mem_budget: Option<u64>,
+    /// Refuse a product that needs tiling instead of tiling it (`--no-tile`).
+    pub no_tile: bool,
+    /// Show a progress bar of the blocks of C done on stderr (the CLI hides it with `--json`).
+    pub progress: bool,
+    /// Set on the tiles' own multiplies so that they are not tiled again.
+    pub inside: bool,
+}
+
+/// A memory budget and where it came from.
+#[derive(Clone, Debug, Serialize)]
+pub struct Budget {
+    pub bytes: u64,
+    pub source: String,
+}
+
+/// How a product was tiled (the report's `tiling` field).
+#[derive(Clone, Debug, Serialize)]
+pub struct Tiling {
+    /// The method each tile ran (a single-workgroup `cannon` or `dns` runs its tiled version).
+    pub ran_as: String,
+    /// Why the product could not run whole.
+    pub reasons: Vec<String>,
+    /// The largest tile: A tiles are tile_m × tile_k, B tiles tile_k × tile_n.
+    pub tile_m: usize,
+    pub tile_k: usize,
+    pub tile_n: usize,
+    /// Blocks of C down and across, and chunks of k per block.
+    pub blocks_m: usize,
+    pub blocks_n: usize,
+    pub chunks_k: usize,
+    /// blocks_m · blocks_n · chunks_k.
+    pub tile_multiplies: usize,
+    /// How the k chunks of a block are summed: `none` (k not split), `gpu-blend` (lm),
+    /// `gpu-passes` (Hall), `gpu-add` (compute methods), `host-f64` (other methods).
+    pub accumulate: &'static str,
+    /// Estimated device bytes of the largest tile's multiply, and of the untiled product.
+    pub tile_bytes: u64,
+    pub untiled_bytes: u64,
+    pub budget_bytes: u64,
+    pub budget_source: String,
+    #[serde(skip)]
+    family: Family,
+}
+
+/// What a method keeps on the GPU, for the limits and the byte estimates.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Family {
+    Lm,
+    Hall {
+        packed: bool,
+    },
+    /// A compute method of [`compute_era`] (the method that runs, after any fallback).
+    Compute(Method),
+    /// Any other GPU method: textures and buffers of f32 A, B and C.
+    #[default]
+    Generic,
+}
+
+/// Device bytes of one multiply, part by part.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Footprint {
+    pub parts: Vec<(String, u64)>,
+}
+
+impl Footprint {
+    fn add(&mut self, what: impl Into<String>, bytes: u64) {
+        self.parts.push((what.into(), bytes));
+    }
+
+    /// All the parts together.
+    pub fn total(&self) -> u64 {
+        self.parts.iter().map(|p| p.1).sum()
+    }
+
+    /// `A 64 MiB + B 64 MiB + …`.
+    pub fn describe(&self) -> String {
+        let parts: Vec<String> = self
+            .parts
+            .iter()
+            .map(|(w, b)| format!("{w} {}", human_bytes(*b)))
+            .collect();
+        parts.join(" + ")
+    }
+}
+
+/// `bytes` in the largest binary unit that keeps it at least 1: `512 MiB`, `1.50 GiB`.
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["bytes", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = bytes as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < UNITS.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{bytes} bytes")
+    } else if v.fract() == 0.0 {
+        format!("{v:.0} {}", UNITS[u])
+    } else {
+        format!("{v:.2} {}", UNITS[u])
+    }
+}
+
+/// Parse a size: a number with an optional unit, `4096`, `512MiB`, `2GiB`, `1.5GB`, `64k`.
+/// `KiB`/`MiB`/`GiB`/`TiB` and the bare `K`/`M`/`G`/`T` are powers of 1024, `KB`/`MB`/`GB`/`TB`
+/// powers of 1000; case does not matter.
+pub fn parse_bytes(s: &str) -> Result<u64> {
+    let bad = || {
+        Error::Invalid(format!(
+            "memory size '{s}': give a number of bytes with an optional unit, e.g. 512MiB, 2GiB, 1.5GB or 4096"
+        ))
+    };
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let value: f64 = num.parse().map_err(|_| bad())?;
+    let scale: f64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "k" | "kib" => 1024.0,
+        "m" | "mib" => 1024f64.powi(2),
+        "g" | "gib" => 1024f64.powi(3),
+        "t" | "tib" => 1024f64.powi(4),
+        "kb" => 1e3,
+        "mb" => 1e6,
+        "gb" => 1e9,
+        "tb" => 1e12,
+        _ => return Err(bad()),
+    };
+    let bytes = value * scale;
+    if !bytes.is_finite() || bytes < 1.0 || bytes > u64::MAX as f64 {
+        return Err(bad());
+    }
+    Ok(bytes.round() as u64)
+}
+
+/// The memory budget: `opts.mem_budget` (`--mem-budget`), else `RENDERMM_MEM_BUDGET`, else
+/// [`default_budget`].
+pub fn budget(ctx: &GpuContext, opts: &TileOptions) -> Result<Budget> {
+    if let Some(bytes) = opts.mem_budget {
+        return Ok(Budget {
+            bytes,
+            source: format!("--mem-budget {}", human_bytes(bytes)),
+        });
+    }
+    if let Ok(s) = std::env::var(BUDGET_ENV) {
+        return Ok(Budget {
+            bytes: parse_bytes(&s)?,
+            source: format!("{BUDGET_ENV}={s}"),
+        });
+    }
+    Ok(default_budget(ctx))
+}
+
+/// A safe share of what the adapter allows. wgpu reports no device-memory size, so: on a CPU
+/// adapter (lavapipe), whose "device memory" is host memory, half of the host's available
+/// memory; on a GPU, four times `max_storage_buffer_binding_size` (8 GiB on the H100), at least
+/// 1 GiB. Raise it with `--mem-budget` where the card has more.
+pub fn default_budget(ctx: &GpuContext) -> Budget {
+    if ctx.info.device_type == wgpu::DeviceType::Cpu
+        && let Some(avail) = host_available_bytes()
+    {
+        return Budget {
+            bytes: avail / 2,
+            source: format!(
+                "default: half of the host's {} available memory, which a CPU adapter allocates from",
+                human_bytes(avail)
+            ),
+        };
+    }
+    let bytes = (4 * ctx.limits.max_storage_buffer_binding_size).max(1 << 30);
+    Budget {
+        bytes,
+        source: "default: 4 × max_storage_buffer_binding_size (wgpu reports no device memory size)"
+            .into(),
+    }
+}
+
+/// `MemAvailable` of `/proc/meminfo`, where there is one.
+fn host_available_bytes() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// The family of `method` for an m×k·k×n product: a single-workgroup `cannon` or `dns` that
+/// cannot take the product becomes its tiled version, as [`compute_era::multiply`] does; a
+/// compute plan that pads its buffers itself (a trusted plan) is treated as a generic method.
+fn family(ctx: &GpuContext, method: Method, m: usize, k: usize, n: usize) -> Family {
+    match method {
+        Method::Lm => return Family::Lm,
+        Method::HallBlocked => return Family::Hall { packed: false },
+        Method::HallPacked => return Family::Hall { packed: true },
+        _ => {}
+    }
+    if !compute_era::is_compute(method) {
+        return Family::Generic;
+    }
+    let fallback = match method {
+        Method::Cannon => Some(Method::CannonTiled),
+        Method::Dns => Some(Method::DnsTiled),
+        _ => None,
+    };
+    let eff = match (compute_era::plan(method, &ctx.limits, m, k, n), fallback) {
+        (Some(Err(Error::Limit { .. })), Some(tiled)) => tiled,
+        _ => method,
+    };
+    match compute_era::plan(eff, &ctx.limits, m.min(64), k.min(64), n.min(64)) {
+        Some(Ok(p)) if p.trusted.is_none() => Family::Compute(eff),
+        _ => Family::Generic,
+    }
+}
+
+/// The precision the render-pass families will run in (f16 where f32 cannot be blended).
+fn render_precision(ctx: &GpuContext, fam: Family, opts: &Options) -> Precision {
+    let blends = match fam {
+        Family::Lm => true,
+        Family::Hall { .. } => opts.accumulate == Accumulate::Blend,
+        _ => false,
+    };
+    if opts.precision == Precision::F32 && blends && !ctx.has(wgpu::Features::FLOAT32_BLENDABLE) {
+        Precision::F16
+    } else {
+        opts.precision
+    }
+}
+
+/// The device bytes `method` allocates for an m×k·k×n product (estimated from what it creates:
+/// its textures or buffers and the staging buffer the result is read back through).
+pub fn footprint(
+    ctx: &GpuContext,
+    method: Method,
+    opts: &Options,
+    m: usize,
+    k: usize,
+    n: usize,
+) -> Footprint {
+    family_footprint(ctx, family(ctx, method, m, k, n), opts, m, k, n, 1)
+}
+
+/// [`footprint`] of one tile multiply of a family, with what a split k adds (`chunks` > 1): the
+/// running sum the previous chunk left (Hall), or the block's accumulator (compute).
+fn family_footprint(
+    ctx: &GpuContext,
+    fam: Family,
+    opts: &Options,
+    m: usize,
+    k: usize,
+    n: usize,
+    chunks: usize,
+) -> Footprint {
+    let (m64, k64, n64) = (m as u64, k as u64, n as u64);
+    let mut f = Footprint::default();
+    match fam {
+        Family::Lm | Family::Hall { .. } => {
+            let packed = fam == Family::Hall { packed: true };
+            let p = render_precision(ctx, fam, opts);
+            let (ch, (mm, kk, nn)) = if packed {
+                (4, (m.div_ceil(2), k.div_ceil(2), n.div_ceil(2)))
+            } else {
+                (1, (m, k, n))
+            };
+            let bpt = (p.bytes_per_channel() * ch) as u64;
+            let (mm, kk, nn) = (mm as u64, kk as u64, nn as u64);
+            let c = mm * nn * bpt;
+            f.add("A", mm * kk * bpt);
+            f.add("B", kk * nn * bpt);
+            match fam {
+                Family::Lm => f.add("C (framebuffer)", c),
+                _ if opts.accumulate == Accumulate::Blend => f.add("C (framebuffer)", c),
+                _ => {
+                    f.add("C", c);
+                    f.add(
+                        if opts.accumulate == Accumulate::Copy {
+                            "F"
+                        } else {
+                            "F (ping-pong)"
+                        },
+                        c,
+                    );
+                }
+            }
+            if chunks > 1 && fam != Family::Lm {
+                f.add("previous chunk's sum", c);
+            }
+            f.add(
+                "readback",
+                padded_bytes_per_row(nn as usize, bpt as u32) as u64 * mm,
+            );
+        }
+        Family::Compute(eff) => {
+            f.add("A", buffer::matrix_bytes(m, k));
+            f.add("B", buffer::matrix_bytes(k, n));
+            f.add("C", buffer::matrix_bytes(m, n));
+            if let Some(Ok(p)) = compute_era::plan(eff, &ctx.limits, m, k, n)
+                && p.scratch_words > 0
+            {
+                f.add("scratch", p.scratch_words * 4);
+            }
+            if chunks > 1 {
+                f.add("accumulator", buffer::matrix_bytes(m, n));
+            }
+            f.add("readback", m64 * n64 * 4);
+        }
+        Family::Generic => {
+            f.add("A", m64 * k64 * 4);
+            f.add("B", k64 * n64 * 4);
+            f.add("C", m64 * n64 * 4);
+            f.add("readback", m64 * n64 * 4);
+        }
+    }
+    f
+}
+
+/// `Ok` if a family's m×k·k×n multiply is within the adapter's limits (texture sides, buffer
+/// sizes, the compute plan's checks), else the limit it exceeds.
+fn fits(ctx: &GpuContext, fam: Family, opts: &Options, m: usize, k: usize, n: usize) -> Result<()> {
+    let l = &ctx.limits;
+    let side = |what: &str, v: usize| ctx.check_texture_dim(what, v);
+    let readback = |rows: usize, cols: usize, bpt: u32| {
+        let bytes = padded_bytes_per_row(cols, bpt) as u64 * rows as u64;
+        if bytes > l.max_buffer_size {
+            return Err(Error::Limit {
+                what: format!("the readback buffer of a {rows}x{cols} result (bytes)"),
+                value: bytes,
+                limit: "max_buffer_size",
+                max: l.max_buffer_size,
+            });
+        }
+        Ok(())
+    };
+    match fam {
+        Family::Lm | Family::Hall { packed: false } => {
+            side("m (C and A height)", m)?;
+            side("k (A width, B height)", k)?;
+            side("n (C and B width)", n)?;
+            let bpt = render_precision(ctx, fam, opts).bytes_per_channel() as u32;
+            readback(m, n, bpt)
+        }
+        Family::Hall { packed: true } => {
+            side("⌈m/2⌉ (packed C and A height)", m.div_ceil(2))?;
+            side("⌈k/2⌉ (packed A width, B height)", k.div_ceil(2))?;
+            side("⌈n/2⌉ (packed C and B width)", n.div_ceil(2))?;
+            let bpt = 4 * render_precision(ctx, fam, opts).bytes_per_channel() as u32;
+            readback(m.div_ceil(2), n.div_ceil(2), bpt)
+        }
+        Family::Compute(eff) => {
+            let plan = compute_era::plan(eff, l, m, k, n)
+                .unwrap_or_else(|| Err(Error::Invalid(format!("{eff} is not a compute method"))))?;
+            plan.check(l)?;
+            for (what, bytes) in [
+                (
+                    format!("A, a {m}x{k} f32 storage buffer"),
+                    buffer::matrix_bytes(m, k),
+                ),
+                (
+                    format!("B, a {k}x{n} f32 storage buffer"),
+                    buffer::matrix_bytes(k, n),
+                ),
+                (
+                    format!("C, a {m}x{n} f32 storage buffer"),
+                    buffer::matrix_bytes(m, n),
+                ),
+            ] {
+                check_storage_size(l, &format!("{}: {what}", plan.method), bytes)?;
+            }
+            Ok(())
+        }
+        Family::Generic => {
+            // Whatever the method keeps its matrices in: both a texture's sides and a storage
+            // buffer's size must do.
+            side("m", m)?;
+            side("k", k)?;
+            side("n", n)?;
+            for (what, bytes) in [
+                (format!("A, {m}x{k} f32"), buffer::matrix_bytes(m, k)),
+                (format!("B, {k}x{n} f32"), buffer::matrix_bytes(k, n)),
+                (format!("C, {m}x{n} f32"), buffer::matrix_bytes(m, n)),
+            ] {
+                check_storage_size(l, &what, bytes)?;
+            }
+            readback(m, n, 4)
+        }
+    }
+}
+
+/// Tile sides must be multiples of these (m, k, n): Hall's k chunks are whole blocks of b (2b
+/// packed), packed sides even.
+fn units(ctx: &GpuContext, fam: Family, opts: &Options) -> Result<(usize, usize, usize)> {
+    Ok(match fam {
+        Family::Hall { packed } => {
+            let b = hall_blocked::block_size(ctx, opts.block)? as usize;
+            if packed { (2, 2 * b, 2) } else { (1, b, 1) }
+        }
+        _ => (1, 1, 1),
+    })
+}
+
+/// Cut `total` into the fewest pieces of at most `max` (a multiple of `unit` where `max` allows
+/// one), as equal as they can be: (piece size, pieces).
+fn even(total: usize, max: usize, unit: usize) -> (usize, usize) {
+    let unit = if max >= unit { unit.max(1) } else { 1 };
+    let max = (max / unit * unit).max(1);
+    let count = total.div_ceil(max).max(1);
+    let size = total.div_ceil(count).div_ceil(unit) * unit;
+    (size.min(total), count)
+}
+
+/// `(start, len)` of each piece of `total` cut into pieces of `size`.
+fn pieces(total: usize, size: usize) -> Vec<(usize, usize)> {
+    (0..total)
+        .step_by(size.max(1))
+        .map(|s| (s, size.min(total - s)))
+        .collect()
+}
+
+/// Decide whether `method` can multiply m×k·k×n whole within the adapter's limits and the
+/// memory budget: `Ok(None)` if it can, `Ok(Some(tiling))` with the tiles to use if it cannot,
+/// an error if it may not be tiled (`--no-tile`, an observer) or cannot be (not even small tiles
+/// fit, or a precision whose check models the untiled passes). CPU methods are never tiled.
+pub fn plan(
+    ctx: &GpuContext,
+    method: Method,
+    m: usize,
+    k: usize,
+    n: usize,
+    opts: &Options,
+) -> Result<Option<Tiling>> {
+    if !method.is_gpu() {
+        return Ok(None);
+    }
+    let fam = family(ctx, method, m, k, n);
+    let budget = budget(ctx, &opts.tiling)?;
+    let full = family_footprint(ctx, fam, opts, m, k, n, 1);
+    let limit = fits(ctx, fam, opts, m, k, n);
+    let over = full.total() > budget.bytes;
+    if limit.is_ok() && !over {
+        return Ok(None);
+    }
+    let what = format!("{method} on {m}x{k}x{n}");
+    let budget_error = |needed: &Footprint, hint: String| Error::Budget {
+        what: what.clone(),
+        needed: needed.total(),
+        detail: needed.describe(),
+        budget: budget.bytes,
+        budget_source: budget.source.clone(),
+        hint,
+    };
+    if opts.tiling.no_tile {
+        return Err(match limit {
+            Err(e) => annotate(e, "tiling is off: --no-tile"),
+            Ok(()) => budget_error(
+                &full,
+                "; tiling is off (--no-tile): drop it to multiply block by block, or raise --mem-budget".into(),
+            ),
+        });
+    }
+    let mut reasons = vec![];
+    if let Err(e) = &limit {
+        reasons.push(e.to_string());
+    }
+    if over {
+        reasons.push(format!(
+            "the whole product needs {} ({}), over the memory budget of {} ({})",
+            human_bytes(full.total()),
+            full.describe(),
+            human_bytes(budget.bytes),
+            budget.source
+        ));
+    }
+    if opts.observer.is_some() {
+        return Err(Error::Invalid(format!(
+            "{what} must be tiled ({}), and a tiled run has no single texture for an observer (the demos) to watch",
+            reasons.join("; ")
+        )));
+    }
+    let (um, uk, un) = units(ctx, fam, opts)?;
+    let cap = ctx.limits.max_texture_dimension_2d as usize
+        * if fam == (Family::Hall { packed: true }) {
+            2
+        } else {
+            1
+        };
+    let mut caps = match fam {
+        Family::Compute(_) => [m, k, n],
+        _ => [m.min(cap), k.min(cap), n.min(cap)],
+    };
+    loop {
+        let (tm, bm) = even(m, caps[0], um);
+        let (tk, ck) = even(k, caps[1], uk);
+        let (tn, bn) = even(n, caps[2], un);
+        let tile = family_footprint(ctx, fam, opts, tm, tk, tn, ck);
+        let fit = fits(ctx, fam, opts, tm, tk, tn);
+        if fit.is_ok() && tile.total() <= budget.bytes {
+            let tiles = bm * bn * ck;
+            if tiles > MAX_TILES {
+                return Err(budget_error(
+                    &full,
+                    format!(
+                        "; tiling would take {tiles} tile multiplies of {tm}x{tk}x{tn} (more than {MAX_TILES}): raise --mem-budget"
+                    ),
+                ));
+            }
+            let exact_passes = match fam {
+                Family::Hall { packed } => ck == 1 || (!packed && tk % uk == 0),
+                _ => true,
+            };
+            let used = render_precision(ctx, fam, opts);
+            if !exact_passes && used != Precision::F32 {
+                return Err(Error::Invalid(format!(
+                    "{what} must be tiled ({}) with k split into {ck} chunks, which changes how {method} groups k's products into passes; its {used} check models the untiled passes, so {used} refuses to split k: run it in f32, or give a budget in which a tile holds the whole of k",
+                    reasons.join("; ")
+                )));
+            }
+            let accumulate = match (ck, fam) {
+                (1, _) => "none",
+                (_, Family::Lm) => "gpu-blend",
+                (_, Family::Hall { .. }) => "gpu-passes",
+                (_, Family::Compute(_)) => "gpu-add",
+                (_, Family::Generic) => "host-f64",
+            };
+            let ran_as = match fam {
+                Family::Compute(eff) => eff.name().to_string(),
+                _ => method.name().to_string(),
+            };
+            return Ok(Some(Tiling {
+                ran_as,
+                reasons,
+                tile_m: tm,
+                tile_k: tk,
+                tile_n: tn,
+                blocks_m: bm,
+                blocks_n: bn,
+                chunks_k: ck,
+                tile_multiplies: tiles,
+                accumulate,
+                tile_bytes: tile.total(),
+                untiled_bytes: full.total(),
+                budget_bytes: budget.bytes,
+                budget_source: budget.source.clone(),
+                family: fam,
+            }));
+        }
+        // Halve the largest side, preferring m and n over k (a split k must be summed); where
+        // splitting k would change the passes a u8 or f16 check models, k goes last.
+        let k_last = !matches!(fam, Family::Lm | Family::Compute(_) | Family::Generic)
+            && render_precision(ctx, fam, opts) != Precision::F32
+            && caps[0].max(caps[2]) > 1;
+        let i = if caps[1] > caps[0].max(caps[2]) && !k_last {
+            1
+        } else if caps[0] >= caps[2] {
+            0
+        } else {
+            2
+        };
+        if caps[i] <= 1 {
+            return Err(match fit {
+                // A limit no tile avoids (a workgroup too large for the adapter): the limit.
+                Err(e) => annotate(e, "tiling cannot help: even a 1x1x1 tile exceeds it"),
+                Ok(()) => budget_error(
+                    &full,
+                    format!(
+                        "; no tile fits either: a {tm}x{tk}x{tn} tile alone needs {} ({})",
+                        human_bytes(tile.total()),
+                        tile.describe()
+                    ),
+                ),
+            });
+        }
+        caps[i] = caps[i].div_ceil(2);
+    }
+}
+
+/// `e` with a remark: a limit error stays an [`Error::Limit`] (its `what` says `why`), any other
+/// error gets `why` appended.
+fn annotate(e: Error, why: &str) -> Error {
+    match e {
+        Error::Limit {
+            what,
+            value,
+            limit,
+            max,
+        } => Error::Limit {
+            what: format!("{what} ({why})"),
+            value,
+            limit,
+            max,
+        },
+        Error::Invalid(s) => Error::Invalid(format!("{s} ({why})")),
+        e => e,
+    }
+}
+
+/// The hook of [`methods::multiply`]: `Ok(None)` if the product runs whole (see [`plan`]),
+/// otherwise the tiled run's output.
+pub fn multiply_if_needed(
+    ctx: &GpuContext,
+    method: Method,
+    a: &Matrix,
+    b: &Matrix,
+    opts: &mut Options,
+) -> Result<Option<RunOutput>> {
+    if opts.tiling.inside || !method.is_gpu() {
+        return Ok(None);
+    }
+    match plan(ctx, method, a.rows, a.cols, b.cols, opts)? {
+        None => Ok(None),
+        Some(t) => multiply_tiled(ctx, method, a, b, opts, t).map(Some),
+    }
+}
+
+/// Multiply `a · b` with `method` tile by tile as `tiling` ([`plan`]) says. Leaves the plan in
+/// `opts.tiled`. `passes` of the output is one block's (what an untiled run would report),
+/// the timings are all the tiles' summed.
+pub fn multiply_tiled(
+    ctx: &GpuContext,
+    method: Method,
+    a: &Matrix,
+    b: &Matrix,
+    opts: &mut Options,
+    tiling: Tiling,
+) -> Result<RunOutput> {
+    crate::matrix::check_product(a, b)?;
+    let (m, k, n) = (a.rows, a.cols, b.cols);
+    if opts.precision == Precision::U8 {
+        // Whole matrices, so a bad element is named by its place in A or B, not in a tile.
+        precision::check_unit_range(a, "A")?;
+        precision::check_unit_range(b, "B")?;
+    }
+    let rows = pieces(m, tiling.tile_m);
+    let cols = pieces(n, tiling.tile_n);
+    let chunks = pieces(k, tiling.tile_k);
+    let blocks = rows.len() * cols.len();
+    let bar = if opts.tiling.progress {
+        indicatif::ProgressBar::new(blocks as u64)
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "tiling {prefix} [{bar:30}] {pos}/{len} blocks of C, {msg} ({elapsed})",
+        )
+        .expect("a valid template")
+        .progress_chars("=> "),
+    );
+    bar.set_prefix(method.name());
+    let adder = match (tiling.family, chunks.len()) {
+        (Family::Compute(_), 2..) => Some(GpuAdd::new(ctx)?),
+        _ => None,
+    };
+    let mut c = Matrix::zeros(m, n);
+    let mut t = Timings::default();
+    let mut device = Some(0.0);
+    let mut first: Option<(usize, Vec<String>)> = None;
+    let mut done = 0usize;
+    for &(r0, rl) in &rows {
+        for &(c0, cl) in &cols {
+            bar.set_message(format!(
+                "block {}x{} at ({r0}, {c0}), k in {} chunk(s)",
+                rl,
+                cl,
+                chunks.len()
+            ));
+            let xs: Vec<Matrix> = chunks
+                .iter()
+                .map(|&(p0, pl)| sub(a, r0, rl, p0, pl))
+                .collect();
+            let ys: Vec<Matrix> = chunks
+                .iter()
+                .map(|&(p0, pl)| sub(b, p0, pl, c0, cl))
+                .collect();
+            let out = match tiling.family {
+                Family::Lm => lm_block(ctx, &xs, &ys, k, opts)?,
+                Family::Hall { packed } => {
+                    hall_blocked::multiply_chunks(ctx, packed, &xs, &ys, k, opts)?
+                }
+                Family::Compute(eff) => compute_block(ctx, eff, &xs, &ys, adder.as_ref())?,
+                Family::Generic => generic_block(ctx, method, &xs, &ys, opts)?,
+            };
+            place(&mut c, &out.c, r0, c0);
+            t.upload_ms += out.timings.upload_ms;
+            t.compute_ms += out.timings.compute_ms;
+            t.copy_ms += out.timings.copy_ms;
+            t.readback_ms += out.timings.readback_ms;
+            device = device.zip(out.timings.device_ms).map(|(d, x)| d + x);
+            first.get_or_insert((out.passes, out.notes));
+            done += 1;
+            bar.set_position(done as u64);
+        }
+    }
+    bar.finish_and_clear();
+    t.device_ms = device;
+    let (passes, block_notes) = first.unwrap_or_default();
+    let mut notes = vec![format!(
+        "tiled ({}): C {m}x{n} in {}x{} blocks of at most {}x{}, k = {k} in {} chunk(s) of at most {}: {} tile multiplies of at most {}x{}x{}, each estimated at {} of the {} budget ({})",
+        tiling.reasons.join("; "),
+        tiling.blocks_m,
+        tiling.blocks_n,
+        tiling.tile_m,
+        tiling.tile_n,
+        tiling.chunks_k,
+        tiling.tile_k,
+        tiling.tile_multiplies,
+        tiling.tile_m,
+        tiling.tile_k,
+        tiling.tile_n,
+        human_bytes(tiling.tile_bytes),
+        human_bytes(tiling.budget_bytes),
+        tiling.budget_source
+    )];
+    notes.push(match tiling.accumulate {
+        "none" => "tiled: k is not split, so every element of C is summed exactly as in one untiled run".to_string(),
+        "gpu-blend" => "tiled: the k chunks of a block blend into the block's one framebuffer on the GPU, in the order of an untiled run".to_string(),
+        "gpu-passes" => "tiled: each k chunk's passes start from the running sum the previous chunk left on the GPU".to_string(),
+        "gpu-add" => "tiled: each k chunk's product is added into the block's accumulator on the GPU (shaders/tile_accumulate.wgsl)".to_string(),
+        _ => format!("tiled: {method} runs whole on each tile; the k chunks of a block are summed on the host in f64 and rounded once to f32"),
+    });
+    if tiling.ran_as != method.name() {
+        notes.push(format!(
+            "single-workgroup {method} cannot take {m}x{k}x{n}; the tiles ran {}",
+            tiling.ran_as
+        ));
+    }
+    notes.push(format!(
+        "passes: those of one block of C (all {blocks} blocks ran as many)"
+    ));
+    notes.extend(block_notes.into_iter().map(|s| format!("first block: {s}")));
+    opts.tiled = Some(tiling);
+    Ok(RunOutput {
+        c,
+        passes,
+        timings: t,
+        notes,
+    })
+}
+
+/// The `rows × cols` block of `x` at (r0, c0).
+fn sub(x: &Matrix, r0: usize, rows: usize, c0: usize, cols: usize) -> Matrix {
+    let mut data = Vec::with_capacity(rows * cols);
+    for i in r0..r0 + rows {
+        data.extend_from_slice(&x.data[i * x.cols + c0..i * x.cols + c0 + cols]);
+    }
+    Matrix { rows, cols, data }
+}
+
+/// Copy `blk` into `c` at (r0, c0).
+fn place(c: &mut Matrix, blk: &Matrix, r0: usize, c0: usize) {
+    for i in 0..blk.rows {
+        let at = (r0 + i) * c.cols + c0;
+        c.data[at..at + blk.cols].copy_from_slice(&blk.data[i * blk.cols..(i + 1) * blk.cols]);
+    }
+}
+
+fn ms(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1e3
+}
+
+/// One block of C by L-M: every chunk's slices drawn into the same framebuffer, cleared before
+/// the first chunk only, so the blend unit adds all k products in order (§3's passes, split
+/// between textures). `k` is the whole inner dimension (u8 `--scale-by-depth`).
+fn lm_block(
+    ctx: &GpuContext,
+    a: &[Matrix],
+    b: &[Matrix],
+    k: usize,
+    opts: &mut Options,
+) -> Result<RunOutput> {
+    let mut notes = vec![];
+    let precision = render_precision(ctx, Family::Lm, opts);
+    if precision != opts.precision {
+        notes.push(format!(
+            "adapter '{}' lacks FLOAT32_BLENDABLE: blending in f16 (R16Float) instead of f32",
+            ctx.info.name
+        ));
+    }
+    if opts.scale_by_depth && precision != Precision::U8 {
+        return Err(Error::Invalid(
+            "--scale-by-depth applies to --precision u8 only".into(),
+        ));
+    }
+    opts.precision = precision;
+    let depth = if opts.scale_by_depth { k as u32 } else { 1 };
+    let (m, n) = (a[0].rows, b[0].cols);
+    let format = precision.format(1);
+    let mut t = Timings::default();
+    let mut device = Some(0.0);
+    let t0 = Instant::now();
+    let target = MatrixTexture::new(ctx, "C block (framebuffer)", m, n, format, TARGET_USAGE)?;
+    t.upload_ms += ms(t0);
+    for (i, (x, y)) in a.iter().zip(b).enumerate() {
+        let t0 = Instant::now();
+        let at = MatrixTexture::upload_channels(ctx, "A tile", &[x], precision)?;
+        let bt = MatrixTexture::upload_channels(ctx, "B tile", &[y], precision)?;
+        let pipeline =
+            larsen_mcallister::Pipeline::new(ctx, &at, &bt, format, 1, depth, precision)?;
+        ctx.wait()?;
+        t.upload_ms += ms(t0);
+        let t1 = Instant::now();
+        let span = Span::begin(ctx)?;
+        pipeline.draw(ctx, &target, 0..x.cols as u32, i == 0)?;
+        ctx.wait()?;
+        let (span_ms, clock) = span.end(ctx)?;
+        t.compute_ms += ms(t1);
+        device = device
+            .zip((clock == Clock::GpuTimestamp).then_some(span_ms))
+            .map(|(d, s)| d + s);
+    }
+    t.device_ms = device;
+    let t2 = Instant::now();
+    let mut c = target.read_channels(ctx, precision, 1)?.remove(0);
+    t.readback_ms = ms(t2);
+    if opts.scale_by_depth {
+        c.data.iter_mut().for_each(|v| *v *= k as f32);
+        notes.push(format!(
+            "--scale-by-depth: polygon colour 1/{k}; result rescaled by {k}"
+        ));
+    }
+    notes.push(format!(
+        "{k} additively blended slices into {format:?} ({m}x{n} fragments each), from {} pair(s) of tiles",
+        a.len()
+    ));
+    Ok(RunOutput {
+        c,
+        passes: k,
+        timings: t,
+        notes,
+    })
+}
+
+/// One block of C by a compute method: each chunk through the compute harness, its C added into
+/// the first chunk's C on the GPU by `adder`.
+fn compute_block(
+    ctx: &GpuContext,
+    eff: Method,
+    a: &[Matrix],
+    b: &[Matrix],
+    adder: Option<&GpuAdd>,
+) -> Result<RunOutput> {
+    let mut t = Timings::default();
+    let mut device = Some(0.0);
+    let mut sum: Option<MatrixBuffer> = None;
+    let mut passes = 0;
+    let mut notes = vec![];
+    for (x, y) in a.iter().zip(b) {
+        let plan = compute_era::plan(eff, &ctx.limits, x.rows, x.cols, y.cols)
+            .unwrap_or_else(|| Err(Error::Invalid(format!("{eff} is not a compute method"))))?;
+        let t0 = Instant::now();
+        let ops = Operands::upload(ctx, &plan, x, y)?;
+        let prepared = Prepared::new(ctx, &plan, &ops)?;
+        ctx.wait()?;
+        t.upload_ms += ms(t0);
+        let t1 = Instant::now();
+        let span = Span::begin(ctx)?;
+        prepared.submit(ctx, plan.method, None)?;
+        ctx.wait()?;
+        passes += plan.dispatches();
+        let Operands { c, .. } = ops;
+        match (&sum, adder) {
+            (None, _) => sum = Some(c),
+            (Some(s), Some(add)) => {
+                add.add(ctx, &c, s)?;
+                ctx.wait()?;
+                passes += 1;
+            }
+            (Some(_), None) => {
+                return Err(Error::Invalid(
+                    "a split k needs the accumulation pipeline".into(),
+                ));
+            }
+        }
+        let (span_ms, clock) = span.end(ctx)?;
+        t.compute_ms += ms(t1);
+        device = device
+            .zip((clock == Clock::GpuTimestamp).then_some(span_ms))
+            .map(|(d, s)| d + s);
+        if notes.is_empty() {
+            notes = plan.notes.clone();
+        }
+    }
+    t.device_ms = device;
+    let sum =
+        sum.ok_or_else(|| Error::Invalid("a tiled block needs at least one chunk of k".into()))?;
+    let t2 = Instant::now();
+    let c = sum.read_matrix(ctx)?;
+    t.readback_ms = ms(t2);
+    Ok(RunOutput {
+        c,
+        passes,
+        timings: t,
+        notes,
+    })
+}
+
+/// One block of C by any other method: each chunk a whole multiply of the method; the chunks
+/// summed on the host in f64.
+fn generic_block(
+    ctx: &GpuContext,
+    method: Method,
+    a: &[Matrix],
+    b: &[Matrix],
+    opts: &mut Options,
+) -> Result<RunOutput> {
+    let (m, n) = (a[0].rows, b[0].cols);
+    let mut sum = vec![0f64; m * n];
+    let mut t = Timings::default();
+    let mut device = Some(0.0);
+    let mut passes = 0;
+    let mut notes = vec![];
+    let mut last = None;
+    for (x, y) in a.iter().zip(b) {
+        let mut o = Options {
+            allow_nonfinite: true,
+            block: opts.block,
+            accumulate: opts.accumulate,
+            precision: opts.precision,
+            scale_by_depth: opts.scale_by_depth,
+            tiling: TileOptions {
+                inside: true,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let out = methods::multiply(Some(ctx), method, x, y, &mut o)?;
+        opts.precision = o.precision;
+        t.upload_ms += out.timings.upload_ms;
+        t.compute_ms += out.timings.compute_ms;
+        t.copy_ms += out.timings.copy_ms;
+        let t2 = Instant::now();
+        for (s, v) in sum.iter_mut().zip(&out.c.data) {
+            *s += *v as f64;
+        }
+        t.readback_ms += out.timings.readback_ms + ms(t2);
+        device = device.zip(out.timings.device_ms).map(|(d, s)| d + s);
+        passes += out.passes;
+        if notes.is_empty() {
+            notes = out.notes.clone();
+        }
+        last = Some(out.c);
+    }
+    t.device_ms = device;
+    let c = match (a.len(), last) {
+        // One chunk: the method's own f32 result, untouched.
+        (1, Some(c)) => c,
+        _ => Matrix {
+            rows: m,
+            cols: n,
+            data: sum.iter().map(|&v| v as f32).collect(),
+        },
+    };
+    Ok(RunOutput {
+        c,
+        passes,
+        timings: t,
+        notes,
+    })
+}
+
+/// `acc += part` on the GPU (`shaders/tile_accumulate.wgsl`).
+struct GpuAdd {
+    pipeline: wgpu::ComputePipeline,
+    layout: wgpu::BindGroupLayout,
+}
+
+impl GpuAdd {
+    fn new(ctx: &GpuContext) -> Result<Self> {
+        let module = ctx.shader("tile_accumulate.wgsl", ADD_SHADER)?;
+        ctx.scoped("building the tile accumulation pipeline", || {
+            let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
+                binding,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Storage { read_only },
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            };
+            let layout = ctx
+                .device
+                .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                    label: Some("tile accumulate"),
+                    entries: &[
+                        storage(0, true),
+                        storage(1, false),
+                        wgpu::BindGroupLayoutEntry {
+                            binding: 2,
+                            visibility: wgpu::ShaderStages::COMPUTE,
+                            ty: wgpu::BindingType::Buffer {
+                                ty: wgpu::BufferBindingType::Uniform,
+                                has_dynamic_offset: false,
+                                min_binding_size: None,
+                            },
+                            count: None,
+                        },
+                    ],
+                });
+            let pl = ctx
+                .device
+                .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                    label: Some("tile accumulate"),
+                    bind_group_layouts: &[Some(&layout)],
+                    immediate_size: 0,
+                });
+            let pipeline = ctx
+                .device
+                .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some("tile_accumulate.wgsl"),
+                    layout: Some(&pl),
+                    module: &module,
+                    entry_point: Some("cs_main"),
+                    compilation_options: Default::default(),
+                    cache: None,
+                });
+            Ok(Self { pipeline, layout })
+        })
+    }
+
+    /// Record and submit `acc += part` (same shape).
+    fn add(&self, ctx: &GpuContext, part: &MatrixBuffer, acc: &MatrixBuffer) -> Result<()> {
+        if (part.rows, part.cols) != (acc.rows, acc.cols) {
+            return Err(Error::Invalid(format!(
+                "tile accumulation: a {}x{} chunk into a {}x{} block",
+                part.rows, part.cols, acc.rows, acc.cols
+            )));
+        }
+        let words = (acc.rows * acc.cols) as u64;
+        let gx = words
+            .div_ceil(256)
+            .clamp(1, ctx.limits.max_compute_workgroups_per_dimension as u64);
+        let row = gx * 256;
+        let gy = words.div_ceil(row).max(1);
+        let len = buffer::uniform(
+            ctx,
+            "tile accumulate len",
+            bytemuck::cast_slice(&[words as u32, row as u32, 0, 0]),
+        )?;
+        ctx.scoped("adding a k chunk into its block of C", || {
+            let group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("tile accumulate"),
+                layout: &self.layout,
+                entries: &[
+                    wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: part.buffer.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 1,
+                        resource: acc.buffer.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 2,
+                        resource: len.as_entire_binding(),
+                    },
+                ],
+            });
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            {
+                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some("tile accumulate"),
+                    timestamp_writes: None,
+                });
+                pass.set_pipeline(&self.pipeline);
+                pass.set_bind_group(0, &group, &[]);
+                pass.dispatch_workgroups(gx as u32, gy as u32, 1);
+            }
+            ctx.queue.submit([enc.finish()]);
+            Ok(())
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_with_binary_and_decimal_units() {
+        assert_eq!(parse_bytes("4096").unwrap(), 4096);
+        assert_eq!(parse_bytes("512MiB").unwrap(), 512 << 20);
+        assert_eq!(parse_bytes("2GiB").unwrap(), 2 << 30);
+        assert_eq!(parse_bytes("2g").unwrap(), 2 << 30);
+        assert_eq!(parse_bytes("1.5GB").unwrap(), 1_500_000_000);
+        assert_eq!(parse_bytes(" 64 KiB ").unwrap(), 64 << 10);
+        for bad in ["", "MiB", "-1", "0", "12 parsecs", "1e3"] {
+            assert!(parse_bytes(bad).is_err(), "{bad}");
+        }
+        assert_eq!(human_bytes(512 << 20), "512 MiB");
+        assert_eq!(human_bytes(3 << 29), "1.50 GiB");
+        assert_eq!(human_bytes(100), "100 bytes");
+    }
+
+    #[test]
+    fn pieces_are_as_even_as_the_unit_allows() {
+        assert_eq!(even(20000, 16384, 1), (10000, 2));
+        assert_eq!(even(100, 100, 1), (100, 1));
+        assert_eq!(even(100, 30, 1), (25, 4));
+        // Whole blocks of b = 32 along k.
+        assert_eq!(even(1000, 300, 32), (256, 4));
+        assert_eq!(even(7, 3, 32), (3, 3));
+        assert_eq!(pieces(10, 4), vec![(0, 4), (4, 4), (8, 2)]);
+        let x = Matrix::from_fn(5, 7, |i, j| (i * 10 + j) as f32);
+        let s = sub(&x, 1, 3, 2, 4);
+        assert_eq!(s.get(0, 0), 12.0);
+        assert_eq!(s.get(2, 3), 35.0);
+        let mut y = Matrix::zeros(5, 7);
+        place(&mut y, &s, 1, 2);
+        assert_eq!(y.get(3, 5), 35.0);
+    }
+}

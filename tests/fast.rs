@@ -1,0 +1,203 @@
+//! Issue 8's fast compute paths against the f64 CPU reference: `cs-fast` (every variant, on shapes
+//! that are not multiples of its tiles) and `coop` (the not-supported error where the adapter has
+//! no cooperative matrices, as on lavapipe; the f16 bound where it has them, as on the H100).
+
+mod common;
+use common::ctx;
+use rendermm::check::assert_close;
+use rendermm::cpu::reference_f64;
+use rendermm::methods::{self, Method, Options, coop, cs_fast};
+use rendermm::{Error, Matrix};
+use std::process::Command;
+
+/// The issue's awkward shapes (m, k, n): 1×1, 1×7·7×1, small primes, and sizes just past the
+/// tiles (64, 128) and the k-tiles (8, 16) in every dimension.
+const SHAPES: &[(usize, usize, usize)] = &[
+    (1, 1, 1),
+    (1, 7, 1),
+    (7, 13, 5),
+    (65, 100, 37),
+    (257, 31, 129),
+    (130, 67, 129),
+];
+
+fn inputs(m: usize, k: usize, n: usize, seed: u64) -> (Matrix, Matrix) {
+    (
+        Matrix::random(m, k, seed, -1.0, 1.0),
+        Matrix::random(k, n, seed + 1, -1.0, 1.0),
+    )
+}
+
+#[test]
+fn every_cs_fast_variant_matches_the_f64_reference_on_awkward_shapes() {
+    for v in cs_fast::VARIANTS {
+        for (i, &(m, k, n)) in SHAPES.iter().enumerate() {
+            let (a, b) = inputs(m, k, n, 40 + 2 * i as u64);
+            let out = cs_fast::multiply_variant(ctx(), v, &a, &b)
+                .unwrap_or_else(|e| panic!("cs-fast {} {m}x{k}x{n}: {e}", v.name));
+            assert_eq!((out.c.rows, out.c.cols), (m, n), "padding cropped");
+            assert_close(
+                &format!("cs-fast {} {m}x{k}x{n}", v.name),
+                &out.c,
+                &reference_f64(&a, &b),
+                1e-5,
+            );
+        }
+    }
+}
+
+/// The method as `multiply --method cs-fast` runs it (the default variant, through the method
+/// table), with its notes saying what it did.
+#[test]
+fn cs_fast_through_the_method_table() {
+    let (a, b) = inputs(65, 100, 37, 7);
+    let mut opts = Options::default();
+    let (out, stats) =
+        methods::multiply_checked(Some(ctx()), Method::CsFast, &a, &b, &mut opts).unwrap();
+    assert!(stats.within(Method::CsFast.tolerance()), "{stats:?}");
+    let notes = out.notes.join("\n");
+    assert!(
+        notes.contains("variant") && notes.contains("zero-padded to 128x112x128"),
+        "{notes}"
+    );
+    assert!(notes.contains("bounds checks off"), "{notes}");
+    assert_eq!(Method::parse("cs-fast").unwrap(), Method::CsFast);
+    assert_eq!(Method::parse("coop").unwrap(), Method::Coop);
+}
+
+/// Exactly the tile (no padding at all) and a product whose k spans many k-tiles, so the
+/// double buffers swap many times.
+#[test]
+fn cs_fast_on_whole_tiles_and_a_long_k() {
+    let v = cs_fast::Variant::parse("64x64x8-4x8").unwrap();
+    for &(m, k, n) in &[(64, 64, 64), (64, 520, 64)] {
+        let (a, b) = inputs(m, k, n, 90);
+        let out = cs_fast::multiply_variant(ctx(), &v, &a, &b).unwrap();
+        assert_close(
+            &format!("cs-fast {m}x{k}x{n}"),
+            &out.c,
+            &reference_f64(&a, &b),
+            1e-5,
+        );
+    }
+}
+
+#[test]
+fn cs_fast_plans_cover_the_padded_product_exactly() {
+    for v in cs_fast::VARIANTS {
+        let (m, k, n) = (130, 67, 129);
+        let p = cs_fast::plan(v, m, k, n).unwrap();
+        let (mp, kp, np) = cs_fast::padded(v, m, k, n);
+        assert!(mp >= m && kp >= k && np >= n);
+        assert_eq!(mp % v.bm() as usize, 0);
+        assert_eq!(kp % v.bk as usize, 0);
+        assert_eq!(np % v.bn() as usize, 0);
+        let s = &p.stages[0];
+        assert_eq!(
+            s.groups,
+            [
+                (np / v.bn() as usize) as u32,
+                (mp / v.bm() as usize) as u32,
+                1
+            ]
+        );
+        assert!(
+            p.trusted.is_some(),
+            "{}: bounds checks off, with the reason",
+            v.name
+        );
+        p.check(&ctx().limits).unwrap();
+    }
+    // A plan without bounds checks never runs on unpadded operands.
+    let p = cs_fast::plan(&cs_fast::VARIANTS[0], 65, 100, 37).unwrap();
+    let (a, b) = inputs(65, 100, 37, 1);
+    let e = rendermm::gpu::compute::run(ctx(), &p, &a, &b)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("without bounds checks"), "{e}");
+    let e = cs_fast::Variant::parse("96x96x8-8x8")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("unknown cs-fast variant") && e.contains("128x128x16-8x8"),
+        "{e}"
+    );
+}
+
+#[test]
+fn cs_fast_and_coop_have_compute_models() {
+    let md = rendermm::model_compute::model(Method::CsFast, 4096, 4096, 4096).unwrap();
+    assert!(md.flop_per_byte > 30.0, "{md:?}");
+    let md = rendermm::model_compute::model(Method::Coop, 4096, 4096, 4096).unwrap();
+    assert!(md.flop_per_byte > 30.0, "{md:?}");
+}
+
+fn has_coop() -> bool {
+    ctx().has(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX)
+}
+
+/// Where the adapter has no cooperative matrices (lavapipe), coop says so; where it has them
+/// (the H100), every variant meets the f16 bound on awkward shapes and a larger product.
+#[test]
+fn coop_is_refused_clearly_or_meets_its_f16_bound() {
+    let (a, b) = inputs(65, 100, 37, 3);
+    if !has_coop() {
+        let err = methods::multiply(Some(ctx()), Method::Coop, &a, &b, &mut Options::default())
+            .expect_err("no cooperative matrices on this adapter");
+        assert!(matches!(err, Error::MissingFeature { .. }), "{err}");
+        let msg = err.to_string();
+        assert!(
+            msg.contains("not supported on this adapter")
+                && msg.contains("EXPERIMENTAL_COOPERATIVE_MATRIX"),
+            "{msg}"
+        );
+        return;
+    }
+    let mut shapes = SHAPES.to_vec();
+    shapes.push((512, 512, 512));
+    for v in coop::VARIANTS {
+        for (i, &(m, k, n)) in shapes.iter().enumerate() {
+            let (a, b) = inputs(m, k, n, 60 + 2 * i as u64);
+            let out = coop::multiply_variant(ctx(), v, &a, &b)
+                .unwrap_or_else(|e| panic!("coop {} {m}x{k}x{n}: {e}", v.name));
+            let verdict = coop::verdict(&a, &b, &out.c);
+            assert!(
+                verdict.passed,
+                "coop {} {m}x{k}x{n}: error/bound {:?}, rel_err {:e}",
+                v.name, verdict.f16_bound_ratio, verdict.stats.rel_err
+            );
+        }
+    }
+}
+
+/// The command line prints the same not-supported error as one line (and exits non-zero).
+#[test]
+fn coop_not_supported_message_from_the_command_line() {
+    if has_coop() {
+        return;
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_rendermm"))
+        .args([
+            "multiply", "--method", "coop", "--random", "8x8x8", "--check",
+        ])
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .output()
+        .expect("run rendermm");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error")).collect();
+    assert_eq!(errors.len(), 1, "{stderr}");
+    assert!(
+        errors[0].contains("coop is not supported on this adapter"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn coop_refuses_values_beyond_f16() {
+    let mut a = Matrix::random(4, 4, 1, -1.0, 1.0);
+    a.set(2, 3, 1.0e5);
+    let e = coop::check_f16_range(&a, "A").unwrap_err();
+    assert!(matches!(e, Error::OutOfRange { .. }), "{e}");
+}

@@ -1,0 +1,383 @@
+//! A randomized sweep of every method against the f64 CPU reference (docs/reliability.md).
+//!
+//! Each problem is drawn from its own seed: the method (`Method::ALL[seed % len]`), the shape
+//! (each dimension 1..=300, with tiny, edge-of-a-power-of-two and lopsided dimensions favoured),
+//! the input range, and, where the method takes them, the precision (u8 / f16 / f32), the Hall /
+//! frag-mrt block size b, the accumulation mode and `--scale-by-depth`. Every result is judged by
+//! [`check::verdict_for`], the same judge as `multiply --check`: f32 within the method's
+//! tolerance, f16 within its derived bound, u8 within one 8-bit step of its CPU model.
+//!
+//! - `cargo test --test sweep`: the CI slice, two problems per method (48 today).
+//! - `RENDERMM_SWEEP_FULL=1 cargo test --release --test sweep -- --nocapture`: the full sweep,
+//!   600 problems (`RENDERMM_SWEEP_PROBLEMS=N` for another count, `RENDERMM_SWEEP_BASE=B` for
+//!   another set of seeds).
+//! - `RENDERMM_SWEEP_SEED=S cargo test --test sweep -- --nocapture`: replay one problem, as
+//!   printed beside any failure.
+//!
+//! A method that refuses a problem with a typed "cannot on this adapter" error
+//! ([`Error::MissingFeature`], [`Error::Limit`]), or an f16 run whose result leaves f16's range
+//! ([`Error::OutOfRange`]: it would have saturated), is counted and listed, not failed; any
+//! other error, a panic, or a result outside its bound fails the sweep.
+
+mod common;
+
+use common::ctx;
+use rand::{Rng, SeedableRng, rngs::StdRng};
+use rendermm::check;
+use rendermm::methods::{self, Accumulate, Method, Options};
+use rendermm::precision::Precision;
+use rendermm::{Error, Matrix};
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+/// Problems per method in the CI slice (48 with today's 24 methods).
+const CI_PER_METHOD: u64 = 2;
+/// Problems in the full sweep.
+const FULL_PROBLEMS: u64 = 600;
+/// The default seed base: problem i has seed `BASE * 1_000_000 + i`.
+const DEFAULT_BASE: u64 = 2026;
+
+/// One drawn problem.
+#[derive(Clone, Debug)]
+struct Problem {
+    seed: u64,
+    method: Method,
+    m: usize,
+    k: usize,
+    n: usize,
+    precision: Precision,
+    block: Option<u32>,
+    accumulate: Accumulate,
+    scale_by_depth: bool,
+    lo: f32,
+    hi: f32,
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "seed {} {} {}x{}x{} {} inputs in [{}, {})",
+            self.seed, self.method, self.m, self.k, self.n, self.precision, self.lo, self.hi
+        )?;
+        if takes_blocks(self.method) {
+            let b = self.block.map_or("default".to_string(), |b| b.to_string());
+            write!(f, " b={b} accumulate={}", self.accumulate.name())?;
+        }
+        if self.scale_by_depth {
+            write!(f, " scale-by-depth")?;
+        }
+        Ok(())
+    }
+}
+
+/// The methods with a block size b and an accumulation mode (as `multiply` allows them).
+fn takes_blocks(method: Method) -> bool {
+    rendermm::tune::is_tunable(method) || method == Method::FragMrt
+}
+
+/// A dimension in 1..=300: tiny, on either side of a power of two, or anywhere.
+fn dim(rng: &mut StdRng) -> usize {
+    const EDGES: &[usize] = &[
+        1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257,
+        299, 300,
+    ];
+    match rng.random_range(0..10) {
+        0..=1 => rng.random_range(1..=8),
+        2..=4 => EDGES[rng.random_range(0..EDGES.len())],
+        _ => rng.random_range(1..=300),
+    }
+}
+
+/// The problem of seed `seed`: everything follows from it.
+fn problem(seed: u64) -> Problem {
+    let method = Method::ALL[(seed % Method::ALL.len() as u64) as usize];
+    let mut rng = StdRng::seed_from_u64(seed);
+    let (mut m, mut k, mut n) = (dim(&mut rng), dim(&mut rng), dim(&mut rng));
+    // A quarter of the problems are lopsided on purpose: one dimension tiny, another large.
+    if rng.random_range(0..4) == 0 {
+        let tiny = rng.random_range(1..=3);
+        let large = rng.random_range(200..=300);
+        match rng.random_range(0..6) {
+            0 => (m, k) = (tiny, large),
+            1 => (m, n) = (tiny, large),
+            2 => (k, m) = (tiny, large),
+            3 => (k, n) = (tiny, large),
+            4 => (n, m) = (tiny, large),
+            _ => (n, k) = (tiny, large),
+        }
+    }
+    let precision = if method.takes_precision() {
+        [Precision::F32, Precision::F16, Precision::U8][rng.random_range(0..3)]
+    } else {
+        Precision::F32
+    };
+    let (block, accumulate) = if takes_blocks(method) {
+        const BLOCKS: &[u32] = &[1, 2, 3, 4, 7, 8, 16, 31, 32, 33, 64, 100, 301];
+        let block = match rng.random_range(0..4) {
+            0 => None,
+            _ => Some(BLOCKS[rng.random_range(0..BLOCKS.len())]),
+        };
+        // frag-mrt accumulates by ping-pong or blend only.
+        let modes: &[Accumulate] = if method == Method::FragMrt {
+            &[Accumulate::PingPong, Accumulate::Blend]
+        } else {
+            Accumulate::ALL
+        };
+        (block, modes[rng.random_range(0..modes.len())])
+    } else {
+        (None, Accumulate::default())
+    };
+    let scale_by_depth = precision == Precision::U8 && rng.random_range(0..3) == 0;
+    let (lo, hi) = if precision == Precision::U8 {
+        (0.0, 1.0)
+    } else {
+        [
+            (-1.0, 1.0),
+            (0.0, 1.0),
+            (-10.0, 10.0),
+            (-100.0, 100.0),
+            (-1e-3, 1e-3),
+        ][rng.random_range(0..5)]
+    };
+    Problem {
+        seed,
+        method,
+        m,
+        k,
+        n,
+        precision,
+        block,
+        accumulate,
+        scale_by_depth,
+        lo,
+        hi,
+    }
+}
+
+/// How one problem ended.
+enum Outcome {
+    Passed,
+    /// A typed refusal: the method cannot take this problem on this adapter.
+    Refused(String),
+    Failed(String),
+}
+
+fn run(p: &Problem) -> Outcome {
+    let a = Matrix::random(p.m, p.k, p.seed.wrapping_mul(2), p.lo, p.hi);
+    let b = Matrix::random(p.k, p.n, p.seed.wrapping_mul(2) + 1, p.lo, p.hi);
+    let mut opts = Options {
+        precision: p.precision,
+        block: p.block,
+        accumulate: p.accumulate,
+        scale_by_depth: p.scale_by_depth,
+        ..Default::default()
+    };
+    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        methods::multiply(Some(ctx()), p.method, &a, &b, &mut opts)
+    }));
+    let out = match ran {
+        Err(panic) => {
+            let msg = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            return Outcome::Failed(format!("panicked: {msg}"));
+        }
+        Ok(Err(e @ (Error::MissingFeature { .. } | Error::Limit { .. }))) => {
+            return Outcome::Refused(e.to_string());
+        }
+        // An f16 result past f16's range is refused, not returned (it would saturate).
+        Ok(Err(e @ Error::OutOfRange { .. })) if opts.precision == Precision::F16 => {
+            return Outcome::Refused(e.to_string());
+        }
+        Ok(Err(e)) => return Outcome::Failed(format!("error: {e}")),
+        Ok(Ok(out)) => out,
+    };
+    if out.c.shape() != (p.m, p.n) {
+        return Outcome::Failed(format!(
+            "result is {}x{}, expected {}x{}",
+            out.c.rows, out.c.cols, p.m, p.n
+        ));
+    }
+    // opts.precision now holds what ran (the render-pass methods fall back to f16 where f32
+    // cannot be blended); the verdict holds the result to that precision's bound.
+    let v = check::verdict_for(p.method, &opts, &a, &b, &out.c);
+    if v.passed {
+        Outcome::Passed
+    } else {
+        let w = v.stats.worst_index;
+        let (i, j) = (w / p.n, w % p.n);
+        let reference = rendermm::cpu::reference_f64(&a, &b)[w];
+        Outcome::Failed(format!(
+            "outside its bound: rel_err {:e}, max_abs_err {:e}, {} non-finite, worst element ({i}, {j}) = {} against {reference}; held to: {}{}{}",
+            v.stats.rel_err,
+            v.stats.max_abs_err,
+            v.stats.nonfinite,
+            out.c.data[w],
+            v.tolerance,
+            v.u8_model_max_steps
+                .map_or(String::new(), |s| format!("; u8 model off by {s:.3} steps")),
+            v.f16_bound_ratio
+                .map_or(String::new(), |r| format!("; f16 error / bound {r:.3}")),
+        ))
+    }
+}
+
+fn env_u64(name: &str) -> Option<u64> {
+    let v = std::env::var(name).ok()?;
+    Some(
+        v.trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("{name}={v:?} is not a whole number")),
+    )
+}
+
+/// Per-method tallies.
+#[derive(Default)]
+struct Tally {
+    passed: usize,
+    refused: usize,
+    failed: usize,
+    ms: f64,
+}
+
+/// Run the problems of `seeds`, print a summary, and fail naming every failed seed.
+fn sweep(seeds: impl Iterator<Item = u64>) {
+    let t0 = Instant::now();
+    let mut tallies: BTreeMap<&'static str, Tally> = BTreeMap::new();
+    let mut refusals = vec![];
+    let mut failures = vec![];
+    let mut count = 0;
+    for seed in seeds {
+        let p = problem(seed);
+        let t = Instant::now();
+        let outcome = run(&p);
+        let tally = tallies.entry(p.method.name()).or_default();
+        tally.ms += t.elapsed().as_secs_f64() * 1e3;
+        count += 1;
+        match outcome {
+            Outcome::Passed => tally.passed += 1,
+            Outcome::Refused(why) => {
+                tally.refused += 1;
+                refusals.push(format!("{p}: {why}"));
+            }
+            Outcome::Failed(why) => {
+                tally.failed += 1;
+                eprintln!(
+                    "FAILED {p}: {why}\n  replay: RENDERMM_SWEEP_SEED={seed} cargo test --test sweep -- --nocapture"
+                );
+                failures.push((seed, format!("{p}: {why}")));
+            }
+        }
+    }
+    println!(
+        "sweep on {}: {count} problems in {:.1} s",
+        ctx().describe(),
+        t0.elapsed().as_secs_f64()
+    );
+    println!(
+        "{:<24} {:>6} {:>7} {:>6} {:>9}",
+        "method", "passed", "refused", "failed", "ms"
+    );
+    for (name, t) in &tallies {
+        println!(
+            "{name:<24} {:>6} {:>7} {:>6} {:>9.0}",
+            t.passed, t.refused, t.failed, t.ms
+        );
+    }
+    let passed: usize = tallies.values().map(|t| t.passed).sum();
+    println!(
+        "total: {passed} passed, {} refused (typed errors: not on this adapter, or past f16's range), {} failed",
+        refusals.len(),
+        failures.len()
+    );
+    for r in &refusals {
+        println!("refused: {r}");
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {count} problems failed:\n{}\nreplay one with RENDERMM_SWEEP_SEED=<seed> cargo test --test sweep -- --nocapture",
+        failures.len(),
+        failures
+            .iter()
+            .map(|(s, f)| format!("  [RENDERMM_SWEEP_SEED={s}] {f}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    // A sweep (not a single replay) where every problem was refused tested nothing.
+    assert!(passed > 0 || count < 5, "every problem was refused");
+}
+
+/// The CI slice; or the full sweep with `RENDERMM_SWEEP_FULL=1`; or one problem with
+/// `RENDERMM_SWEEP_SEED=S`.
+#[test]
+fn sweep_every_method_against_the_f64_reference() {
+    if let Some(seed) = env_u64("RENDERMM_SWEEP_SEED") {
+        println!("replaying {}", problem(seed));
+        return sweep(std::iter::once(seed));
+    }
+    let full = std::env::var("RENDERMM_SWEEP_FULL").is_ok_and(|v| !v.is_empty() && v != "0");
+    let count = env_u64("RENDERMM_SWEEP_PROBLEMS").unwrap_or(if full {
+        FULL_PROBLEMS
+    } else {
+        CI_PER_METHOD * Method::ALL.len() as u64
+    });
+    let base = env_u64("RENDERMM_SWEEP_BASE").unwrap_or(DEFAULT_BASE);
+    // The method is the seed modulo the number of methods, so any run of consecutive seeds at
+    // least that long covers every method; the CI slice is the first seeds of the full sweep.
+    sweep((0..count).map(|i| base * 1_000_000 + i));
+}
+
+/// The drawn problems cover what the sweep promises: every method, shapes over 1..=300 with
+/// lopsided ones, and every precision, block and accumulation option the methods take.
+#[test]
+fn the_draw_covers_methods_shapes_and_options() {
+    let ps: Vec<Problem> = (0..FULL_PROBLEMS)
+        .map(|i| problem(DEFAULT_BASE * 1_000_000 + i))
+        .collect();
+    for &m in Method::ALL {
+        assert!(
+            ps.iter().filter(|p| p.method == m).count() >= 10,
+            "{m} drawn too rarely"
+        );
+    }
+    for p in &ps {
+        for d in [p.m, p.k, p.n] {
+            assert!((1..=300).contains(&d), "{p}");
+        }
+        // Options only where the method takes them (multiply refuses the rest).
+        assert!(
+            p.method.takes_precision() || p.precision == Precision::F32,
+            "{p}"
+        );
+        assert!(
+            takes_blocks(p.method) || (p.block.is_none() && p.accumulate == Accumulate::default()),
+            "{p}"
+        );
+    }
+    let lopsided = ps.iter().filter(|p| {
+        let (lo, hi) = (
+            [p.m, p.k, p.n].into_iter().min().unwrap(),
+            [p.m, p.k, p.n].into_iter().max().unwrap(),
+        );
+        lo <= 3 && hi >= 200
+    });
+    assert!(lopsided.count() >= FULL_PROBLEMS as usize / 8);
+    for prec in Precision::ALL {
+        assert!(ps.iter().any(|p| p.precision == prec), "{prec} never drawn");
+    }
+    for acc in Accumulate::ALL {
+        assert!(
+            ps.iter()
+                .any(|p| p.accumulate == *acc && takes_blocks(p.method)),
+            "{} never drawn",
+            acc.name()
+        );
+    }
+    assert!(ps.iter().any(|p| p.scale_by_depth));
+    // Replays are exact: the same seed draws the same problem.
+    let again = problem(ps[17].seed);
+    assert_eq!(format!("{again}"), format!("{}", ps[17]));
+}
