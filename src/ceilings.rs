@@ -39,7 +39,10 @@ pub struct Ceilings {
 impl Ceilings {
     /// The value of the ceiling named `name`.
     pub fn get(&self, name: &str) -> Option<f64> {
-        self.ceilings.iter().find(|c| c.name == name).map(|c| c.value)
+        self.ceilings
+            .iter()
+            .find(|c| c.name == name)
+            .map(|c| c.value)
     }
 }
 
@@ -92,17 +95,32 @@ pub fn measure(ctx: &GpuContext, quick: bool) -> Result<Ceilings> {
     let (ms, clock) = best(ctx, s.repeats, || {
         draw_fullscreen(ctx, &module, "fs_fma", &params, None, s.side, 1, false)
     })?;
-    out.push(ceiling("fragment-fma", flops / ms / 1e6, "GFLOP/s", format!("{0}x{0} fragments x {1} iterations x {FLOPS_PER_ITERATION} flops", s.side, s.fma_iterations), clock));
+    out.push(ceiling(
+        "fragment-fma",
+        flops / ms / 1e6,
+        "GFLOP/s",
+        format!(
+            "{0}x{0} fragments x {1} iterations x {FLOPS_PER_ITERATION} flops",
+            s.side, s.fma_iterations
+        ),
+        clock,
+    ));
 
     // Compute FMA: the same work in 256-wide workgroups.
-    let groups = ((fragments as u64) / 256).clamp(1, ctx.limits.max_compute_workgroups_per_dimension as u64) as u32;
+    let groups = ((fragments as u64) / 256)
+        .clamp(1, ctx.limits.max_compute_workgroups_per_dimension as u64) as u32;
     let invocations = groups as f64 * 256.0;
-    let (ms, clock) = best(ctx, s.repeats, || dispatch_fma(ctx, &module, &params, groups))?;
+    let (ms, clock) = best(ctx, s.repeats, || {
+        dispatch_fma(ctx, &module, &params, groups)
+    })?;
     out.push(ceiling(
         "compute-fma",
         invocations * s.fma_iterations as f64 * FLOPS_PER_ITERATION / ms / 1e6,
         "GFLOP/s",
-        format!("{groups} workgroups x 256 invocations x {} iterations x {FLOPS_PER_ITERATION} flops", s.fma_iterations),
+        format!(
+            "{groups} workgroups x 256 invocations x {} iterations x {FLOPS_PER_ITERATION} flops",
+            s.fma_iterations
+        ),
         clock,
     ));
 
@@ -110,13 +128,25 @@ pub fn measure(ctx: &GpuContext, quick: bool) -> Result<Ceilings> {
     if ctx.has(wgpu::Features::FLOAT32_BLENDABLE) {
         let params = params_buffer(ctx, 1);
         let (ms, clock) = best(ctx, s.repeats, || {
-            draw_fullscreen(ctx, &module, "fs_blend", &params, None, s.side, s.blend_layers, true)
+            draw_fullscreen(
+                ctx,
+                &module,
+                "fs_blend",
+                &params,
+                None,
+                s.side,
+                s.blend_layers,
+                true,
+            )
         })?;
         out.push(ceiling(
             "blend-r32f",
             fragments * s.blend_layers as f64 / ms / 1e6,
             "Gfragments/s",
-            format!("{0}x{0} fragments x {1} blended layers", s.side, s.blend_layers),
+            format!(
+                "{0}x{0} fragments x {1} blended layers",
+                s.side, s.blend_layers
+            ),
             clock,
         ));
     }
@@ -126,8 +156,18 @@ pub fn measure(ctx: &GpuContext, quick: bool) -> Result<Ceilings> {
     let tex_side = (s.side / 2).max(64);
     let params = params_buffer(ctx, s.fetch_iterations);
     for (name, entry, format, bytes) in [
-        ("texture-fetch", "fs_fetch", wgpu::TextureFormat::R32Float, 4.0),
-        ("texture-fetch-rgba32f", "fs_fetch_rgba", wgpu::TextureFormat::Rgba32Float, 16.0),
+        (
+            "texture-fetch",
+            "fs_fetch",
+            wgpu::TextureFormat::R32Float,
+            4.0,
+        ),
+        (
+            "texture-fetch-rgba32f",
+            "fs_fetch_rgba",
+            wgpu::TextureFormat::Rgba32Float,
+            16.0,
+        ),
     ] {
         let tex = ctx.scoped("creating the fetch texture", || {
             Ok(ctx.device.create_texture(&wgpu::TextureDescriptor {
@@ -153,15 +193,28 @@ pub fn measure(ctx: &GpuContext, quick: bool) -> Result<Ceilings> {
             name,
             fragments * s.fetch_iterations as f64 * bytes / ms / 1e6,
             "GB/s",
-            format!("{0}x{0} fragments x {1} {format:?} loads ({bytes} bytes)", s.side, s.fetch_iterations),
+            format!(
+                "{0}x{0} fragments x {1} {format:?} loads ({bytes} bytes)",
+                s.side, s.fetch_iterations
+            ),
             clock,
         ));
     }
 
     // Copies.
-    for (name, what) in [("copy-d2d", Copy::DeviceToDevice), ("copy-h2d", Copy::HostToDevice), ("copy-d2h", Copy::DeviceToHost)] {
+    for (name, what) in [
+        ("copy-d2d", Copy::DeviceToDevice),
+        ("copy-h2d", Copy::HostToDevice),
+        ("copy-d2h", Copy::DeviceToHost),
+    ] {
         let (ms, clock) = copy_bandwidth(ctx, what, s.copy_bytes, s.repeats)?;
-        out.push(ceiling(name, s.copy_bytes as f64 / ms / 1e6, "GB/s", format!("{} MiB", s.copy_bytes >> 20), clock));
+        out.push(ceiling(
+            name,
+            s.copy_bytes as f64 / ms / 1e6,
+            "GB/s",
+            format!("{} MiB", s.copy_bytes >> 20),
+            clock,
+        ));
     }
     Ok(Ceilings {
         adapter: ctx.info.name.clone(),
@@ -181,7 +234,11 @@ fn ceiling(name: &str, value: f64, unit: &str, detail: String, clock: Clock) -> 
 }
 
 /// Run `f` once to warm up, then `repeats` times; the fastest run in milliseconds.
-fn best(ctx: &GpuContext, repeats: usize, mut f: impl FnMut() -> Result<()>) -> Result<(f64, Clock)> {
+fn best(
+    ctx: &GpuContext,
+    repeats: usize,
+    mut f: impl FnMut() -> Result<()>,
+) -> Result<(f64, Clock)> {
     f()?;
     ctx.wait()?;
     let mut best = (f64::INFINITY, Clock::WallClock);
@@ -193,8 +250,10 @@ fn best(ctx: &GpuContext, repeats: usize, mut f: impl FnMut() -> Result<()>) -> 
             best = (ms, clock);
         }
     }
-    if !(best.0 > 0.0) {
-        return Err(Error::Invalid("a ceiling measured zero time; the timer is not usable".into()));
+    if best.0.is_nan() || best.0 <= 0.0 {
+        return Err(Error::Invalid(
+            "a ceiling measured zero time; the timer is not usable".into(),
+        ));
     }
     Ok(best)
 }
@@ -245,39 +304,21 @@ fn draw_fullscreen(
             view_formats: &[],
         });
         let view = target.create_view(&Default::default());
-        let additive = wgpu::BlendComponent {
-            src_factor: wgpu::BlendFactor::One,
-            dst_factor: wgpu::BlendFactor::One,
-            operation: wgpu::BlendOperation::Add,
-        };
-        let pipeline = ctx.device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some(fs),
-            layout: None,
-            vertex: wgpu::VertexState {
-                module,
-                entry_point: Some("vs_fullscreen"),
-                compilation_options: Default::default(),
-                buffers: &[],
-            },
-            primitive: Default::default(),
-            depth_stencil: None,
-            multisample: Default::default(),
-            fragment: Some(wgpu::FragmentState {
-                module,
-                entry_point: Some(fs),
-                compilation_options: Default::default(),
-                targets: &[Some(wgpu::ColorTargetState {
-                    format: wgpu::TextureFormat::R32Float,
-                    blend: blend.then_some(wgpu::BlendState {
-                        color: additive,
-                        alpha: additive,
-                    }),
-                    write_mask: wgpu::ColorWrites::RED,
-                })],
-            }),
-            multiview_mask: None,
-            cache: None,
-        });
+
+        let pipeline = crate::gpu::pipeline::fullscreen(
+            &ctx.device,
+            fs,
+            None,
+            module,
+            "vs_fullscreen",
+            wgpu::PrimitiveTopology::TriangleList,
+            fs,
+            &[Some(wgpu::ColorTargetState {
+                format: wgpu::TextureFormat::R32Float,
+                blend: blend.then_some(crate::gpu::pipeline::ADDITIVE),
+                write_mask: wgpu::ColorWrites::RED,
+            })],
+        );
         let mut entries = vec![wgpu::BindGroupEntry {
             binding: 0,
             resource: params.as_entire_binding(),
@@ -320,7 +361,12 @@ fn draw_fullscreen(
     })
 }
 
-fn dispatch_fma(ctx: &GpuContext, module: &wgpu::ShaderModule, params: &wgpu::Buffer, groups: u32) -> Result<()> {
+fn dispatch_fma(
+    ctx: &GpuContext,
+    module: &wgpu::ShaderModule,
+    params: &wgpu::Buffer,
+    groups: u32,
+) -> Result<()> {
     ctx.scoped("ceiling cs_fma", || {
         let sink = ctx.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("fma sink"),
@@ -328,14 +374,16 @@ fn dispatch_fma(ctx: &GpuContext, module: &wgpu::ShaderModule, params: &wgpu::Bu
             usage: wgpu::BufferUsages::STORAGE,
             mapped_at_creation: false,
         });
-        let pipeline = ctx.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("cs_fma"),
-            layout: None,
-            module,
-            entry_point: Some("cs_fma"),
-            compilation_options: Default::default(),
-            cache: None,
-        });
+        let pipeline = ctx
+            .device
+            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some("cs_fma"),
+                layout: None,
+                module,
+                entry_point: Some("cs_fma"),
+                compilation_options: Default::default(),
+                cache: None,
+            });
         let bg = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("cs_fma"),
             layout: &pipeline.get_bind_group_layout(0),
@@ -369,7 +417,12 @@ enum Copy {
     DeviceToHost,
 }
 
-fn copy_bandwidth(ctx: &GpuContext, what: Copy, bytes: u64, repeats: usize) -> Result<(f64, Clock)> {
+fn copy_bandwidth(
+    ctx: &GpuContext,
+    what: Copy,
+    bytes: u64,
+    repeats: usize,
+) -> Result<(f64, Clock)> {
     let (src, dst) = ctx.scoped("allocating copy buffers", || {
         let make = |label, usage| {
             ctx.device.create_buffer(&wgpu::BufferDescriptor {
@@ -384,10 +437,16 @@ fn copy_bandwidth(ctx: &GpuContext, what: Copy, bytes: u64, repeats: usize) -> R
                 make("copy src", wgpu::BufferUsages::COPY_SRC),
                 make("copy dst", wgpu::BufferUsages::COPY_DST),
             ),
-            Copy::HostToDevice => (make("unused", wgpu::BufferUsages::COPY_SRC), make("h2d dst", wgpu::BufferUsages::COPY_DST)),
+            Copy::HostToDevice => (
+                make("unused", wgpu::BufferUsages::COPY_SRC),
+                make("h2d dst", wgpu::BufferUsages::COPY_DST),
+            ),
             Copy::DeviceToHost => (
                 make("d2h src", wgpu::BufferUsages::COPY_SRC),
-                make("d2h dst", wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ),
+                make(
+                    "d2h dst",
+                    wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+                ),
             ),
         })
     })?;
@@ -416,7 +475,11 @@ fn copy_bandwidth(ctx: &GpuContext, what: Copy, bytes: u64, repeats: usize) -> R
     }
 }
 
-fn best_wall(ctx: &GpuContext, repeats: usize, mut f: impl FnMut() -> Result<()>) -> Result<(f64, Clock)> {
+fn best_wall(
+    ctx: &GpuContext,
+    repeats: usize,
+    mut f: impl FnMut() -> Result<()>,
+) -> Result<(f64, Clock)> {
     f()?;
     let mut best = f64::INFINITY;
     for _ in 0..repeats.max(1) {

@@ -47,7 +47,11 @@ pub fn compare(c: &Matrix, reference: &[f64]) -> ErrorStats {
         diff2 += d * d;
         ref2 += r * r;
     }
-    let rel = if ref2 > 0.0 { (diff2 / ref2).sqrt() } else { diff2.sqrt() };
+    let rel = if ref2 > 0.0 {
+        (diff2 / ref2).sqrt()
+    } else {
+        diff2.sqrt()
+    };
     match first_nonfinite {
         Some(idx) => ErrorStats {
             max_abs_err: f64::NAN,
@@ -73,7 +77,14 @@ pub fn assert_close(label: &str, c: &Matrix, reference: &[f64], tol: f64) -> Err
         panic!(
             "{label}: {}x{} result off: rel_err {:e} (tol {:e}), max_abs_err {:e}, {} non-finite; \
              element ({i},{j}) = {} vs reference {}",
-            c.rows, c.cols, s.rel_err, tol, s.max_abs_err, s.nonfinite, c.data[s.worst_index], reference[s.worst_index]
+            c.rows,
+            c.cols,
+            s.rel_err,
+            tol,
+            s.max_abs_err,
+            s.nonfinite,
+            c.data[s.worst_index],
+            reference[s.worst_index]
         );
     }
     s
@@ -118,7 +129,15 @@ pub fn verdict(
     b: &Matrix,
     c: &Matrix,
 ) -> Verdict {
-    judge(crate::precision::Pipeline::Slices, precision, scale_by_depth, f32_tol, a, b, c)
+    judge(
+        crate::precision::Pipeline::Slices,
+        precision,
+        scale_by_depth,
+        f32_tol,
+        a,
+        b,
+        c,
+    )
 }
 
 /// Judge `c = a · b` as `method` computed it with `opts`: `opts.precision` is the precision the
@@ -132,15 +151,37 @@ pub fn verdict(
 ///   [`precision::f16_bound_blocked`](crate::precision::f16_bound_blocked) for Hall, whose per-pass store makes it tighter);
 /// - f32 (every method): relative Frobenius error ≤ `method.tolerance()`;
 /// - `coop` (f16 inputs, f32 accumulation): every element within [`crate::methods::coop::error_bound`].
-pub fn verdict_for(method: crate::methods::Method, opts: &crate::methods::Options, a: &Matrix, b: &Matrix, c: &Matrix) -> Verdict {
+pub fn verdict_for(
+    method: crate::methods::Method,
+    opts: &crate::methods::Options,
+    a: &Matrix,
+    b: &Matrix,
+    c: &Matrix,
+) -> Verdict {
     use crate::precision::{Pipeline, Precision};
     if method == crate::methods::Method::Coop {
         // f16 inputs, f32 accumulation: its own elementwise bound.
         return crate::methods::coop::verdict(a, b, c);
     }
     match Pipeline::of(method, opts.block) {
-        Some(pipeline) => judge(pipeline, opts.precision, opts.scale_by_depth, method.tolerance(), a, b, c),
-        None => judge(Pipeline::Slices, Precision::F32, false, method.tolerance(), a, b, c),
+        Some(pipeline) => judge(
+            pipeline,
+            opts.precision,
+            opts.scale_by_depth,
+            method.tolerance(),
+            a,
+            b,
+            c,
+        ),
+        None => judge(
+            Pipeline::Slices,
+            Precision::F32,
+            false,
+            method.tolerance(),
+            a,
+            b,
+            c,
+        ),
     }
 }
 
@@ -177,7 +218,13 @@ fn judge(
                 .iter()
                 .zip(&reference)
                 .zip(&bound)
-                .map(|((&x, &r), &bd)| if x.is_finite() { (x as f64 - r).abs() / bd } else { f64::INFINITY })
+                .map(|((&x, &r), &bd)| {
+                    if x.is_finite() {
+                        (x as f64 - r).abs() / bd
+                    } else {
+                        f64::INFINITY
+                    }
+                })
                 .fold(0.0f64, f64::max);
             v.passed = v.stats.nonfinite == 0 && ratio <= 1.0;
             v.f16_bound_ratio = Some(ratio);
@@ -192,7 +239,13 @@ fn judge(
                 .data
                 .iter()
                 .zip(&model.c.data)
-                .map(|(&x, &mv)| if x.is_finite() { (x as f64 - mv as f64 * rescale as f64).abs() / step } else { f64::INFINITY })
+                .map(|(&x, &mv)| {
+                    if x.is_finite() {
+                        (x as f64 - mv as f64 * rescale as f64).abs() / step
+                    } else {
+                        f64::INFINITY
+                    }
+                })
                 .fold(0.0f64, f64::max);
             // 1e-3 of a step absorbs the f32 rounding of the rescale by k.
             v.passed = v.stats.nonfinite == 0 && steps <= 1.0 + 1e-3;
@@ -201,7 +254,9 @@ fn judge(
             v.saturated_share = Some(model.saturated as f64 / c.data.len() as f64);
             let of = pipeline.name();
             v.tolerance = if scale_by_depth {
-                format!("within one 8-bit step (x{k} after rescaling) of the CPU model of the {of} 8-bit pipeline")
+                format!(
+                    "within one 8-bit step (x{k} after rescaling) of the CPU model of the {of} 8-bit pipeline"
+                )
             } else {
                 format!("within one 8-bit step (1/255) of the CPU model of the {of} 8-bit pipeline")
             };

@@ -61,7 +61,10 @@ pub fn fast(a: &Matrix, b: &Matrix) -> Matrix {
 
 /// The f64 reference `C = A·B`, accumulated in f64 from the f32 inputs. Row-major, m×n.
 pub fn reference_f64(a: &Matrix, b: &Matrix) -> Vec<f64> {
-    assert_eq!(a.cols, b.rows, "cpu::reference_f64: inner dimensions differ");
+    assert_eq!(
+        a.cols, b.rows,
+        "cpu::reference_f64: inner dimensions differ"
+    );
     let (m, k, n) = (a.rows, a.cols, b.cols);
     let mut c = vec![0.0f64; m * n];
     for i in 0..m {

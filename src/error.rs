@@ -30,7 +30,9 @@ pub enum Error {
     },
     /// A multiply needs more device memory than the memory budget (`--mem-budget`) allows, and
     /// tiling is off or cannot help; checked before anything is allocated.
-    #[error("{what} needs {needed} bytes on the device ({detail}), over the memory budget of {budget} bytes ({budget_source}){hint}")]
+    #[error(
+        "{what} needs {needed} bytes on the device ({detail}), over the memory budget of {budget} bytes ({budget_source}){hint}"
+    )]
     Budget {
         what: String,
         needed: u64,
@@ -53,7 +55,9 @@ pub enum Error {
     #[error("readback failed: {0}")]
     Readback(String),
     /// The two matrices cannot be multiplied.
-    #[error("shape mismatch: A is {a_rows}x{a_cols} but B is {b_rows}x{b_cols} (A's columns must equal B's rows)")]
+    #[error(
+        "shape mismatch: A is {a_rows}x{a_cols} but B is {b_rows}x{b_cols} (A's columns must equal B's rows)"
+    )]
     ShapeMismatch {
         a_rows: usize,
         a_cols: usize,
@@ -68,7 +72,9 @@ pub enum Error {
         cols: usize,
     },
     /// NaN or infinity in an input.
-    #[error("{name} has a non-finite value {value} at row {row}, column {col} (pass --allow-nonfinite to accept it)")]
+    #[error(
+        "{name} has a non-finite value {value} at row {row}, column {col} (pass --allow-nonfinite to accept it)"
+    )]
     NonFinite {
         name: String,
         row: usize,
@@ -89,7 +95,10 @@ pub enum Error {
     /// A file could not be read or written. (`error` is deliberately not a `#[source]`: the
     /// message already carries it, and anyhow's `{:#}` would print it twice.)
     #[error("{path}: {error}")]
-    Io { path: PathBuf, error: std::io::Error },
+    Io {
+        path: PathBuf,
+        error: std::io::Error,
+    },
     /// A file was readable but its contents are not a matrix we understand.
     #[error("{path}: {message}")]
     Format { path: PathBuf, message: String },

@@ -40,7 +40,12 @@ pub fn run(ctx: &GpuContext, sizes: &[usize], seed: u64) -> Result<Vec<LadderRow
 
 /// [`run`] for some of the render-pass methods (default options otherwise: Hall b = 32,
 /// ping-pong).
-pub fn run_methods(ctx: &GpuContext, methods: &[Method], sizes: &[usize], seed: u64) -> Result<Vec<LadderRow>> {
+pub fn run_methods(
+    ctx: &GpuContext,
+    methods: &[Method],
+    sizes: &[usize],
+    seed: u64,
+) -> Result<Vec<LadderRow>> {
     let mut rows = vec![];
     for &n in sizes {
         let hi = (2.0 / (n as f32).sqrt()).min(1.0);
@@ -82,7 +87,8 @@ pub fn markdown(rows: &[LadderRow]) -> String {
             r.mode,
             v.stats.rel_err,
             v.stats.max_abs_err,
-            v.saturated_share.map_or("–".into(), |x| format!("{:.1}%", x * 100.0)),
+            v.saturated_share
+                .map_or("–".into(), |x| format!("{:.1}%", x * 100.0)),
             if v.passed { "yes" } else { "NO" }
         ));
     }

@@ -3,19 +3,23 @@
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 use rendermm::check;
+use rendermm::figures;
 use rendermm::gpu::GpuContext;
 use rendermm::io;
 use rendermm::matrix::{Matrix, parse_mkn};
 use rendermm::methods::{self, Accumulate, Method, Options, Report, larsen_mcallister};
 use rendermm::model;
-use rendermm::tune;
-use rendermm::precision::{self, Precision};
-use rendermm::figures;
 use rendermm::picture;
+use rendermm::precision::{self, Precision};
+use rendermm::tune;
 use std::path::PathBuf;
 
 #[derive(Parser)]
-#[command(name = "rendermm", version, about = "Matrix multiplication through render pipelines, 2001 to today")]
+#[command(
+    name = "rendermm",
+    version,
+    about = "Matrix multiplication through render pipelines, 2001 to today"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -305,7 +309,11 @@ fn run(cli: Cli) -> Result<()> {
             println!("adapter: {}", ctx.describe());
             let t = std::time::Instant::now();
             let written = figures::write_all(&ctx, &out, |line| println!("{line}"))?;
-            println!("{} files in {:.1} s", written.len(), t.elapsed().as_secs_f64());
+            println!(
+                "{} files in {:.1} s",
+                written.len(),
+                t.elapsed().as_secs_f64()
+            );
             Ok(())
         }
     }
@@ -321,14 +329,32 @@ fn info(json: bool) -> Result<()> {
         ("SUBGROUP", wgpu::Features::SUBGROUP),
     ];
     let limits = [
-        ("max_texture_dimension_2d", l.max_texture_dimension_2d as u64),
+        (
+            "max_texture_dimension_2d",
+            l.max_texture_dimension_2d as u64,
+        ),
         ("max_color_attachments", l.max_color_attachments as u64),
-        ("max_color_attachment_bytes_per_sample", l.max_color_attachment_bytes_per_sample as u64),
-        ("max_storage_buffer_binding_size", l.max_storage_buffer_binding_size as u64),
+        (
+            "max_color_attachment_bytes_per_sample",
+            l.max_color_attachment_bytes_per_sample as u64,
+        ),
+        (
+            "max_storage_buffer_binding_size",
+            l.max_storage_buffer_binding_size,
+        ),
         ("max_buffer_size", l.max_buffer_size),
-        ("max_compute_workgroup_size_x", l.max_compute_workgroup_size_x as u64),
-        ("max_compute_invocations_per_workgroup", l.max_compute_invocations_per_workgroup as u64),
-        ("max_compute_workgroup_storage_size", l.max_compute_workgroup_storage_size as u64),
+        (
+            "max_compute_workgroup_size_x",
+            l.max_compute_workgroup_size_x as u64,
+        ),
+        (
+            "max_compute_invocations_per_workgroup",
+            l.max_compute_invocations_per_workgroup as u64,
+        ),
+        (
+            "max_compute_workgroup_storage_size",
+            l.max_compute_workgroup_storage_size as u64,
+        ),
     ];
     if json {
         let mut f = serde_json::Map::new();
@@ -362,7 +388,11 @@ fn info(json: bool) -> Result<()> {
 /// The (A, B) pairs to multiply: one pair, or `--channels` pairs for a multi-channel run.
 fn load_inputs(args: &MultiplyArgs) -> Result<(Vec<Matrix>, Vec<Matrix>)> {
     let ch = args.channels;
-    let (lo, hi) = if args.precision == "u8" { (0.0, 1.0) } else { (-1.0, 1.0) };
+    let (lo, hi) = if args.precision == "u8" {
+        (0.0, 1.0)
+    } else {
+        (-1.0, 1.0)
+    };
     let (b_file, _) = b_operands(args)?;
     match (&args.a, &b_file, &args.random) {
         (Some(a), Some(b), None) => {
@@ -373,16 +403,23 @@ fn load_inputs(args: &MultiplyArgs) -> Result<(Vec<Matrix>, Vec<Matrix>)> {
             };
             for (name, list, path) in [("--a", &xa, a), ("--b", &xb, b)] {
                 if list.len() != ch {
-                    bail!("{name} {}: holds {} matrices but --channels is {ch}", path.display(), list.len());
+                    bail!(
+                        "{name} {}: holds {} matrices but --channels is {ch}",
+                        path.display(),
+                        list.len()
+                    );
                 }
             }
             Ok((xa, xb))
         }
         (None, None, Some(shape)) => {
             let (batch, mkn) = match shape.split_once(['x', 'X']) {
-                Some((first, rest)) if rest.matches(['x', 'X']).count() == 2 => {
-                    (first.parse::<usize>().map_err(|_| anyhow::anyhow!("--random '{shape}': expected BxMxKxN or MxKxN"))?, rest)
-                }
+                Some((first, rest)) if rest.matches(['x', 'X']).count() == 2 => (
+                    first.parse::<usize>().map_err(|_| {
+                        anyhow::anyhow!("--random '{shape}': expected BxMxKxN or MxKxN")
+                    })?,
+                    rest,
+                ),
                 _ => (1, shape.as_str()),
             };
             if batch != ch {
@@ -390,8 +427,12 @@ fn load_inputs(args: &MultiplyArgs) -> Result<(Vec<Matrix>, Vec<Matrix>)> {
             }
             let (m, k, n) = parse_mkn(mkn)?;
             let s = args.seed.wrapping_mul(2 * ch as u64 + 2);
-            let a = (0..ch).map(|c| Matrix::random(m, k, s + 2 * c as u64, lo, hi)).collect();
-            let b = (0..ch).map(|c| Matrix::random(k, n, s + 2 * c as u64 + 1, lo, hi)).collect();
+            let a = (0..ch)
+                .map(|c| Matrix::random(m, k, s + 2 * c as u64, lo, hi))
+                .collect();
+            let b = (0..ch)
+                .map(|c| Matrix::random(k, n, s + 2 * c as u64 + 1, lo, hi))
+                .collect();
             Ok((a, b))
         }
         _ => bail!("give the inputs as --a FILE --b FILE or as --random MxKxN"),
@@ -400,7 +441,11 @@ fn load_inputs(args: &MultiplyArgs) -> Result<(Vec<Matrix>, Vec<Matrix>)> {
 
 fn multiply(args: MultiplyArgs) -> Result<()> {
     let method = Method::parse(&args.method)?;
-    let mem_budget = args.mem_budget.as_deref().map(rendermm::tiled::parse_bytes).transpose()?;
+    let mem_budget = args
+        .mem_budget
+        .as_deref()
+        .map(rendermm::tiled::parse_bytes)
+        .transpose()?;
     let precision = Precision::parse(&args.precision)?;
     if args.channels != 1 && args.channels != 4 {
         bail!("--channels {}: use 1 or 4", args.channels);
@@ -409,41 +454,61 @@ fn multiply(args: MultiplyArgs) -> Result<()> {
         bail!("--channels 4 is the Larsen–McAllister RGBA mode; use --method lm");
     }
     if precision != Precision::F32 && !method.takes_precision() {
-        bail!("--precision {precision}: method {method} computes in f32 only; u8 and f16 are for the render-pass methods");
+        bail!(
+            "--precision {precision}: method {method} computes in f32 only; u8 and f16 are for the render-pass methods"
+        );
     }
     let (_, block_arg) = b_operands(&args)?;
     let accumulate = Accumulate::parse(&args.accumulate)?;
     // frag-mrt also takes blocks of k (whole k in one pass unless --block is given).
     let takes_blocks = tune::is_tunable(method) || method == Method::FragMrt;
     if !takes_blocks && (block_arg.is_some() || accumulate != Accumulate::default()) {
-        bail!("--b N, --block and --accumulate are Hall–Carr–Hart options; method {method} has no blocks (use hall-blocked, hall-packed or frag-mrt)");
+        bail!(
+            "--b N, --block and --accumulate are Hall–Carr–Hart options; method {method} has no blocks (use hall-blocked, hall-packed or frag-mrt)"
+        );
     }
     let (mut a, mut b) = load_inputs(&args)?;
     let mut notes = vec![];
     if args.normalize {
         if precision != Precision::U8 {
-            bail!("--normalize maps inputs to [0, 1] for --precision u8; it does nothing for {precision}");
+            bail!(
+                "--normalize maps inputs to [0, 1] for --precision u8; it does nothing for {precision}"
+            );
         }
         for (list, name) in [(&mut a, "A"), (&mut b, "B")] {
             for (c, m) in list.iter_mut().enumerate() {
-                let label = if args.channels == 1 { name.to_string() } else { format!("{name}[{c}]") };
+                let label = if args.channels == 1 {
+                    name.to_string()
+                } else {
+                    format!("{name}[{c}]")
+                };
                 let (mapped, how) = precision::normalize(m, &label);
                 *m = mapped;
                 notes.push(how);
             }
         }
     }
-    let ctx = if method.is_gpu() { Some(GpuContext::new()?) } else { None };
+    let ctx = if method.is_gpu() {
+        Some(GpuContext::new()?)
+    } else {
+        None
+    };
     if let (Some(c), false) = (&ctx, args.json) {
         eprintln!("adapter: {}", c.describe());
     }
     let block = match block_arg {
         Some(BlockArg::Fixed(b)) => Some(b),
         Some(BlockArg::Auto) => {
-            let ctx = ctx.as_ref().expect("the Hall–Carr–Hart methods run on the GPU");
+            let ctx = ctx
+                .as_ref()
+                .expect("the Hall–Carr–Hart methods run on the GPU");
             let blocks = tune::candidates(method, a[0].cols);
             let t = run_tuner(ctx, method, &a[0], &b[0], accumulate, &blocks, 2, args.json)?;
-            let best = t.points.iter().find(|p| p.b == t.best).map_or(0.0, |p| p.compute_ms);
+            let best = t
+                .points
+                .iter()
+                .find(|p| p.b == t.best)
+                .map_or(0.0, |p| p.compute_ms);
             notes.push(format!(
                 "--b auto: timed b in {blocks:?} ({} runs each after a warm-up); b = {} was fastest at {best:.3} ms",
                 t.repeats, t.best
@@ -481,7 +546,13 @@ fn multiply(args: MultiplyArgs) -> Result<()> {
         (out.cs, out.passes, out.timings, out.notes, out.precision)
     } else {
         let out = methods::multiply(ctx.as_ref(), method, &a[0], &b[0], &mut opts)?;
-        (vec![out.c], out.passes, out.timings, out.notes, opts.precision)
+        (
+            vec![out.c],
+            out.passes,
+            out.timings,
+            out.notes,
+            opts.precision,
+        )
     };
     notes.extend(run_notes);
     let checks: Vec<_> = if args.check {
@@ -494,7 +565,17 @@ fn multiply(args: MultiplyArgs) -> Result<()> {
         vec![]
     };
     let shape = (a[0].rows, a[0].cols, b[0].cols);
-    let mut report = Report::new(ctx.as_ref(), method, used, shape, args.channels, passes, &timings, &notes, checks);
+    let mut report = Report::new(
+        ctx.as_ref(),
+        method,
+        used,
+        shape,
+        args.channels,
+        passes,
+        &timings,
+        &notes,
+        checks,
+    );
     report.tiling = opts.tiled.take();
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -507,7 +588,11 @@ fn multiply(args: MultiplyArgs) -> Result<()> {
             "check failed: rel_err {:e}, held to: {}{}",
             report.rel_err.unwrap_or(f64::NAN),
             report.tolerance.as_deref().unwrap_or("?"),
-            if args.out.is_some() { "; no output written" } else { "" }
+            if args.out.is_some() {
+                "; no output written"
+            } else {
+                ""
+            }
         );
     }
     if let Some(path) = &args.out {
@@ -549,7 +634,11 @@ fn parse_block(s: &str) -> Option<Result<BlockArg>> {
 fn b_operands(args: &MultiplyArgs) -> Result<(Option<PathBuf>, Option<BlockArg>)> {
     let mut file = None;
     let mut block = match &args.block {
-        Some(s) => Some(parse_block(s).unwrap_or_else(|| Err(anyhow::anyhow!("--block '{s}': give a whole number or auto")))?),
+        Some(s) => Some(parse_block(s).unwrap_or_else(|| {
+            Err(anyhow::anyhow!(
+                "--block '{s}': give a whole number or auto"
+            ))
+        })?),
         None => None,
     };
     for v in &args.b {
@@ -580,17 +669,32 @@ fn run_tuner(
     quiet: bool,
 ) -> Result<tune::Tuning> {
     let total = (blocks.len() * (repeats + 1)) as u64;
-    let bar = if quiet { indicatif::ProgressBar::hidden() } else { indicatif::ProgressBar::new(total) };
+    let bar = if quiet {
+        indicatif::ProgressBar::hidden()
+    } else {
+        indicatif::ProgressBar::new(total)
+    };
     bar.set_style(
-        indicatif::ProgressStyle::with_template("tuning {prefix} [{bar:30}] {pos}/{len} runs, {msg} ({elapsed})")
-            .expect("a valid template")
-            .progress_chars("=> "),
+        indicatif::ProgressStyle::with_template(
+            "tuning {prefix} [{bar:30}] {pos}/{len} runs, {msg} ({elapsed})",
+        )
+        .expect("a valid template")
+        .progress_chars("=> "),
     );
     bar.set_prefix(method.name());
-    let t = tune::tune(ctx, method, a, b, accumulate, blocks, repeats, &mut |done, _, blk| {
-        bar.set_position(done as u64);
-        bar.set_message(format!("b = {blk}"));
-    })?;
+    let t = tune::tune(
+        ctx,
+        method,
+        a,
+        b,
+        accumulate,
+        blocks,
+        repeats,
+        &mut |done, _, blk| {
+            bar.set_position(done as u64);
+            bar.set_message(format!("b = {blk}"));
+        },
+    )?;
     bar.finish_and_clear();
     Ok(t)
 }
@@ -608,23 +712,48 @@ fn tune_cmd(args: TuneArgs) -> Result<()> {
     let a = Matrix::random(m, k, args.seed * 2, -1.0, 1.0);
     let b = Matrix::random(k, n, args.seed * 2 + 1, -1.0, 1.0);
     rendermm::matrix::check_product(&a, &b)?;
-    let blocks = if args.blocks.is_empty() { tune::candidates(method, k) } else { args.blocks.clone() };
+    let blocks = if args.blocks.is_empty() {
+        tune::candidates(method, k)
+    } else {
+        args.blocks.clone()
+    };
     let ctx = GpuContext::new()?;
     if !args.json {
-        println!("tuning {method} ({accumulate}) on {m}x{k} · {k}x{n}, {} timed runs per b after a warm-up", args.repeats);
+        println!(
+            "tuning {method} ({accumulate}) on {m}x{k} · {k}x{n}, {} timed runs per b after a warm-up",
+            args.repeats
+        );
         println!("adapter: {}", ctx.describe());
     }
-    let t = run_tuner(&ctx, method, &a, &b, accumulate, &blocks, args.repeats, args.json)?;
+    let t = run_tuner(
+        &ctx,
+        method,
+        &a,
+        &b,
+        accumulate,
+        &blocks,
+        args.repeats,
+        args.json,
+    )?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&t)?);
         return Ok(());
     }
-    println!("\n{:>6} {:>7} {:>12} {:>12} {:>10}", "b", "passes", "median ms", "min ms", "GFLOP/s");
+    println!(
+        "\n{:>6} {:>7} {:>12} {:>12} {:>10}",
+        "b", "passes", "median ms", "min ms", "GFLOP/s"
+    );
     for p in &t.points {
         let mark = if p.b == t.best { "  <- best" } else { "" };
-        println!("{:>6} {:>7} {:>12.3} {:>12.3} {:>10.3}{mark}", p.b, p.passes, p.compute_ms, p.min_ms, p.gflops);
+        println!(
+            "{:>6} {:>7} {:>12.3} {:>12.3} {:>10.3}{mark}",
+            p.b, p.passes, p.compute_ms, p.min_ms, p.gflops
+        );
     }
-    println!("\nbest b = {} for {method} at {m}x{k}x{n} on this adapter (use --b {} or --b auto)", t.best, t.best);
+    println!(
+        "\nbest b = {} for {method} at {m}x{k}x{n} on this adapter (use --b {} or --b auto)",
+        t.best, t.best
+    );
     Ok(())
 }
 
@@ -635,33 +764,61 @@ fn tune_variants_cmd(args: TuneArgs, method: Method) -> Result<()> {
     let b = Matrix::random(k, n, args.seed * 2 + 1, -1.0, 1.0);
     rendermm::matrix::check_product(&a, &b)?;
     let variants: Vec<String> = if args.variants.is_empty() {
-        tune::variant_names(method).into_iter().map(String::from).collect()
+        tune::variant_names(method)
+            .into_iter()
+            .map(String::from)
+            .collect()
     } else {
         args.variants.clone()
     };
     let ctx = GpuContext::new()?;
     if !args.json {
-        println!("tuning {method} on {m}x{k} · {k}x{n}, {} timed runs per variant after a warm-up", args.repeats);
+        println!(
+            "tuning {method} on {m}x{k} · {k}x{n}, {} timed runs per variant after a warm-up",
+            args.repeats
+        );
         println!("adapter: {}", ctx.describe());
     }
     let total = (variants.len() * (args.repeats + 1)) as u64;
-    let bar = if args.json { indicatif::ProgressBar::hidden() } else { indicatif::ProgressBar::new(total) };
+    let bar = if args.json {
+        indicatif::ProgressBar::hidden()
+    } else {
+        indicatif::ProgressBar::new(total)
+    };
     bar.set_style(
-        indicatif::ProgressStyle::with_template("tuning {prefix} [{bar:30}] {pos}/{len} runs, {msg} ({elapsed})")
-            .expect("a valid template")
-            .progress_chars("=> "),
+        indicatif::ProgressStyle::with_template(
+            "tuning {prefix} [{bar:30}] {pos}/{len} runs, {msg} ({elapsed})",
+        )
+        .expect("a valid template")
+        .progress_chars("=> "),
     );
     bar.set_prefix(method.name());
-    let t = tune::tune_variants(&ctx, method, &a, &b, &variants, args.repeats, &mut |done, _, v| {
-        bar.set_position(done as u64);
-        bar.set_message(v.to_string());
-    })?;
+    let t = tune::tune_variants(
+        &ctx,
+        method,
+        &a,
+        &b,
+        &variants,
+        args.repeats,
+        &mut |done, _, v| {
+            bar.set_position(done as u64);
+            bar.set_message(v.to_string());
+        },
+    )?;
     bar.finish_and_clear();
     if args.json {
         println!("{}", serde_json::to_string_pretty(&t)?);
         return Ok(());
     }
-    println!("\n{:<16} {:>12} {:>12} {:>10} {:>11}  (clock: {})", "variant", "median ms", "min ms", "GFLOP/s", "rel_err", t.timing.name());
+    println!(
+        "\n{:<16} {:>12} {:>12} {:>10} {:>11}  (clock: {})",
+        "variant",
+        "median ms",
+        "min ms",
+        "GFLOP/s",
+        "rel_err",
+        t.timing.name()
+    );
     for p in &t.points {
         let mark = if p.variant == t.best { "  <- best" } else { "" };
         let check = match (p.rel_err, p.passed, &p.error) {
@@ -670,9 +827,15 @@ fn tune_variants_cmd(args: TuneArgs, method: Method) -> Result<()> {
             (Some(e), _, _) => format!("{e:.3e} FAILED"),
             _ => "-".into(),
         };
-        println!("{:<16} {:>12.3} {:>12.3} {:>10.1} {:>11}{mark}", p.variant, p.compute_ms, p.min_ms, p.gflops, check);
+        println!(
+            "{:<16} {:>12.3} {:>12.3} {:>10.1} {:>11}{mark}",
+            p.variant, p.compute_ms, p.min_ms, p.gflops, check
+        );
     }
-    println!("\nbest: {} for {method} at {m}x{k}x{n} on this adapter (select it with {}={})", t.best, t.env, t.best);
+    println!(
+        "\nbest: {} for {method} at {m}x{k}x{n} on this adapter (select it with {}={})",
+        t.best, t.env, t.best
+    );
     Ok(())
 }
 
@@ -684,9 +847,13 @@ fn bench_cmd(args: BenchArgs) -> Result<()> {
         if let Some(Some(path)) = &args.json {
             let text = value.to_json()?;
             if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-                std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+                std::fs::create_dir_all(parent)
+                    .with_context(|| format!("creating {}", parent.display()))?;
             }
-            io::write_atomic(path, |w| w.write_all(text.as_bytes()).map_err(|e| rendermm::Error::io(path, e)))?;
+            io::write_atomic(path, |w| {
+                w.write_all(text.as_bytes())
+                    .map_err(|e| rendermm::Error::io(path, e))
+            })?;
             eprintln!("wrote {}", path.display());
         }
         Ok(())
@@ -721,7 +888,14 @@ fn bench_cmd(args: BenchArgs) -> Result<()> {
             println!("{}", serde_json::to_string_pretty(&ceil)?);
         } else {
             for c in &ceil.ceilings {
-                println!("{:<22} {:>12.2} {:<13} {:<14} {}", c.name, c.value, c.unit, c.clock.name(), c.detail);
+                println!(
+                    "{:<22} {:>12.2} {:<13} {:<14} {}",
+                    c.name,
+                    c.value,
+                    c.unit,
+                    c.clock.name(),
+                    c.detail
+                );
             }
         }
         write_json(&ceil)?;
@@ -730,23 +904,49 @@ fn bench_cmd(args: BenchArgs) -> Result<()> {
     let methods = if args.methods.is_empty() {
         Method::ALL.to_vec()
     } else {
-        args.methods.iter().map(|m| Method::parse(m)).collect::<rendermm::Result<Vec<_>>>()?
+        args.methods
+            .iter()
+            .map(|m| Method::parse(m))
+            .collect::<rendermm::Result<Vec<_>>>()?
     };
-    let precisions = args.precisions.iter().map(|p| Precision::parse(p)).collect::<rendermm::Result<Vec<_>>>()?;
-    let sizes = if args.sizes.is_empty() { sweep::SweepOptions::default_sizes(&ctx, args.quick) } else { args.sizes.clone() };
+    let precisions = args
+        .precisions
+        .iter()
+        .map(|p| Precision::parse(p))
+        .collect::<rendermm::Result<Vec<_>>>()?;
+    let sizes = if args.sizes.is_empty() {
+        sweep::SweepOptions::default_sizes(&ctx, args.quick)
+    } else {
+        args.sizes.clone()
+    };
     let opts = sweep::SweepOptions {
         methods,
         sizes,
         precisions,
         warmup: args.warmup,
-        repeats: if args.quick { args.repeats.min(3) } else { args.repeats },
-        max_run_s: if args.quick { args.max_run_s.min(2.0) } else { args.max_run_s },
+        repeats: if args.quick {
+            args.repeats.min(3)
+        } else {
+            args.repeats
+        },
+        max_run_s: if args.quick {
+            args.max_run_s.min(2.0)
+        } else {
+            args.max_run_s
+        },
         seed: args.seed,
     };
     let rows: u64 = opts
         .methods
         .iter()
-        .map(|m| (opts.sizes.len() * if m.takes_precision() { opts.precisions.len() } else { 1 }) as u64)
+        .map(|m| {
+            (opts.sizes.len()
+                * if m.takes_precision() {
+                    opts.precisions.len()
+                } else {
+                    1
+                }) as u64
+        })
         .sum();
     let bar = indicatif::ProgressBar::new(rows);
     bar.set_style(
@@ -770,9 +970,13 @@ fn bench_cmd(args: BenchArgs) -> Result<()> {
     if let Some(path) = &args.csv {
         let text = sweep::csv(&result);
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("creating {}", parent.display()))?;
         }
-        io::write_atomic(path, |w| w.write_all(text.as_bytes()).map_err(|e| rendermm::Error::io(path, e)))?;
+        io::write_atomic(path, |w| {
+            w.write_all(text.as_bytes())
+                .map_err(|e| rendermm::Error::io(path, e))
+        })?;
         eprintln!("wrote {}", path.display());
     }
     if let Some(dir) = &args.plots {
@@ -817,22 +1021,37 @@ fn model_cmd(args: ModelArgs) -> Result<()> {
         .filter_map(|&me| model::model(me, args.m, args.k, args.n, args.b))
         .collect();
     // The compute-shader methods' model: global-memory words and flop per byte.
-    let compute_rows: Vec<model::ComputeModel> =
-        methods.iter().filter_map(|&me| model::compute(me, args.m, args.k, args.n)).collect();
+    let compute_rows: Vec<model::ComputeModel> = methods
+        .iter()
+        .filter_map(|&me| model::compute(me, args.m, args.k, args.n))
+        .collect();
     if rows.is_empty() && compute_rows.is_empty() {
         let with: Vec<&str> = Method::ALL
             .iter()
-            .filter(|&&me| model::model(me, 1, 1, 1, 1).is_some() || model::compute(me, 1, 1, 1).is_some())
+            .filter(|&&me| {
+                model::model(me, 1, 1, 1, 1).is_some() || model::compute(me, 1, 1, 1).is_some()
+            })
             .map(|me| me.name())
             .collect();
-        bail!("method {} has no model; these do: {}", methods[0], with.join(", "));
+        bail!(
+            "method {} has no model; these do: {}",
+            methods[0],
+            with.join(", ")
+        );
     }
     if args.json {
-        let mut all: Vec<serde_json::Value> = rows.iter().map(serde_json::to_value).collect::<Result<_, _>>()?;
+        let mut all: Vec<serde_json::Value> = rows
+            .iter()
+            .map(serde_json::to_value)
+            .collect::<Result<_, _>>()?;
         for r in &compute_rows {
             all.push(serde_json::to_value(r)?);
         }
-        let text = if args.method.is_some() { serde_json::to_string_pretty(&all[0])? } else { serde_json::to_string_pretty(&all)? };
+        let text = if args.method.is_some() {
+            serde_json::to_string_pretty(&all[0])?
+        } else {
+            serde_json::to_string_pretty(&all)?
+        };
         println!("{text}");
         return Ok(());
     }
@@ -850,15 +1069,29 @@ fn model_cmd(args: ModelArgs) -> Result<()> {
     for r in &rows {
         println!(
             "{:<13} {:>7} {:>12} {:>11} {:>16} {:>10.3}  {}",
-            r.method, r.passes, r.fragments_per_pass, r.bytes_per_fragment, r.total_bytes, r.total_gib, r.paper_bytes_formula
+            r.method,
+            r.passes,
+            r.fragments_per_pass,
+            r.bytes_per_fragment,
+            r.total_bytes,
+            r.total_gib,
+            r.paper_bytes_formula
         );
     }
     println!("\ntable 2: fragment-shader instructions");
-    println!("{:<13} {:>7} {:>12} {:>11} {:>16}  paper (n×n)", "method", "passes", "frags/pass", "inst/frag", "total inst");
+    println!(
+        "{:<13} {:>7} {:>12} {:>11} {:>16}  paper (n×n)",
+        "method", "passes", "frags/pass", "inst/frag", "total inst"
+    );
     for r in &rows {
         println!(
             "{:<13} {:>7} {:>12} {:>11} {:>16}  {}",
-            r.method, r.passes, r.fragments_per_pass, r.instructions_per_fragment, r.total_instructions, r.paper_instructions_formula
+            r.method,
+            r.passes,
+            r.fragments_per_pass,
+            r.instructions_per_fragment,
+            r.total_instructions,
+            r.paper_instructions_formula
         );
     }
     println!("\nA short last block (b not dividing the inner dimension) is counted as it runs.");
@@ -880,28 +1113,52 @@ fn print_report(r: &Report) {
     if let Some(d) = r.device_ms {
         println!("device    {d:.3} ms of GPU time in the compute phase (timestamp queries)");
     }
-    println!("rate      {:.3} GFLOP/s (2·m·k·n / compute time, {})", r.gflops, r.timing.name());
-    if let (Some(bytes), Some(gbps), Some(inst), Some(gis)) = (r.model_bytes, r.model_gbps, r.model_instructions, r.model_ginst_per_s) {
+    println!(
+        "rate      {:.3} GFLOP/s (2·m·k·n / compute time, {})",
+        r.gflops,
+        r.timing.name()
+    );
+    if let (Some(bytes), Some(gbps), Some(inst), Some(gis)) = (
+        r.model_bytes,
+        r.model_gbps,
+        r.model_instructions,
+        r.model_ginst_per_s,
+    ) {
         println!(
             "model     {bytes} bytes moved ({:.3} GiB) → {gbps:.3} GB/s; {inst} shader instructions → {gis:.3} Ginst/s (Hall–Carr–Hart §5)",
             bytes as f64 / (1u64 << 30) as f64
         );
     }
-    if let (Some(bytes), Some(fpb), Some(gbps)) = (r.model_global_bytes, r.model_flop_per_byte, r.model_global_gbps) {
-        println!("model     {bytes} bytes of global-memory traffic, {fpb:.3} flop/byte (computation-to-memory ratio) → {gbps:.3} GB/s");
+    if let (Some(bytes), Some(fpb), Some(gbps)) = (
+        r.model_global_bytes,
+        r.model_flop_per_byte,
+        r.model_global_gbps,
+    ) {
+        println!(
+            "model     {bytes} bytes of global-memory traffic, {fpb:.3} flop/byte (computation-to-memory ratio) → {gbps:.3} GB/s"
+        );
     }
     if let Some(g) = r.gbops {
-        println!("          {g:.4} GBops (L-M's byte operations, 2·m·k·n − m·n, over the total time)");
+        println!(
+            "          {g:.4} GBops (L-M's byte operations, 2·m·k·n − m·n, over the total time)"
+        );
     }
     if let (Some(rel), Some(max)) = (r.rel_err, r.max_abs_err) {
-        let verdict = if r.check_passed == Some(true) { "ok" } else { "FAILED" };
+        let verdict = if r.check_passed == Some(true) {
+            "ok"
+        } else {
+            "FAILED"
+        };
         println!("check     rel_err {rel:.3e}, max_abs_err {max:.3e} vs f64 CPU: {verdict}");
         if let Some(t) = &r.tolerance {
             println!("          held to: {t}");
         }
     }
     if let (Some(sat), Some(share)) = (r.saturated, r.saturated_share) {
-        println!("saturated {sat} elements ({:.2}%) hit the 8-bit ceiling of 1.0", share * 100.0);
+        println!(
+            "saturated {sat} elements ({:.2}%) hit the 8-bit ceiling of 1.0",
+            share * 100.0
+        );
     }
     for n in &r.notes {
         println!("note      {n}");
@@ -916,8 +1173,8 @@ fn tour(size: &str, seed: u64, out: &std::path::Path) -> Result<()> {
     println!("rendermm tour: C = A·B with A {m}x{k}, B {k}x{n} (uniform in [-1, 1), seed {seed})");
     println!("adapter: {}\n", ctx.describe());
     println!(
-        "{:<21} {:>7} {:>11} {:>10} {:>11}  {:<6} {}",
-        "method", "passes", "compute ms", "GFLOP/s", "rel_err", "check", "what it is"
+        "{:<21} {:>7} {:>11} {:>10} {:>11}  {:<6} what it is",
+        "method", "passes", "compute ms", "GFLOP/s", "rel_err", "check"
     );
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let mut failures = vec![];
@@ -946,7 +1203,15 @@ fn tour(size: &str, seed: u64, out: &std::path::Path) -> Result<()> {
         if !ok {
             failures.push(method.name());
         }
-        let report = Report::of_run(Some(&ctx), method, Precision::F32, &a, &b, &run, Some(verdict));
+        let report = Report::of_run(
+            Some(&ctx),
+            method,
+            Precision::F32,
+            &a,
+            &b,
+            &run,
+            Some(verdict),
+        );
         println!(
             "{:<21} {:>7} {:>11.3} {:>10.3} {:>11.3e}  {:<6} {}",
             method.name(),
@@ -1044,7 +1309,10 @@ enum ReachOut {
 }
 
 fn reach_out_kind(path: &std::path::Path, closure: bool) -> Result<ReachOut> {
-    let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
     match ext.as_deref() {
         Some("csv") if closure => Ok(ReachOut::Components),
         Some("csv") => bail!(
@@ -1066,8 +1334,16 @@ fn reach_cmd(args: ReachArgs) -> Result<()> {
     use rendermm::reach::{self, Goal, ReachOptions, ReachReport, Transfer};
     let opts = ReachOptions {
         method: Method::parse(&args.method)?,
-        precision: args.precision.as_deref().map(Precision::parse).transpose()?,
-        transfer: if args.via_host { Transfer::HostRoundTrip } else { Transfer::GpuCopy },
+        precision: args
+            .precision
+            .as_deref()
+            .map(Precision::parse)
+            .transpose()?,
+        transfer: if args.via_host {
+            Transfer::HostRoundTrip
+        } else {
+            Transfer::GpuCopy
+        },
         block: args.block,
     };
     reach::check_options(&opts)?;
@@ -1077,12 +1353,18 @@ fn reach_cmd(args: ReachArgs) -> Result<()> {
     let goal = match (args.steps, args.closure) {
         (Some(p), false) => Goal::Steps(p),
         (None, true) => Goal::Closure,
-        _ => bail!("give --steps P (reachability within P steps) or --closure (transitive closure and components)"),
+        _ => bail!(
+            "give --steps P (reachability within P steps) or --closure (transitive closure and components)"
+        ),
     };
     let Some(path) = &args.graph else {
         bail!("give the graph with --graph FILE");
     };
-    let out_kind = args.out.as_deref().map(|p| reach_out_kind(p, goal == Goal::Closure)).transpose()?;
+    let out_kind = args
+        .out
+        .as_deref()
+        .map(|p| reach_out_kind(p, goal == Goal::Closure))
+        .transpose()?;
     let read = graph::ReadOptions {
         directed: args.directed,
         one_based: args.one_based,
@@ -1108,7 +1390,9 @@ fn reach_cmd(args: ReachArgs) -> Result<()> {
                 None => {
                     println!("node,reachable_within_{}", args.steps.unwrap_or(0));
                     for u in 0..g.nodes {
-                        let count = (0..g.nodes).filter(|&v| run.matrix.get(u, v) != 0.0).count();
+                        let count = (0..g.nodes)
+                            .filter(|&v| run.matrix.get(u, v) != 0.0)
+                            .count();
                         println!("{},{count}", u + usize::from(args.one_based));
                     }
                 }
@@ -1118,7 +1402,11 @@ fn reach_cmd(args: ReachArgs) -> Result<()> {
     if checked == Some(false) {
         bail!(
             "the GPU result differs from the CPU breadth-first search{}",
-            if args.out.is_some() { "; no output written" } else { "" }
+            if args.out.is_some() {
+                "; no output written"
+            } else {
+                ""
+            }
         );
     }
     if let (Some(out), Some(kind)) = (&args.out, out_kind) {
@@ -1126,11 +1414,17 @@ fn reach_cmd(args: ReachArgs) -> Result<()> {
             ReachOut::Components => {
                 let c = run.components.as_ref().expect("--closure gives components");
                 let text = reach::components_csv(c, args.one_based);
-                io::write_atomic(out, |w| w.write_all(text.as_bytes()).map_err(|e| rendermm::Error::io(out.clone(), e)))?;
+                io::write_atomic(out, |w| {
+                    w.write_all(text.as_bytes())
+                        .map_err(|e| rendermm::Error::io(out.clone(), e))
+                })?;
             }
             ReachOut::Report => {
                 let text = serde_json::to_string_pretty(&report)? + "\n";
-                io::write_atomic(out, |w| w.write_all(text.as_bytes()).map_err(|e| rendermm::Error::io(out.clone(), e)))?;
+                io::write_atomic(out, |w| {
+                    w.write_all(text.as_bytes())
+                        .map_err(|e| rendermm::Error::io(out.clone(), e))
+                })?;
             }
             ReachOut::Matrix => io::write_matrix(out, &run.matrix)?,
             ReachOut::Picture => picture::save_png(out, &reach::reach_picture(&run.matrix)?)?,
@@ -1144,9 +1438,21 @@ fn reach_cmd(args: ReachArgs) -> Result<()> {
 
 fn reach_bench(args: &ReachArgs, opts: &rendermm::reach::ReachOptions) -> Result<()> {
     use rendermm::reach;
-    let chart = args.out.clone().unwrap_or_else(|| PathBuf::from("rendermm-out/reach-bench.png"));
-    if chart.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() != Some("png") {
-        bail!("--out {}: with --bench, --out is the bar chart and must end in .png", chart.display());
+    let chart = args
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("rendermm-out/reach-bench.png"));
+    if chart
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .as_deref()
+        != Some("png")
+    {
+        bail!(
+            "--out {}: with --bench, --out is the bar chart and must end in .png",
+            chart.display()
+        );
     }
     let ctx = GpuContext::new()?;
     if !args.json {

@@ -127,7 +127,11 @@ pub fn check_product(a: &Matrix, b: &Matrix) -> Result<()> {
 /// Parse a shape such as `65x100x37` into `(m, k, n)`.
 pub fn parse_mkn(s: &str) -> Result<(usize, usize, usize)> {
     let parts: Vec<&str> = s.split(['x', 'X', '*']).collect();
-    let bad = || Error::Invalid(format!("--random '{s}': expected MxKxN with positive integers, e.g. 65x100x37"));
+    let bad = || {
+        Error::Invalid(format!(
+            "--random '{s}': expected MxKxN with positive integers, e.g. 65x100x37"
+        ))
+    };
     if parts.len() != 3 {
         return Err(bad());
     }
@@ -135,7 +139,9 @@ pub fn parse_mkn(s: &str) -> Result<(usize, usize, usize)> {
     for (slot, p) in v.iter_mut().zip(&parts) {
         *slot = p.trim().parse().map_err(|_| bad())?;
         if *slot == 0 {
-            return Err(Error::Invalid(format!("--random '{s}': every dimension must be at least 1")));
+            return Err(Error::Invalid(format!(
+                "--random '{s}': every dimension must be at least 1"
+            )));
         }
     }
     Ok((v[0], v[1], v[2]))

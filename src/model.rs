@@ -73,7 +73,17 @@ pub fn model(method: Method, m: usize, k: usize, n: usize, b: u32) -> Option<Mod
     // (b, passes, fragments/pass, bytes/fragment, total bytes, instructions/fragment, total
     // instructions, formulas)
     let (b, passes, frags, bpf, bytes, ipf, inst, fb, fi) = match method {
-        Method::Lm => (None, k, m * n, 16, 16 * m * n * k, 2, 2 * m * n * k, "16n³", "2n³"),
+        Method::Lm => (
+            None,
+            k,
+            m * n,
+            16,
+            16 * m * n * k,
+            2,
+            2 * m * n * k,
+            "16n³",
+            "2n³",
+        ),
         Method::HallBlocked => {
             let bb = b as u64;
             let p = k.div_ceil(bb);
@@ -118,7 +128,8 @@ pub fn model(method: Method, m: usize, k: usize, n: usize, b: u32) -> Option<Mod
             // The shape is the one a run would use (`RENDERMM_FRAG_MRT`, else the default);
             // b ≥ k' is the default single pass.
             let shape = crate::methods::frag_mrt::Shape::from_env().unwrap_or_default();
-            let lay = crate::methods::frag_mrt::Layout::new(shape, m as usize, k as usize, n as usize);
+            let lay =
+                crate::methods::frag_mrt::Layout::new(shape, m as usize, k as usize, n as usize);
             let blocks = lay.blocks(Some(b));
             let p = blocks.len() as u64;
             let bb = (blocks[0].1 - blocks[0].0) as u64;

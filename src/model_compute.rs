@@ -91,8 +91,10 @@ pub fn model_with_limits(
 ) -> Option<ComputeModel> {
     // cs-fast and coop run the variant RENDERMM_CS_FAST / RENDERMM_COOP picks; they load the
     // padding too (their buffers are padded to the tile), so their counts use padded sizes.
-    let cs_fast_variant = cs_fast::Variant::from_env().unwrap_or_else(|_| cs_fast::Variant::default_variant());
-    let coop_variant = coop::Variant::from_env().unwrap_or_else(|_| coop::Variant::default_variant());
+    let cs_fast_variant =
+        cs_fast::Variant::from_env().unwrap_or_else(|_| cs_fast::Variant::default_variant());
+    let coop_variant =
+        coop::Variant::from_env().unwrap_or_else(|_| coop::Variant::default_variant());
     let plan = match method {
         Method::CsFast => cs_fast::plan(&cs_fast_variant, m, k, n),
         Method::Coop => Ok(coop::plan(&coop_variant, m, k, n)),

@@ -11,7 +11,11 @@ pub fn diverging(v: f32, scale: f32) -> Rgb<u8> {
     if !v.is_finite() {
         return Rgb([255, 0, 255]); // magenta: NaN or infinity, never a valid result
     }
-    let t = if scale > 0.0 { (v / scale).clamp(-1.0, 1.0) } else { 0.0 };
+    let t = if scale > 0.0 {
+        (v / scale).clamp(-1.0, 1.0)
+    } else {
+        0.0
+    };
     let fade = |x: f32| (255.0 * (1.0 - x)).round() as u8;
     if t >= 0.0 {
         Rgb([255, fade(t * 0.85), fade(t)])
@@ -27,13 +31,25 @@ pub fn cell_size(m: &Matrix, target: usize) -> usize {
 
 /// Draw `m` into `img` at (`x0`, `y0`), `cell` pixels per element; matrices larger than
 /// `max_px` on a side are sampled down to it.
-pub fn draw_matrix(img: &mut RgbImage, m: &Matrix, x0: u32, y0: u32, cell: usize, max_px: usize, scale: f32) {
+pub fn draw_matrix(
+    img: &mut RgbImage,
+    m: &Matrix,
+    x0: u32,
+    y0: u32,
+    cell: usize,
+    max_px: usize,
+    scale: f32,
+) {
     let (w, h) = panel_size(m, cell, max_px);
     for py in 0..h {
         let i = py * m.rows / h;
         for px in 0..w {
             let j = px * m.cols / w;
-            img.put_pixel(x0 + px as u32, y0 + py as u32, diverging(m.get(i, j), scale));
+            img.put_pixel(
+                x0 + px as u32,
+                y0 + py as u32,
+                diverging(m.get(i, j), scale),
+            );
         }
     }
 }
@@ -53,7 +69,15 @@ pub fn panels(mats: &[&Matrix], target: usize) -> RgbImage {
     let mut img = RgbImage::from_pixel(width as u32, height as u32, Rgb([230, 230, 230]));
     let mut x = gap;
     for (m, (w, _)) in mats.iter().zip(&sizes) {
-        draw_matrix(&mut img, m, x as u32, gap as u32, cell, target, robust_scale(m));
+        draw_matrix(
+            &mut img,
+            m,
+            x as u32,
+            gap as u32,
+            cell,
+            target,
+            robust_scale(m),
+        );
         x += w + gap;
     }
     img
@@ -73,6 +97,13 @@ pub fn save_png(path: &Path, img: &RgbImage) -> Result<()> {
 /// largest |value| and three times the root mean square.
 pub fn robust_scale(m: &Matrix) -> f32 {
     let n = m.data.iter().filter(|v| v.is_finite()).count().max(1);
-    let rms = (m.data.iter().filter(|v| v.is_finite()).map(|v| (v * v) as f64).sum::<f64>() / n as f64).sqrt() as f32;
+    let rms = (m
+        .data
+        .iter()
+        .filter(|v| v.is_finite())
+        .map(|v| (v * v) as f64)
+        .sum::<f64>()
+        / n as f64)
+        .sqrt() as f32;
     m.max_abs().min(3.0 * rms)
 }

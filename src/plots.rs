@@ -31,14 +31,22 @@ fn plot_err<E: std::fmt::Display>(what: &str) -> impl FnOnce(E) -> Error + '_ {
 }
 
 /// Draw into an RGB buffer with `draw`, then save it as `dir/name` through a temporary file.
-fn render(dir: &Path, name: &str, draw: impl FnOnce(&DrawingArea<BitMapBackend, plotters::coord::Shift>) -> Result<()>) -> Result<PathBuf> {
+fn render(
+    dir: &Path,
+    name: &str,
+    draw: impl FnOnce(&DrawingArea<BitMapBackend, plotters::coord::Shift>) -> Result<()>,
+) -> Result<PathBuf> {
     let path = dir.join(name);
     render_to(&path, (W, H), draw)?;
     Ok(path)
 }
 
 /// Draw a `w × h` picture with `draw` and save it at `path` through a temporary file.
-fn render_to(path: &Path, (w, h): (u32, u32), draw: impl FnOnce(&DrawingArea<BitMapBackend, plotters::coord::Shift>) -> Result<()>) -> Result<()> {
+fn render_to(
+    path: &Path,
+    (w, h): (u32, u32),
+    draw: impl FnOnce(&DrawingArea<BitMapBackend, plotters::coord::Shift>) -> Result<()>,
+) -> Result<()> {
     register_font();
     let name = path.display().to_string();
     let mut buf = vec![255u8; (w * h * 3) as usize];
@@ -48,7 +56,8 @@ fn render_to(path: &Path, (w, h): (u32, u32), draw: impl FnOnce(&DrawingArea<Bit
         draw(&root)?;
         root.present().map_err(plot_err(&name))?;
     }
-    let img = image::RgbImage::from_raw(w, h, buf).ok_or_else(|| Error::Invalid(format!("{name}: bad buffer size")))?;
+    let img = image::RgbImage::from_raw(w, h, buf)
+        .ok_or_else(|| Error::Invalid(format!("{name}: bad buffer size")))?;
     picture::save_png(path, &img)
 }
 
@@ -75,10 +84,21 @@ pub const ERA_COLOURS: [RGBColor; 5] = [
 
 /// A horizontal bar chart saved at `path`: one row per bar, top to bottom, on a linear or log
 /// axis (`log`), with a legend of `groups` (names of the colour groups used).
-pub fn bar_chart(path: &Path, title: &str, x_desc: &str, bars: &[Bar], log: bool, groups: &[&str]) -> Result<()> {
+pub fn bar_chart(
+    path: &Path,
+    title: &str,
+    x_desc: &str,
+    bars: &[Bar],
+    log: bool,
+    groups: &[&str],
+) -> Result<()> {
     let rows = bars.len().max(1);
     let h = (140 + 34 * rows as u32).max(320);
-    let vals: Vec<f64> = bars.iter().filter_map(|b| b.value).filter(|v| *v > 0.0).collect();
+    let vals: Vec<f64> = bars
+        .iter()
+        .filter_map(|b| b.value)
+        .filter(|v| *v > 0.0)
+        .collect();
     let vmax = vals.iter().copied().fold(1e-9, f64::max);
     let vmin = vals.iter().copied().fold(f64::INFINITY, f64::min).min(vmax);
     let labels: Vec<String> = bars.iter().rev().map(|b| b.label.clone()).collect();
@@ -103,7 +123,11 @@ pub fn bar_chart(path: &Path, title: &str, x_desc: &str, bars: &[Bar], log: bool
                 .x_desc(x_desc)
                 .draw()
                 .map_err(plot_err(title))?;
-            for (g, name) in groups.iter().enumerate().filter(|(_, name)| !name.is_empty()) {
+            for (g, name) in groups
+                .iter()
+                .enumerate()
+                .filter(|(_, name)| !name.is_empty())
+            {
                 let colour = ERA_COLOURS[g % ERA_COLOURS.len()];
                 let members: Vec<(usize, f64)> = bars
                     .iter()
@@ -113,22 +137,36 @@ pub fn bar_chart(path: &Path, title: &str, x_desc: &str, bars: &[Bar], log: bool
                     .collect();
                 chart
                     .draw_series(members.iter().map(|&(row, v)| {
-                        let mut bar = Rectangle::new([(lo, SegmentValue::Exact(row)), (v, SegmentValue::Exact(row + 1))], colour.filled());
+                        let mut bar = Rectangle::new(
+                            [
+                                (lo, SegmentValue::Exact(row)),
+                                (v, SegmentValue::Exact(row + 1)),
+                            ],
+                            colour.filled(),
+                        );
                         bar.set_margin(5, 5, 0, 0);
                         bar
                     }))
                     .map_err(plot_err(title))?
                     .label(*name)
-                    .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], colour.filled()));
+                    .legend(move |(x, y)| {
+                        Rectangle::new([(x, y - 5), (x + 12, y + 5)], colour.filled())
+                    });
             }
-            let style = TextStyle::from(("sans-serif", 12).into_font()).pos(plotters::style::text_anchor::Pos::new(
-                plotters::style::text_anchor::HPos::Left,
-                plotters::style::text_anchor::VPos::Center,
-            ));
+            let style = TextStyle::from(("sans-serif", 12).into_font()).pos(
+                plotters::style::text_anchor::Pos::new(
+                    plotters::style::text_anchor::HPos::Left,
+                    plotters::style::text_anchor::VPos::Center,
+                ),
+            );
             chart
                 .draw_series(bars.iter().enumerate().map(|(i, b)| {
                     let x = b.value.filter(|v| *v > 0.0).unwrap_or(lo);
-                    Text::new(format!("  {}", b.text), (x, SegmentValue::CenterOf(rows - 1 - i)), style.clone())
+                    Text::new(
+                        format!("  {}", b.text),
+                        (x, SegmentValue::CenterOf(rows - 1 - i)),
+                        style.clone(),
+                    )
                 }))
                 .map_err(plot_err(title))?;
             chart
@@ -169,12 +207,22 @@ pub struct Panel {
 
 /// Log-log scatter panels side by side, saved at `path`, each with a dashed horizontal reference
 /// line at `reference` (value, label) if given.
-pub fn scatter_panels(path: &Path, title: &str, panels: &[Panel], reference: Option<(f64, &str)>) -> Result<()> {
+pub fn scatter_panels(
+    path: &Path,
+    title: &str,
+    panels: &[Panel],
+    reference: Option<(f64, &str)>,
+) -> Result<()> {
     render_to(path, (W, H), |root| {
-        let root = root.titled(title, ("sans-serif", 20)).map_err(plot_err(title))?;
+        let root = root
+            .titled(title, ("sans-serif", 20))
+            .map_err(plot_err(title))?;
         let areas = root.split_evenly((1, panels.len().max(1)));
-        let all_y = panels.iter().flat_map(|p| p.series.iter().flat_map(|s| s.points.iter().map(|q| q.1)));
-        let (mut ylo, mut yhi) = all_y.fold((f64::INFINITY, 0f64), |(a, b), y| (a.min(y), b.max(y)));
+        let all_y = panels
+            .iter()
+            .flat_map(|p| p.series.iter().flat_map(|s| s.points.iter().map(|q| q.1)));
+        let (mut ylo, mut yhi) =
+            all_y.fold((f64::INFINITY, 0f64), |(a, b), y| (a.min(y), b.max(y)));
         if let Some((r, _)) = reference {
             ylo = ylo.min(r);
             yhi = yhi.max(r);
@@ -189,7 +237,10 @@ pub fn scatter_panels(path: &Path, title: &str, panels: &[Panel], reference: Opt
                 .margin(14)
                 .x_label_area_size(40)
                 .y_label_area_size(64)
-                .build_cartesian_2d((xlo * 0.6..xhi * 1.6).log_scale(), (ylo * 0.5..yhi * 2.5).log_scale())
+                .build_cartesian_2d(
+                    (xlo * 0.6..xhi * 1.6).log_scale(),
+                    (ylo * 0.5..yhi * 2.5).log_scale(),
+                )
                 .map_err(plot_err(title))?;
             chart
                 .configure_mesh()
@@ -213,7 +264,9 @@ pub fn scatter_panels(path: &Path, title: &str, panels: &[Panel], reference: Opt
                     .draw_series(dashes)
                     .map_err(plot_err(title))?
                     .label(label.to_string())
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], grey.stroke_width(2)));
+                    .legend(move |(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 16, y)], grey.stroke_width(2))
+                    });
             }
             for (i, s) in p.series.iter().enumerate() {
                 let colour = Palette99::pick(i).to_rgba();
@@ -254,14 +307,19 @@ fn category_label(labels: &[String], v: &SegmentValue<usize>) -> String {
 }
 
 fn ran(s: &Sweep) -> impl Iterator<Item = &SweepRow> {
-    s.rows.iter().filter(|r| r.skipped.is_none() && r.gflops.is_finite() && r.gflops > 0.0)
+    s.rows
+        .iter()
+        .filter(|r| r.skipped.is_none() && r.gflops.is_finite() && r.gflops > 0.0)
 }
 
 /// The row of each method (and precision) at the largest n it ran.
 fn largest_per_method(s: &Sweep) -> Vec<&SweepRow> {
     let mut out: Vec<&SweepRow> = vec![];
     for r in ran(s) {
-        match out.iter_mut().find(|o| o.method == r.method && o.precision == r.precision) {
+        match out
+            .iter_mut()
+            .find(|o| o.method == r.method && o.precision == r.precision)
+        {
             Some(o) if o.n < r.n => *o = r,
             Some(_) => {}
             None => out.push(r),
@@ -272,14 +330,22 @@ fn largest_per_method(s: &Sweep) -> Vec<&SweepRow> {
 
 /// Write the three plots into `dir`; returns their paths.
 pub fn sweep_plots(s: &Sweep, dir: &Path) -> Result<Vec<PathBuf>> {
-    Ok(vec![gflops_vs_n(s, dir)?, breakdown(s, dir)?, ladder(s, dir)?])
+    Ok(vec![
+        gflops_vs_n(s, dir)?,
+        breakdown(s, dir)?,
+        ladder(s, dir)?,
+    ])
 }
 
 fn gflops_vs_n(s: &Sweep, dir: &Path) -> Result<PathBuf> {
     render(dir, "gflops-vs-n.png", |root| {
         let rows: Vec<&SweepRow> = ran(s).collect();
-        let (nmin, nmax) = rows.iter().fold((f64::INFINITY, 0.0f64), |(a, b), r| (a.min(r.n as f64), b.max(r.n as f64)));
-        let (gmin, gmax) = rows.iter().fold((f64::INFINITY, 0.0f64), |(a, b), r| (a.min(r.gflops), b.max(r.gflops)));
+        let (nmin, nmax) = rows.iter().fold((f64::INFINITY, 0.0f64), |(a, b), r| {
+            (a.min(r.n as f64), b.max(r.n as f64))
+        });
+        let (gmin, gmax) = rows.iter().fold((f64::INFINITY, 0.0f64), |(a, b), r| {
+            (a.min(r.gflops), b.max(r.gflops))
+        });
         if rows.is_empty() {
             return Err(Error::Invalid("no rows ran; nothing to plot".into()));
         }
@@ -305,7 +371,11 @@ fn gflops_vs_n(s: &Sweep, dir: &Path) -> Result<PathBuf> {
             .map_err(plot_err("gflops-vs-n"))?;
         let mut series: Vec<(String, Vec<(f64, f64)>)> = vec![];
         for r in &rows {
-            let key = if r.precision == "f32" { r.method.clone() } else { format!("{} {}", r.method, r.precision) };
+            let key = if r.precision == "f32" {
+                r.method.clone()
+            } else {
+                format!("{} {}", r.method, r.precision)
+            };
             match series.iter_mut().find(|(k, _)| *k == key) {
                 Some((_, pts)) => pts.push((r.n as f64, r.gflops)),
                 None => series.push((key, vec![(r.n as f64, r.gflops)])),
@@ -317,7 +387,9 @@ fn gflops_vs_n(s: &Sweep, dir: &Path) -> Result<PathBuf> {
                 .draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))
                 .map_err(plot_err("gflops-vs-n"))?
                 .label(name.clone())
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2)));
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2))
+                });
             chart
                 .draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))
                 .map_err(plot_err("gflops-vs-n"))?;
@@ -336,15 +408,24 @@ fn gflops_vs_n(s: &Sweep, dir: &Path) -> Result<PathBuf> {
 
 fn breakdown(s: &Sweep, dir: &Path) -> Result<PathBuf> {
     render(dir, "breakdown.png", |root| {
-        let rows: Vec<&SweepRow> = largest_per_method(s).into_iter().filter(|r| r.method != "cpu-naive" && r.method != "cpu-fast").collect();
+        let rows: Vec<&SweepRow> = largest_per_method(s)
+            .into_iter()
+            .filter(|r| r.method != "cpu-naive" && r.method != "cpu-fast")
+            .collect();
         let mut chart = ChartBuilder::on(root)
-            .caption("Where the time goes (largest n per method): load, compute, copy, readback", ("sans-serif", 20))
+            .caption(
+                "Where the time goes (largest n per method): load, compute, copy, readback",
+                ("sans-serif", 20),
+            )
             .margin(12)
             .x_label_area_size(40)
             .y_label_area_size(210)
             .build_cartesian_2d(0f64..100f64, (0..rows.len().max(2) - 1).into_segmented())
             .map_err(plot_err("breakdown"))?;
-        let labels: Vec<String> = rows.iter().map(|r| format!("{} n={}", r.method, r.n)).collect();
+        let labels: Vec<String> = rows
+            .iter()
+            .map(|r| format!("{} n={}", r.method, r.n))
+            .collect();
         chart
             .configure_mesh()
             .disable_y_mesh()
@@ -355,7 +436,9 @@ fn breakdown(s: &Sweep, dir: &Path) -> Result<PathBuf> {
             .draw()
             .map_err(plot_err("breakdown"))?;
         let parts: [(&str, RGBColor, fn(&SweepRow) -> f64); 4] = [
-            ("texture/buffer load", RGBColor(90, 140, 200), |r| r.upload_ms),
+            ("texture/buffer load", RGBColor(90, 140, 200), |r| {
+                r.upload_ms
+            }),
             ("compute", RGBColor(220, 90, 60), |r| r.compute_median_ms),
             ("GPU copy", RGBColor(240, 190, 60), |r| r.copy_ms),
             ("readback", RGBColor(110, 180, 110), |r| r.readback_ms),
@@ -365,10 +448,21 @@ fn breakdown(s: &Sweep, dir: &Path) -> Result<PathBuf> {
                 .iter()
                 .enumerate()
                 .map(|(i, r)| {
-                    let total: f64 = parts.iter().map(|p| (p.2)(r).max(0.0)).sum::<f64>().max(1e-12);
-                    let below: f64 = parts[..pi].iter().map(|p| (p.2)(r).max(0.0)).sum::<f64>() / total * 100.0;
+                    let total: f64 = parts
+                        .iter()
+                        .map(|p| (p.2)(r).max(0.0))
+                        .sum::<f64>()
+                        .max(1e-12);
+                    let below: f64 =
+                        parts[..pi].iter().map(|p| (p.2)(r).max(0.0)).sum::<f64>() / total * 100.0;
                     let h = f(r).max(0.0) / total * 100.0;
-                    let mut bar = Rectangle::new([(below, SegmentValue::Exact(i)), (below + h, SegmentValue::Exact(i + 1))], color.filled());
+                    let mut bar = Rectangle::new(
+                        [
+                            (below, SegmentValue::Exact(i)),
+                            (below + h, SegmentValue::Exact(i + 1)),
+                        ],
+                        color.filled(),
+                    );
                     bar.set_margin(4, 4, 0, 0);
                     bar
                 })
@@ -406,16 +500,32 @@ fn ladder(s: &Sweep, dir: &Path) -> Result<PathBuf> {
             "5kk73-6-prefetch",
         ];
         let largest = largest_per_method(s);
-        let rows: Vec<&SweepRow> = order.iter().filter_map(|m| largest.iter().find(|r| r.method == *m).copied()).collect();
-        let gmax = rows.iter().map(|r| r.gflops).fold(0.0f64, f64::max).max(1e-6);
+        let rows: Vec<&SweepRow> = order
+            .iter()
+            .filter_map(|m| largest.iter().find(|r| r.method == *m).copied())
+            .collect();
+        let gmax = rows
+            .iter()
+            .map(|r| r.gflops)
+            .fold(0.0f64, f64::max)
+            .max(1e-6);
         let mut chart = ChartBuilder::on(root)
-            .caption("The 5kk73 ladder (GFLOP/s at the largest n)", ("sans-serif", 22))
+            .caption(
+                "The 5kk73 ladder (GFLOP/s at the largest n)",
+                ("sans-serif", 22),
+            )
             .margin(12)
             .x_label_area_size(40)
             .y_label_area_size(230)
-            .build_cartesian_2d(0f64..gmax * 1.15, (0..rows.len().max(2) - 1).into_segmented())
+            .build_cartesian_2d(
+                0f64..gmax * 1.15,
+                (0..rows.len().max(2) - 1).into_segmented(),
+            )
             .map_err(plot_err("ladder"))?;
-        let labels: Vec<String> = rows.iter().map(|r| format!("{} n={}", r.method, r.n)).collect();
+        let labels: Vec<String> = rows
+            .iter()
+            .map(|r| format!("{} n={}", r.method, r.n))
+            .collect();
         chart
             .configure_mesh()
             .disable_y_mesh()
@@ -427,7 +537,13 @@ fn ladder(s: &Sweep, dir: &Path) -> Result<PathBuf> {
             .map_err(plot_err("ladder"))?;
         chart
             .draw_series(rows.iter().enumerate().map(|(i, r)| {
-                let mut bar = Rectangle::new([(0.0, SegmentValue::Exact(i)), (r.gflops, SegmentValue::Exact(i + 1))], RGBColor(70, 110, 180).filled());
+                let mut bar = Rectangle::new(
+                    [
+                        (0.0, SegmentValue::Exact(i)),
+                        (r.gflops, SegmentValue::Exact(i + 1)),
+                    ],
+                    RGBColor(70, 110, 180).filled(),
+                );
                 bar.set_margin(6, 6, 0, 0);
                 bar
             }))

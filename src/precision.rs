@@ -45,7 +45,9 @@ impl Precision {
             "u8" => Ok(Precision::U8),
             "f16" => Ok(Precision::F16),
             "f32" => Ok(Precision::F32),
-            _ => Err(Error::Invalid(format!("unknown precision '{s}'; use u8, f16 or f32"))),
+            _ => Err(Error::Invalid(format!(
+                "unknown precision '{s}'; use u8, f16 or f32"
+            ))),
         }
     }
 
@@ -127,7 +129,8 @@ pub fn check_unit_range(m: &Matrix, name: &str) -> Result<()> {
             value: m.data[idx],
             lo: 0.0,
             hi: 1.0,
-            why: "an 8-bit (u8) texture can hold; pass --normalize to map each input to [0, 1]".into(),
+            why: "an 8-bit (u8) texture can hold; pass --normalize to map each input to [0, 1]"
+                .into(),
         }),
     }
 }
@@ -142,15 +145,33 @@ pub fn normalize(m: &Matrix, name: &str) -> (Matrix, String) {
     }
     if hi > lo {
         let scale = 1.0 / (hi - lo);
-        let data = m.data.iter().map(|&x| ((x - lo) * scale).clamp(0.0, 1.0)).collect();
+        let data = m
+            .data
+            .iter()
+            .map(|&x| ((x - lo) * scale).clamp(0.0, 1.0))
+            .collect();
         (
-            Matrix { rows: m.rows, cols: m.cols, data },
-            format!("{name} mapped to [0, 1] by (x - {lo}) / ({hi} - {lo}); the product is of the mapped matrices"),
+            Matrix {
+                rows: m.rows,
+                cols: m.cols,
+                data,
+            },
+            format!(
+                "{name} mapped to [0, 1] by (x - {lo}) / ({hi} - {lo}); the product is of the mapped matrices"
+            ),
         )
     } else {
-        let data = m.data.iter().map(|&x| if x != 0.0 { 1.0 } else { 0.0 }).collect();
+        let data = m
+            .data
+            .iter()
+            .map(|&x| if x != 0.0 { 1.0 } else { 0.0 })
+            .collect();
         (
-            Matrix { rows: m.rows, cols: m.cols, data },
+            Matrix {
+                rows: m.rows,
+                cols: m.cols,
+                data,
+            },
             format!("{name} is constant {lo}; mapped to 1 where nonzero"),
         )
     }
@@ -219,7 +240,10 @@ pub fn f16_bound(a: &Matrix, b: &Matrix) -> Vec<f64> {
     let nu = (k + 3.0) * F16_UNIT_ROUNDOFF;
     let gamma = nu / (1.0 - nu).max(1e-3);
     let floor = (k + 3.0) * 2f64.powi(-24);
-    abs_product(a, b).into_iter().map(|s| gamma * s + floor).collect()
+    abs_product(a, b)
+        .into_iter()
+        .map(|s| gamma * s + floor)
+        .collect()
 }
 
 /// Σ_p |A_ip|·|B_pj| in f64.
@@ -441,10 +465,19 @@ pub fn f16_bound_blocked(a: &Matrix, b: &Matrix, passes: usize, f32_terms: usize
     let gamma = theta / (1.0 - theta).max(1e-3);
     let tiny = 2f64.powi(-24);
     let row_abs: Vec<f64> = (0..a.rows)
-        .map(|i| a.data[i * a.cols..(i + 1) * a.cols].iter().map(|v| v.abs() as f64).sum())
+        .map(|i| {
+            a.data[i * a.cols..(i + 1) * a.cols]
+                .iter()
+                .map(|v| v.abs() as f64)
+                .sum()
+        })
         .collect();
     let col_abs: Vec<f64> = (0..b.cols)
-        .map(|j| (0..b.rows).map(|p| b.data[p * b.cols + j].abs() as f64).sum())
+        .map(|j| {
+            (0..b.rows)
+                .map(|p| b.data[p * b.cols + j].abs() as f64)
+                .sum()
+        })
         .collect();
     abs_product(a, b)
         .into_iter()

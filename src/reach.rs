@@ -688,39 +688,23 @@ fn clamp_pipeline(ctx: &GpuContext, format: wgpu::TextureFormat) -> Result<wgpu:
                 bind_group_layouts: &[],
                 immediate_size: 0,
             });
-        Ok(ctx
-            .device
-            .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some("reach clamp"),
-                layout: Some(&layout),
-                vertex: wgpu::VertexState {
-                    module: &module,
-                    entry_point: Some("vs_main"),
-                    compilation_options: Default::default(),
-                    buffers: &[],
-                },
-                primitive: wgpu::PrimitiveState {
-                    topology: wgpu::PrimitiveTopology::TriangleStrip,
-                    ..Default::default()
-                },
-                depth_stencil: None,
-                multisample: Default::default(),
-                fragment: Some(wgpu::FragmentState {
-                    module: &module,
-                    entry_point: Some("fs_main"),
-                    compilation_options: Default::default(),
-                    targets: &[Some(wgpu::ColorTargetState {
-                        format,
-                        blend: Some(wgpu::BlendState {
-                            color: min,
-                            alpha: min,
-                        }),
-                        write_mask,
-                    })],
+        Ok(crate::gpu::pipeline::fullscreen(
+            &ctx.device,
+            "reach clamp",
+            Some(&layout),
+            &module,
+            "vs_main",
+            wgpu::PrimitiveTopology::TriangleStrip,
+            "fs_main",
+            &[Some(wgpu::ColorTargetState {
+                format,
+                blend: Some(wgpu::BlendState {
+                    color: min,
+                    alpha: min,
                 }),
-                multiview_mask: None,
-                cache: None,
-            }))
+                write_mask,
+            })],
+        ))
     })
 }
 

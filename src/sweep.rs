@@ -118,9 +118,16 @@ pub fn yardstick(method: Method) -> Option<&'static str> {
 }
 
 /// Run the sweep; `tick` is called after every row (for a progress bar).
-pub fn run(ctx: &GpuContext, opts: &SweepOptions, ceilings: Option<&Ceilings>, mut tick: impl FnMut(&SweepRow)) -> Result<Sweep> {
+pub fn run(
+    ctx: &GpuContext,
+    opts: &SweepOptions,
+    ceilings: Option<&Ceilings>,
+    mut tick: impl FnMut(&SweepRow),
+) -> Result<Sweep> {
     if opts.sizes.is_empty() || opts.sizes.contains(&0) {
-        return Err(Error::Invalid("bench sizes: give at least one size, every size at least 1".into()));
+        return Err(Error::Invalid(
+            "bench sizes: give at least one size, every size at least 1".into(),
+        ));
     }
     let mut rows = vec![];
     for &method in &opts.methods {
@@ -200,12 +207,27 @@ fn skipped(method: Method, precision: Precision, n: usize, why: String) -> Sweep
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
     let n = v.len();
-    if n % 2 == 1 { v[n / 2] } else { 0.5 * (v[n / 2 - 1] + v[n / 2]) }
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        0.5 * (v[n / 2 - 1] + v[n / 2])
+    }
 }
 
 /// One row: warm up, time, check. Returns the row and the seconds one run took.
-fn run_row(ctx: &GpuContext, method: Method, precision: Precision, n: usize, opts: &SweepOptions, ceilings: Option<&Ceilings>) -> Result<(SweepRow, f64)> {
-    let (lo, hi) = if precision == Precision::U8 { (0.0, 2.0 / (n as f32).sqrt()) } else { (-1.0, 1.0) };
+fn run_row(
+    ctx: &GpuContext,
+    method: Method,
+    precision: Precision,
+    n: usize,
+    opts: &SweepOptions,
+    ceilings: Option<&Ceilings>,
+) -> Result<(SweepRow, f64)> {
+    let (lo, hi) = if precision == Precision::U8 {
+        (0.0, 2.0 / (n as f32).sqrt())
+    } else {
+        (-1.0, 1.0)
+    };
     let a = Matrix::random(n, n, opts.seed, lo, hi.min(1.0));
     let b = Matrix::random(n, n, opts.seed + 1, lo, hi.min(1.0));
     let gpu = method.is_gpu().then_some(ctx);
@@ -228,7 +250,9 @@ fn run_row(ctx: &GpuContext, method: Method, precision: Precision, n: usize, opt
     let mut back_to_back = vec![];
     if methods::compute_era::is_compute(method) || matches!(method, Method::CsFast | Method::Coop) {
         let mut o = new_opts();
-        let (out, runs) = crate::gpu::compute::with_timed_repeats(repeats, || methods::multiply(gpu, method, &a, &b, &mut o));
+        let (out, runs) = crate::gpu::compute::with_timed_repeats(repeats, || {
+            methods::multiply(gpu, method, &a, &b, &mut o)
+        });
         last = out?;
         used = o.precision;
         times.push(last.timings.clone());
@@ -247,7 +271,11 @@ fn run_row(ctx: &GpuContext, method: Method, precision: Precision, n: usize, opt
     } else {
         back_to_back
     };
-    let (min, max) = compute.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+    let (min, max) = compute
+        .iter()
+        .fold((f64::INFINITY, 0.0f64), |(lo, hi), &x| {
+            (lo.min(x), hi.max(x))
+        });
     let med = median(&mut compute);
     let med_of = |f: fn(&Timings) -> f64| median(&mut times.iter().map(f).collect::<Vec<_>>());
     let mut med_timings = Timings {
@@ -260,7 +288,17 @@ fn run_row(ctx: &GpuContext, method: Method, precision: Precision, n: usize, opt
     if clock == Clock::GpuTimestamp {
         med_timings.device_ms = Some(med);
     }
-    let report = Report::new(gpu, method, used, (n, n, n), 1, last.passes, &med_timings, &[], vec![]);
+    let report = Report::new(
+        gpu,
+        method,
+        used,
+        (n, n, n),
+        1,
+        last.passes,
+        &med_timings,
+        &[],
+        vec![],
+    );
     // The check of the last result.
     let (checked, passed, rel_err) = if (n as u64).pow(3) <= 1 << 27 {
         let mut o = new_opts();
@@ -270,7 +308,11 @@ fn run_row(ctx: &GpuContext, method: Method, precision: Precision, n: usize, opt
     } else if method == Method::Coop {
         // f16 inputs: each sample against coop's elementwise bound, not the f32 tolerance.
         let (rel, ok) = methods::coop::sampled_check(&a, &b, &last.c, opts.seed);
-        ("512 sampled elements (f16 bound)".to_string(), ok, Some(rel))
+        (
+            "512 sampled elements (f16 bound)".to_string(),
+            ok,
+            Some(rel),
+        )
     } else if used == Precision::F32 {
         let (rel, ok) = sampled_check(&a, &b, &last.c, method.tolerance(), opts.seed);
         ("512 sampled elements".to_string(), ok, Some(rel))
@@ -324,13 +366,19 @@ pub fn sampled_check(a: &Matrix, b: &Matrix, c: &Matrix, tol: f64, seed: u64) ->
     for _ in 0..512 {
         let i = rng.random_range(0..c.rows);
         let j = rng.random_range(0..c.cols);
-        let r: f64 = (0..a.cols).map(|p| a.get(i, p) as f64 * b.get(p, j) as f64).sum();
+        let r: f64 = (0..a.cols)
+            .map(|p| a.get(i, p) as f64 * b.get(p, j) as f64)
+            .sum();
         let x = c.get(i, j);
         bad |= !x.is_finite();
         d2 += (x as f64 - r).powi(2);
         r2 += r * r;
     }
-    let rel = if r2 > 0.0 { (d2 / r2).sqrt() } else { d2.sqrt() };
+    let rel = if r2 > 0.0 {
+        (d2 / r2).sqrt()
+    } else {
+        d2.sqrt()
+    };
     (rel, !bad && rel <= tol)
 }
 
@@ -346,11 +394,25 @@ pub fn table(s: &Sweep) -> String {
     }
     out.push_str(&format!(
         "{:<22} {:>4} {:>6} {:>5} {:>11} {:>17} {:>10} {:>9} {:>9} {:>9}  {:<13} {}\n",
-        "method", "prec", "n", "runs", "median ms", "min..max ms", "GFLOP/s", "of ceil", "upload", "readback", "clock", "check"
+        "method",
+        "prec",
+        "n",
+        "runs",
+        "median ms",
+        "min..max ms",
+        "GFLOP/s",
+        "of ceil",
+        "upload",
+        "readback",
+        "clock",
+        "check"
     ));
     for r in &s.rows {
         if let Some(why) = &r.skipped {
-            out.push_str(&format!("{:<22} {:>4} {:>6}  skipped: {why}\n", r.method, r.precision, r.n));
+            out.push_str(&format!(
+                "{:<22} {:>4} {:>6}  skipped: {why}\n",
+                r.method, r.precision, r.n
+            ));
             continue;
         }
         out.push_str(&format!(

@@ -935,7 +935,7 @@ fn compute_block(
         t.upload_ms += ms(t0);
         let t1 = Instant::now();
         let span = Span::begin(ctx)?;
-        prepared.submit(ctx, plan.method, None)?;
+        prepared.submit(ctx, plan.method)?;
         ctx.wait()?;
         passes += plan.dispatches();
         let Operands { c, .. } = ops;

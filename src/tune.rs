@@ -86,7 +86,9 @@ pub fn tune(
         )));
     }
     if blocks.is_empty() || repeats == 0 {
-        return Err(Error::Invalid("tune needs at least one b and one repeat".into()));
+        return Err(Error::Invalid(
+            "tune needs at least one b and one repeat".into(),
+        ));
     }
     let (m, k, n) = (a.rows, a.cols, b.cols);
     let total = blocks.len() * (repeats + 1);
@@ -214,25 +216,29 @@ pub fn tune_variants(
         )));
     }
     if variants.is_empty() || repeats == 0 {
-        return Err(Error::Invalid("tune needs at least one variant and one repeat".into()));
+        return Err(Error::Invalid(
+            "tune needs at least one variant and one repeat".into(),
+        ));
     }
     crate::matrix::check_product(a, b)?;
     let (m, k, n) = (a.rows, a.cols, b.cols);
     // Parse every name before running anything.
     let run: Vec<Box<dyn Fn() -> Result<methods::RunOutput>>> = variants
         .iter()
-        .map(|name| -> Result<Box<dyn Fn() -> Result<methods::RunOutput>>> {
-            Ok(match method {
-                Method::CsFast => {
-                    let v = cs_fast::Variant::parse(name)?;
-                    Box::new(move || cs_fast::multiply_variant(ctx, &v, a, b))
-                }
-                _ => {
-                    let v = coop::Variant::parse(name)?;
-                    Box::new(move || coop::multiply_variant(ctx, &v, a, b))
-                }
-            })
-        })
+        .map(
+            |name| -> Result<Box<dyn Fn() -> Result<methods::RunOutput>>> {
+                Ok(match method {
+                    Method::CsFast => {
+                        let v = cs_fast::Variant::parse(name)?;
+                        Box::new(move || cs_fast::multiply_variant(ctx, &v, a, b))
+                    }
+                    _ => {
+                        let v = coop::Variant::parse(name)?;
+                        Box::new(move || coop::multiply_variant(ctx, &v, a, b))
+                    }
+                })
+            },
+        )
         .collect::<Result<_>>()?;
     let total = variants.len() * (repeats + 1);
     let mut done = 0;
@@ -309,9 +315,18 @@ pub fn tune_variants(
         .ok_or_else(|| {
             let why: Vec<String> = points
                 .iter()
-                .map(|p| format!("{}: {}", p.variant, p.error.as_deref().unwrap_or("failed its check")))
+                .map(|p| {
+                    format!(
+                        "{}: {}",
+                        p.variant,
+                        p.error.as_deref().unwrap_or("failed its check")
+                    )
+                })
                 .collect();
-            Error::Invalid(format!("tune {method}: no variant ran correctly ({})", why.join("; ")))
+            Error::Invalid(format!(
+                "tune {method}: no variant ran correctly ({})",
+                why.join("; ")
+            ))
         })?;
     Ok(VariantTuning {
         method: method.name().into(),

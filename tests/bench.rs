@@ -11,7 +11,12 @@ use std::process::Command;
 #[test]
 fn sweep_checks_every_row_and_writes_plots() {
     let opts = SweepOptions {
-        methods: vec![Method::Lm, Method::HallPacked, Method::CsNaive, Method::CpuFast],
+        methods: vec![
+            Method::Lm,
+            Method::HallPacked,
+            Method::CsNaive,
+            Method::CpuFast,
+        ],
         sizes: vec![17, 40],
         precisions: vec![Precision::F32, Precision::U8],
         warmup: 1,
@@ -25,10 +30,24 @@ fn sweep_checks_every_row_and_writes_plots() {
     assert_eq!(s.rows.len(), 12);
     assert_eq!(ticks, 12);
     for r in &s.rows {
-        assert!(r.skipped.is_none(), "{} n={} skipped: {:?}", r.method, r.n, r.skipped);
-        assert!(r.passed, "{} {} n={} failed its check", r.method, r.precision, r.n);
+        assert!(
+            r.skipped.is_none(),
+            "{} n={} skipped: {:?}",
+            r.method,
+            r.n,
+            r.skipped
+        );
+        assert!(
+            r.passed,
+            "{} {} n={} failed its check",
+            r.method, r.precision, r.n
+        );
         assert_eq!(r.checked, "full");
-        assert!(r.gflops > 0.0 && r.compute_min_ms <= r.compute_median_ms && r.compute_median_ms <= r.compute_max_ms);
+        assert!(
+            r.gflops > 0.0
+                && r.compute_min_ms <= r.compute_median_ms
+                && r.compute_median_ms <= r.compute_max_ms
+        );
     }
     let dir = std::env::temp_dir().join(format!("rendermm-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -49,7 +68,13 @@ fn sampled_check_catches_a_wrong_element() {
     assert!(sweep::sampled_check(&a, &b, &c, 1e-5, 9).1);
     c.data.iter_mut().for_each(|v| *v *= 1.001);
     assert!(!sweep::sampled_check(&a, &b, &c, 1e-5, 9).1);
-    let (_, ok) = sweep::sampled_check(&a, &b, &rendermm::Matrix::filled(300, 300, f32::NAN), 1e-5, 9);
+    let (_, ok) = sweep::sampled_check(
+        &a,
+        &b,
+        &rendermm::Matrix::filled(300, 300, f32::NAN),
+        1e-5,
+        9,
+    );
     assert!(!ok);
 }
 
@@ -60,10 +85,27 @@ fn bench_ceilings_json_reports_every_ceiling() {
         .env("XDG_RUNTIME_DIR", std::env::temp_dir())
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let names: Vec<&str> = v["ceilings"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
-    for want in ["fragment-fma", "compute-fma", "blend-r32f", "texture-fetch", "copy-d2d", "copy-h2d", "copy-d2h"] {
+    let names: Vec<&str> = v["ceilings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    for want in [
+        "fragment-fma",
+        "compute-fma",
+        "blend-r32f",
+        "texture-fetch",
+        "copy-d2d",
+        "copy-h2d",
+        "copy-d2h",
+    ] {
         assert!(names.contains(&want), "{want} missing from {names:?}");
     }
 }

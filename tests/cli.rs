@@ -15,7 +15,11 @@ fn rendermm(args: &[&str]) -> Output {
 }
 
 fn data(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name).display().to_string()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
+        .display()
+        .to_string()
 }
 
 fn scratch(name: &str) -> PathBuf {
@@ -26,15 +30,23 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn json(out: &Output) -> serde_json::Value {
-    assert!(out.status.success(), "rendermm failed: {}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
+    assert!(
+        out.status.success(),
+        "rendermm failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
 }
 
 /// A bad input must end in a one-line `error:` message containing `needle`, a non-zero exit and
 /// no panic.
 fn assert_clean_error(out: &Output, needle: &str) {
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "expected failure, got success; stderr: {stderr}");
+    assert!(
+        !out.status.success(),
+        "expected failure, got success; stderr: {stderr}"
+    );
     assert!(!stderr.contains("panicked"), "panic: {stderr}");
     let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error")).collect();
     assert_eq!(lines.len(), 1, "expected one error line: {stderr}");
@@ -47,12 +59,36 @@ fn assert_clean_error(out: &Output, needle: &str) {
 
 #[test]
 fn multiply_lm_random_65x100x37_reports_100_passes_and_small_rel_err() {
-    let v = json(&rendermm(&["multiply", "--method", "lm", "--random", "65x100x37", "--seed", "3", "--check", "--json"]));
+    let v = json(&rendermm(&[
+        "multiply",
+        "--method",
+        "lm",
+        "--random",
+        "65x100x37",
+        "--seed",
+        "3",
+        "--check",
+        "--json",
+    ]));
     assert_eq!(v["passes"], 100);
-    assert_eq!((v["m"].as_u64(), v["k"].as_u64(), v["n"].as_u64()), (Some(65), Some(100), Some(37)));
+    assert_eq!(
+        (v["m"].as_u64(), v["k"].as_u64(), v["n"].as_u64()),
+        (Some(65), Some(100), Some(37))
+    );
     let rel = v["rel_err"].as_f64().unwrap();
     assert!(rel <= 1e-5, "rel_err {rel}");
-    for key in ["method", "precision", "adapter", "backend", "upload_ms", "compute_ms", "readback_ms", "total_ms", "gflops", "max_abs_err"] {
+    for key in [
+        "method",
+        "precision",
+        "adapter",
+        "backend",
+        "upload_ms",
+        "compute_ms",
+        "readback_ms",
+        "total_ms",
+        "gflops",
+        "max_abs_err",
+    ] {
         assert!(!v[key].is_null(), "JSON lacks {key}: {v}");
     }
 }
@@ -62,8 +98,17 @@ fn multiply_lm_numpy_files_gives_numpys_product_as_npy() {
     let dir = scratch("numpy");
     let out = dir.join("c.npy");
     let v = json(&rendermm(&[
-        "multiply", "--method", "lm", "--a", &data("numpy_a_f32.npy"), "--b", &data("numpy_b_f64.npy"),
-        "--out", out.to_str().unwrap(), "--check", "--json",
+        "multiply",
+        "--method",
+        "lm",
+        "--a",
+        &data("numpy_a_f32.npy"),
+        "--b",
+        &data("numpy_b_f64.npy"),
+        "--out",
+        out.to_str().unwrap(),
+        "--check",
+        "--json",
     ]));
     assert!(v["rel_err"].as_f64().unwrap() <= 1e-5);
     let c = read_matrix(&out).unwrap();
@@ -85,17 +130,33 @@ fn csv_and_matrix_market_inputs_and_outputs_work() {
     .unwrap();
     let out = dir.join("c.mtx");
     let v = json(&rendermm(&[
-        "multiply", "--a", dir.join("a.csv").to_str().unwrap(), "--b", dir.join("b.mtx").to_str().unwrap(),
-        "--out", out.to_str().unwrap(), "--check", "--json",
+        "multiply",
+        "--a",
+        dir.join("a.csv").to_str().unwrap(),
+        "--b",
+        dir.join("b.mtx").to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--check",
+        "--json",
     ]));
     assert_eq!(v["passes"], 2);
     let c = read_matrix(&out).unwrap();
-    assert_eq!(c.data, vec![1.0, 4.0, -1.0, 3.0, 8.0, -3.0, 5.0, 12.0, -5.0]);
+    assert_eq!(
+        c.data,
+        vec![1.0, 4.0, -1.0, 3.0, 8.0, -3.0, 5.0, 12.0, -5.0]
+    );
 }
 
 #[test]
 fn shape_mismatch_is_a_clear_error() {
-    let out = rendermm(&["multiply", "--a", &data("numpy_a_f32.npy"), "--b", &data("numpy_a_f32.npy")]);
+    let out = rendermm(&[
+        "multiply",
+        "--a",
+        &data("numpy_a_f32.npy"),
+        "--b",
+        &data("numpy_a_f32.npy"),
+    ]);
     assert_clean_error(&out, "shape mismatch");
 }
 
@@ -103,7 +164,13 @@ fn shape_mismatch_is_a_clear_error() {
 fn empty_matrix_is_a_clear_error() {
     let dir = scratch("empty");
     std::fs::write(dir.join("e.csv"), "").unwrap();
-    let out = rendermm(&["multiply", "--a", dir.join("e.csv").to_str().unwrap(), "--b", &data("numpy_b_f64.npy")]);
+    let out = rendermm(&[
+        "multiply",
+        "--a",
+        dir.join("e.csv").to_str().unwrap(),
+        "--b",
+        &data("numpy_b_f64.npy"),
+    ]);
     assert_clean_error(&out, "empty");
     let out = rendermm(&["multiply", "--random", "0x3x4"]);
     assert_clean_error(&out, "at least 1");
@@ -111,18 +178,45 @@ fn empty_matrix_is_a_clear_error() {
 
 #[test]
 fn nan_input_is_refused_with_its_position_unless_allowed() {
-    let out = rendermm(&["multiply", "--a", &data("numpy_nan.npy"), "--b", &data("numpy_nan.npy")]);
+    let out = rendermm(&[
+        "multiply",
+        "--a",
+        &data("numpy_nan.npy"),
+        "--b",
+        &data("numpy_nan.npy"),
+    ]);
     assert_clean_error(&out, "row 1, column 0");
-    let out = rendermm(&["multiply", "--a", &data("numpy_nan.npy"), "--b", &data("numpy_nan.npy"), "--allow-nonfinite", "--json"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = rendermm(&[
+        "multiply",
+        "--a",
+        &data("numpy_nan.npy"),
+        "--b",
+        &data("numpy_nan.npy"),
+        "--allow-nonfinite",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]
 fn unsupported_dtype_and_layouts_are_clear_errors() {
     let b = data("numpy_b_f64.npy");
-    assert_clean_error(&rendermm(&["multiply", "--a", &data("numpy_int64.npy"), "--b", &b]), "dtype");
-    assert_clean_error(&rendermm(&["multiply", "--a", &data("numpy_3d.npy"), "--b", &b]), "2-D");
-    assert_clean_error(&rendermm(&["multiply", "--a", &data("numpy_fortran.npy"), "--b", &b]), "Fortran");
+    assert_clean_error(
+        &rendermm(&["multiply", "--a", &data("numpy_int64.npy"), "--b", &b]),
+        "dtype",
+    );
+    assert_clean_error(
+        &rendermm(&["multiply", "--a", &data("numpy_3d.npy"), "--b", &b]),
+        "2-D",
+    );
+    assert_clean_error(
+        &rendermm(&["multiply", "--a", &data("numpy_fortran.npy"), "--b", &b]),
+        "Fortran",
+    );
 }
 
 #[test]
@@ -133,15 +227,30 @@ fn malformed_missing_and_unknown_files_are_clear_errors() {
     std::fs::write(dir.join("bad.mtx"), "not a matrix market file\n").unwrap();
     std::fs::write(dir.join("x.txt"), "1").unwrap();
     let b = data("numpy_b_f64.npy");
-    for (file, needle) in [("bad.npy", "bad.npy"), ("bad.csv", "line 2"), ("bad.mtx", "MatrixMarket"), ("x.txt", "extension"), ("missing.npy", "missing.npy")] {
-        let out = rendermm(&["multiply", "--a", dir.join(file).to_str().unwrap(), "--b", &b]);
+    for (file, needle) in [
+        ("bad.npy", "bad.npy"),
+        ("bad.csv", "line 2"),
+        ("bad.mtx", "MatrixMarket"),
+        ("x.txt", "extension"),
+        ("missing.npy", "missing.npy"),
+    ] {
+        let out = rendermm(&[
+            "multiply",
+            "--a",
+            dir.join(file).to_str().unwrap(),
+            "--b",
+            &b,
+        ]);
         assert_clean_error(&out, needle);
     }
 }
 
 #[test]
 fn bad_arguments_are_clear_errors() {
-    assert_clean_error(&rendermm(&["multiply", "--method", "nope", "--random", "2x2x2"]), "unknown method");
+    assert_clean_error(
+        &rendermm(&["multiply", "--method", "nope", "--random", "2x2x2"]),
+        "unknown method",
+    );
     assert_clean_error(&rendermm(&["multiply", "--random", "2x2"]), "MxKxN");
     assert_clean_error(&rendermm(&["multiply"]), "--random");
 }
@@ -150,10 +259,22 @@ fn bad_arguments_are_clear_errors() {
 fn a_failed_write_leaves_no_partial_file() {
     let dir = scratch("nopartial");
     // Unknown output extension: refused, nothing written.
-    let out = rendermm(&["multiply", "--random", "3x4x5", "--out", dir.join("c.bin").to_str().unwrap()]);
+    let out = rendermm(&[
+        "multiply",
+        "--random",
+        "3x4x5",
+        "--out",
+        dir.join("c.bin").to_str().unwrap(),
+    ]);
     assert_clean_error(&out, "extension");
     // Output into a directory that does not exist: refused, nothing written anywhere.
-    let out = rendermm(&["multiply", "--random", "3x4x5", "--out", dir.join("no/such/dir/c.npy").to_str().unwrap()]);
+    let out = rendermm(&[
+        "multiply",
+        "--random",
+        "3x4x5",
+        "--out",
+        dir.join("no/such/dir/c.npy").to_str().unwrap(),
+    ]);
     assert!(!out.status.success());
     let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
     assert!(left.is_empty(), "files left behind: {left:?}");

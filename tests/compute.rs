@@ -59,11 +59,16 @@ fn check_method_on(method: Method, shapes: &[(usize, usize, usize)], seed: u64) 
             // The single-workgroup kernel refuses, naming the sizes it accepts and the limit...
             let single = compute_era::plan(method, &ctx().limits, m, k, n).unwrap();
             let err = single.expect_err("one workgroup cannot hold this product");
-            assert!(matches!(err, Error::Limit { .. }), "{method} {m}x{k}x{n}: {err}");
+            assert!(
+                matches!(err, Error::Limit { .. }),
+                "{method} {m}x{k}x{n}: {err}"
+            );
             assert!(err.to_string().contains("accepts"), "{err}");
             // ...and the method says it ran its multi-workgroup version instead.
             assert!(
-                out.notes.iter().any(|n| n.contains("ran") && n.contains("-tiled instead")),
+                out.notes
+                    .iter()
+                    .any(|n| n.contains("ran") && n.contains("-tiled instead")),
                 "{method} {m}x{k}x{n}: no fallback note in {:?}",
                 out.notes
             );
@@ -176,7 +181,7 @@ fn repeated_runs_repoison_the_output() {
     let plan = cs_naive::plan(m, k, n);
     let ops = compute::Operands::upload(ctx(), &plan, &a, &b).unwrap();
     let prepared = compute::Prepared::new(ctx(), &plan, &ops).unwrap();
-    prepared.submit(ctx(), "first", None).unwrap();
+    prepared.submit(ctx(), "first").unwrap();
     ctx().wait().unwrap();
     assert!(
         ops.c
@@ -214,10 +219,21 @@ fn single_workgroup_cannon_and_dns_name_the_limit_and_the_sizes_they_accept() {
     ] {
         // The single-workgroup kernel's plan refuses; `multiply` then runs the tiled version
         // and carries this message in its notes (see check_method_on).
-        let err = compute_era::plan(me, &ctx().limits, 65, 100, 37).unwrap().unwrap_err();
+        let err = compute_era::plan(me, &ctx().limits, 65, 100, 37)
+            .unwrap()
+            .unwrap_err();
         let out = methods::multiply(Some(ctx()), me, &a, &b, &mut Options::default()).unwrap();
-        assert!(out.notes[0].contains(&err.to_string()), "{me}: {:?}", out.notes);
-        assert_close(&format!("{me} fallback"), &out.c, &reference_f64(&a, &b), 1e-5);
+        assert!(
+            out.notes[0].contains(&err.to_string()),
+            "{me}: {:?}",
+            out.notes
+        );
+        assert_close(
+            &format!("{me} fallback"),
+            &out.c,
+            &reference_f64(&a, &b),
+            1e-5,
+        );
         assert!(
             matches!(
                 err,

@@ -266,16 +266,12 @@ fn a_texture_over_the_dimension_limit_names_the_limit_and_the_value() {
     // it may not be tiled (the tiling layer would otherwise split k into chunks that fit).
     let a = Matrix::zeros(2, max + 1);
     let b = Matrix::zeros(max + 1, 2);
-    let e = methods::multiply(Some(ctx), Method::Lm, &a, &b, &mut untiled())
-        .err()
-        .expect("refused");
+    let e = methods::multiply(Some(ctx), Method::Lm, &a, &b, &mut untiled()).expect_err("refused");
     assert!(matches!(e, Error::Limit { .. }), "{e:?}");
     assert!(e.to_string().contains(&format!("= {}", max + 1)), "{e}");
     let mut no_tile = Options::default();
     no_tile.tiling.no_tile = true;
-    let e = methods::multiply(Some(ctx), Method::Lm, &a, &b, &mut no_tile)
-        .err()
-        .expect("refused");
+    let e = methods::multiply(Some(ctx), Method::Lm, &a, &b, &mut no_tile).expect_err("refused");
     assert!(e.to_string().contains("max_texture_dimension_2d"), "{e}");
 }
 
@@ -328,8 +324,7 @@ fn an_allocation_the_device_refuses_is_a_typed_error() {
                 mapped_at_creation: false,
             }))
         })
-        .err()
-        .expect("refused");
+        .expect_err("refused");
     match &e {
         Error::Wgpu { kind, during, .. } => {
             assert!(*kind == "validation" || *kind == "out-of-memory", "{e}");
@@ -347,10 +342,7 @@ const BAD_SHADER: &str = "@compute @workgroup_size(1) fn main() { let x: u32 = 1
 #[test]
 fn a_shader_that_fails_validation_is_a_typed_error_naming_it() {
     let ctx = ctx();
-    let e = ctx
-        .shader("broken.wgsl", BAD_SHADER)
-        .err()
-        .expect("refused");
+    let e = ctx.shader("broken.wgsl", BAD_SHADER).expect_err("refused");
     assert!(
         matches!(
             e,
@@ -384,7 +376,7 @@ fn a_shader_that_fails_validation_is_a_typed_error_naming_it() {
         ),
     ] {
         let plan = Plan::single("fault-test", kernel(source, entry), [1, 1, 1]);
-        let e = compute::run(ctx, &plan, &a, &a).err().expect("refused");
+        let e = compute::run(ctx, &plan, &a, &a).expect_err("refused");
         assert!(matches!(e, Error::Wgpu { .. }), "{e:?}");
         assert!(e.to_string().contains(needle), "{e}");
     }
@@ -406,8 +398,7 @@ fn a_missing_feature_is_a_typed_error_naming_it() {
             "SHADER_F16",
             "is needed for this test",
         )
-        .err()
-        .expect("refused");
+        .expect_err("refused");
     assert!(
         matches!(
             e,
@@ -456,8 +447,7 @@ fn a_write_that_fails_part_way_leaves_no_file() {
         w.write_all(&[0u8; 100_000]).unwrap();
         Err(Error::Invalid("the result turned out wrong".into()))
     })
-    .err()
-    .expect("failed");
+    .expect_err("failed");
     assert!(e.to_string().contains("turned out wrong"));
     assert!(
         files_in(&dir).is_empty(),

@@ -22,7 +22,13 @@ fn expected_passes(method: Method, k: usize, b: u32) -> usize {
     }
 }
 
-fn run(method: Method, (m, k, n): (usize, usize, usize), b: Option<u32>, acc: Accumulate, seed: u64) {
+fn run(
+    method: Method,
+    (m, k, n): (usize, usize, usize),
+    b: Option<u32>,
+    acc: Accumulate,
+    seed: u64,
+) {
     let a = Matrix::random(m, k, seed, -1.0, 1.0);
     let bm = Matrix::random(k, n, seed + 1, -1.0, 1.0);
     let mut opts = Options {
@@ -32,7 +38,11 @@ fn run(method: Method, (m, k, n): (usize, usize, usize), b: Option<u32>, acc: Ac
     };
     let out = methods::multiply(Some(ctx()), method, &a, &bm, &mut opts).unwrap();
     let label = format!("{method} {m}x{k}x{n} b={b:?} {acc}");
-    assert_eq!(out.passes, expected_passes(method, k, b.unwrap_or(32)), "{label}: passes");
+    assert_eq!(
+        out.passes,
+        expected_passes(method, k, b.unwrap_or(32)),
+        "{label}: passes"
+    );
     assert_close(&label, &out.c, &reference_f64(&a, &bm), 1e-5);
 }
 
@@ -99,7 +109,9 @@ fn hall_copy_mode_reports_copy_time_and_the_others_none() {
         assert!(t.copy_ms.is_finite() && t.compute_ms > 0.0, "{acc}: {t:?}");
         if acc == Accumulate::Copy {
             assert!(
-                out.notes.iter().any(|n| n.contains("11 framebuffer-to-F copies")),
+                out.notes
+                    .iter()
+                    .any(|n| n.contains("11 framebuffer-to-F copies")),
                 "{:?}",
                 out.notes
             );
@@ -115,7 +127,11 @@ fn hall_packing_round_trip_is_the_identity() {
         let x = Matrix::random(rows, cols, (rows * 100 + cols) as u64, -1.0, 1.0);
         let packed = pack(&x);
         assert_eq!(packed.len(), rows.div_ceil(2) * cols.div_ceil(2));
-        assert_eq!(unpack(&packed, rows, cols).unwrap(), x, "{rows}x{cols} on the CPU");
+        assert_eq!(
+            unpack(&packed, rows, cols).unwrap(),
+            x,
+            "{rows}x{cols} on the CPU"
+        );
         let tex = upload_packed(ctx(), "X", &x).unwrap();
         assert_eq!(
             read_unpacked(ctx(), &tex, rows, cols).unwrap(),
@@ -146,7 +162,10 @@ fn hall_rejects_a_zero_or_absurd_block_size() {
             ..Default::default()
         };
         let err = methods::multiply(Some(ctx()), method, &a, &b, &mut opts).unwrap_err();
-        assert!(matches!(err, Error::Invalid(_)) && err.to_string().contains("b = 0"), "{err}");
+        assert!(
+            matches!(err, Error::Invalid(_)) && err.to_string().contains("b = 0"),
+            "{err}"
+        );
         let mut opts = Options {
             block: Some(u32::MAX),
             ..Default::default()
@@ -175,7 +194,13 @@ struct Partial<'a> {
 }
 
 impl Observer for Partial<'_> {
-    fn after_pass(&mut self, ctx: &GpuContext, pass: usize, passes: usize, acc: &MatrixTexture) -> rendermm::Result<()> {
+    fn after_pass(
+        &mut self,
+        ctx: &GpuContext,
+        pass: usize,
+        passes: usize,
+        acc: &MatrixTexture,
+    ) -> rendermm::Result<()> {
         let (m, k, n) = (self.a.rows, self.a.cols, self.b.cols);
         assert_eq!(passes, expected_passes(self.method, k, self.block as u32));
         // The p summed so far: the first pass·b columns, or in the packed layout the first
@@ -233,7 +258,12 @@ fn hall_observer_sees_every_pass_as_a_partial_sum() {
                 ..Default::default()
             };
             let out = methods::multiply(Some(ctx()), method, &a, &b, &mut opts).unwrap();
-            assert_close(&format!("{method} {acc} with observer"), &out.c, &reference_f64(&a, &b), 1e-5);
+            assert_close(
+                &format!("{method} {acc} with observer"),
+                &out.c,
+                &reference_f64(&a, &b),
+                1e-5,
+            );
             let passes = expected_passes(method, 23, block as u32);
             assert_eq!(obs.seen, (1..=passes).collect::<Vec<_>>(), "{method} {acc}");
         }
@@ -246,9 +276,15 @@ fn model_matches_the_papers_tables_for_n_1024_b_32() {
     let n3 = n * n * n;
     let nu = n as usize;
     let lm = model::model(Method::Lm, nu, nu, nu, 32).unwrap();
-    assert_eq!((lm.passes, lm.fragments_per_pass, lm.bytes_per_fragment), (n, n * n, 16));
+    assert_eq!(
+        (lm.passes, lm.fragments_per_pass, lm.bytes_per_fragment),
+        (n, n * n, 16)
+    );
     assert_eq!(lm.total_bytes, 16 * n3);
-    assert_eq!((lm.instructions_per_fragment, lm.total_instructions), (2, 2 * n3));
+    assert_eq!(
+        (lm.instructions_per_fragment, lm.total_instructions),
+        (2, 2 * n3)
+    );
 
     let single = model::model(Method::HallBlocked, nu, nu, nu, 32).unwrap();
     assert_eq!((single.passes, single.fragments_per_pass), (n / b, n * n));
@@ -258,7 +294,10 @@ fn model_matches_the_papers_tables_for_n_1024_b_32() {
     assert_eq!(single.total_instructions, n3 * (2 * b + 4) / b);
 
     let multi = model::model(Method::HallPacked, nu, nu, nu, 32).unwrap();
-    assert_eq!((multi.passes, multi.fragments_per_pass), (n / (2 * b), (n / 2) * (n / 2)));
+    assert_eq!(
+        (multi.passes, multi.fragments_per_pass),
+        (n / (2 * b), (n / 2) * (n / 2))
+    );
     assert_eq!(multi.bytes_per_fragment, (2 * b + 2) * 16);
     assert_eq!(multi.total_bytes, 4 * n3 * (b + 1) / b);
     // §5.3: "our multi-channel algorithm transfers 4.125 GB of data".
@@ -269,7 +308,9 @@ fn model_matches_the_papers_tables_for_n_1024_b_32() {
 
     // With b = 1 the blocked method moves exactly L-M's bytes (§5.1).
     assert_eq!(
-        model::model(Method::HallBlocked, nu, nu, nu, 1).unwrap().total_bytes,
+        model::model(Method::HallBlocked, nu, nu, nu, 1)
+            .unwrap()
+            .total_bytes,
         lm.total_bytes
     );
     assert!(model::model(Method::CpuFast, nu, nu, nu, 32).is_none());
@@ -282,13 +323,17 @@ fn model_of_a_run_follows_from_its_pass_count() {
     assert_eq!(m.passes, 15);
     assert_eq!(m.total_bytes, 4 * 65 * 37 * (2 * 100 + 2 * 15));
     assert_eq!(
-        model::for_run(Method::HallBlocked, 65, 100, 37, 15).unwrap().total_bytes,
+        model::for_run(Method::HallBlocked, 65, 100, 37, 15)
+            .unwrap()
+            .total_bytes,
         m.total_bytes
     );
     let p = model::model(Method::HallPacked, 65, 100, 37, 7).unwrap();
     assert_eq!(p.passes, 8);
     assert_eq!(
-        model::for_run(Method::HallPacked, 65, 100, 37, 8).unwrap().total_instructions,
+        model::for_run(Method::HallPacked, 65, 100, 37, 8)
+            .unwrap()
+            .total_instructions,
         p.total_instructions
     );
 }
@@ -311,9 +356,27 @@ fn tune_times_every_candidate_and_picks_one_of_them() {
         &mut |_, _, _| calls += 1,
     )
     .unwrap();
-    assert_eq!(t.points.iter().map(|p| p.b).collect::<Vec<_>>(), vec![8, 16, 20]);
-    assert_eq!(t.points.iter().map(|p| p.passes).collect::<Vec<_>>(), vec![3, 2, 1]);
+    assert_eq!(
+        t.points.iter().map(|p| p.b).collect::<Vec<_>>(),
+        vec![8, 16, 20]
+    );
+    assert_eq!(
+        t.points.iter().map(|p| p.passes).collect::<Vec<_>>(),
+        vec![3, 2, 1]
+    );
     assert!(blocks.contains(&t.best));
     assert_eq!(calls, 3 * 2 + 1);
-    assert!(rendermm::tune::tune(ctx(), Method::Lm, &a, &b, Accumulate::PingPong, &[1], 1, &mut |_, _, _| {}).is_err());
+    assert!(
+        rendermm::tune::tune(
+            ctx(),
+            Method::Lm,
+            &a,
+            &b,
+            Accumulate::PingPong,
+            &[1],
+            1,
+            &mut |_, _, _| {}
+        )
+        .is_err()
+    );
 }

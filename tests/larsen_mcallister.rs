@@ -13,7 +13,12 @@ fn run(m: usize, k: usize, n: usize, seed: u64) {
     let b = Matrix::random(k, n, seed + 1, -1.0, 1.0);
     let out = methods::multiply(Some(ctx()), Method::Lm, &a, &b, &mut Options::default()).unwrap();
     assert_eq!(out.passes, k, "one pass per k-slice");
-    assert_close(&format!("lm {m}x{k}x{n}"), &out.c, &reference_f64(&a, &b), 1e-5);
+    assert_close(
+        &format!("lm {m}x{k}x{n}"),
+        &out.c,
+        &reference_f64(&a, &b),
+        1e-5,
+    );
 }
 
 #[test]
@@ -27,7 +32,9 @@ fn lm_matches_f64_reference_on_awkward_shapes() {
 fn lm_matches_f64_reference_on_random_shapes() {
     let mut rng = 12345u64;
     for _ in 0..6 {
-        rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        rng = rng
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         let m = 1 + (rng >> 33) as usize % 150;
         let k = 1 + (rng >> 13) as usize % 150;
         let n = 1 + (rng >> 45) as usize % 150;
@@ -42,12 +49,23 @@ struct Partial<'a> {
     seen: Vec<usize>,
 }
 impl Observer for Partial<'_> {
-    fn after_pass(&mut self, ctx: &GpuContext, pass: usize, passes: usize, acc: &MatrixTexture) -> rendermm::Result<()> {
+    fn after_pass(
+        &mut self,
+        ctx: &GpuContext,
+        pass: usize,
+        passes: usize,
+        acc: &MatrixTexture,
+    ) -> rendermm::Result<()> {
         assert_eq!(passes, self.a.cols);
         let c = acc.read_matrix(ctx)?;
         let a_p = Matrix::from_fn(self.a.rows, pass, |i, j| self.a.get(i, j));
         let b_p = Matrix::from_fn(pass, self.b.cols, |i, j| self.b.get(i, j));
-        assert_close(&format!("slice {pass}"), &c, &reference_f64(&a_p, &b_p), 1e-5);
+        assert_close(
+            &format!("slice {pass}"),
+            &c,
+            &reference_f64(&a_p, &b_p),
+            1e-5,
+        );
         self.seen.push(pass);
         Ok(())
     }
@@ -57,7 +75,11 @@ impl Observer for Partial<'_> {
 fn lm_observer_sees_every_slice_as_a_partial_sum() {
     let a = Matrix::random(5, 6, 1, -1.0, 1.0);
     let b = Matrix::random(6, 3, 2, -1.0, 1.0);
-    let mut obs = Partial { a: &a, b: &b, seen: vec![] };
+    let mut obs = Partial {
+        a: &a,
+        b: &b,
+        seen: vec![],
+    };
     let mut opts = Options {
         observer: Some(&mut obs),
         ..Default::default()
@@ -76,6 +98,15 @@ fn lm_rejects_a_dimension_above_the_texture_limit_with_no_tile() {
     let mut opts = Options::default();
     opts.tiling.no_tile = true;
     let err = methods::multiply(Some(ctx()), Method::Lm, &a, &b, &mut opts).unwrap_err();
-    assert!(matches!(err, Error::Limit { limit: "max_texture_dimension_2d", .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            Error::Limit {
+                limit: "max_texture_dimension_2d",
+                ..
+            }
+        ),
+        "{err}"
+    );
     assert!(err.to_string().contains(&max.to_string()), "{err}");
 }

@@ -15,12 +15,17 @@ fn lm(a: &Matrix, b: &Matrix, precision: Precision, scale_by_depth: bool) -> Mat
         scale_by_depth,
         ..Default::default()
     };
-    methods::multiply(Some(ctx()), Method::Lm, a, b, &mut opts).unwrap().c
+    methods::multiply(Some(ctx()), Method::Lm, a, b, &mut opts)
+        .unwrap()
+        .c
 }
 
 /// Inputs in [0, hi): with hi = 1/√k most sums stay below 1, with hi = 1 nearly all saturate.
 fn unit_inputs(m: usize, k: usize, n: usize, hi: f32, seed: u64) -> (Matrix, Matrix) {
-    (Matrix::random(m, k, seed, 0.0, hi), Matrix::random(k, n, seed + 1, 0.0, hi))
+    (
+        Matrix::random(m, k, seed, 0.0, hi),
+        Matrix::random(k, n, seed + 1, 0.0, hi),
+    )
 }
 
 #[test]
@@ -43,7 +48,11 @@ fn u8_reads_exactly_one_where_the_model_saturates() {
     let model = u8_model(&a, &b, 1);
     assert_eq!(model.saturated, 20, "the model must saturate every element");
     let c = lm(&a, &b, Precision::U8, false);
-    assert!(c.data.iter().all(|&v| v == 1.0), "saturated elements must read back 1.0 exactly: {:?}", c.data);
+    assert!(
+        c.data.iter().all(|&v| v == 1.0),
+        "saturated elements must read back 1.0 exactly: {:?}",
+        c.data
+    );
 
     // Mixed: half the rows saturate, half stay small; the GPU saturates exactly where the model does.
     let a = Matrix::from_fn(6, 8, |i, _| if i % 2 == 0 { 0.9 } else { 0.05 });
@@ -71,7 +80,10 @@ fn u8_model_saturates_like_the_geforce_ff_plus_01_is_ff() {
 fn u8_scale_by_depth_removes_saturation_and_loses_the_low_bits() {
     for &(m, k, n) in &[(7, 13, 5), (16, 64, 16), (5, 100, 3)] {
         let (a, b) = unit_inputs(m, k, n, 1.0, 99);
-        assert!(u8_model(&a, &b, 1).saturated > 0, "without scaling this problem saturates");
+        assert!(
+            u8_model(&a, &b, 1).saturated > 0,
+            "without scaling this problem saturates"
+        );
         let c = lm(&a, &b, Precision::U8, true);
         let v = verdict(Precision::U8, true, 1e-5, &a, &b, &c);
         assert!(v.passed, "{m}x{k}x{n}: {v:?}");
@@ -79,12 +91,19 @@ fn u8_scale_by_depth_removes_saturation_and_loses_the_low_bits() {
         // The rescaled result is a multiple of k/255: the low log2(k) bits are gone, as predicted.
         for &x in &c.data {
             let steps = x as f64 * 255.0 / k as f64;
-            assert!((steps - steps.round()).abs() < 1e-3, "{x} is not a multiple of {k}/255");
+            assert!(
+                (steps - steps.round()).abs() < 1e-3,
+                "{x} is not a multiple of {k}/255"
+            );
         }
         // And the error against f64 stays within the predicted k/2 steps per slice sum:
         // each slice loses at most half a step of 1/255 before the k-fold rescale.
         let bound = k as f64 * k as f64 * 0.5 / 255.0 + k as f64 / 255.0;
-        assert!(v.stats.max_abs_err <= bound, "{m}x{k}x{n}: max_abs_err {} > {bound}", v.stats.max_abs_err);
+        assert!(
+            v.stats.max_abs_err <= bound,
+            "{m}x{k}x{n}: max_abs_err {} > {bound}",
+            v.stats.max_abs_err
+        );
     }
 }
 
@@ -97,7 +116,10 @@ fn u8_refuses_inputs_outside_zero_one() {
         ..Default::default()
     };
     let err = methods::multiply(Some(ctx()), Method::Lm, &a, &b, &mut opts).unwrap_err();
-    assert!(matches!(err, Error::OutOfRange { row: 0, col: 1, .. }), "{err}");
+    assert!(
+        matches!(err, Error::OutOfRange { row: 0, col: 1, .. }),
+        "{err}"
+    );
     assert!(err.to_string().contains("--normalize"), "{err}");
     // --normalize maps it into range.
     let (na, _) = precision::normalize(&a, "A");
@@ -122,16 +144,27 @@ fn f16_is_really_f16_not_f32() {
     let a = Matrix::new(1, 2, vec![1.0, 1.0]).unwrap();
     let b = Matrix::new(2, 1, vec![1.0, 1.0 / 4096.0]).unwrap();
     assert_eq!(lm(&a, &b, Precision::F16, false).data, vec![1.0]);
-    assert_eq!(lm(&a, &b, Precision::F32, false).data, vec![1.0 + 1.0 / 4096.0]);
+    assert_eq!(
+        lm(&a, &b, Precision::F32, false).data,
+        vec![1.0 + 1.0 / 4096.0]
+    );
 }
 
 #[test]
 fn four_channels_multiply_four_pairs_in_one_set_of_passes() {
     let (m, k, n) = (13, 17, 7);
     for precision in Precision::ALL {
-        let (lo, hi) = if precision == Precision::U8 { (0.0, 0.2) } else { (-1.0, 1.0) };
-        let a: Vec<Matrix> = (0..4).map(|c| Matrix::random(m, k, 10 + c, lo, hi)).collect();
-        let b: Vec<Matrix> = (0..4).map(|c| Matrix::random(k, n, 20 + c, lo, hi)).collect();
+        let (lo, hi) = if precision == Precision::U8 {
+            (0.0, 0.2)
+        } else {
+            (-1.0, 1.0)
+        };
+        let a: Vec<Matrix> = (0..4)
+            .map(|c| Matrix::random(m, k, 10 + c, lo, hi))
+            .collect();
+        let b: Vec<Matrix> = (0..4)
+            .map(|c| Matrix::random(k, n, 20 + c, lo, hi))
+            .collect();
         let ar: Vec<&Matrix> = a.iter().collect();
         let br: Vec<&Matrix> = b.iter().collect();
         let mut opts = Options {
@@ -146,16 +179,34 @@ fn four_channels_multiply_four_pairs_in_one_set_of_passes() {
             assert!(v.passed, "{precision} channel {c}: {v:?}");
             // Each channel equals the same product run alone in one channel.
             let single = lm(&a[c], &b[c], precision, false);
-            let diff = single.data.iter().zip(&out.cs[c].data).map(|(x, y)| (x - y).abs()).fold(0.0f32, f32::max);
-            assert!(diff <= 1e-6, "{precision} channel {c} differs from a single-channel run by {diff}");
+            let diff = single
+                .data
+                .iter()
+                .zip(&out.cs[c].data)
+                .map(|(x, y)| (x - y).abs())
+                .fold(0.0f32, f32::max);
+            assert!(
+                diff <= 1e-6,
+                "{precision} channel {c} differs from a single-channel run by {diff}"
+            );
         }
     }
 }
 
 #[test]
 fn four_channels_refuse_mismatched_pairs() {
-    let a = [Matrix::zeros(2, 3), Matrix::zeros(2, 3), Matrix::zeros(2, 3), Matrix::zeros(3, 3)];
-    let b = [Matrix::zeros(3, 2), Matrix::zeros(3, 2), Matrix::zeros(3, 2), Matrix::zeros(3, 2)];
+    let a = [
+        Matrix::zeros(2, 3),
+        Matrix::zeros(2, 3),
+        Matrix::zeros(2, 3),
+        Matrix::zeros(3, 3),
+    ];
+    let b = [
+        Matrix::zeros(3, 2),
+        Matrix::zeros(3, 2),
+        Matrix::zeros(3, 2),
+        Matrix::zeros(3, 2),
+    ];
     let ar: Vec<&Matrix> = a.iter().collect();
     let br: Vec<&Matrix> = b.iter().collect();
     let err = multiply_channels(ctx(), &ar, &br, &mut Options::default()).unwrap_err();
@@ -172,19 +223,38 @@ fn figure_lm_fig2_shows_a_b_the_slice_and_the_saturated_result() {
     // Four 4×4 panels of 40-pixel cells with 24-pixel gaps.
     assert_eq!(img.dimensions(), (4 * 4 * 40 + 5 * 24, 4 * 40 + 2 * 24));
     let (a, b) = rendermm::figures::lm_fig2_inputs();
-    let cell = |panel: u32, i: u32, j: u32| img.get_pixel(24 + panel * (160 + 24) + j * 40 + 20, 24 + i * 40 + 20)[0];
+    let cell = |panel: u32, i: u32, j: u32| {
+        img.get_pixel(24 + panel * (160 + 24) + j * 40 + 20, 24 + i * 40 + 20)[0]
+    };
     let mut saw_saturation = false;
     for i in 0..4 {
         for j in 0..4 {
             let expect = |v: f32| if v >= 1.0 { 255 } else { 0 };
-            assert_eq!(cell(0, i, j), expect(a.get(i as usize, j as usize)), "A ({i},{j})");
-            assert_eq!(cell(1, i, j), expect(b.get(i as usize, j as usize)), "B ({i},{j})");
+            assert_eq!(
+                cell(0, i, j),
+                expect(a.get(i as usize, j as usize)),
+                "A ({i},{j})"
+            );
+            assert_eq!(
+                cell(1, i, j),
+                expect(b.get(i as usize, j as usize)),
+                "B ({i},{j})"
+            );
             let slice = a.get(i as usize, 2) * b.get(2, j as usize);
             assert_eq!(cell(2, i, j), expect(slice), "slice ({i},{j})");
-            let sum: f32 = (0..4).map(|p| a.get(i as usize, p) * b.get(p, j as usize)).sum();
+            let sum: f32 = (0..4)
+                .map(|p| a.get(i as usize, p) * b.get(p, j as usize))
+                .sum();
             saw_saturation |= sum > 1.0;
-            assert_eq!(cell(3, i, j), expect(sum.min(1.0)), "C ({i},{j}) true sum {sum}");
+            assert_eq!(
+                cell(3, i, j),
+                expect(sum.min(1.0)),
+                "C ({i},{j}) true sum {sum}"
+            );
         }
     }
-    assert!(saw_saturation, "the figure must show sums above one saturating to white");
+    assert!(
+        saw_saturation,
+        "the figure must show sums above one saturating to white"
+    );
 }

@@ -7,7 +7,10 @@ use wgpu::naga;
 fn every_shader_validates_with_naga() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");
     let mut checked = 0;
-    let mut entries: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut entries: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     entries.sort();
     for path in entries {
         if path.extension().and_then(|e| e.to_str()) != Some("wgsl") {
@@ -16,9 +19,12 @@ fn every_shader_validates_with_naga() {
         let src = std::fs::read_to_string(&path).unwrap();
         let module = naga::front::wgsl::parse_str(&src)
             .unwrap_or_else(|e| panic!("{}: {}", path.display(), e.emit_to_string(&src)));
-        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all())
-            .validate(&module)
-            .unwrap_or_else(|e| panic!("{}: {}", path.display(), e.emit_to_string(&src)));
+        naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::all(),
+        )
+        .validate(&module)
+        .unwrap_or_else(|e| panic!("{}: {}", path.display(), e.emit_to_string(&src)));
         checked += 1;
     }
     assert!(checked >= 1, "no shaders found in {}", dir.display());
@@ -27,7 +33,15 @@ fn every_shader_validates_with_naga() {
 #[test]
 fn a_broken_shader_is_an_error_not_a_panic() {
     let ctx = rendermm::gpu::GpuContext::new().expect("a GPU adapter (lavapipe is fine)");
-    let err = ctx.shader("broken.wgsl", "@fragment fn fs_main() -> @location(0) vec4f { return 1.0; }").unwrap_err();
+    let err = ctx
+        .shader(
+            "broken.wgsl",
+            "@fragment fn fs_main() -> @location(0) vec4f { return 1.0; }",
+        )
+        .unwrap_err();
     let msg = err.to_string();
-    assert!(msg.contains("broken.wgsl") && msg.contains("validation"), "{msg}");
+    assert!(
+        msg.contains("broken.wgsl") && msg.contains("validation"),
+        "{msg}"
+    );
 }

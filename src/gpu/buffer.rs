@@ -169,7 +169,10 @@ pub fn uniform(ctx: &GpuContext, label: &str, bytes: &[u8]) -> Result<wgpu::Buff
 /// mapping of the new buffer to succeed, which it does not on a lost device. Here a failed
 /// mapping leaves an invalid buffer whose creation error the caller's error scope has already
 /// captured (call this inside [`GpuContext::scoped`]), so the run ends in a typed error.
-pub fn create_buffer_init(device: &wgpu::Device, desc: &wgpu::util::BufferInitDescriptor<'_>) -> wgpu::Buffer {
+pub fn create_buffer_init(
+    device: &wgpu::Device,
+    desc: &wgpu::util::BufferInitDescriptor<'_>,
+) -> wgpu::Buffer {
     let len = desc.contents.len() as u64;
     // As wgpu's: a multiple of COPY_BUFFER_ALIGNMENT, at least one unit.
     let align = wgpu::COPY_BUFFER_ALIGNMENT;
@@ -182,7 +185,8 @@ pub fn create_buffer_init(device: &wgpu::Device, desc: &wgpu::util::BufferInitDe
     });
     let mapped = match buffer.get_mapped_range_mut(..) {
         Ok(mut view) => {
-            view.slice(..desc.contents.len()).copy_from_slice(desc.contents);
+            view.slice(..desc.contents.len())
+                .copy_from_slice(desc.contents);
             true
         }
         Err(_) => false,

@@ -431,19 +431,15 @@ impl Prepared {
     }
 
     /// Record every dispatch into one compute pass and submit it (wgpu orders the dispatches'
-    /// storage accesses, so a reduction pass sees the partial sums of the pass before it). With
-    /// a `timer`, the pass's start and end are timestamped on the GPU.
-    pub fn submit(&self, ctx: &GpuContext, label: &str, timer: Option<&GpuTimer>) -> Result<()> {
+    /// storage accesses, so a reduction pass sees the partial sums of the pass before it). Time
+    /// it with a [`super::timer::Span`] around the call.
+    pub fn submit(&self, ctx: &GpuContext, label: &str) -> Result<()> {
         ctx.scoped(&format!("the {label} dispatches"), || {
             let mut enc = ctx.device.create_command_encoder(&Default::default());
             {
                 let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
                     label: Some(label),
-                    timestamp_writes: timer.map(|t| wgpu::ComputePassTimestampWrites {
-                        query_set: &t.set,
-                        beginning_of_pass_write_index: Some(0),
-                        end_of_pass_write_index: Some(1),
-                    }),
+                    timestamp_writes: None,
                 });
                 for (pipeline, bind_group, [x, y, z]) in &self.pipelines {
                     pass.set_pipeline(pipeline);
@@ -451,51 +447,9 @@ impl Prepared {
                     pass.dispatch_workgroups(*x, *y, *z);
                 }
             }
-            if let Some(t) = timer {
-                enc.resolve_query_set(&t.set, 0..2, &t.resolve, 0);
-            }
             ctx.queue.submit([enc.finish()]);
             Ok(())
         })
-    }
-}
-
-/// GPU timestamps around a compute pass, where the adapter has `TIMESTAMP_QUERY`: the time the
-/// dispatches took on the device, without the submission and the wait that wall-clock time
-/// includes.
-pub struct GpuTimer {
-    set: wgpu::QuerySet,
-    resolve: wgpu::Buffer,
-}
-
-impl GpuTimer {
-    /// A timer, or `None` if the adapter cannot timestamp passes.
-    pub fn new(ctx: &GpuContext) -> Result<Option<Self>> {
-        if !ctx.has(wgpu::Features::TIMESTAMP_QUERY) {
-            return Ok(None);
-        }
-        ctx.scoped("creating the GPU timer", || {
-            let set = ctx.device.create_query_set(&wgpu::QuerySetDescriptor {
-                label: Some("compute timestamps"),
-                ty: wgpu::QueryType::Timestamp,
-                count: 2,
-            });
-            let resolve = ctx.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("timestamps"),
-                size: 16,
-                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-                mapped_at_creation: false,
-            });
-            Ok(Some(Self { set, resolve }))
-        })
-    }
-
-    /// Milliseconds between the two timestamps of the last timed pass (after it completed).
-    pub fn read_ms(&self, ctx: &GpuContext) -> Result<f64> {
-        let bytes = buffer::read_buffer_bytes(ctx, &self.resolve, 16)?;
-        let t: Vec<u64> = bytemuck::pod_collect_to_vec(&bytes);
-        let ticks = t[1].saturating_sub(t[0]);
-        Ok(ticks as f64 * ctx.queue.get_timestamp_period() as f64 / 1e6)
     }
 }
 
@@ -509,14 +463,17 @@ thread_local! {
 /// Run `f` with every compute-harness method on this thread submitting its compute phase
 /// `repeats` times back to back on the same operands, each repetition timed on its own; returns
 /// `f`'s result and the device times of the repetitions of the last run (empty without
-/// timestamps). The benchmark uses it so the GPU is measured while busy, not after an idle gap
-/// of host-side setup in which its clocks drop (a 3× effect on the H100 for millisecond kernels).
+/// timestamps). The benchmark uses it to get its repeats from one upload and one pipeline
+/// build, with no host-side setup between the timed runs.
 pub fn with_timed_repeats<T>(repeats: usize, f: impl FnOnce() -> T) -> (T, Vec<f64>) {
     let before = TIMED_REPEATS.with(|r| r.replace(repeats.max(1)));
     LAST_RUNS.with(|l| l.borrow_mut().clear());
     let out = f();
     TIMED_REPEATS.with(|r| r.set(before));
-    (out, LAST_RUNS.with(|l| std::mem::take(&mut *l.borrow_mut())))
+    (
+        out,
+        LAST_RUNS.with(|l| std::mem::take(&mut *l.borrow_mut())),
+    )
 }
 
 /// Run `plan` on `a · b`: check, upload, build, dispatch, read back.
@@ -559,7 +516,7 @@ pub fn run_with(
     for _ in 0..repeats {
         let span = super::timer::Span::begin(ctx)?;
         let t2 = Instant::now();
-        prepared.submit(ctx, plan.method, None)?;
+        prepared.submit(ctx, plan.method)?;
         let (span_ms, clock) = span.end(ctx)?;
         compute_ms = ms(t2);
         gpu_ms = (clock == super::timer::Clock::GpuTimestamp).then_some(span_ms);
@@ -620,7 +577,11 @@ pub fn run_with(
 ///
 /// Every index the shader computes must lie inside the buffer or array it indexes, for the
 /// buffers it is bound to, and every loop must end: what [`Plan::trusted`] states for a plan.
-unsafe fn trusted_shader(ctx: &GpuContext, label: &str, source: &str) -> Result<wgpu::ShaderModule> {
+unsafe fn trusted_shader(
+    ctx: &GpuContext,
+    label: &str,
+    source: &str,
+) -> Result<wgpu::ShaderModule> {
     let mut checks = wgpu::ShaderRuntimeChecks::checked();
     checks.bounds_checks = false;
     checks.force_loop_bounding = false;

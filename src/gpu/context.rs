@@ -76,7 +76,11 @@ impl GpuContext {
         backends: wgpu::Backends,
         compatible_surface: Option<&wgpu::Surface<'_>>,
     ) -> Result<Self> {
-        pollster::block_on(Self::with_instance_async(instance, backends, compatible_surface))
+        pollster::block_on(Self::with_instance_async(
+            instance,
+            backends,
+            compatible_surface,
+        ))
     }
 
     /// Open an adapter of a caller-made `instance` among `backends`, chosen as in
@@ -88,7 +92,9 @@ impl GpuContext {
         compatible_surface: Option<&wgpu::Surface<'_>>,
     ) -> Result<Self> {
         let adapters = instance.enumerate_adapters(backends).await;
-        let wanted_name = std::env::var("WGPU_ADAPTER_NAME").ok().map(|s| s.to_lowercase());
+        let wanted_name = std::env::var("WGPU_ADAPTER_NAME")
+            .ok()
+            .map(|s| s.to_lowercase());
         let seen: Vec<String> = adapters
             .iter()
             .map(|a| {
@@ -158,11 +164,10 @@ impl GpuContext {
             features.remove(coop);
             opened = request(features).await;
         }
-        let (device, queue) = opened
-            .map_err(|e| Error::RequestDevice {
-                adapter: info.name.clone(),
-                reason: e.to_string(),
-            })?;
+        let (device, queue) = opened.map_err(|e| Error::RequestDevice {
+            adapter: info.name.clone(),
+            reason: e.to_string(),
+        })?;
         let lost = Arc::new(Mutex::new(None));
         let lost2 = lost.clone();
         device.set_device_lost_callback(move |reason, msg| {
@@ -282,7 +287,9 @@ impl GpuContext {
         let mine = {
             let mut list = relock(&self.uncaptured);
             let me = std::thread::current().id();
-            list.iter().position(|(t, _)| *t == me).map(|i| list.remove(i).1)
+            list.iter()
+                .position(|(t, _)| *t == me)
+                .map(|i| list.remove(i).1)
         };
         if let Some(e) = mine {
             return Err(Error::Wgpu {
@@ -297,10 +304,12 @@ impl GpuContext {
     /// Load WGSL source as a shader module, inside an error scope so a bad shader is an error.
     pub fn shader(&self, label: &str, source: &str) -> Result<wgpu::ShaderModule> {
         self.scoped(&format!("compiling shader {label}"), || {
-            Ok(self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some(label),
-                source: wgpu::ShaderSource::Wgsl(source.into()),
-            }))
+            Ok(self
+                .device
+                .create_shader_module(wgpu::ShaderModuleDescriptor {
+                    label: Some(label),
+                    source: wgpu::ShaderSource::Wgsl(source.into()),
+                }))
         })
     }
 }

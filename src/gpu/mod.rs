@@ -5,6 +5,7 @@
 pub mod buffer;
 pub mod compute;
 pub mod context;
+pub mod pipeline;
 pub mod texture;
 pub mod timer;
 

@@ -89,7 +89,14 @@ impl MatrixTexture {
 
     /// Upload a matrix into a new single-channel texture.
     pub fn upload(ctx: &GpuContext, label: &str, m: &Matrix, format: ScalarFormat) -> Result<Self> {
-        let t = Self::new(ctx, label, m.rows, m.cols, format.texture_format(), INPUT_USAGE)?;
+        let t = Self::new(
+            ctx,
+            label,
+            m.rows,
+            m.cols,
+            format.texture_format(),
+            INPUT_USAGE,
+        )?;
         let bytes: &[u8] = match format {
             ScalarFormat::R32Float => bytemuck::cast_slice(&m.data),
         };
@@ -99,10 +106,17 @@ impl MatrixTexture {
 
     /// Upload 1 or 4 same-shaped matrices into one texture of `precision`: one matrix per channel
     /// (r, g, b, a), as the L-M paper packed four numbers into a pixel.
-    pub fn upload_channels(ctx: &GpuContext, label: &str, mats: &[&Matrix], precision: Precision) -> Result<Self> {
+    pub fn upload_channels(
+        ctx: &GpuContext,
+        label: &str,
+        mats: &[&Matrix],
+        precision: Precision,
+    ) -> Result<Self> {
         let channels = mats.len();
         if channels != 1 && channels != 4 {
-            return Err(Error::Invalid(format!("{label}: {channels} channels; use 1 or 4")));
+            return Err(Error::Invalid(format!(
+                "{label}: {channels} channels; use 1 or 4"
+            )));
         }
         let (rows, cols) = mats[0].shape();
         if let Some(m) = mats.iter().find(|m| m.shape() != (rows, cols)) {
@@ -115,13 +129,25 @@ impl MatrixTexture {
         for idx in 0..rows * cols {
             values.extend(mats.iter().map(|m| m.data[idx]));
         }
-        let t = Self::new(ctx, label, rows, cols, precision.format(channels as u32), INPUT_USAGE)?;
+        let t = Self::new(
+            ctx,
+            label,
+            rows,
+            cols,
+            precision.format(channels as u32),
+            INPUT_USAGE,
+        )?;
         t.write_bytes(ctx, &precision.encode(&values))?;
         Ok(t)
     }
 
     /// Read back a texture of `precision` with `channels` channels as one matrix per channel.
-    pub fn read_channels(&self, ctx: &GpuContext, precision: Precision, channels: usize) -> Result<Vec<Matrix>> {
+    pub fn read_channels(
+        &self,
+        ctx: &GpuContext,
+        precision: Precision,
+        channels: usize,
+    ) -> Result<Vec<Matrix>> {
         if self.format != precision.format(channels as u32) {
             return Err(Error::Invalid(format!(
                 "texture is {:?}, not {precision} with {channels} channel(s)",
@@ -130,7 +156,13 @@ impl MatrixTexture {
         }
         let values = precision.decode(&self.read_bytes(ctx)?);
         (0..channels)
-            .map(|c| Matrix::new(self.rows, self.cols, values.iter().skip(c).step_by(channels).copied().collect()))
+            .map(|c| {
+                Matrix::new(
+                    self.rows,
+                    self.cols,
+                    values.iter().skip(c).step_by(channels).copied().collect(),
+                )
+            })
             .collect()
     }
 
@@ -170,7 +202,13 @@ impl MatrixTexture {
 
     /// Read the texture back as tightly packed rows of texels.
     pub fn read_bytes(&self, ctx: &GpuContext) -> Result<Vec<u8>> {
-        read_texture_bytes(ctx, &self.texture, self.rows, self.cols, self.bytes_per_texel())
+        read_texture_bytes(
+            ctx,
+            &self.texture,
+            self.rows,
+            self.cols,
+            self.bytes_per_texel(),
+        )
     }
 
     /// Read an `R32Float` texture back as a matrix.
@@ -199,26 +237,41 @@ pub fn extent(rows: usize, cols: usize) -> wgpu::Extent3d {
 /// read back: its sides against `max_texture_dimension_2d`, its readback buffer (rows padded to
 /// 256 bytes) against `max_buffer_size`. The render-pass methods call it for C before they
 /// allocate anything, so a product whose result could not be read is refused up front.
-pub fn check_target(ctx: &GpuContext, label: &str, rows: usize, cols: usize, format: wgpu::TextureFormat) -> Result<()> {
+pub fn check_target(
+    ctx: &GpuContext,
+    label: &str,
+    rows: usize,
+    cols: usize,
+    format: wgpu::TextureFormat,
+) -> Result<()> {
     ctx.check_texture_dim(&format!("{label} height (rows)"), rows)?;
     ctx.check_texture_dim(&format!("{label} width (columns)"), cols)?;
-    let bpt = format
-        .block_copy_size(None)
-        .ok_or_else(|| Error::Invalid(format!("{label}: {format:?} is not a plain colour format")))?;
+    let bpt = format.block_copy_size(None).ok_or_else(|| {
+        Error::Invalid(format!("{label}: {format:?} is not a plain colour format"))
+    })?;
     check_readback_size(ctx, label, rows, cols, bpt).map(|_| ())
 }
 
 /// The size of the staging buffer a `rows × cols` texture of `bytes_per_texel` is read back
 /// through (rows padded to 256 bytes), or an [`Error::Limit`] naming `max_buffer_size` if no
 /// buffer that large can exist.
-pub fn check_readback_size(ctx: &GpuContext, label: &str, rows: usize, cols: usize, bytes_per_texel: u32) -> Result<u64> {
-    let padded = (cols as u64 * bytes_per_texel as u64).div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT as u64)
+pub fn check_readback_size(
+    ctx: &GpuContext,
+    label: &str,
+    rows: usize,
+    cols: usize,
+    bytes_per_texel: u32,
+) -> Result<u64> {
+    let padded = (cols as u64 * bytes_per_texel as u64)
+        .div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT as u64)
         * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT as u64;
     let size = padded.saturating_mul(rows as u64);
     let max = ctx.limits.max_buffer_size;
     if size > max {
         return Err(Error::Limit {
-            what: format!("{label}: readback buffer of {rows}x{cols} texels of {bytes_per_texel} bytes, rows padded to 256 (bytes)"),
+            what: format!(
+                "{label}: readback buffer of {rows}x{cols} texels of {bytes_per_texel} bytes, rows padded to 256 (bytes)"
+            ),
             value: size,
             limit: "max_buffer_size",
             max,
@@ -286,7 +339,11 @@ pub fn read_texture_bytes(
 }
 
 /// Map a `MAP_READ` buffer, wait, and hand its bytes to `f`.
-pub fn map_read<T>(ctx: &GpuContext, buffer: &wgpu::Buffer, f: impl FnOnce(&[u8]) -> T) -> Result<T> {
+pub fn map_read<T>(
+    ctx: &GpuContext,
+    buffer: &wgpu::Buffer,
+    f: impl FnOnce(&[u8]) -> T,
+) -> Result<T> {
     let (tx, rx) = std::sync::mpsc::channel();
     buffer.map_async(wgpu::MapMode::Read, .., move |r| {
         let _ = tx.send(r);
@@ -296,7 +353,9 @@ pub fn map_read<T>(ctx: &GpuContext, buffer: &wgpu::Buffer, f: impl FnOnce(&[u8]
         .map_err(|_| Error::Readback("map callback never ran".into()))?
         .map_err(|e| Error::Readback(e.to_string()))?;
     let out = {
-        let view = buffer.get_mapped_range(..).map_err(|e| Error::Readback(e.to_string()))?;
+        let view = buffer
+            .get_mapped_range(..)
+            .map_err(|e| Error::Readback(e.to_string()))?;
         f(&view)
     };
     buffer.unmap();

@@ -40,7 +40,9 @@ pub struct Span {
 impl Span {
     /// Start measuring: everything submitted after this call and before [`Span::end`] is timed.
     pub fn begin(ctx: &GpuContext) -> Result<Span> {
-        let gpu = if ctx.has(wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS) {
+        let gpu = if ctx
+            .has(wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)
+        {
             Some(ctx.scoped("starting a timestamp span", || {
                 let qs = ctx.device.create_query_set(&wgpu::QuerySetDescriptor {
                     label: Some("span"),
@@ -87,7 +89,7 @@ impl Span {
             ctx.queue.submit([enc.finish()]);
             Ok(())
         })?;
-        let ticks: Vec<u64> = super::texture::map_read(ctx, &read, |b| bytemuck::pod_collect_to_vec(b))?;
+        let ticks: Vec<u64> = super::texture::map_read(ctx, &read, bytemuck::pod_collect_to_vec)?;
         let period = ctx.queue.get_timestamp_period() as f64;
         let ns = ticks[1].wrapping_sub(ticks[0]) as f64 * period;
         Ok((ns * 1e-6, Clock::GpuTimestamp))

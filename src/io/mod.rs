@@ -162,9 +162,15 @@ pub fn write_matrix(path: &Path, m: &Matrix) -> Result<()> {
 /// [`read_batch`] reads.
 pub fn write_batch(path: &Path, ms: &[Matrix]) -> Result<()> {
     if format_of(path)? != Format::Npy {
-        return Err(Error::format(path, "a batch of matrices can only be written as .npy"));
+        return Err(Error::format(
+            path,
+            "a batch of matrices can only be written as .npy",
+        ));
     }
-    if let Some(m) = ms.iter().find(|m| m.shape() != ms[0].shape() || m.rows * m.cols != m.data.len()) {
+    if let Some(m) = ms
+        .iter()
+        .find(|m| m.shape() != ms[0].shape() || m.rows * m.cols != m.data.len())
+    {
         return Err(Error::Invalid(format!(
             "cannot write {}: the batch mixes shapes ({}x{} and {}x{})",
             path.display(),
@@ -174,7 +180,9 @@ pub fn write_batch(path: &Path, ms: &[Matrix]) -> Result<()> {
             m.cols
         )));
     }
-    write_atomic(path, |w| npy::write_batch(w, ms).map_err(|e| Error::io(path, e)))
+    write_atomic(path, |w| {
+        npy::write_batch(w, ms).map_err(|e| Error::io(path, e))
+    })
 }
 
 /// Removes the temporary file when dropped, unless disarmed after a successful rename. Covers

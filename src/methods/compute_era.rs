@@ -97,11 +97,14 @@ pub fn multiply(ctx: &GpuContext, method: Method, a: &Matrix, b: &Matrix) -> Res
     match (planned, fallback) {
         (Ok(p), _) => compute::run(ctx, &p, a, b),
         (Err(e @ crate::error::Error::Limit { .. }), Some(tiled)) => {
-            let p = plan(tiled, &ctx.limits, m, k, n).expect("tiled methods are compute methods")?;
+            let p =
+                plan(tiled, &ctx.limits, m, k, n).expect("tiled methods are compute methods")?;
             let mut out = compute::run(ctx, &p, a, b)?;
             out.notes.insert(
                 0,
-                format!("single-workgroup {method} cannot take {m}x{k}x{n} ({e}); ran {tiled} instead"),
+                format!(
+                    "single-workgroup {method} cannot take {m}x{k}x{n} ({e}); ran {tiled} instead"
+                ),
             );
             Ok(out)
         }

@@ -751,19 +751,11 @@ impl Engine {
                 label: Some("frag-mrt F"),
                 entries: &f_entries,
             });
-            let additive = wgpu::BlendComponent {
-                src_factor: wgpu::BlendFactor::One,
-                dst_factor: wgpu::BlendFactor::One,
-                operation: wgpu::BlendOperation::Add,
-            };
             let color_targets: Vec<Option<wgpu::ColorTargetState>> = (0..shape.attachments())
                 .map(|_| {
                     Some(wgpu::ColorTargetState {
                         format: FORMAT,
-                        blend: blend.then_some(wgpu::BlendState {
-                            color: additive,
-                            alpha: additive,
-                        }),
+                        blend: blend.then_some(crate::gpu::pipeline::ADDITIVE),
                         write_mask: wgpu::ColorWrites::ALL,
                     })
                 })
@@ -774,27 +766,16 @@ impl Engine {
                     bind_group_layouts: groups,
                     immediate_size: 0,
                 });
-                dev.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                    label: Some(&label),
-                    layout: Some(&pl),
-                    vertex: wgpu::VertexState {
-                        module: &module,
-                        entry_point: Some("vs_main"),
-                        compilation_options: Default::default(),
-                        buffers: &[],
-                    },
-                    primitive: wgpu::PrimitiveState::default(),
-                    depth_stencil: None,
-                    multisample: Default::default(),
-                    fragment: Some(wgpu::FragmentState {
-                        module: &module,
-                        entry_point: Some(entry),
-                        compilation_options: Default::default(),
-                        targets: &color_targets,
-                    }),
-                    multiview_mask: None,
-                    cache: None,
-                })
+                crate::gpu::pipeline::fullscreen(
+                    dev,
+                    &label,
+                    Some(&pl),
+                    &module,
+                    "vs_main",
+                    wgpu::PrimitiveTopology::TriangleList,
+                    entry,
+                    &color_targets,
+                )
             };
             let first = pipeline("fs_first", &[Some(&layout0)]);
             let acc = reads_f.then(|| pipeline("fs_acc", &[Some(&layout0), Some(&layout1)]));

@@ -74,7 +74,8 @@ pub enum Accumulate {
 
 impl Accumulate {
     /// Every mode, in the order the docs show them.
-    pub const ALL: &'static [Accumulate] = &[Accumulate::PingPong, Accumulate::Blend, Accumulate::Copy];
+    pub const ALL: &'static [Accumulate] =
+        &[Accumulate::PingPong, Accumulate::Blend, Accumulate::Copy];
 
     /// The name used by `--accumulate`.
     pub fn name(self) -> &'static str {
@@ -91,7 +92,11 @@ impl Accumulate {
             .iter()
             .copied()
             .find(|a| a.name() == s)
-            .ok_or_else(|| Error::Invalid(format!("unknown accumulation mode '{s}'; known: pingpong, blend, copy")))
+            .ok_or_else(|| {
+                Error::Invalid(format!(
+                    "unknown accumulation mode '{s}'; known: pingpong, blend, copy"
+                ))
+            })
     }
 }
 
@@ -146,7 +151,17 @@ pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Options) ->
     let t0 = Instant::now();
     let at = MatrixTexture::upload_channels(ctx, "A", &[a], precision)?;
     let bt = MatrixTexture::upload_channels(ctx, "B", &[b], precision)?;
-    let engine = Engine::build(ctx, &SINGLE, precision.format(1), setup.u8_depth, &at, &bt, k, block, opts.accumulate)?;
+    let engine = Engine::build(
+        ctx,
+        &SINGLE,
+        precision.format(1),
+        setup.u8_depth,
+        &at,
+        &bt,
+        k,
+        block,
+        opts.accumulate,
+    )?;
     ctx.wait()?;
     let upload_ms = ms(t0);
 
@@ -188,11 +203,19 @@ pub(crate) fn multiply_chunks(
 ) -> Result<RunOutput> {
     use super::hall_packed::{PACKED, packed_shape, read_unpacked, upload_packed_as};
     let (Some(a0), Some(b0)) = (a.first(), b.first()) else {
-        return Err(Error::Invalid("a tiled block needs at least one chunk of k".into()));
+        return Err(Error::Invalid(
+            "a tiled block needs at least one chunk of k".into(),
+        ));
     };
     let (m, n) = (a0.rows, b0.cols);
     let block = block_size(ctx, opts.block)?;
-    let depth = |x: &Matrix| if packed { packed_shape(x.rows, x.cols).1 } else { x.cols };
+    let depth = |x: &Matrix| {
+        if packed {
+            packed_shape(x.rows, x.cols).1
+        } else {
+            x.cols
+        }
+    };
     let terms = (block as usize).min(depth(a0)) * if packed { 2 } else { 1 };
     let mut setup = PrecisionSetup::new(ctx, opts, a0, b0, terms)?;
     if setup.precision == Precision::U8 && setup.scale_by_depth {
@@ -209,14 +232,27 @@ pub(crate) fn multiply_chunks(
     for (x, y) in a.iter().zip(b) {
         let t0 = Instant::now();
         let (xt, yt) = if packed {
-            (upload_packed_as(ctx, "A tile packed", x, precision)?, upload_packed_as(ctx, "B tile packed", y, precision)?)
+            (
+                upload_packed_as(ctx, "A tile packed", x, precision)?,
+                upload_packed_as(ctx, "B tile packed", y, precision)?,
+            )
         } else {
             (
                 MatrixTexture::upload_channels(ctx, "A tile", &[x], precision)?,
                 MatrixTexture::upload_channels(ctx, "B tile", &[y], precision)?,
             )
         };
-        let engine = Engine::build(ctx, variant, precision.format(channels), setup.u8_depth, &xt, &yt, depth(x), block, opts.accumulate)?;
+        let engine = Engine::build(
+            ctx,
+            variant,
+            precision.format(channels),
+            setup.u8_depth,
+            &xt,
+            &yt,
+            depth(x),
+            block,
+            opts.accumulate,
+        )?;
         ctx.wait()?;
         t.upload_ms += ms(t0);
         let run = engine.run_from(ctx, None, sum.as_ref())?;
@@ -225,19 +261,36 @@ pub(crate) fn multiply_chunks(
         device = device.zip(run.device_ms).map(|(d, r)| d + r);
         passes += run.passes;
         if first.is_none() {
-            let target = if packed { format!("{}x{} RGBA", m.div_ceil(2), n.div_ceil(2)) } else { format!("{m}x{n}") };
+            let target = if packed {
+                format!("{}x{} RGBA", m.div_ceil(2), n.div_ceil(2))
+            } else {
+                format!("{m}x{n}")
+            };
             first = Some(run.notes(&target, block, depth(x)));
         }
         sum = Some(run.result);
     }
     let sum = sum.expect("at least one chunk ran");
     let t2 = Instant::now();
-    let mut c = if packed { read_unpacked(ctx, &sum, m, n)? } else { sum.read_channels(ctx, precision, 1)?.remove(0) };
+    let mut c = if packed {
+        read_unpacked(ctx, &sum, m, n)?
+    } else {
+        sum.read_channels(ctx, precision, 1)?.remove(0)
+    };
     t.readback_ms = ms(t2);
     t.device_ms = device;
     let mut notes = first.unwrap_or_default();
-    notes.extend(setup.finish(&mut c, passes, if packed { "Rgba8Unorm" } else { "R8Unorm" }));
-    Ok(RunOutput { c, passes, timings: t, notes })
+    notes.extend(setup.finish(
+        &mut c,
+        passes,
+        if packed { "Rgba8Unorm" } else { "R8Unorm" },
+    ));
+    Ok(RunOutput {
+        c,
+        passes,
+        timings: t,
+        notes,
+    })
 }
 
 /// The precision a Hall run uses, decided and checked before anything is uploaded (shared with
@@ -257,10 +310,19 @@ impl PrecisionSetup {
     /// only with u8, the u8 block sum (at most `terms_per_pass` products of 255·255) within u32;
     /// f32 blend mode without `FLOAT32_BLENDABLE` falls back to f16. Writes the precision used
     /// back into `opts.precision`.
-    pub fn new(ctx: &GpuContext, opts: &mut Options, a: &Matrix, b: &Matrix, terms_per_pass: usize) -> Result<Self> {
+    pub fn new(
+        ctx: &GpuContext,
+        opts: &mut Options,
+        a: &Matrix,
+        b: &Matrix,
+        terms_per_pass: usize,
+    ) -> Result<Self> {
         let mut precision = opts.precision;
         let mut notes = vec![];
-        if precision == Precision::F32 && opts.accumulate == Accumulate::Blend && !ctx.has(wgpu::Features::FLOAT32_BLENDABLE) {
+        if precision == Precision::F32
+            && opts.accumulate == Accumulate::Blend
+            && !ctx.has(wgpu::Features::FLOAT32_BLENDABLE)
+        {
             precision = Precision::F16;
             notes.push(format!(
                 "adapter '{}' lacks FLOAT32_BLENDABLE: --accumulate blend blends in f16 instead of f32 (ping-pong and copy need no blending)",
@@ -367,7 +429,10 @@ impl PassRun {
             self.accumulate
         )];
         if let Some(how) = self.copy_timing {
-            notes.push(format!("copy_ms: {} framebuffer-to-F copies, timed {how}", self.passes - 1));
+            notes.push(format!(
+                "copy_ms: {} framebuffer-to-F copies, timed {how}",
+                self.passes - 1
+            ));
         }
         notes
     }
@@ -424,7 +489,9 @@ impl Engine {
             ctx.require(
                 wgpu::Features::FLOAT32_BLENDABLE,
                 "FLOAT32_BLENDABLE",
-                &format!("--accumulate blend adds each pass into a {format:?} framebuffer by blending"),
+                &format!(
+                    "--accumulate blend adds each pass into a {format:?} framebuffer by blending"
+                ),
             )?;
         }
         let (rows, cols) = (x.rows, y.cols);
@@ -483,47 +550,26 @@ impl Engine {
                 bind_group_layouts: layouts,
                 immediate_size: 0,
             });
-            let additive = wgpu::BlendComponent {
-                src_factor: wgpu::BlendFactor::One,
-                dst_factor: wgpu::BlendFactor::One,
-                operation: wgpu::BlendOperation::Add,
-            };
-            let pipeline = dev.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some(v.name),
-                layout: Some(&pl),
-                vertex: wgpu::VertexState {
-                    module: &module,
-                    entry_point: Some("vs_main"),
-                    compilation_options: Default::default(),
-                    buffers: &[],
-                },
-                primitive: wgpu::PrimitiveState {
-                    topology: wgpu::PrimitiveTopology::TriangleStrip,
-                    ..Default::default()
-                },
-                depth_stencil: None,
-                multisample: Default::default(),
-                fragment: Some(wgpu::FragmentState {
-                    module: &module,
-                    entry_point: Some(if reads_f { "fs_accumulate" } else { "fs_blend" }),
-                    compilation_options: Default::default(),
-                    targets: &[Some(wgpu::ColorTargetState {
-                        format,
-                        blend: (!reads_f).then_some(wgpu::BlendState {
-                            color: additive,
-                            alpha: additive,
-                        }),
-                        write_mask: v.write_mask,
-                    })],
-                }),
-                multiview_mask: None,
-                cache: None,
-            });
+            let pipeline = crate::gpu::pipeline::fullscreen(
+                dev,
+                v.name,
+                Some(&pl),
+                &module,
+                "vs_main",
+                wgpu::PrimitiveTopology::TriangleStrip,
+                if reads_f { "fs_accumulate" } else { "fs_blend" },
+                &[Some(wgpu::ColorTargetState {
+                    format,
+                    blend: (!reads_f).then_some(crate::gpu::pipeline::ADDITIVE),
+                    write_mask: v.write_mask,
+                })],
+            );
             // Every pass's (start, len, u8 depth) at its own aligned offset.
             let mut uniforms = vec![0u8; stride as usize * blocks.len()];
             for (t, &(start, len)) in blocks.iter().enumerate() {
                 let at = t * stride as usize;
-                uniforms[at..at + 12].copy_from_slice(bytemuck::cast_slice(&[start, len, u8_depth]));
+                uniforms[at..at + 12]
+                    .copy_from_slice(bytemuck::cast_slice(&[start, len, u8_depth]));
             }
             let ubuf = crate::gpu::buffer::create_buffer_init(
                 dev,
@@ -592,11 +638,23 @@ impl Engine {
 
     /// The bind group reading texture `i` as F.
     fn f_group(&self, i: usize) -> &wgpu::BindGroup {
-        &self.f_groups.iter().find(|(j, _)| *j == i).expect("F bind group").1
+        &self
+            .f_groups
+            .iter()
+            .find(|(j, _)| *j == i)
+            .expect("F bind group")
+            .1
     }
 
     /// Record one pass: draw the quad for block `t` into `target`.
-    fn draw(&self, enc: &mut wgpu::CommandEncoder, t: usize, target: usize, f: Option<usize>, load: wgpu::LoadOp<wgpu::Color>) {
+    fn draw(
+        &self,
+        enc: &mut wgpu::CommandEncoder,
+        t: usize,
+        target: usize,
+        f: Option<usize>,
+        load: wgpu::LoadOp<wgpu::Color>,
+    ) {
         let mut pass = begin(enc, &self.textures[target].view, load);
         pass.set_pipeline(&self.pipeline);
         pass.set_bind_group(0, &self.group0, &[t as u32 * self.stride]);
@@ -607,7 +665,11 @@ impl Engine {
     }
 
     /// Run every pass, calling `observer` after each with the texture holding the running sum.
-    pub fn run(self, ctx: &GpuContext, observer: Option<&mut (dyn Observer + '_)>) -> Result<PassRun> {
+    pub fn run(
+        self,
+        ctx: &GpuContext,
+        observer: Option<&mut (dyn Observer + '_)>,
+    ) -> Result<PassRun> {
         self.run_from(ctx, observer, None)
     }
 
@@ -657,7 +719,11 @@ impl Engine {
                 (None, Some(i)) => drop(begin(&mut enc, &self.textures[i].view, clear())),
                 _ => {}
             }
-            let first_load = if start.is_some() { wgpu::LoadOp::Load } else { clear() };
+            let first_load = if start.is_some() {
+                wgpu::LoadOp::Load
+            } else {
+                clear()
+            };
             if acc == Accumulate::Blend && !per_pass {
                 // One render pass, one draw per block: the blend unit sums them as in L-M.
                 let mut pass = begin(&mut enc, &self.textures[0].view, first_load);
@@ -669,9 +735,15 @@ impl Engine {
             } else {
                 for t in 0..passes {
                     match acc {
-                        Accumulate::PingPong => self.draw(&mut enc, t, (t + 1) % 2, Some(t % 2), clear()),
+                        Accumulate::PingPong => {
+                            self.draw(&mut enc, t, (t + 1) % 2, Some(t % 2), clear())
+                        }
                         Accumulate::Blend => {
-                            let load = if t == 0 { first_load } else { wgpu::LoadOp::Load };
+                            let load = if t == 0 {
+                                first_load
+                            } else {
+                                wgpu::LoadOp::Load
+                            };
                             self.draw(&mut enc, t, 0, None, load)
                         }
                         Accumulate::Copy => {
@@ -682,15 +754,31 @@ impl Engine {
                                 match self.timer.as_mut() {
                                     Some(timer) => {
                                         timer.stamp(&mut enc);
-                                        enc.copy_texture_to_texture(fb.texture.as_image_copy(), f.texture.as_image_copy(), size);
+                                        enc.copy_texture_to_texture(
+                                            fb.texture.as_image_copy(),
+                                            f.texture.as_image_copy(),
+                                            size,
+                                        );
                                         timer.stamp(&mut enc);
                                     }
                                     None => {
-                                        ctx.queue.submit([std::mem::replace(&mut enc, new_encoder()).finish()]);
+                                        ctx.queue.submit([std::mem::replace(
+                                            &mut enc,
+                                            new_encoder(),
+                                        )
+                                        .finish()]);
                                         ctx.wait()?;
                                         let tc = Instant::now();
-                                        enc.copy_texture_to_texture(fb.texture.as_image_copy(), f.texture.as_image_copy(), size);
-                                        ctx.queue.submit([std::mem::replace(&mut enc, new_encoder()).finish()]);
+                                        enc.copy_texture_to_texture(
+                                            fb.texture.as_image_copy(),
+                                            f.texture.as_image_copy(),
+                                            size,
+                                        );
+                                        ctx.queue.submit([std::mem::replace(
+                                            &mut enc,
+                                            new_encoder(),
+                                        )
+                                        .finish()]);
                                         ctx.wait()?;
                                         waited_copy_ms += ms(tc);
                                     }
@@ -699,7 +787,8 @@ impl Engine {
                         }
                     }
                     if per_pass {
-                        ctx.queue.submit([std::mem::replace(&mut enc, new_encoder()).finish()]);
+                        ctx.queue
+                            .submit([std::mem::replace(&mut enc, new_encoder()).finish()]);
                         ctx.wait()?;
                         if let Some(obs) = observer.as_deref_mut() {
                             obs.after_pass(ctx, t + 1, passes, &self.textures[self.holder(t)])?;
@@ -713,8 +802,14 @@ impl Engine {
         let loop_ms = ms(t1);
         let (span_ms, clock) = span.end(ctx)?;
         let (copy_ms, copy_timing) = match (&self.timer, acc) {
-            (Some(timer), _) => (timer.read_ms(ctx)?, Some("by GPU timestamps around each copy")),
-            (None, Accumulate::Copy) if passes > 1 => (waited_copy_ms, Some("by waiting before and after each copy")),
+            (Some(timer), _) => (
+                timer.read_ms(ctx)?,
+                Some("by GPU timestamps around each copy"),
+            ),
+            (None, Accumulate::Copy) if passes > 1 => (
+                waited_copy_ms,
+                Some("by waiting before and after each copy"),
+            ),
             _ => (0.0, None),
         };
         let result = self.textures.swap_remove(self.holder(passes - 1));
@@ -722,7 +817,8 @@ impl Engine {
             result,
             passes,
             compute_ms: (loop_ms - copy_ms).max(0.0),
-            device_ms: (clock == crate::gpu::timer::Clock::GpuTimestamp).then(|| (span_ms - copy_ms).max(0.0)),
+            device_ms: (clock == crate::gpu::timer::Clock::GpuTimestamp)
+                .then(|| (span_ms - copy_ms).max(0.0)),
             copy_ms,
             accumulate: acc,
             copy_timing,
@@ -769,7 +865,8 @@ impl CopyTimer {
     /// A timer for `copies` copies, if there are any and the adapter can write timestamps
     /// between passes.
     fn new(ctx: &GpuContext, copies: usize) -> Option<Self> {
-        let needed = wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS;
+        let needed =
+            wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS;
         if copies == 0 || !ctx.has(needed) {
             return None;
         }

@@ -59,7 +59,13 @@ pub fn packed_shape(rows: usize, cols: usize) -> (usize, usize) {
 /// sides.
 pub fn pack(x: &Matrix) -> Vec<[f32; 4]> {
     let (h, w) = packed_shape(x.rows, x.cols);
-    let at = |i: usize, j: usize| if i < x.rows && j < x.cols { x.get(i, j) } else { 0.0 };
+    let at = |i: usize, j: usize| {
+        if i < x.rows && j < x.cols {
+            x.get(i, j)
+        } else {
+            0.0
+        }
+    };
     let mut out = Vec::with_capacity(h * w);
     for i in 0..h {
         for j in 0..w {
@@ -89,9 +95,17 @@ pub fn unpack(texels: &[[f32; 4]], rows: usize, cols: usize) -> Result<Matrix> {
 /// Read a packed texture (`Rgba32Float`, `Rgba16Float` or `Rgba8Unorm`, such as the one an
 /// observer is given) back as the `rows × cols` matrix it holds; `rows` and `cols` are the
 /// unpacked sides, which the packed texture alone cannot tell when they are odd.
-pub fn read_unpacked(ctx: &GpuContext, tex: &MatrixTexture, rows: usize, cols: usize) -> Result<Matrix> {
-    let precision = Precision::ALL.into_iter().find(|p| p.format(4) == tex.format);
-    let Some(precision) = precision.filter(|_| packed_shape(rows, cols) == (tex.rows, tex.cols)) else {
+pub fn read_unpacked(
+    ctx: &GpuContext,
+    tex: &MatrixTexture,
+    rows: usize,
+    cols: usize,
+) -> Result<Matrix> {
+    let precision = Precision::ALL
+        .into_iter()
+        .find(|p| p.format(4) == tex.format);
+    let Some(precision) = precision.filter(|_| packed_shape(rows, cols) == (tex.rows, tex.cols))
+    else {
         return Err(Error::Invalid(format!(
             "read_unpacked: a {rows}x{cols} matrix packs into an RGBA {}x{} texture (Rgba32Float, Rgba16Float or Rgba8Unorm), this one is {:?} {}x{}",
             rows.div_ceil(2),
@@ -102,7 +116,10 @@ pub fn read_unpacked(ctx: &GpuContext, tex: &MatrixTexture, rows: usize, cols: u
         )));
     };
     let values = precision.decode(&tex.read_bytes(ctx)?);
-    let texels: Vec<[f32; 4]> = values.chunks_exact(4).map(|c| [c[0], c[1], c[2], c[3]]).collect();
+    let texels: Vec<[f32; 4]> = values
+        .chunks_exact(4)
+        .map(|c| [c[0], c[1], c[2], c[3]])
+        .collect();
     unpack(&texels, rows, cols)
 }
 
@@ -113,7 +130,12 @@ pub fn upload_packed(ctx: &GpuContext, label: &str, x: &Matrix) -> Result<Matrix
 
 /// Upload `x` packed (eq. 8) into a new texture of `precision` (`Rgba32Float`, `Rgba16Float`,
 /// or `Rgba8Unorm` with each value rounded to the nearest 8-bit step).
-pub fn upload_packed_as(ctx: &GpuContext, label: &str, x: &Matrix, precision: Precision) -> Result<MatrixTexture> {
+pub fn upload_packed_as(
+    ctx: &GpuContext,
+    label: &str,
+    x: &Matrix,
+    precision: Precision,
+) -> Result<MatrixTexture> {
     let (h, w) = packed_shape(x.rows, x.cols);
     let t = MatrixTexture::new(ctx, label, h, w, precision.format(4), INPUT_USAGE)?;
     t.write_bytes(ctx, &precision.encode(bytemuck::cast_slice(&pack(x))))?;
@@ -133,7 +155,17 @@ pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Options) ->
     let t0 = Instant::now();
     let xt = upload_packed_as(ctx, "A packed", a, precision)?;
     let yt = upload_packed_as(ctx, "B packed", b, precision)?;
-    let engine = Engine::build(ctx, &PACKED, precision.format(4), setup.u8_depth, &xt, &yt, k2, block, opts.accumulate)?;
+    let engine = Engine::build(
+        ctx,
+        &PACKED,
+        precision.format(4),
+        setup.u8_depth,
+        &xt,
+        &yt,
+        k2,
+        block,
+        opts.accumulate,
+    )?;
     ctx.wait()?;
     let upload_ms = ms(t0);
 
@@ -177,7 +209,12 @@ pub fn packing_figure(ctx: &GpuContext) -> Result<image::RgbImage> {
     let tex = upload_packed(ctx, "figure X", &x)?;
     let texels: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&tex.read_bytes(ctx)?);
 
-    const BASE: [[f32; 3]; 4] = [[214., 39., 40.], [44., 160., 44.], [31., 119., 180.], [110., 110., 110.]];
+    const BASE: [[f32; 3]; 4] = [
+        [214., 39., 40.],
+        [44., 160., 44.],
+        [31., 119., 180.],
+        [110., 110., 110.],
+    ];
     let colour = |v: f32| -> Option<Rgb<u8>> {
         if v == 0.0 {
             return None;
@@ -185,7 +222,8 @@ pub fn packing_figure(ctx: &GpuContext) -> Result<image::RgbImage> {
         let idx = v as usize - 1;
         let (i, j) = (idx / cols, idx % cols);
         let q = 2 * usize::from(i >= h) + usize::from(j >= w);
-        let t = ((i % h) as f32 / (h - 1).max(1) as f32 + (j % w) as f32 / (w - 1).max(1) as f32) / 2.0;
+        let t =
+            ((i % h) as f32 / (h - 1).max(1) as f32 + (j % w) as f32 / (w - 1).max(1) as f32) / 2.0;
         let lift = 0.6 * (1.0 - t);
         Some(Rgb(BASE[q].map(|c| (c + (255.0 - c) * lift).round() as u8)))
     };
@@ -194,7 +232,11 @@ pub fn packing_figure(ctx: &GpuContext) -> Result<image::RgbImage> {
     let panel_w = 2 * w as u32 * cell;
     let panel_h = 2 * h as u32 * cell;
     let arrow = 64u32;
-    let mut img = RgbImage::from_pixel(2 * panel_w + arrow + 4 * gap, panel_h + 2 * gap, Rgb([236, 236, 236]));
+    let mut img = RgbImage::from_pixel(
+        2 * panel_w + arrow + 4 * gap,
+        panel_h + 2 * gap,
+        Rgb([236, 236, 236]),
+    );
     let fill = |img: &mut RgbImage, x0: u32, y0: u32, c: Option<Rgb<u8>>| {
         for dy in 0..cell {
             for dx in 0..cell {
@@ -220,8 +262,17 @@ pub fn packing_figure(ctx: &GpuContext) -> Result<image::RgbImage> {
     let (lx, ty) = (gap, gap);
     for i in 0..2 * h {
         for j in 0..2 * w {
-            let v = if i < rows && j < cols { x.get(i, j) } else { 0.0 };
-            fill(&mut img, lx + j as u32 * cell, ty + i as u32 * cell, colour(v));
+            let v = if i < rows && j < cols {
+                x.get(i, j)
+            } else {
+                0.0
+            };
+            fill(
+                &mut img,
+                lx + j as u32 * cell,
+                ty + i as u32 * cell,
+                colour(v),
+            );
         }
     }
     rule(&mut img, lx + w as u32 * cell - 1, ty, 3, panel_h);
@@ -230,7 +281,13 @@ pub fn packing_figure(ctx: &GpuContext) -> Result<image::RgbImage> {
     let (ax, ay) = (lx + panel_w + gap, ty + panel_h / 2);
     rule(&mut img, ax, ay - 2, arrow - 16, 5);
     for d in 0..16u32 {
-        rule(&mut img, ax + arrow - 16 + d, ay - (16 - d), 1, 2 * (16 - d) + 1);
+        rule(
+            &mut img,
+            ax + arrow - 16 + d,
+            ay - (16 - d),
+            1,
+            2 * (16 - d) + 1,
+        );
     }
     // Right: the packed texture as the GPU holds it, texel boundaries ruled.
     let rx = ax + arrow + gap;

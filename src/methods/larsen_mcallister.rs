@@ -20,8 +20,8 @@
 use super::{Options, RunOutput, Timings};
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
-use crate::gpu::timer::{Clock, Span};
 use crate::gpu::texture::{MatrixTexture, TARGET_USAGE};
+use crate::gpu::timer::{Clock, Span};
 use crate::matrix::Matrix;
 use crate::precision::{self, Precision};
 use std::time::Instant;
@@ -51,7 +51,12 @@ pub struct ChannelsOutput {
 }
 
 /// Multiply 1 or 4 pairs `a[c] · b[c]` in one set of k passes, one pair per colour channel.
-pub fn multiply_channels(ctx: &GpuContext, a: &[&Matrix], b: &[&Matrix], opts: &mut Options) -> Result<ChannelsOutput> {
+pub fn multiply_channels(
+    ctx: &GpuContext,
+    a: &[&Matrix],
+    b: &[&Matrix],
+    opts: &mut Options,
+) -> Result<ChannelsOutput> {
     if a.len() != b.len() || !(a.len() == 1 || a.len() == 4) {
         return Err(Error::Invalid(format!(
             "L-M takes 1 or 4 (A, B) pairs, got {} A and {} B matrices",
@@ -86,7 +91,9 @@ pub fn multiply_channels(ctx: &GpuContext, a: &[&Matrix], b: &[&Matrix], opts: &
         }
     }
     if opts.scale_by_depth && precision != Precision::U8 {
-        return Err(Error::Invalid("--scale-by-depth applies to --precision u8 only".into()));
+        return Err(Error::Invalid(
+            "--scale-by-depth applies to --precision u8 only".into(),
+        ));
     }
     // What ran, for the caller's verdict (check::verdict_for reads it).
     opts.precision = precision;
@@ -94,7 +101,13 @@ pub fn multiply_channels(ctx: &GpuContext, a: &[&Matrix], b: &[&Matrix], opts: &
     let depth = if opts.scale_by_depth { k as u32 } else { 1 };
     ctx.check_texture_dim("C width (n)", n)?;
     ctx.check_texture_dim("C height (m)", m)?;
-    crate::gpu::texture::check_target(ctx, "C (framebuffer)", m, n, precision.format(channels as u32))?;
+    crate::gpu::texture::check_target(
+        ctx,
+        "C (framebuffer)",
+        m,
+        n,
+        precision.format(channels as u32),
+    )?;
 
     let t0 = Instant::now();
     let at = MatrixTexture::upload_channels(ctx, "A", a, precision)?;
@@ -183,7 +196,11 @@ impl Pipeline {
         precision: Precision,
     ) -> Result<Self> {
         let module = ctx.shader("larsen_mcallister.wgsl", SHADER)?;
-        let levels = if precision == Precision::U8 { 255.0f32 } else { 0.0 };
+        let levels = if precision == Precision::U8 {
+            255.0f32
+        } else {
+            0.0
+        };
         ctx.scoped("building the Larsen–McAllister pipeline", || {
             let params = crate::gpu::buffer::create_buffer_init(
                 &ctx.device,
@@ -199,55 +216,37 @@ impl Pipeline {
                     usage: wgpu::BufferUsages::UNIFORM,
                 },
             );
-            let layout = ctx.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                label: Some("lm"),
-                entries: &[texture_entry(0), texture_entry(1), uniform_entry(2)],
-            });
-            let pl = ctx.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some("lm"),
-                bind_group_layouts: &[Some(&layout)],
-                immediate_size: 0,
-            });
-            let additive = wgpu::BlendComponent {
-                src_factor: wgpu::BlendFactor::One,
-                dst_factor: wgpu::BlendFactor::One,
-                operation: wgpu::BlendOperation::Add,
-            };
-            let pipeline = ctx.device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some("larsen_mcallister"),
-                layout: Some(&pl),
-                vertex: wgpu::VertexState {
-                    module: &module,
-                    entry_point: Some("vs_main"),
-                    compilation_options: Default::default(),
-                    buffers: &[],
-                },
-                primitive: wgpu::PrimitiveState {
-                    topology: wgpu::PrimitiveTopology::TriangleStrip,
-                    ..Default::default()
-                },
-                depth_stencil: None,
-                multisample: Default::default(),
-                fragment: Some(wgpu::FragmentState {
-                    module: &module,
-                    entry_point: Some("fs_main"),
-                    compilation_options: Default::default(),
-                    targets: &[Some(wgpu::ColorTargetState {
-                        format,
-                        blend: Some(wgpu::BlendState {
-                            color: additive,
-                            alpha: additive,
-                        }),
-                        write_mask: if channels == 4 {
-                            wgpu::ColorWrites::ALL
-                        } else {
-                            wgpu::ColorWrites::RED
-                        },
-                    })],
-                }),
-                multiview_mask: None,
-                cache: None,
-            });
+            let layout = ctx
+                .device
+                .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                    label: Some("lm"),
+                    entries: &[texture_entry(0), texture_entry(1), uniform_entry(2)],
+                });
+            let pl = ctx
+                .device
+                .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                    label: Some("lm"),
+                    bind_group_layouts: &[Some(&layout)],
+                    immediate_size: 0,
+                });
+            let pipeline = crate::gpu::pipeline::fullscreen(
+                &ctx.device,
+                "larsen_mcallister",
+                Some(&pl),
+                &module,
+                "vs_main",
+                wgpu::PrimitiveTopology::TriangleStrip,
+                "fs_main",
+                &[Some(wgpu::ColorTargetState {
+                    format,
+                    blend: Some(crate::gpu::pipeline::ADDITIVE),
+                    write_mask: if channels == 4 {
+                        wgpu::ColorWrites::ALL
+                    } else {
+                        wgpu::ColorWrites::RED
+                    },
+                })],
+            );
             let bind_group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("lm"),
                 layout: &layout,
@@ -266,13 +265,22 @@ impl Pipeline {
                     },
                 ],
             });
-            Ok(Self { pipeline, bind_group })
+            Ok(Self {
+                pipeline,
+                bind_group,
+            })
         })
     }
 
     /// Record and submit one render pass drawing the slices `slices` onto `target`, clearing it
     /// to zero first when `clear` is set.
-    pub fn draw(&self, ctx: &GpuContext, target: &MatrixTexture, slices: std::ops::Range<u32>, clear: bool) -> Result<()> {
+    pub fn draw(
+        &self,
+        ctx: &GpuContext,
+        target: &MatrixTexture,
+        slices: std::ops::Range<u32>,
+        clear: bool,
+    ) -> Result<()> {
         ctx.scoped("the Larsen–McAllister render pass", || {
             let mut enc = ctx.device.create_command_encoder(&Default::default());
             {

@@ -21,11 +21,11 @@ pub mod resident;
 pub use hall_blocked::Accumulate;
 
 use crate::check::{self, ErrorStats, Verdict};
-use crate::precision::Precision;
 use crate::cpu;
 use crate::error::{Error, Result};
 use crate::gpu::{GpuContext, MatrixTexture};
 use crate::matrix::{self, Matrix};
+use crate::precision::Precision;
 use serde::Serialize;
 use std::time::Instant;
 
@@ -146,16 +146,26 @@ impl Method {
     pub fn description(self) -> &'static str {
         match self {
             Method::Lm => "Larsen–McAllister 2001: k quads, modulate, additive blend (§3)",
-            Method::HallBlocked => "Hall–Carr–Hart 2003: ⌈k/b⌉ blocked passes, ping-pong accumulation (§3)",
-            Method::HallPacked => "Hall–Carr–Hart 2003: 2×2 RGBA channel-packed blocked passes (§4)",
-            Method::FragMrt => "render pass: 4-row/4-column RGBA32F packing, a register block per fragment in 8 colour attachments",
+            Method::HallBlocked => {
+                "Hall–Carr–Hart 2003: ⌈k/b⌉ blocked passes, ping-pong accumulation (§3)"
+            }
+            Method::HallPacked => {
+                "Hall–Carr–Hart 2003: 2×2 RGBA channel-packed blocked passes (§4)"
+            }
+            Method::FragMrt => {
+                "render pass: 4-row/4-column RGBA32F packing, a register block per fragment in 8 colour attachments"
+            }
             Method::CsNaive => "compute: one invocation per element of C (HIP blog, 5kk73 naive)",
             Method::CsTiled16 => "compute: 16×16 shared-memory tiles, zero padding (HIP blog)",
             Method::CsTiled32 => "compute: 32×32 shared-memory tiles, zero padding (HIP blog)",
             Method::Kk73Uncoalesced => "5kk73 step 1: tiled, B loaded down columns (uncoalesced)",
-            Method::Kk73Coalesced => "5kk73 step 2: coalesced loads, transposed B tile (bank conflicts)",
+            Method::Kk73Coalesced => {
+                "5kk73 step 2: coalesced loads, transposed B tile (bank conflicts)"
+            }
             Method::Kk73BankFree => "5kk73 step 3: coalesced, no bank conflicts",
-            Method::Kk73OuterProduct => "5kk73 step 4: outer product, A shared, B and C in registers",
+            Method::Kk73OuterProduct => {
+                "5kk73 step 4: outer product, A shared, B and C in registers"
+            }
             Method::Kk73Unrolled => "5kk73 step 5: step 4 unrolled",
             Method::Kk73Prefetch => "5kk73 step 6: step 5 with double-buffered A tiles",
             Method::Cannon => "O'Neil 2013: Cannon in one workgroup, (i+j+p) mod n (§3.1)",
@@ -165,8 +175,12 @@ impl Method {
             Method::DnsNBlocks => "O'Neil 2013: DNS, n×1 grid of n×n workgroups (§3.2)",
             Method::Dns2nBlocks => "O'Neil 2013: DNS, 2n×1 grid of ½n×n workgroups (§3.2)",
             Method::Dns4nBlocks => "O'Neil 2013: DNS, 4n×1 grid of ¼n×n workgroups (§3.2)",
-            Method::CsFast => "compute: register-blocked vec4 tiles, double-buffered, padded, bounds checks off",
-            Method::Coop => "compute: cooperative matrices (tensor cores), f16 in, f32 accumulation",
+            Method::CsFast => {
+                "compute: register-blocked vec4 tiles, double-buffered, padded, bounds checks off"
+            }
+            Method::Coop => {
+                "compute: cooperative matrices (tensor cores), f16 in, f32 accumulation"
+            }
             Method::CpuNaive => "CPU naive triple loop (the seeds' baseline)",
             Method::CpuFast => "CPU fast GEMM (gemm crate, multithreaded SIMD)",
         }
@@ -195,7 +209,10 @@ impl Method {
             .find(|m| m.name() == name)
             .ok_or_else(|| {
                 let names: Vec<&str> = Method::ALL.iter().map(|m| m.name()).collect();
-                Error::Invalid(format!("unknown method '{name}'; known: {}", names.join(", ")))
+                Error::Invalid(format!(
+                    "unknown method '{name}'; known: {}",
+                    names.join(", ")
+                ))
             })
     }
 }
@@ -209,7 +226,13 @@ impl std::fmt::Display for Method {
 /// Sees the accumulation texture after passes (the demos and frame writers use it).
 pub trait Observer {
     /// Called after pass `pass` (1-based) of `passes`, with the texture holding the running sum.
-    fn after_pass(&mut self, ctx: &GpuContext, pass: usize, passes: usize, acc: &MatrixTexture) -> Result<()>;
+    fn after_pass(
+        &mut self,
+        ctx: &GpuContext,
+        pass: usize,
+        passes: usize,
+        acc: &MatrixTexture,
+    ) -> Result<()>;
 }
 
 /// Options shared by the methods; each method reads the ones that concern it.
@@ -281,7 +304,13 @@ pub struct RunOutput {
 }
 
 /// Validate the inputs and multiply `a · b` with `method`. GPU methods need `ctx`.
-pub fn multiply(ctx: Option<&GpuContext>, method: Method, a: &Matrix, b: &Matrix, opts: &mut Options) -> Result<RunOutput> {
+pub fn multiply(
+    ctx: Option<&GpuContext>,
+    method: Method,
+    a: &Matrix,
+    b: &Matrix,
+    opts: &mut Options,
+) -> Result<RunOutput> {
     matrix::check_product(a, b)?;
     if !opts.allow_nonfinite {
         a.check_finite("A")?;
@@ -293,9 +322,7 @@ pub fn multiply(ctx: Option<&GpuContext>, method: Method, a: &Matrix, b: &Matrix
             opts.precision
         )));
     }
-    let gpu = || {
-        ctx.ok_or_else(|| Error::Invalid(format!("method {method} needs a GPU context")))
-    };
+    let gpu = || ctx.ok_or_else(|| Error::Invalid(format!("method {method} needs a GPU context")));
     if opts.precision == Precision::F16 {
         check_f16_headroom(a, b)?;
     }
@@ -349,7 +376,11 @@ const F16_TRUSTED: f32 = 65472.0;
 /// computed in full (a CPU GEMM).
 pub fn check_f16_headroom(a: &Matrix, b: &Matrix) -> Result<()> {
     for (x, name) in [(a, "A"), (b, "B")] {
-        if let Some(idx) = x.data.iter().position(|v| v.is_finite() && v.abs() > F16_MAX) {
+        if let Some(idx) = x
+            .data
+            .iter()
+            .position(|v| v.is_finite() && v.abs() > F16_MAX)
+        {
             return Err(Error::OutOfRange {
                 name: name.into(),
                 row: idx / x.cols,
@@ -363,11 +394,18 @@ pub fn check_f16_headroom(a: &Matrix, b: &Matrix) -> Result<()> {
     }
     let (k, n) = (a.cols, b.cols);
     // Empty, or non-finite inputs that the caller allowed (whose products are what they are).
-    if a.data.is_empty() || b.data.is_empty() || a.data.iter().chain(&b.data).any(|v| !v.is_finite()) {
+    if a.data.is_empty()
+        || b.data.is_empty()
+        || a.data.iter().chain(&b.data).any(|v| !v.is_finite())
+    {
         return Ok(());
     }
     let max_abs = |x: &Matrix| x.data.iter().fold(0.0f64, |m, v| m.max(v.abs() as f64));
-    let max_row_sum = a.data.chunks(k).map(|r| r.iter().map(|v| v.abs() as f64).sum::<f64>()).fold(0.0, f64::max);
+    let max_row_sum = a
+        .data
+        .chunks(k)
+        .map(|r| r.iter().map(|v| v.abs() as f64).sum::<f64>())
+        .fold(0.0, f64::max);
     let mut col_sums = vec![0.0f64; n];
     for row in b.data.chunks(n) {
         for (s, v) in col_sums.iter_mut().zip(row) {
@@ -379,7 +417,11 @@ pub fn check_f16_headroom(a: &Matrix, b: &Matrix) -> Result<()> {
     if cheap <= F16_TRUSTED as f64 {
         return Ok(());
     }
-    let abs = |x: &Matrix| Matrix { rows: x.rows, cols: x.cols, data: x.data.iter().map(|v| v.abs()).collect() };
+    let abs = |x: &Matrix| Matrix {
+        rows: x.rows,
+        cols: x.cols,
+        data: x.data.iter().map(|v| v.abs()).collect(),
+    };
     let sums = cpu::fast(&abs(a), &abs(b));
     match sums.data.iter().position(|&s| s > F16_TRUSTED) {
         None => Ok(()),
@@ -403,7 +445,13 @@ pub fn check_f16_headroom(a: &Matrix, b: &Matrix) -> Result<()> {
 /// answer.
 pub fn check_f16_result(a: &Matrix, b: &Matrix, c: &Matrix, allow_nonfinite: bool) -> Result<()> {
     check_f16_headroom(a, b)?;
-    let bad = |v: &f32| if v.is_finite() { v.abs() > F16_TRUSTED } else { !allow_nonfinite };
+    let bad = |v: &f32| {
+        if v.is_finite() {
+            v.abs() > F16_TRUSTED
+        } else {
+            !allow_nonfinite
+        }
+    };
     match c.data.iter().position(bad) {
         None => Ok(()),
         Some(idx) => Err(Error::OutOfRange {
@@ -532,10 +580,14 @@ impl Report {
         };
         let flops = 2.0 * (m * k * n * channels) as f64;
         let byte_ops = ((2 * m * k * n - m * n) * channels) as f64;
-        let worst = checks.iter().max_by(|x, y| x.stats.rel_err.total_cmp(&y.stats.rel_err));
+        let worst = checks
+            .iter()
+            .max_by(|x, y| x.stats.rel_err.total_cmp(&y.stats.rel_err));
         let checked = !checks.is_empty();
         let model = crate::model::for_run(method, m, k, n, passes);
-        let model_bytes = model.as_ref().map(|md| md.total_bytes * (channels * precision.bytes_per_channel()) as u64 / 4);
+        let model_bytes = model
+            .as_ref()
+            .map(|md| md.total_bytes * (channels * precision.bytes_per_channel()) as u64 / 4);
         let per_s = |x: u64| x as f64 / (t.compute_time().0.max(1e-9) * 1e6);
         let compute_model = match ctx {
             Some(c) => crate::model_compute::model_with_limits(method, m, k, n, &c.limits),
@@ -571,9 +623,13 @@ impl Report {
             rel_err: worst.map(|v| v.stats.rel_err),
             tolerance: worst.map(|v| v.tolerance.clone()),
             check_passed: checked.then(|| checks.iter().all(|v| v.passed)),
-            saturated: checked.then(|| checks.iter().filter_map(|v| v.saturated).sum::<usize>()).filter(|_| precision == Precision::U8),
-            saturated_share: (checked && precision == Precision::U8)
-                .then(|| checks.iter().filter_map(|v| v.saturated).sum::<usize>() as f64 / (m * n * channels) as f64),
+            saturated: checked
+                .then(|| checks.iter().filter_map(|v| v.saturated).sum::<usize>())
+                .filter(|_| precision == Precision::U8),
+            saturated_share: (checked && precision == Precision::U8).then(|| {
+                checks.iter().filter_map(|v| v.saturated).sum::<usize>() as f64
+                    / (m * n * channels) as f64
+            }),
             checks,
             notes: notes.to_vec(),
             tiling: None,
@@ -581,13 +637,37 @@ impl Report {
     }
 
     /// The report of a single-product run.
-    pub fn of_run(ctx: Option<&GpuContext>, method: Method, precision: Precision, a: &Matrix, b: &Matrix, out: &RunOutput, check: Option<Verdict>) -> Self {
-        Report::new(ctx, method, precision, (a.rows, a.cols, b.cols), 1, out.passes, &out.timings, &out.notes, check.into_iter().collect())
+    pub fn of_run(
+        ctx: Option<&GpuContext>,
+        method: Method,
+        precision: Precision,
+        a: &Matrix,
+        b: &Matrix,
+        out: &RunOutput,
+        check: Option<Verdict>,
+    ) -> Self {
+        Report::new(
+            ctx,
+            method,
+            precision,
+            (a.rows, a.cols, b.cols),
+            1,
+            out.passes,
+            &out.timings,
+            &out.notes,
+            check.into_iter().collect(),
+        )
     }
 }
 
 /// Multiply and check against the f64 reference in one go (the tour and the tests use it).
-pub fn multiply_checked(ctx: Option<&GpuContext>, method: Method, a: &Matrix, b: &Matrix, opts: &mut Options) -> Result<(RunOutput, ErrorStats)> {
+pub fn multiply_checked(
+    ctx: Option<&GpuContext>,
+    method: Method,
+    a: &Matrix,
+    b: &Matrix,
+    opts: &mut Options,
+) -> Result<(RunOutput, ErrorStats)> {
     let out = multiply(ctx, method, a, b, opts)?;
     let stats = check::compare(&out.c, &cpu::reference_f64(a, b));
     Ok((out, stats))
