@@ -487,67 +487,36 @@ fn breakdown(s: &Sweep, dir: &Path) -> Result<PathBuf> {
 }
 
 fn ladder(s: &Sweep, dir: &Path) -> Result<PathBuf> {
-    render(dir, "ladder.png", |root| {
-        let order = [
-            "cs-naive",
-            "cs-tiled-16",
-            "cs-tiled-32",
-            "5kk73-1-uncoalesced",
-            "5kk73-2-coalesced",
-            "5kk73-3-bank-free",
-            "5kk73-4-outer-product",
-            "5kk73-5-unrolled",
-            "5kk73-6-prefetch",
-        ];
-        let largest = largest_per_method(s);
-        let rows: Vec<&SweepRow> = order
-            .iter()
-            .filter_map(|m| largest.iter().find(|r| r.method == *m).copied())
-            .collect();
-        let gmax = rows
-            .iter()
-            .map(|r| r.gflops)
-            .fold(0.0f64, f64::max)
-            .max(1e-6);
-        let mut chart = ChartBuilder::on(root)
-            .caption(
-                "The 5kk73 ladder (GFLOP/s at the largest n)",
-                ("sans-serif", 22),
-            )
-            .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(230)
-            .build_cartesian_2d(
-                0f64..gmax * 1.15,
-                (0..rows.len().max(2) - 1).into_segmented(),
-            )
-            .map_err(plot_err("ladder"))?;
-        let labels: Vec<String> = rows
-            .iter()
-            .map(|r| format!("{} n={}", r.method, r.n))
-            .collect();
-        chart
-            .configure_mesh()
-            .disable_y_mesh()
-            .y_labels(rows.len().max(1) + 1)
-            .y_label_formatter(&|y| category_label(&labels, y))
-            .label_style(("sans-serif", 13))
-            .x_desc("GFLOP/s")
-            .draw()
-            .map_err(plot_err("ladder"))?;
-        chart
-            .draw_series(rows.iter().enumerate().map(|(i, r)| {
-                let mut bar = Rectangle::new(
-                    [
-                        (0.0, SegmentValue::Exact(i)),
-                        (r.gflops, SegmentValue::Exact(i + 1)),
-                    ],
-                    RGBColor(70, 110, 180).filled(),
-                );
-                bar.set_margin(6, 6, 0, 0);
-                bar
-            }))
-            .map_err(plot_err("ladder"))?;
-        Ok(())
-    })
+    let order = [
+        "cs-naive",
+        "cs-tiled-16",
+        "cs-tiled-32",
+        "5kk73-1-uncoalesced",
+        "5kk73-2-coalesced",
+        "5kk73-3-bank-free",
+        "5kk73-4-outer-product",
+        "5kk73-5-unrolled",
+        "5kk73-6-prefetch",
+    ];
+    let largest = largest_per_method(s);
+    let bars: Vec<Bar> = order
+        .iter()
+        .filter_map(|m| largest.iter().find(|r| r.method == *m))
+        .map(|r| Bar {
+            label: format!("{} n={}", r.method, r.n),
+            value: Some(r.gflops),
+            text: format!("{} GFLOP/s", short(r.gflops)),
+            group: 2,
+        })
+        .collect();
+    let path = dir.join("ladder.png");
+    bar_chart(
+        &path,
+        "The 5kk73 ladder (GFLOP/s at the largest n)",
+        "GFLOP/s",
+        &bars,
+        false,
+        &["", "", "compute shaders"],
+    )?;
+    Ok(path)
 }

@@ -101,27 +101,12 @@ impl Variant {
 
     /// Look a variant up by name.
     pub fn parse(name: &str) -> Result<Variant> {
-        VARIANTS
-            .iter()
-            .copied()
-            .find(|v| v.name == name)
-            .ok_or_else(|| {
-                let names: Vec<&str> = VARIANTS.iter().map(|v| v.name).collect();
-                Error::Invalid(format!(
-                    "unknown coop variant '{name}'; known: {}",
-                    names.join(", ")
-                ))
-            })
+        super::variants::parse(VARIANTS, |v| v.name, "coop", name)
     }
 
     /// The variant `RENDERMM_COOP` names, or the default when it is unset or empty.
     pub fn from_env() -> Result<Variant> {
-        match std::env::var(ENV) {
-            Ok(s) if !s.trim().is_empty() => {
-                Variant::parse(s.trim()).map_err(|e| Error::Invalid(format!("{ENV}: {e}")))
-            }
-            _ => Ok(Variant::default_variant()),
-        }
+        super::variants::from_env(ENV, VARIANTS, |v| v.name, "coop")
     }
 }
 

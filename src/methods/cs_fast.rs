@@ -133,27 +133,12 @@ impl Variant {
 
     /// Look a variant up by name.
     pub fn parse(name: &str) -> Result<Variant> {
-        VARIANTS
-            .iter()
-            .copied()
-            .find(|v| v.name == name)
-            .ok_or_else(|| {
-                let names: Vec<&str> = VARIANTS.iter().map(|v| v.name).collect();
-                Error::Invalid(format!(
-                    "unknown cs-fast variant '{name}'; known: {}",
-                    names.join(", ")
-                ))
-            })
+        super::variants::parse(VARIANTS, |v| v.name, "cs-fast", name)
     }
 
     /// The variant `RENDERMM_CS_FAST` names, or the default when it is unset or empty.
     pub fn from_env() -> Result<Variant> {
-        match std::env::var(ENV) {
-            Ok(s) if !s.trim().is_empty() => {
-                Variant::parse(s.trim()).map_err(|e| Error::Invalid(format!("{ENV}: {e}")))
-            }
-            _ => Ok(Variant::default_variant()),
-        }
+        super::variants::from_env(ENV, VARIANTS, |v| v.name, "cs-fast")
     }
 
     /// Error unless the shader's preconditions on its constants hold: a register block of 8×8

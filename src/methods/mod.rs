@@ -17,6 +17,7 @@ pub mod hall_packed;
 pub mod kk73;
 pub mod larsen_mcallister;
 pub mod resident;
+pub mod variants;
 
 pub use hall_blocked::Accumulate;
 
