@@ -1222,15 +1222,23 @@ fn tour(size: &str, seed: u64, out: &std::path::Path) -> Result<()> {
             if ok { "ok" } else { "FAILED" },
             method.description()
         );
-        if method.is_gpu() {
-            let path = out.join(format!("tour-{}.png", method.name()));
+        if method == Method::Lm {
+            let path = out.join("tour-lm.png");
             picture::save_png(&path, &picture::panels(&[&a, &b, &run.c], 256))?;
-            pictures.push(path);
+            pictures.push((path, "A | B | C = A·B by lm, blue < 0 < red".to_string()));
         }
     }
     println!("\nrel_err is the relative Frobenius error against an f64 CPU reference.");
-    for p in &pictures {
-        println!("wrote {} (A | B | C, blue < 0 < red)", p.display());
+    // The pictures of the later stops of the tour: the 8-bit pipeline, channel packing, the
+    // sample application, and the multiply drawn pass by pass.
+    for name in ["lm-fig2", "hall-packing", "reach-example", "demo-lm"] {
+        let fig = figures::find(name)?;
+        let path = out.join(format!("{name}.{}", fig.files[0]));
+        (fig.draw)(&ctx, &path)?;
+        pictures.push((path, fig.about.to_string()));
+    }
+    for (p, about) in &pictures {
+        println!("wrote {} ({about})", p.display());
     }
     if !failures.is_empty() {
         bail!("these methods failed their check: {}", failures.join(", "));

@@ -298,3 +298,32 @@ fn missing_adapter_error_names_the_lavapipe_package() {
         .unwrap();
     assert_clean_error(&out, "mesa-vulkan-drivers");
 }
+
+#[test]
+fn tour_checks_every_method_and_writes_its_pictures() {
+    let dir = scratch("tour");
+    let out = rendermm(&["tour", "--size", "9x7x5", "--out", dir.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for method in rendermm::methods::Method::ALL {
+        let row = stdout
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(method.name()))
+            .unwrap_or_else(|| panic!("no row for {method}:\n{stdout}"));
+        assert!(row.contains(" ok ") || row.contains("skipped: "), "{row}");
+    }
+    for file in [
+        "tour-lm.png",
+        "lm-fig2.png",
+        "hall-packing.png",
+        "reach-example.png",
+        "demo-lm.gif",
+    ] {
+        let meta = std::fs::metadata(dir.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert!(meta.len() > 100, "{file} is nearly empty");
+    }
+}
