@@ -79,7 +79,8 @@ enum Command {
     /// Hall–Carr–Hart §5's model: table 1 (bytes moved inside the GPU) and table 2 (shader
     /// instructions) for L-M, hall-blocked and hall-packed at m×k×n with block size b.
     Model(ModelArgs),
-    /// Time a Hall–Carr–Hart method over a set of block sizes on this adapter; report the best b.
+    /// Time a tunable method on this adapter and report the best setting: Hall's block size b
+    /// (hall-blocked, hall-packed) or a variant (cs-fast, coop).
     Tune(TuneArgs),
     /// Draw a multiply pass by pass: lm, hall, packed or cube, in a window or --headless into
     /// PNG frames or a GIF.
@@ -88,8 +89,8 @@ enum Command {
     /// connected components of a graph, by powers of I + A kept on the GPU; `--bench` runs the
     /// paper's experiment (figures 4-5).
     Reach(ReachArgs),
-    /// Benchmark suites printed beside the seeds' own tables (`--suite oneil`: O'Neil 2013
-    /// tables 1-2; `--suite 5kk73`: the 5kk73 ladder).
+    /// Every method x sizes x precisions beside the adapter's own ceilings (table, --json,
+    /// --csv, --plots); `--ceilings` alone; or a seed's tables (`--suite oneil|5kk73`).
     Bench(BenchArgs),
 }
 
@@ -881,6 +882,9 @@ fn bench_cmd(args: BenchArgs) -> Result<()> {
     if !json_stdout {
         eprintln!("adapter: {}", ctx.describe());
         eprintln!("measuring the ceilings ...");
+    }
+    if args.sizes.contains(&0) {
+        bail!("--sizes: every size must be at least 1");
     }
     let ceil = ceilings::measure(&ctx, args.quick)?;
     if args.ceilings {
