@@ -23,6 +23,12 @@
 //! fragment load reads 512 contiguous bytes ([`Layout`]). `RENDERMM_COOP=<variant>` picks one,
 //! `rendermm tune --method coop` times them all.
 //!
+//! The variants `128x128-frag`, `256x128-frag` and `128x128-frag-pipe` (`shaders/coop_multi.wgsl`,
+//! fragment layout) put 2×2 or 4×2 such subgroups, each with its own 64×64 block, in one
+//! workgroup of 128 or 256 invocations, so that the fragments of A and B that neighbouring blocks
+//! share are read from L2 once per workgroup and then from L1; `-pipe` also loads the next k
+//! step's fragments before the current step's multiply-adds.
+//!
 //! Not done: staging the fragments in workgroup memory (as CUTLASS does, for reuse between the
 //! subgroups of a workgroup). A fragment load takes an `f16` pointer, so the staging copy would
 //! be 8 scalar f16 stores per 16-byte global load: WGSL has no wider store into an `f16` array.
@@ -36,6 +42,8 @@ use crate::matrix::Matrix;
 use crate::precision::F16_UNIT_ROUNDOFF;
 
 const SHADER: &str = include_str!("../../shaders/coop.wgsl");
+/// The variants with several subgroups per workgroup (`sm`·`sn` > 1).
+const SHADER_MULTI: &str = include_str!("../../shaders/coop_multi.wgsl");
 
 /// The environment variable that picks the variant.
 pub const ENV: &str = "RENDERMM_COOP";
@@ -43,10 +51,11 @@ pub const ENV: &str = "RENDERMM_COOP";
 /// Edge of a fragment (and the k step).
 pub const FRAG: usize = 16;
 
-/// Threads per workgroup: one subgroup of an NVIDIA GPU.
+/// Threads per subgroup slot: one subgroup of an NVIDIA GPU (a workgroup has `sm`·`sn` of them).
 pub const WORKGROUP: u32 = 32;
 
-/// A block of C per subgroup, `tm`×`tn` fragments of 16×16, and the layout of A and B.
+/// A block of C per subgroup, `tm`×`tn` fragments of 16×16, the `sm`×`sn` subgroups of a
+/// workgroup, and the layout of A and B.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Variant {
     /// `BMxBN`, e.g. `64x64`, with `-frag` for the fragment layout.
@@ -57,6 +66,13 @@ pub struct Variant {
     /// A and B packed fragment by fragment on upload, each 16×16 fragment contiguous (the
     /// shader's `FRAGMENTS`), instead of row-major.
     pub fragments: bool,
+    /// Subgroups per workgroup along m and n, each with its own `tm`×`tn` block (1×1: one
+    /// subgroup, `shaders/coop.wgsl`; more: `shaders/coop_multi.wgsl`, fragment layout only).
+    pub sm: u32,
+    pub sn: u32,
+    /// The multi-subgroup shader's k loop loads the next step's fragments before this step's
+    /// multiply-adds.
+    pub pipelined: bool,
 }
 
 const fn variant(
@@ -72,6 +88,30 @@ const fn variant(
         tm,
         tn,
         fragments,
+        sm: 1,
+        sn: 1,
+        pipelined: false,
+    }
+}
+
+/// A variant of `shaders/coop_multi.wgsl`: `sm`×`sn` subgroups of 64×64 blocks per workgroup,
+/// fragment layout.
+const fn multi(
+    name: &'static str,
+    entry: &'static str,
+    sm: u32,
+    sn: u32,
+    pipelined: bool,
+) -> Variant {
+    Variant {
+        name,
+        entry,
+        tm: 4,
+        tn: 4,
+        fragments: true,
+        sm,
+        sn,
+        pipelined,
     }
 }
 
@@ -83,15 +123,30 @@ pub const VARIANTS: &[Variant] = &[
     variant("64x32-frag", "main_4x2", 4, 2, true),
     variant("32x32", "main_2x2", 2, 2, false),
     variant("32x32-frag", "main_2x2", 2, 2, true),
+    multi("128x128-frag", "main_2x2", 2, 2, false),
+    multi("256x128-frag", "main_4x2", 4, 2, false),
+    multi("128x128-frag-pipe", "main_2x2_pipe", 2, 2, true),
 ];
 
 impl Variant {
+    /// Rows of C per workgroup (all its subgroups).
     pub fn bm(&self) -> usize {
-        FRAG * self.tm as usize
+        FRAG * (self.tm * self.sm) as usize
     }
 
+    /// Columns of C per workgroup (all its subgroups).
     pub fn bn(&self) -> usize {
-        FRAG * self.tn as usize
+        FRAG * (self.tn * self.sn) as usize
+    }
+
+    /// Subgroups per workgroup.
+    pub fn subgroups(&self) -> u32 {
+        self.sm * self.sn
+    }
+
+    /// Invocations per workgroup: 32 per subgroup.
+    pub fn workgroup(&self) -> u32 {
+        WORKGROUP * self.subgroups()
     }
 
     /// The default variant (the first of [`VARIANTS`]).
@@ -175,34 +230,65 @@ pub fn supported(ctx: &GpuContext) -> Result<()> {
 /// The one dispatch of `v` for an m×k·k×n product (over the padded sizes).
 pub fn plan(v: &Variant, m: usize, k: usize, n: usize) -> Plan {
     let (mp, kp, np) = padded(v, m, k, n);
-    let kernel = Kernel {
-        file: "coop.wgsl",
-        source: SHADER,
-        entry: v.entry,
-        constants: vec![("FRAGMENTS", if v.fragments { 1.0 } else { 0.0 })],
-        workgroup_size: [WORKGROUP, 1, 1],
-        workgroup_bytes: 0,
+    let kernel = if v.subgroups() == 1 {
+        Kernel {
+            file: "coop.wgsl",
+            source: SHADER,
+            entry: v.entry,
+            constants: vec![("FRAGMENTS", if v.fragments { 1.0 } else { 0.0 })],
+            workgroup_size: [WORKGROUP, 1, 1],
+            workgroup_bytes: 0,
+        }
+    } else {
+        Kernel {
+            file: "coop_multi.wgsl",
+            source: SHADER_MULTI,
+            entry: v.entry,
+            constants: vec![],
+            workgroup_size: [v.workgroup(), 1, 1],
+            workgroup_bytes: 0,
+        }
     };
     let groups = [(np / v.bn()) as u32, (mp / v.bm()) as u32, 1];
-    let mut p = Plan::single("coop", kernel, groups)
-        .note(format!(
-            "variant {} ({ENV}): a {}x{} block of C per 32-wide subgroup, {}x{} f32 accumulator fragments of 16x16, f16 fragments loaded from global memory ({})",
-            v.name,
+    let layout = if v.fragments {
+        "A and B packed fragment by fragment, 512 contiguous bytes each"
+    } else {
+        "A and B row-major"
+    };
+    let what = if v.subgroups() == 1 {
+        format!(
+            "a {}x{} block of C per 32-wide subgroup, {}x{} f32 accumulator fragments of 16x16, f16 fragments loaded from global memory ({layout})",
             v.bm(),
             v.bn(),
             v.tm,
             v.tn,
-            if v.fragments {
-                "A and B packed fragment by fragment, 512 contiguous bytes each"
+        )
+    } else {
+        format!(
+            "a {}x{} tile of C per workgroup of {}x{} subgroups ({} invocations), each a {}x{} block as {}x{} f32 accumulator fragments of 16x16, f16 fragments loaded from global memory{} ({layout})",
+            v.bm(),
+            v.bn(),
+            v.sm,
+            v.sn,
+            v.workgroup(),
+            FRAG * v.tm as usize,
+            FRAG * v.tn as usize,
+            v.tm,
+            v.tn,
+            if v.pipelined {
+                ", the next k step's loaded before this step's multiply-adds"
             } else {
-                "A and B row-major"
-            }
-        ))
+                ""
+            },
+        )
+    };
+    let mut p = Plan::single("coop", kernel, groups)
+        .note(format!("variant {} ({ENV}): {what}", v.name))
         .note(format!(
             "A, B rounded to f16 and zero-padded to {mp}x{kp}x{np} (C cropped on readback)"
         ));
     p.trusted = Some(
-        "coop's buffers are padded to whole blocks (m to BM, k to 16, n to BN) and its grid is exactly the padded C, so every 16x16 fragment it loads or stores lies inside its buffer (shaders/coop.wgsl)",
+        "coop's buffers are padded to whole workgroup tiles (m to BM, k to 16, n to BN) and its grid is exactly the padded C, so every 16x16 fragment it loads or stores lies inside its buffer (shaders/coop.wgsl, shaders/coop_multi.wgsl)",
     );
     p
 }
@@ -542,6 +628,71 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// Both shaders translate to SPIR-V, entry point by entry point as wgpu's Vulkan back end
+    /// does (naga 30's writer panics on some cooperative-matrix expressions that validate), with
+    /// the overrides each variant sets; and every variant's entry point and workgroup size are
+    /// the shader's.
+    #[test]
+    fn every_variant_translates_to_spirv() {
+        use wgpu::naga;
+        for v in VARIANTS {
+            let p = plan(v, 100, 70, 90);
+            let kernel = &p.stages[0].kernel;
+            let module = naga::front::wgsl::parse_str(kernel.source)
+                .unwrap_or_else(|e| panic!("{}: {}", v.name, e.emit_to_string(kernel.source)));
+            let info = naga::valid::Validator::new(
+                naga::valid::ValidationFlags::all(),
+                naga::valid::Capabilities::all(),
+            )
+            .validate(&module)
+            .unwrap_or_else(|e| panic!("{}: {}", v.name, e.emit_to_string(kernel.source)));
+            let constants: naga::back::PipelineConstants = kernel
+                .constants
+                .iter()
+                .map(|&(k, x)| (k.to_string(), x))
+                .collect();
+            let (module, info) = naga::back::pipeline_constants::process_overrides(
+                &module,
+                &info,
+                Some((naga::ShaderStage::Compute, v.entry)),
+                &constants,
+            )
+            .unwrap_or_else(|e| panic!("{}: {e}", v.name));
+            let ep = module
+                .entry_points
+                .iter()
+                .find(|e| e.name == v.entry)
+                .unwrap_or_else(|| panic!("{}: no entry point {}", v.name, v.entry));
+            assert_eq!(ep.workgroup_size, kernel.workgroup_size, "{}", v.name);
+            let options = naga::back::spv::Options {
+                bounds_check_policies: naga::proc::BoundsCheckPolicies::default(),
+                ..Default::default()
+            };
+            let pipeline = naga::back::spv::PipelineOptions {
+                shader_stage: naga::ShaderStage::Compute,
+                entry_point: v.entry.to_string(),
+            };
+            let words = naga::back::spv::write_vec(&module, &info, &options, Some(&pipeline))
+                .unwrap_or_else(|e| panic!("{}: {e}", v.name));
+            assert!(words.len() > 100, "{}", v.name);
+        }
+    }
+
+    /// A multi-subgroup variant's workgroup tile is its subgroups' blocks side by side, and the
+    /// grid covers the padded C exactly.
+    #[test]
+    fn multi_subgroup_tiles_and_grid() {
+        let v = Variant::parse("256x128-frag").unwrap();
+        assert_eq!((v.bm(), v.bn(), v.workgroup()), (256, 128, 256));
+        assert_eq!(padded(&v, 300, 20, 129), (512, 32, 256));
+        assert_eq!(plan(&v, 300, 20, 129).stages[0].groups, [2, 2, 1]);
+        let v = Variant::parse("128x128-frag-pipe").unwrap();
+        assert_eq!((v.bm(), v.bn(), v.workgroup()), (128, 128, 128));
+        for name in ["64x64", "64x64-frag", "64x32", "32x32-frag"] {
+            assert_eq!(Variant::parse(name).unwrap().workgroup(), WORKGROUP);
         }
     }
 
