@@ -246,6 +246,27 @@ pub fn f16_bound(a: &Matrix, b: &Matrix) -> Vec<f64> {
         .collect()
 }
 
+/// Σ_p |A_ip| for every row i of A, and Σ_p |B_pj| for every column j of B, in f64 (the
+/// absolute terms of the error bounds).
+pub fn abs_sums(a: &Matrix, b: &Matrix) -> (Vec<f64>, Vec<f64>) {
+    let row_abs: Vec<f64> = (0..a.rows)
+        .map(|i| {
+            a.data[i * a.cols..(i + 1) * a.cols]
+                .iter()
+                .map(|v| v.abs() as f64)
+                .sum()
+        })
+        .collect();
+    let col_abs: Vec<f64> = (0..b.cols)
+        .map(|j| {
+            (0..b.rows)
+                .map(|p| b.data[p * b.cols + j].abs() as f64)
+                .sum()
+        })
+        .collect();
+    (row_abs, col_abs)
+}
+
 /// Σ_p |A_ip|·|B_pj| in f64.
 pub fn abs_product(a: &Matrix, b: &Matrix) -> Vec<f64> {
     let abs = |m: &Matrix| Matrix {
@@ -464,21 +485,7 @@ pub fn f16_bound_blocked(a: &Matrix, b: &Matrix, passes: usize, f32_terms: usize
     let theta = (t + 3.0) * F16_UNIT_ROUNDOFF + f32_terms as f64 * F32_UNIT_ROUNDOFF;
     let gamma = theta / (1.0 - theta).max(1e-3);
     let tiny = 2f64.powi(-24);
-    let row_abs: Vec<f64> = (0..a.rows)
-        .map(|i| {
-            a.data[i * a.cols..(i + 1) * a.cols]
-                .iter()
-                .map(|v| v.abs() as f64)
-                .sum()
-        })
-        .collect();
-    let col_abs: Vec<f64> = (0..b.cols)
-        .map(|j| {
-            (0..b.rows)
-                .map(|p| b.data[p * b.cols + j].abs() as f64)
-                .sum()
-        })
-        .collect();
+    let (row_abs, col_abs) = abs_sums(a, b);
     abs_product(a, b)
         .into_iter()
         .enumerate()

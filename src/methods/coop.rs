@@ -448,21 +448,7 @@ pub fn error_bound(a: &Matrix, b: &Matrix) -> Vec<f64> {
     let gamma = theta / (1.0 - theta).max(1e-3);
     let rel = 2.0 * u + u * u + (1.0 + u) * (1.0 + u) * gamma;
     let tiny = 2f64.powi(-24);
-    let row_abs: Vec<f64> = (0..a.rows)
-        .map(|i| {
-            a.data[i * a.cols..(i + 1) * a.cols]
-                .iter()
-                .map(|v| v.abs() as f64)
-                .sum()
-        })
-        .collect();
-    let col_abs: Vec<f64> = (0..b.cols)
-        .map(|j| {
-            (0..b.rows)
-                .map(|p| b.data[p * b.cols + j].abs() as f64)
-                .sum()
-        })
-        .collect();
+    let (row_abs, col_abs) = crate::precision::abs_sums(a, b);
     crate::precision::abs_product(a, b)
         .into_iter()
         .enumerate()
