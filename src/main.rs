@@ -669,20 +669,7 @@ fn run_tuner(
     repeats: usize,
     quiet: bool,
 ) -> Result<tune::Tuning> {
-    let total = (blocks.len() * (repeats + 1)) as u64;
-    let bar = if quiet {
-        indicatif::ProgressBar::hidden()
-    } else {
-        indicatif::ProgressBar::new(total)
-    };
-    bar.set_style(
-        indicatif::ProgressStyle::with_template(
-            "tuning {prefix} [{bar:30}] {pos}/{len} runs, {msg} ({elapsed})",
-        )
-        .expect("a valid template")
-        .progress_chars("=> "),
-    );
-    bar.set_prefix(method.name());
+    let bar = tuning_bar((blocks.len() * (repeats + 1)) as u64, quiet, method);
     let t = tune::tune(
         ctx,
         method,
@@ -780,20 +767,11 @@ fn tune_variants_cmd(args: TuneArgs, method: Method) -> Result<()> {
         );
         println!("adapter: {}", ctx.describe());
     }
-    let total = (variants.len() * (args.repeats + 1)) as u64;
-    let bar = if args.json {
-        indicatif::ProgressBar::hidden()
-    } else {
-        indicatif::ProgressBar::new(total)
-    };
-    bar.set_style(
-        indicatif::ProgressStyle::with_template(
-            "tuning {prefix} [{bar:30}] {pos}/{len} runs, {msg} ({elapsed})",
-        )
-        .expect("a valid template")
-        .progress_chars("=> "),
+    let bar = tuning_bar(
+        (variants.len() * (args.repeats + 1)) as u64,
+        args.json,
+        method,
     );
-    bar.set_prefix(method.name());
     let t = tune::tune_variants(
         &ctx,
         method,
@@ -993,6 +971,24 @@ fn bench_cmd(args: BenchArgs) -> Result<()> {
         bail!("some rows failed their check against the f64 reference");
     }
     Ok(())
+}
+
+/// The progress bar of `tune`: `total` runs of `method`, hidden when the output is JSON.
+fn tuning_bar(total: u64, hidden: bool, method: Method) -> indicatif::ProgressBar {
+    let bar = if hidden {
+        indicatif::ProgressBar::hidden()
+    } else {
+        indicatif::ProgressBar::new(total)
+    };
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "tuning {prefix} [{bar:30}] {pos}/{len} runs, {msg} ({elapsed})",
+        )
+        .expect("a valid template")
+        .progress_chars("=> "),
+    );
+    bar.set_prefix(method.name());
+    bar
 }
 
 /// Serialize anything `Serialize` behind a trait object.
