@@ -1,4 +1,4 @@
-// cs-fast: the compute method built for speed (issue 8). What it does beyond 5kk73 step 6:
+// cs-fast: the compute method built for speed. What it does beyond 5kk73 step 6:
 //
 // - a BM×BN tile of C per workgroup of WG_X×WG_Y invocations, each invocation holding a register
 //   block of 8×8 (`main_8x8`) or 4×8 (`main_4x8`) outputs as vec4 accumulators;

@@ -120,7 +120,7 @@ pub struct Verdict {
 /// - u8: every element within one 8-bit step of the CPU model of the 8-bit pipeline
 ///   ([`precision::u8_model`](crate::precision::u8_model); k steps after `--scale-by-depth` rescales by k).
 ///
-/// For any method, [`verdict_for`] picks the method's own model and bound.
+/// For any method, [`crate::plan::verdict_for`] picks the method's own model and bound.
 pub fn verdict(
     precision: crate::precision::Precision,
     scale_by_depth: bool,
@@ -140,52 +140,13 @@ pub fn verdict(
     )
 }
 
-/// Judge `c = a · b` as `method` computed it with `opts`: `opts.precision` is the precision the
-/// run used (the render-pass methods write back the f16 they fall back to), `opts.block` the
-/// Hall block size, `opts.scale_by_depth` the u8 polygon colour 1/k. The render-pass methods are
-/// held to their own pipeline ([`precision::Pipeline::of`](crate::precision::Pipeline::of)):
-/// - u8: within one 8-bit step of that method's CPU model ([`precision::u8_model`](crate::precision::u8_model) for L-M,
-///   [`precision::u8_model_blocked`](crate::precision::u8_model_blocked) / [`precision::u8_model_packed`](crate::precision::u8_model_packed) for Hall), with the
-///   saturated count;
-/// - f16: within that method's derived bound ([`precision::f16_bound`](crate::precision::f16_bound) for L-M,
-///   [`precision::f16_bound_blocked`](crate::precision::f16_bound_blocked) for Hall, whose per-pass store makes it tighter);
-/// - f32 (every method): relative Frobenius error ≤ `method.tolerance()`;
-/// - `coop` (f16 inputs, f32 accumulation): every element within [`crate::methods::coop::error_bound`].
-pub fn verdict_for(
-    method: crate::methods::Method,
-    opts: &crate::methods::Options,
-    a: &Matrix,
-    b: &Matrix,
-    c: &Matrix,
-) -> Verdict {
-    use crate::precision::{Pipeline, Precision};
-    if method == crate::methods::Method::Coop {
-        // f16 inputs, f32 accumulation: its own elementwise bound.
-        return crate::methods::coop::verdict(a, b, c);
-    }
-    match Pipeline::of(method, opts.block) {
-        Some(pipeline) => judge(
-            pipeline,
-            opts.precision,
-            opts.scale_by_depth,
-            method.tolerance(),
-            a,
-            b,
-            c,
-        ),
-        None => judge(
-            Pipeline::Slices,
-            Precision::F32,
-            false,
-            method.tolerance(),
-            a,
-            b,
-            c,
-        ),
-    }
-}
-
-fn judge(
+/// Judge `c = a · b` as a run of `pipeline` in `precision` made it:
+/// - u8: within one 8-bit step of the pipeline's CPU model, with the saturated count;
+/// - f16: within the pipeline's derived bound;
+/// - f32: relative Frobenius error ≤ `f32_tol`.
+///
+/// Which pipeline a method runs is the method's business ([`crate::plan::verdict_for`]).
+pub fn judge(
     pipeline: crate::precision::Pipeline,
     precision: crate::precision::Precision,
     scale_by_depth: bool,

@@ -102,15 +102,63 @@ pub enum Error {
     /// A file was readable but its contents are not a matrix we understand.
     #[error("{path}: {message}")]
     Format { path: PathBuf, message: String },
+    /// A name (of a method, variant, figure, ...) that is not one of the known ones.
+    #[error("unknown {what} '{name}'; known: {known}")]
+    UnknownName {
+        what: &'static str,
+        name: String,
+        known: String,
+    },
+    /// An option given to a method that does not take it.
+    #[error("{option}: method {method} {why}")]
+    Unsupported {
+        option: String,
+        method: &'static str,
+        why: String,
+    },
     /// A command-line or API argument is invalid.
     #[error("{0}")]
     Invalid(String),
+}
+
+/// What kind of failure an error is, for the exit status: the user's request (exit 2), the
+/// machine's GPU or driver (exit 3), or a file (exit 4). Documented in the CLI's `--help`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Bad input: shapes, values, names, options, sizes past a limit or the memory budget.
+    Usage,
+    /// No adapter, no device, a missing feature, a wgpu error, a lost device, a failed readback.
+    Gpu,
+    /// A file could not be read, parsed or written.
+    File,
 }
 
 /// Result alias for the library.
 pub type Result<T> = std::result::Result<T, Error>;
 
 impl Error {
+    /// Which kind of failure this is.
+    pub fn kind(&self) -> Kind {
+        match self {
+            Error::NoAdapter { .. }
+            | Error::RequestDevice { .. }
+            | Error::MissingFeature { .. }
+            | Error::Wgpu { .. }
+            | Error::DeviceLost(_)
+            | Error::Readback(_) => Kind::Gpu,
+            Error::Io { .. } | Error::Format { .. } => Kind::File,
+            Error::Limit { .. }
+            | Error::Budget { .. }
+            | Error::ShapeMismatch { .. }
+            | Error::Empty { .. }
+            | Error::NonFinite { .. }
+            | Error::OutOfRange { .. }
+            | Error::UnknownName { .. }
+            | Error::Unsupported { .. }
+            | Error::Invalid(_) => Kind::Usage,
+        }
+    }
+
     /// A malformed file at `path`.
     pub fn format(path: impl Into<PathBuf>, message: impl Into<String>) -> Self {
         Error::Format {

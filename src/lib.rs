@@ -1,28 +1,42 @@
 //! rendermm: matrix multiplication through real render pipelines (Larsen–McAllister 2001,
 //! Hall–Carr–Hart 2003) beside the compute-era methods, on one GPU, checked against the CPU.
+//!
+//! The layers, each importing only from those above it in this list (see
+//! `docs/architecture.md`):
+//!
+//! 1. [`error`], [`matrix`], [`clock`] — the types everything shares;
+//! 2. [`io`], [`cpu`], [`precision`], [`check`] — files, the CPU reference, number formats and
+//!    their models, the compare helper;
+//! 3. [`gpu`] — the harness: context, textures, buffers, pipeline helpers, timer, runner;
+//! 4. [`methods`] — one file per method and the table of methods;
+//! 5. [`plan`] — the entry point: validation, limits, tiling, dispatch;
+//! 6. [`bench`], [`model`], [`report`], [`reach`], [`demo`] — what is built on products;
+//! 7. the command line (`src/main.rs`, `src/cli/`), in the binary.
 
-pub mod bench;
 pub mod check;
+pub mod clock;
 pub mod cpu;
-pub mod demo;
 pub mod error;
+pub mod gpu;
+#[cfg(feature = "native")]
 pub mod io;
 pub mod matrix;
+pub mod methods;
+pub mod plan;
+pub mod precision;
+
+#[cfg(feature = "native")]
+pub mod bench;
+#[cfg(feature = "native")]
+pub mod demo;
+#[cfg(feature = "native")]
+pub mod model;
+#[cfg(feature = "native")]
+pub mod reach;
+#[cfg(feature = "native")]
+pub mod report;
 
 pub use error::{Error, Result};
 pub use matrix::Matrix;
-pub mod ceilings;
-pub mod figures;
-pub mod gpu;
-pub mod graph;
-pub mod ladder;
-pub mod methods;
-pub mod model;
-pub mod model_compute;
-pub mod picture;
-pub mod plots;
-pub mod precision;
-pub mod reach;
-pub mod sweep;
-pub mod tiled;
-pub mod tune;
+pub use methods::Method;
+pub use plan::{Options, multiply};

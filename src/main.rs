@@ -2,16 +2,17 @@
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
-use rendermm::check;
-use rendermm::figures;
+use rendermm::bench::tune;
 use rendermm::gpu::GpuContext;
 use rendermm::io;
 use rendermm::matrix::{Matrix, parse_mkn};
-use rendermm::methods::{self, Accumulate, Method, Options, Report, larsen_mcallister};
+use rendermm::methods::{Accumulate, Method, larsen_mcallister};
 use rendermm::model;
-use rendermm::picture;
+use rendermm::plan::{self, Options};
 use rendermm::precision::{self, Precision};
-use rendermm::tune;
+use rendermm::report::Report;
+use rendermm::report::figures;
+use rendermm::report::picture;
 use std::path::PathBuf;
 
 #[derive(Parser)]
@@ -279,12 +280,12 @@ fn run(cli: Cli) -> Result<()> {
                 bail!("--sizes: every size must be at least 1");
             }
             let ctx = GpuContext::new()?;
-            let rows = rendermm::ladder::run(&ctx, &sizes, seed)?;
+            let rows = rendermm::bench::ladder::run(&ctx, &sizes, seed)?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&rows)?);
             } else {
                 println!("adapter: {}\n", ctx.describe());
-                print!("{}", rendermm::ladder::markdown(&rows));
+                print!("{}", rendermm::bench::ladder::markdown(&rows));
             }
             Ok(())
         }
@@ -445,7 +446,7 @@ fn multiply(args: MultiplyArgs) -> Result<()> {
     let mem_budget = args
         .mem_budget
         .as_deref()
-        .map(rendermm::tiled::parse_bytes)
+        .map(rendermm::plan::tiled::parse_bytes)
         .transpose()?;
     let precision = Precision::parse(&args.precision)?;
     if args.channels != 1 && args.channels != 4 {
@@ -524,7 +525,7 @@ fn multiply(args: MultiplyArgs) -> Result<()> {
         scale_by_depth: args.scale_by_depth,
         block,
         accumulate,
-        tiling: rendermm::tiled::TileOptions {
+        tiling: rendermm::plan::tiled::TileOptions {
             mem_budget,
             no_tile: args.no_tile,
             progress: !args.json,
@@ -543,10 +544,10 @@ fn multiply(args: MultiplyArgs) -> Result<()> {
         let ctx = ctx.as_ref().expect("lm is a GPU method");
         let ar: Vec<&Matrix> = a.iter().collect();
         let br: Vec<&Matrix> = b.iter().collect();
-        let out = larsen_mcallister::multiply_channels(ctx, &ar, &br, &mut opts)?;
+        let out = opts.with_params(|p| larsen_mcallister::multiply_channels(ctx, &ar, &br, p))?;
         (out.cs, out.passes, out.timings, out.notes, out.precision)
     } else {
-        let out = methods::multiply(ctx.as_ref(), method, &a[0], &b[0], &mut opts)?;
+        let out = plan::multiply(ctx.as_ref(), method, &a[0], &b[0], &mut opts)?;
         (
             vec![out.c],
             out.passes,
@@ -560,7 +561,7 @@ fn multiply(args: MultiplyArgs) -> Result<()> {
         a.iter()
             .zip(&b)
             .zip(&cs)
-            .map(|((x, y), c)| check::verdict_for(method, &opts, x, y, c))
+            .map(|((x, y), c)| plan::verdict_for(method, &opts, x, y, c))
             .collect()
     } else {
         vec![]
@@ -630,7 +631,7 @@ fn parse_block(s: &str) -> Option<Result<BlockArg>> {
     )
 }
 
-/// Split `--b` into issue 2's right-matrix file and issue 3's block size (a whole number or
+/// Split `--b` into the right-matrix file and Hall's block size (a whole number or
 /// `auto`), and merge in `--block`.
 fn b_operands(args: &MultiplyArgs) -> Result<(Option<PathBuf>, Option<BlockArg>)> {
     let mut file = None;
@@ -819,7 +820,7 @@ fn tune_variants_cmd(args: TuneArgs, method: Method) -> Result<()> {
 }
 
 fn bench_cmd(args: BenchArgs) -> Result<()> {
-    use rendermm::{bench, ceilings, sweep};
+    use rendermm::bench::{self, ceilings, sweep};
     let ctx = GpuContext::new()?;
     let json_stdout = matches!(args.json, Some(None));
     let write_json = |value: &dyn erased_json::Json| -> Result<()> {
@@ -963,7 +964,7 @@ fn bench_cmd(args: BenchArgs) -> Result<()> {
     }
     if let Some(dir) = &args.plots {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        for path in rendermm::plots::sweep_plots(&result, dir)? {
+        for path in rendermm::report::plots::sweep_plots(&result, dir)? {
             eprintln!("wrote {}", path.display());
         }
     }
@@ -1056,7 +1057,7 @@ fn model_cmd(args: ModelArgs) -> Result<()> {
         return Ok(());
     }
     if rows.is_empty() {
-        print!("{}", rendermm::model_compute::table(&compute_rows));
+        print!("{}", rendermm::model::compute::table(&compute_rows));
         return Ok(());
     }
     let (m, k, n, b) = (args.m, args.k, args.n, args.b);
@@ -1097,7 +1098,7 @@ fn model_cmd(args: ModelArgs) -> Result<()> {
     println!("\nA short last block (b not dividing the inner dimension) is counted as it runs.");
     if !compute_rows.is_empty() {
         println!();
-        print!("{}", rendermm::model_compute::table(&compute_rows));
+        print!("{}", rendermm::model::compute::table(&compute_rows));
     }
     Ok(())
 }
@@ -1180,7 +1181,7 @@ fn tour(size: &str, seed: u64, out: &std::path::Path) -> Result<()> {
     let mut failures = vec![];
     let mut pictures = vec![];
     for &method in Method::ALL {
-        let result = methods::multiply(Some(&ctx), method, &a, &b, &mut Options::default());
+        let result = plan::multiply(Some(&ctx), method, &a, &b, &mut Options::default());
         let run = match result {
             Ok(r) => r,
             // A single-workgroup method (cannon, dns) given a product larger than one workgroup
@@ -1197,7 +1198,7 @@ fn tour(size: &str, seed: u64, out: &std::path::Path) -> Result<()> {
             }
         };
         // f32 methods against their tolerance; coop against its f16-input bound.
-        let verdict = check::verdict_for(method, &Options::default(), &a, &b, &run.c);
+        let verdict = plan::verdict_for(method, &Options::default(), &a, &b, &run.c);
         let stats = verdict.stats.clone();
         let ok = verdict.passed;
         if !ok {
@@ -1338,7 +1339,7 @@ fn reach_out_kind(path: &std::path::Path, closure: bool) -> Result<ReachOut> {
 }
 
 fn reach_cmd(args: ReachArgs) -> Result<()> {
-    use rendermm::graph;
+    use rendermm::reach::graph;
     use rendermm::reach::{self, Goal, ReachOptions, ReachReport, Transfer};
     let opts = ReachOptions {
         method: Method::parse(&args.method)?,

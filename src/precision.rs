@@ -295,19 +295,6 @@ pub enum Pipeline {
 }
 
 impl Pipeline {
-    /// The pipeline of `method` run with block size `block` (`None` = the Hall default, 32);
-    /// `None` for the methods that have no u8 / f16 modes.
-    pub fn of(method: crate::methods::Method, block: Option<u32>) -> Option<Pipeline> {
-        use crate::methods::{Method, hall_blocked::DEFAULT_BLOCK};
-        let block = block.unwrap_or(DEFAULT_BLOCK).max(1);
-        match method {
-            Method::Lm => Some(Pipeline::Slices),
-            Method::HallBlocked => Some(Pipeline::Blocked { block }),
-            Method::HallPacked => Some(Pipeline::Packed { block }),
-            _ => None,
-        }
-    }
-
     /// Short name for reports: `L-M`, `hall-blocked (b = 7)`, `hall-packed (b = 7)`.
     pub fn name(self) -> String {
         match self {
@@ -319,7 +306,6 @@ impl Pipeline {
 
     /// The inner indices p each pass sums, over an inner dimension `k`, in pass order.
     pub fn passes(self, k: usize) -> Vec<Vec<usize>> {
-        use crate::methods::hall_blocked::blocks;
         match self {
             Pipeline::Slices => (0..k).map(|p| vec![p]).collect(),
             Pipeline::Blocked { block } => blocks(k, block)
@@ -494,4 +480,122 @@ pub fn f16_bound_blocked(a: &Matrix, b: &Matrix, passes: usize, f32_terms: usize
             gamma * s + (t + 1.0 + row_abs[i] + col_abs[j]) * tiny
         })
         .collect()
+}
+
+/// Hall–Carr–Hart's block size (§3: "For our tests we have chosen b = 32").
+pub const DEFAULT_BLOCK: u32 = 32;
+
+/// The passes' blocks over an inner dimension of `depth`: (start, length) pairs of length `b`
+/// except perhaps the last. ⌈depth/b⌉ of them.
+pub fn blocks(depth: usize, b: u32) -> Vec<(u32, u32)> {
+    let b = b.max(1) as usize;
+    (0..depth)
+        .step_by(b)
+        .map(|start| (start as u32, b.min(depth - start) as u32))
+        .collect()
+}
+
+/// Largest magnitude an f16 texture holds.
+const F16_MAX: f32 = 65504.0;
+/// Largest magnitude of an f16 result that is surely not saturated: the f16 value below 65504.
+const F16_TRUSTED: f32 = 65472.0;
+
+/// Error unless an f16 run of `a · b` stays inside f16's range all the way: every input within
+/// what f16 textures hold (±65504; past it the upload saturates or overflows and the product
+/// would silently be of other numbers), and every partial sum too. A partial sum of element
+/// (i, j) is at most Σ_p |A_ip|·|B_pj| in magnitude, whatever the order of the passes; past
+/// ±65504 an f16 sum saturates (lavapipe clamps) or overflows, and later terms can bring it back
+/// into range, so the result could look plausible and be wrong. The bound is first taken from
+/// row and column sums (O(mk + kn)); only when that cannot clear the product is Σ|A|·|B|
+/// computed in full (a CPU GEMM).
+pub fn check_f16_headroom(a: &Matrix, b: &Matrix) -> Result<()> {
+    for (x, name) in [(a, "A"), (b, "B")] {
+        if let Some(idx) = x
+            .data
+            .iter()
+            .position(|v| v.is_finite() && v.abs() > F16_MAX)
+        {
+            return Err(Error::OutOfRange {
+                name: name.into(),
+                row: idx / x.cols,
+                col: idx % x.cols,
+                value: x.data[idx],
+                lo: -F16_MAX,
+                hi: F16_MAX,
+                why: "f16 textures hold; use --precision f32".into(),
+            });
+        }
+    }
+    let (k, n) = (a.cols, b.cols);
+    // Empty, or non-finite inputs that the caller allowed (whose products are what they are).
+    if a.data.is_empty()
+        || b.data.is_empty()
+        || a.data.iter().chain(&b.data).any(|v| !v.is_finite())
+    {
+        return Ok(());
+    }
+    let max_abs = |x: &Matrix| x.data.iter().fold(0.0f64, |m, v| m.max(v.abs() as f64));
+    let max_row_sum = a
+        .data
+        .chunks(k)
+        .map(|r| r.iter().map(|v| v.abs() as f64).sum::<f64>())
+        .fold(0.0, f64::max);
+    let mut col_sums = vec![0.0f64; n];
+    for row in b.data.chunks(n) {
+        for (s, v) in col_sums.iter_mut().zip(row) {
+            *s += v.abs() as f64;
+        }
+    }
+    let max_col_sum = col_sums.into_iter().fold(0.0, f64::max);
+    let cheap = (max_row_sum * max_abs(b)).min(max_abs(a) * max_col_sum);
+    if cheap <= F16_TRUSTED as f64 {
+        return Ok(());
+    }
+    let abs = |x: &Matrix| Matrix {
+        rows: x.rows,
+        cols: x.cols,
+        data: x.data.iter().map(|v| v.abs()).collect(),
+    };
+    let sums = crate::cpu::fast(&abs(a), &abs(b));
+    match sums.data.iter().position(|&s| s > F16_TRUSTED) {
+        None => Ok(()),
+        Some(idx) => Err(Error::OutOfRange {
+            name: "sum_p |A_ip|·|B_pj| (the most an f16 partial sum of C can reach)".into(),
+            row: idx / n,
+            col: idx % n,
+            value: sums.data[idx],
+            lo: 0.0,
+            hi: F16_TRUSTED,
+            why: "f16 sums hold without saturating or overflowing: a partial sum could leave f16's range and the result be wrong; scale the inputs down or use --precision f32".into(),
+        }),
+    }
+}
+
+/// The range guard of an f16 run (`opts.precision` as it ran, so also a run that fell back from
+/// f32 to f16): [`check_f16_headroom`], and then, as a backstop, the result itself: f16 holds
+/// magnitudes up to 65504, and a sum past that saturates at 65504 on some adapters (lavapipe
+/// clamps) and turns into infinity on others, either of which would pass for a result. So a
+/// result element at the end of the range (or infinite from finite inputs) is an error, not an
+/// answer.
+pub fn check_f16_result(a: &Matrix, b: &Matrix, c: &Matrix, allow_nonfinite: bool) -> Result<()> {
+    check_f16_headroom(a, b)?;
+    let bad = |v: &f32| {
+        if v.is_finite() {
+            v.abs() > F16_TRUSTED
+        } else {
+            !allow_nonfinite
+        }
+    };
+    match c.data.iter().position(bad) {
+        None => Ok(()),
+        Some(idx) => Err(Error::OutOfRange {
+            name: "C (computed in f16)".into(),
+            row: idx / c.cols,
+            col: idx % c.cols,
+            value: c.data[idx],
+            lo: -F16_TRUSTED,
+            hi: F16_TRUSTED,
+            why: "an f16 result can be trusted in: past it the f16 sums saturate or overflow, so the true value is larger; scale the inputs down or use --precision f32".into(),
+        }),
+    }
 }

@@ -3,9 +3,9 @@
 
 mod common;
 use common::ctx;
+use rendermm::bench::sweep::{self, SweepOptions};
 use rendermm::methods::Method;
 use rendermm::precision::Precision;
-use rendermm::sweep::{self, SweepOptions};
 use std::process::Command;
 
 #[test]
@@ -51,7 +51,7 @@ fn sweep_checks_every_row_and_writes_plots() {
     }
     let dir = std::env::temp_dir().join(format!("rendermm-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let paths = rendermm::plots::sweep_plots(&s, &dir).unwrap();
+    let paths = rendermm::report::plots::sweep_plots(&s, &dir).unwrap();
     for p in &paths {
         let img = image::open(p).unwrap();
         assert!(img.width() > 500 && img.height() > 300, "{}", p.display());

@@ -5,7 +5,7 @@ use common::ctx;
 
 #[test]
 fn ceilings_measure_every_rate_on_this_adapter() {
-    let c = rendermm::ceilings::measure(ctx(), true).unwrap();
+    let c = rendermm::bench::ceilings::measure(ctx(), true).unwrap();
     let names: Vec<&str> = c.ceilings.iter().map(|c| c.name.as_str()).collect();
     for want in [
         "fragment-fma",

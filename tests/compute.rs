@@ -10,10 +10,9 @@ use rendermm::cpu::reference_f64;
 use rendermm::gpu::GpuContext;
 use rendermm::gpu::buffer::{MatrixBuffer, check_storage_size};
 use rendermm::gpu::compute;
-use rendermm::methods::{
-    self, Method, Options, cannon, compute_era, cs_naive, cs_tiled, dns, dns_blocks, dns_tiled,
-};
-use rendermm::model_compute;
+use rendermm::methods::{Method, cannon, cs_naive, cs_tiled, dns, dns_blocks, dns_tiled};
+use rendermm::model::compute as model_compute;
+use rendermm::plan::{self, Options};
 use rendermm::{Error, Matrix};
 
 /// Shapes beyond the engine's: primes, sizes just past the tiles (16, 32, 64), and sizes that make
@@ -53,11 +52,11 @@ fn check_method_on(method: Method, shapes: &[(usize, usize, usize)], seed: u64) 
     for (i, &(m, k, n)) in shapes.iter().enumerate() {
         let a = Matrix::random(m, k, seed + 2 * i as u64, -1.0, 1.0);
         let b = Matrix::random(k, n, seed + 2 * i as u64 + 1, -1.0, 1.0);
-        let result = methods::multiply(Some(ctx()), method, &a, &b, &mut Options::default());
+        let result = plan::multiply(Some(ctx()), method, &a, &b, &mut Options::default());
         let out = result.unwrap_or_else(|e| panic!("{method} {m}x{k}x{n}: {e}"));
         if !fits_one_workgroup(method, m, k, n) {
             // The single-workgroup kernel refuses, naming the sizes it accepts and the limit...
-            let single = compute_era::plan(method, &ctx().limits, m, k, n).unwrap();
+            let single = rendermm::plan::compute_plan(method, &ctx().limits, m, k, n).unwrap();
             let err = single.expect_err("one workgroup cannot hold this product");
             assert!(
                 matches!(err, Error::Limit { .. }),
@@ -129,12 +128,12 @@ fn dns_variants_match_f64_reference_or_name_the_sizes_they_accept() {
 
 #[test]
 fn every_compute_method_is_in_the_tour_list_with_a_distinct_name() {
-    for &me in compute_era::METHODS {
+    for me in compute_methods() {
         assert!(Method::ALL.contains(&me), "{me} missing from Method::ALL");
         assert_eq!(Method::parse(me.name()).unwrap(), me);
         assert!(me.is_gpu());
     }
-    assert_eq!(compute_era::METHODS.len(), 16);
+    assert_eq!(compute_methods().len(), 16);
 }
 
 #[test]
@@ -219,10 +218,10 @@ fn single_workgroup_cannon_and_dns_name_the_limit_and_the_sizes_they_accept() {
     ] {
         // The single-workgroup kernel's plan refuses; `multiply` then runs the tiled version
         // and carries this message in its notes (see check_method_on).
-        let err = compute_era::plan(me, &ctx().limits, 65, 100, 37)
+        let err = rendermm::plan::compute_plan(me, &ctx().limits, 65, 100, 37)
             .unwrap()
             .unwrap_err();
-        let out = methods::multiply(Some(ctx()), me, &a, &b, &mut Options::default()).unwrap();
+        let out = plan::multiply(Some(ctx()), me, &a, &b, &mut Options::default()).unwrap();
         assert!(
             out.notes[0].contains(&err.to_string()),
             "{me}: {:?}",
@@ -271,7 +270,7 @@ fn workgroup_and_buffer_limits_give_errors_naming_the_limit() {
     small.limits.max_compute_invocations_per_workgroup = 256;
     let a = Matrix::random(40, 40, 1, -1.0, 1.0);
     let b = Matrix::random(40, 40, 2, -1.0, 1.0);
-    let err = methods::multiply(
+    let err = plan::multiply(
         Some(&small),
         Method::CsTiled32,
         &a,
@@ -295,7 +294,7 @@ fn workgroup_and_buffer_limits_give_errors_naming_the_limit() {
 
     small.limits.max_compute_invocations_per_workgroup = 1024;
     small.limits.max_compute_workgroup_storage_size = 4096;
-    let err = methods::multiply(
+    let err = plan::multiply(
         Some(&small),
         Method::CsTiled32,
         &a,
@@ -320,7 +319,7 @@ fn workgroup_and_buffer_limits_give_errors_naming_the_limit() {
     // With --no-tile: without it the product is tiled into buffers that fit (tests/tiled.rs).
     let mut no_tile = Options::default();
     no_tile.tiling.no_tile = true;
-    let err = methods::multiply(Some(&small), Method::CsNaive, &a, &b, &mut no_tile).unwrap_err();
+    let err = plan::multiply(Some(&small), Method::CsNaive, &a, &b, &mut no_tile).unwrap_err();
     assert!(
         matches!(
             err,
@@ -452,4 +451,13 @@ fn oneil_bench_prints_both_tables_with_every_row_checked() {
     ] {
         assert!(text.contains(label), "missing {label} in\n{text}");
     }
+}
+
+/// The methods that run on the shared compute harness, from the table of methods.
+fn compute_methods() -> Vec<Method> {
+    Method::ALL
+        .iter()
+        .copied()
+        .filter(|m| m.is_compute())
+        .collect()
 }

@@ -8,9 +8,9 @@ mod common;
 
 use common::ctx;
 use rand::{Rng, SeedableRng, rngs::StdRng};
-use rendermm::check;
 use rendermm::gpu::GpuContext;
-use rendermm::methods::{self, Method, Options};
+use rendermm::methods::Method;
+use rendermm::plan::{self, Options};
 use rendermm::{Error, Matrix};
 use std::sync::{Arc, Barrier};
 
@@ -27,7 +27,7 @@ fn gpu_methods(ctx: &GpuContext) -> Vec<Method> {
         .filter(|m| m.is_gpu())
         .filter(|&m| {
             !matches!(
-                methods::multiply(Some(ctx), m, &a, &b, &mut Options::default()),
+                plan::multiply(Some(ctx), m, &a, &b, &mut Options::default()),
                 Err(Error::MissingFeature { .. })
             )
         })
@@ -37,9 +37,9 @@ fn gpu_methods(ctx: &GpuContext) -> Vec<Method> {
 /// Multiply `a · b` with `method` and hold it to its verdict; the error or failure as text.
 fn run_checked(ctx: &GpuContext, method: Method, a: &Matrix, b: &Matrix) -> Result<(), String> {
     let mut opts = Options::default();
-    let out = methods::multiply(Some(ctx), method, a, b, &mut opts)
-        .map_err(|e| format!("{method}: {e}"))?;
-    let v = check::verdict_for(method, &opts, a, b, &out.c);
+    let out =
+        plan::multiply(Some(ctx), method, a, b, &mut opts).map_err(|e| format!("{method}: {e}"))?;
+    let v = plan::verdict_for(method, &opts, a, b, &out.c);
     if v.passed {
         Ok(())
     } else {

@@ -1,4 +1,4 @@
-//! Issue 8's fast compute paths against the f64 CPU reference: `cs-fast` (every variant, on shapes
+//! The fast compute paths against the f64 CPU reference: `cs-fast` (every variant, on shapes
 //! that are not multiples of its tiles) and `coop` (the not-supported error where the adapter has
 //! no cooperative matrices, as on lavapipe; the f16 bound where it has them, as on the H100).
 
@@ -6,7 +6,8 @@ mod common;
 use common::ctx;
 use rendermm::check::assert_close;
 use rendermm::cpu::reference_f64;
-use rendermm::methods::{self, Method, Options, coop, cs_fast};
+use rendermm::methods::{Method, coop, cs_fast};
+use rendermm::plan::{self, Options};
 use rendermm::{Error, Matrix};
 use std::process::Command;
 
@@ -53,7 +54,7 @@ fn cs_fast_through_the_method_table() {
     let (a, b) = inputs(65, 100, 37, 7);
     let mut opts = Options::default();
     let (out, stats) =
-        methods::multiply_checked(Some(ctx()), Method::CsFast, &a, &b, &mut opts).unwrap();
+        plan::multiply_checked(Some(ctx()), Method::CsFast, &a, &b, &mut opts).unwrap();
     assert!(stats.within(Method::CsFast.tolerance()), "{stats:?}");
     let notes = out.notes.join("\n");
     assert!(
@@ -126,9 +127,9 @@ fn cs_fast_plans_cover_the_padded_product_exactly() {
 
 #[test]
 fn cs_fast_and_coop_have_compute_models() {
-    let md = rendermm::model_compute::model(Method::CsFast, 4096, 4096, 4096).unwrap();
+    let md = rendermm::model::compute::model(Method::CsFast, 4096, 4096, 4096).unwrap();
     assert!(md.flop_per_byte > 30.0, "{md:?}");
-    let md = rendermm::model_compute::model(Method::Coop, 4096, 4096, 4096).unwrap();
+    let md = rendermm::model::compute::model(Method::Coop, 4096, 4096, 4096).unwrap();
     assert!(md.flop_per_byte > 30.0, "{md:?}");
 }
 
@@ -142,7 +143,7 @@ fn has_coop() -> bool {
 fn coop_is_refused_clearly_or_meets_its_f16_bound() {
     let (a, b) = inputs(65, 100, 37, 3);
     if !has_coop() {
-        let err = methods::multiply(Some(ctx()), Method::Coop, &a, &b, &mut Options::default())
+        let err = plan::multiply(Some(ctx()), Method::Coop, &a, &b, &mut Options::default())
             .expect_err("no cooperative matrices on this adapter");
         assert!(matches!(err, Error::MissingFeature { .. }), "{err}");
         let msg = err.to_string();

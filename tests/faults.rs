@@ -10,8 +10,9 @@ use common::ctx;
 use rendermm::gpu::GpuContext;
 use rendermm::gpu::compute::{self, Kernel, Plan};
 use rendermm::gpu::texture::INPUT_USAGE;
-use rendermm::methods::{self, Method, Options};
-use rendermm::{Error, Matrix, check};
+use rendermm::methods::Method;
+use rendermm::plan::{self, Options};
+use rendermm::{Error, Matrix};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -71,9 +72,9 @@ fn device_destroyed_mid_run_gives_device_lost_and_never_a_wrong_result() {
                 let a = Matrix::random(96, 200, i as u64, -1.0, 1.0);
                 let b = Matrix::random(200, 80, i as u64 + 1, -1.0, 1.0);
                 let mut opts = Options::default();
-                match methods::multiply(Some(&ctx), method, &a, &b, &mut opts) {
+                match plan::multiply(Some(&ctx), method, &a, &b, &mut opts) {
                     Ok(out) => {
-                        let v = check::verdict_for(method, &opts, &a, &b, &out.c);
+                        let v = plan::verdict_for(method, &opts, &a, &b, &out.c);
                         assert!(
                             v.passed,
                             "run {i} ({method}) finished but is wrong: rel_err {:e}",
@@ -106,7 +107,7 @@ fn device_destroyed_mid_run_gives_device_lost_and_never_a_wrong_result() {
     let a = Matrix::random(5, 7, 1, -1.0, 1.0);
     let b = Matrix::random(7, 3, 2, -1.0, 1.0);
     for method in gpu_methods() {
-        match methods::multiply(Some(&ctx), method, &a, &b, &mut Options::default()) {
+        match plan::multiply(Some(&ctx), method, &a, &b, &mut Options::default()) {
             Err(Error::DeviceLost(msg)) => assert!(!msg.is_empty()),
             Err(Error::MissingFeature { .. }) => {}
             other => panic!(
@@ -122,7 +123,7 @@ fn device_destroyed_mid_run_gives_device_lost_and_never_a_wrong_result() {
 // ---------------------------------------------------------------------------------------------
 // Limits, checked before anything is allocated
 
-/// Options that run a method as it is, without the tiling layer (`crate::tiled`) in front, which
+/// Options that run a method as it is, without the tiling layer (`crate::plan::tiled`) in front, which
 /// would cut a product over the limits into tiles that fit: these audit each method's own checks.
 fn untiled() -> Options<'static> {
     let mut opts = Options::default();
@@ -195,7 +196,7 @@ fn audit(opts: fn() -> Options<'static>, exempt: fn(&Scenario, Method) -> bool) 
         (sc.set)(&mut ctx.limits);
         ctx.device.destroy();
         for m in gpu_methods() {
-            let r = methods::multiply(Some(&ctx), m, &a, &b, &mut opts());
+            let r = plan::multiply(Some(&ctx), m, &a, &b, &mut opts());
             let text = match &r {
                 Ok(_) => "ran on a destroyed device".to_string(),
                 Err(e) => e.to_string(),
@@ -266,12 +267,12 @@ fn a_texture_over_the_dimension_limit_names_the_limit_and_the_value() {
     // it may not be tiled (the tiling layer would otherwise split k into chunks that fit).
     let a = Matrix::zeros(2, max + 1);
     let b = Matrix::zeros(max + 1, 2);
-    let e = methods::multiply(Some(ctx), Method::Lm, &a, &b, &mut untiled()).expect_err("refused");
+    let e = plan::multiply(Some(ctx), Method::Lm, &a, &b, &mut untiled()).expect_err("refused");
     assert!(matches!(e, Error::Limit { .. }), "{e:?}");
     assert!(e.to_string().contains(&format!("= {}", max + 1)), "{e}");
     let mut no_tile = Options::default();
     no_tile.tiling.no_tile = true;
-    let e = methods::multiply(Some(ctx), Method::Lm, &a, &b, &mut no_tile).expect_err("refused");
+    let e = plan::multiply(Some(ctx), Method::Lm, &a, &b, &mut no_tile).expect_err("refused");
     assert!(e.to_string().contains("max_texture_dimension_2d"), "{e}");
 }
 
@@ -290,7 +291,7 @@ fn the_tiling_layer_refuses_or_reports_the_loss_and_never_panics() {
     let a = Matrix::random(64, 64, 1, -1.0, 1.0);
     let b = Matrix::random(64, 64, 2, -1.0, 1.0);
     for m in gpu_methods() {
-        match methods::multiply(Some(&ctx), m, &a, &b, &mut Options::default()) {
+        match plan::multiply(Some(&ctx), m, &a, &b, &mut Options::default()) {
             Err(
                 Error::Limit { .. }
                 | Error::Budget { .. }
@@ -334,7 +335,7 @@ fn an_allocation_the_device_refuses_is_a_typed_error() {
     }
     // The context is still usable afterwards.
     let a = Matrix::random(4, 4, 1, -1.0, 1.0);
-    methods::multiply(Some(ctx), Method::CsNaive, &a, &a, &mut Options::default()).unwrap();
+    plan::multiply(Some(ctx), Method::CsNaive, &a, &a, &mut Options::default()).unwrap();
 }
 
 const BAD_SHADER: &str = "@compute @workgroup_size(1) fn main() { let x: u32 = 1.5; }";
@@ -418,9 +419,9 @@ fn a_missing_feature_is_a_typed_error_naming_it() {
     let b = Matrix::random(11, 7, 2, 0.0, 1.0);
     for method in gpu_methods() {
         let mut opts = Options::default();
-        match methods::multiply(Some(&ctx), method, &a, &b, &mut opts) {
+        match plan::multiply(Some(&ctx), method, &a, &b, &mut opts) {
             Ok(out) => {
-                let v = check::verdict_for(method, &opts, &a, &b, &out.c);
+                let v = plan::verdict_for(method, &opts, &a, &b, &out.c);
                 assert!(
                     v.passed,
                     "{method} without features: rel_err {:e} ({})",
@@ -546,7 +547,7 @@ fn cli_faults_are_one_error_line_and_leave_no_output_file() {
     assert_clean_failure(&r, "block size b", &dir);
     // A method whose feature the adapter lacks (where it lacks it).
     if Method::ALL.iter().any(|m| m.name() == "coop")
-        && let Err(e @ Error::MissingFeature { .. }) = methods::multiply(
+        && let Err(e @ Error::MissingFeature { .. }) = plan::multiply(
             Some(ctx()),
             Method::parse("coop").unwrap(),
             &Matrix::zeros(2, 2),

@@ -7,7 +7,8 @@ use common::{SHAPES, ctx};
 use rendermm::check::assert_close;
 use rendermm::cpu::reference_f64;
 use rendermm::methods::frag_mrt::{self, Layout, Shape};
-use rendermm::methods::{self, Accumulate, Method, Observer, Options};
+use rendermm::methods::{Accumulate, Method, Observer, Params};
+use rendermm::plan::{self, Options};
 use rendermm::{Error, Matrix};
 
 fn inputs((m, k, n): (usize, usize, usize), seed: u64) -> (Matrix, Matrix) {
@@ -20,7 +21,7 @@ fn inputs((m, k, n): (usize, usize, usize), seed: u64) -> (Matrix, Matrix) {
 /// Run `shape` on `dims` with `block` / `acc`, check against f64 and the pass count.
 fn run(shape: Shape, dims: (usize, usize, usize), block: Option<u32>, acc: Accumulate, seed: u64) {
     let (a, b) = inputs(dims, seed);
-    let mut opts = Options {
+    let mut opts = Params {
         block,
         accumulate: acc,
         ..Default::default()
@@ -57,7 +58,7 @@ fn frag_mrt_matches_f64_reference_on_awkward_shapes() {
         .enumerate()
     {
         let (a, b) = inputs((m, k, n), 700 + i as u64);
-        let out = methods::multiply(
+        let out = plan::multiply(
             Some(ctx()),
             Method::FragMrt,
             &a,
@@ -207,7 +208,7 @@ fn shapes_parse_and_the_adapters_limits_bound_them() {
     }
     // 8x8 = 64 floats: 16 RGBA32F attachments, beyond the 8 (and 128 bytes) adapters give.
     let (a, b) = inputs((16, 8, 16), 1);
-    let err = frag_mrt::multiply_with(ctx(), &a, &b, &mut Options::default(), shape(8, 8, 4, true))
+    let err = frag_mrt::multiply_with(ctx(), &a, &b, &mut Params::default(), shape(8, 8, 4, true))
         .unwrap_err();
     assert!(matches!(err, Error::Limit { .. }), "{err}");
     assert!(err.to_string().contains("max_color_attachments"), "{err}");
@@ -221,7 +222,7 @@ fn copy_mode_and_observers_are_refused_with_a_reason() {
         accumulate: Accumulate::Copy,
         ..Default::default()
     };
-    let err = methods::multiply(Some(ctx()), Method::FragMrt, &a, &b, &mut opts).unwrap_err();
+    let err = plan::multiply(Some(ctx()), Method::FragMrt, &a, &b, &mut opts).unwrap_err();
     assert!(err.to_string().contains("pingpong or blend"), "{err}");
 
     struct Nop;
@@ -241,7 +242,7 @@ fn copy_mode_and_observers_are_refused_with_a_reason() {
         observer: Some(&mut obs),
         ..Default::default()
     };
-    let err = methods::multiply(Some(ctx()), Method::FragMrt, &a, &b, &mut opts).unwrap_err();
+    let err = plan::multiply(Some(ctx()), Method::FragMrt, &a, &b, &mut opts).unwrap_err();
     assert!(err.to_string().contains("observer"), "{err}");
 }
 

@@ -8,8 +8,9 @@ use rendermm::check::assert_close;
 use rendermm::cpu::reference_f64;
 use rendermm::gpu::{GpuContext, MatrixTexture};
 use rendermm::methods::hall_packed::{pack, read_unpacked, unpack, upload_packed};
-use rendermm::methods::{self, Accumulate, Method, Observer, Options};
+use rendermm::methods::{Accumulate, Method, Observer};
 use rendermm::model;
+use rendermm::plan::{self, Options};
 use rendermm::{Error, Matrix};
 
 const HALL: [Method; 2] = [Method::HallBlocked, Method::HallPacked];
@@ -36,7 +37,7 @@ fn run(
         accumulate: acc,
         ..Default::default()
     };
-    let out = methods::multiply(Some(ctx()), method, &a, &bm, &mut opts).unwrap();
+    let out = plan::multiply(Some(ctx()), method, &a, &bm, &mut opts).unwrap();
     let label = format!("{method} {m}x{k}x{n} b={b:?} {acc}");
     assert_eq!(
         out.passes,
@@ -83,13 +84,13 @@ fn hall_handles_blocks_that_do_not_divide_k() {
 fn hall_blocked_with_b1_and_blending_equals_larsen_mcallister_bit_for_bit() {
     let a = Matrix::random(13, 21, 7, -1.0, 1.0);
     let b = Matrix::random(21, 6, 8, -1.0, 1.0);
-    let lm = methods::multiply(Some(ctx()), Method::Lm, &a, &b, &mut Options::default()).unwrap();
+    let lm = plan::multiply(Some(ctx()), Method::Lm, &a, &b, &mut Options::default()).unwrap();
     let mut opts = Options {
         block: Some(1),
         accumulate: Accumulate::Blend,
         ..Default::default()
     };
-    let hall = methods::multiply(Some(ctx()), Method::HallBlocked, &a, &b, &mut opts).unwrap();
+    let hall = plan::multiply(Some(ctx()), Method::HallBlocked, &a, &b, &mut opts).unwrap();
     assert_eq!(hall.passes, lm.passes);
     assert_eq!(hall.c, lm.c);
 }
@@ -104,7 +105,7 @@ fn hall_copy_mode_reports_copy_time_and_the_others_none() {
             accumulate: acc,
             ..Default::default()
         };
-        let out = methods::multiply(Some(ctx()), Method::HallBlocked, &a, &b, &mut opts).unwrap();
+        let out = plan::multiply(Some(ctx()), Method::HallBlocked, &a, &b, &mut opts).unwrap();
         let t = &out.timings;
         assert!(t.copy_ms.is_finite() && t.compute_ms > 0.0, "{acc}: {t:?}");
         if acc == Accumulate::Copy {
@@ -161,7 +162,7 @@ fn hall_rejects_a_zero_or_absurd_block_size() {
             block: Some(0),
             ..Default::default()
         };
-        let err = methods::multiply(Some(ctx()), method, &a, &b, &mut opts).unwrap_err();
+        let err = plan::multiply(Some(ctx()), method, &a, &b, &mut opts).unwrap_err();
         assert!(
             matches!(err, Error::Invalid(_)) && err.to_string().contains("b = 0"),
             "{err}"
@@ -170,7 +171,7 @@ fn hall_rejects_a_zero_or_absurd_block_size() {
             block: Some(u32::MAX),
             ..Default::default()
         };
-        let err = methods::multiply(Some(ctx()), method, &a, &b, &mut opts).unwrap_err();
+        let err = plan::multiply(Some(ctx()), method, &a, &b, &mut opts).unwrap_err();
         assert!(
             matches!(
                 err,
@@ -257,7 +258,7 @@ fn hall_observer_sees_every_pass_as_a_partial_sum() {
                 accumulate: acc,
                 ..Default::default()
             };
-            let out = methods::multiply(Some(ctx()), method, &a, &b, &mut opts).unwrap();
+            let out = plan::multiply(Some(ctx()), method, &a, &b, &mut opts).unwrap();
             assert_close(
                 &format!("{method} {acc} with observer"),
                 &out.c,
@@ -342,10 +343,10 @@ fn model_of_a_run_follows_from_its_pass_count() {
 fn tune_times_every_candidate_and_picks_one_of_them() {
     let a = Matrix::random(16, 20, 1, -1.0, 1.0);
     let b = Matrix::random(20, 16, 2, -1.0, 1.0);
-    let blocks = rendermm::tune::candidates(Method::HallBlocked, 20);
+    let blocks = rendermm::bench::tune::candidates(Method::HallBlocked, 20);
     assert_eq!(blocks, vec![1, 2, 4, 8, 16, 20]);
     let mut calls = 0;
-    let t = rendermm::tune::tune(
+    let t = rendermm::bench::tune::tune(
         ctx(),
         Method::HallBlocked,
         &a,
@@ -367,7 +368,7 @@ fn tune_times_every_candidate_and_picks_one_of_them() {
     assert!(blocks.contains(&t.best));
     assert_eq!(calls, 3 * 2 + 1);
     assert!(
-        rendermm::tune::tune(
+        rendermm::bench::tune::tune(
             ctx(),
             Method::Lm,
             &a,

@@ -5,7 +5,8 @@ mod common;
 use common::{SHAPES, ctx};
 use rendermm::check::verdict;
 use rendermm::methods::larsen_mcallister::multiply_channels;
-use rendermm::methods::{self, Method, Options};
+use rendermm::methods::{Method, Params};
+use rendermm::plan::{self, Options};
 use rendermm::precision::{self, Precision, u8_model};
 use rendermm::{Error, Matrix};
 
@@ -15,7 +16,7 @@ fn lm(a: &Matrix, b: &Matrix, precision: Precision, scale_by_depth: bool) -> Mat
         scale_by_depth,
         ..Default::default()
     };
-    methods::multiply(Some(ctx()), Method::Lm, a, b, &mut opts)
+    plan::multiply(Some(ctx()), Method::Lm, a, b, &mut opts)
         .unwrap()
         .c
 }
@@ -115,7 +116,7 @@ fn u8_refuses_inputs_outside_zero_one() {
         precision: Precision::U8,
         ..Default::default()
     };
-    let err = methods::multiply(Some(ctx()), Method::Lm, &a, &b, &mut opts).unwrap_err();
+    let err = plan::multiply(Some(ctx()), Method::Lm, &a, &b, &mut opts).unwrap_err();
     assert!(
         matches!(err, Error::OutOfRange { row: 0, col: 1, .. }),
         "{err}"
@@ -167,7 +168,7 @@ fn four_channels_multiply_four_pairs_in_one_set_of_passes() {
             .collect();
         let ar: Vec<&Matrix> = a.iter().collect();
         let br: Vec<&Matrix> = b.iter().collect();
-        let mut opts = Options {
+        let mut opts = Params {
             precision,
             ..Default::default()
         };
@@ -209,7 +210,7 @@ fn four_channels_refuse_mismatched_pairs() {
     ];
     let ar: Vec<&Matrix> = a.iter().collect();
     let br: Vec<&Matrix> = b.iter().collect();
-    let err = multiply_channels(ctx(), &ar, &br, &mut Options::default()).unwrap_err();
+    let err = multiply_channels(ctx(), &ar, &br, &mut Params::default()).unwrap_err();
     assert!(err.to_string().contains("pair 3"), "{err}");
 }
 
@@ -218,11 +219,11 @@ fn figure_lm_fig2_shows_a_b_the_slice_and_the_saturated_result() {
     let dir = std::env::temp_dir().join(format!("rendermm-fig2-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("lm-fig2.png");
-    rendermm::figures::lm_fig2(ctx(), &path).unwrap();
+    rendermm::report::figures::lm_fig2(ctx(), &path).unwrap();
     let img = image::open(&path).unwrap().to_rgb8();
     // Four 4×4 panels of 40-pixel cells with 24-pixel gaps.
     assert_eq!(img.dimensions(), (4 * 4 * 40 + 5 * 24, 4 * 40 + 2 * 24));
-    let (a, b) = rendermm::figures::lm_fig2_inputs();
+    let (a, b) = rendermm::report::figures::lm_fig2_inputs();
     let cell = |panel: u32, i: u32, j: u32| {
         img.get_pixel(24 + panel * (160 + 24) + j * 40 + 20, 24 + i * 40 + 20)[0]
     };

@@ -1,4 +1,4 @@
-//! Precision modes of the Hall–Carr–Hart methods (issue 4): the 8-bit pipeline of each method
+//! Precision modes of the Hall–Carr–Hart methods: the 8-bit pipeline of each method
 //! against its own CPU model, saturation, `--scale-by-depth`, f16 within the bound derived for
 //! blocked accumulation, and the errors.
 //!
@@ -10,8 +10,10 @@
 
 mod common;
 use common::{SHAPES, ctx};
-use rendermm::check::{verdict, verdict_for};
-use rendermm::methods::{self, Accumulate, Method, Options};
+use rendermm::check::verdict;
+use rendermm::methods::{Accumulate, Method};
+use rendermm::plan::verdict_for;
+use rendermm::plan::{self, Options};
 use rendermm::precision::{self, Pipeline, Precision, u8_model, u8_model_blocked, u8_model_packed};
 use rendermm::{Error, Matrix};
 
@@ -37,7 +39,7 @@ fn opts(
 
 /// Run `method` and return the product and the options as the method left them.
 fn run<'a>(method: Method, a: &Matrix, b: &Matrix, mut o: Options<'a>) -> (Matrix, Options<'a>) {
-    let out = methods::multiply(Some(ctx()), method, a, b, &mut o)
+    let out = plan::multiply(Some(ctx()), method, a, b, &mut o)
         .unwrap_or_else(|e| panic!("{method}: {e}"));
     (out.c, o)
 }
@@ -118,7 +120,7 @@ fn u8_modes_agree_and_b1_blocked_is_larsen_mcallister() {
         precision: Precision::U8,
         ..Default::default()
     };
-    let lm = methods::multiply(Some(ctx()), Method::Lm, &a, &b, &mut lm)
+    let lm = plan::multiply(Some(ctx()), Method::Lm, &a, &b, &mut lm)
         .unwrap()
         .c;
     let (hall, _) = run(
@@ -242,7 +244,7 @@ fn u8_scale_by_depth_removes_saturation_and_loses_the_low_bits() {
                 // Each of the T passes loses at most half a step of 1/255 before the k-fold
                 // rescale, and the 8-bit inputs at most k/255 in all: fewer roundings than L-M's
                 // k, so a tighter bound.
-                let passes = Pipeline::of(method, Some(block)).unwrap().pass_count(k) as f64;
+                let passes = method.pipeline(Some(block)).unwrap().pass_count(k) as f64;
                 let bound = (passes * 0.5 + 1.01) * k as f64 / 255.0;
                 assert!(
                     v.stats.max_abs_err <= bound,
@@ -272,7 +274,7 @@ fn f16_is_within_the_bound_derived_for_blocked_accumulation() {
                 worst = worst.max(v.f16_bound_ratio.unwrap());
                 // The blocked bound is tighter than L-M's (one f16 store per pass, not per product).
                 if block > 1 && k > 1 {
-                    let pipeline = Pipeline::of(method, Some(block)).unwrap();
+                    let pipeline = method.pipeline(Some(block)).unwrap();
                     let ours = pipeline.f16_bound(&a, &b);
                     let lm = precision::f16_bound(&a, &b);
                     assert!(
@@ -333,7 +335,7 @@ fn u8_refuses_inputs_outside_zero_one() {
         let a = Matrix::new(1, 2, vec![0.5, -0.25]).unwrap();
         let b = Matrix::filled(2, 1, 0.5);
         let mut o = opts(Precision::U8, 32, Accumulate::PingPong, false);
-        let err = methods::multiply(Some(ctx()), method, &a, &b, &mut o).unwrap_err();
+        let err = plan::multiply(Some(ctx()), method, &a, &b, &mut o).unwrap_err();
         assert!(
             matches!(err, Error::OutOfRange { row: 0, col: 1, .. }),
             "{method}: {err}"
@@ -342,7 +344,7 @@ fn u8_refuses_inputs_outside_zero_one() {
 
         let b = Matrix::new(2, 1, vec![0.5, 1.5]).unwrap();
         let a = Matrix::filled(1, 2, 0.5);
-        let err = methods::multiply(Some(ctx()), method, &a, &b, &mut o).unwrap_err();
+        let err = plan::multiply(Some(ctx()), method, &a, &b, &mut o).unwrap_err();
         assert!(
             matches!(&err, Error::OutOfRange { name, row: 1, col: 0, .. } if name == "B"),
             "{method}: {err}"
@@ -355,7 +357,7 @@ fn scale_by_depth_outside_u8_and_precision_for_f32_only_methods_are_errors() {
     let (a, b) = (Matrix::filled(2, 3, 0.5), Matrix::filled(3, 2, 0.5));
     for method in HALL {
         let mut o = opts(Precision::F16, 32, Accumulate::PingPong, true);
-        let err = methods::multiply(Some(ctx()), method, &a, &b, &mut o).unwrap_err();
+        let err = plan::multiply(Some(ctx()), method, &a, &b, &mut o).unwrap_err();
         assert!(
             err.to_string()
                 .contains("--scale-by-depth applies to --precision u8"),
@@ -366,7 +368,7 @@ fn scale_by_depth_outside_u8_and_precision_for_f32_only_methods_are_errors() {
         precision: Precision::U8,
         ..Default::default()
     };
-    let err = methods::multiply(Some(ctx()), Method::CsNaive, &a, &b, &mut o).unwrap_err();
+    let err = plan::multiply(Some(ctx()), Method::CsNaive, &a, &b, &mut o).unwrap_err();
     assert!(err.to_string().contains("f32 only"), "{err}");
     assert!(Method::HallBlocked.takes_precision() && Method::HallPacked.takes_precision());
 }
@@ -419,12 +421,12 @@ fn f32_blend_without_float32_blendable_falls_back_to_f16_and_says_so() {
     let b = Matrix::random(40, 7, 4, -1.0, 1.0);
     for method in HALL {
         let mut o = opts(Precision::F32, 8, Accumulate::PingPong, false);
-        let out = methods::multiply(Some(&no_blend), method, &a, &b, &mut o).unwrap();
+        let out = plan::multiply(Some(&no_blend), method, &a, &b, &mut o).unwrap();
         assert_eq!(o.precision, Precision::F32, "{method} ping-pong");
         assert!(verdict_for(method, &o, &a, &b, &out.c).stats.rel_err <= 1e-5);
 
         let mut o = opts(Precision::F32, 8, Accumulate::Blend, false);
-        let out = methods::multiply(Some(&no_blend), method, &a, &b, &mut o).unwrap();
+        let out = plan::multiply(Some(&no_blend), method, &a, &b, &mut o).unwrap();
         assert_eq!(o.precision, Precision::F16, "{method} blend");
         assert!(
             out.notes

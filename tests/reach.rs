@@ -6,9 +6,9 @@
 mod common;
 use common::ctx;
 use rendermm::Matrix;
-use rendermm::graph::{self, Components, Graph, ReadOptions, cpu_components, cpu_reach};
 use rendermm::methods::Method;
 use rendermm::precision::Precision;
+use rendermm::reach::graph::{self, Components, Graph, ReadOptions, cpu_components, cpu_reach};
 use rendermm::reach::{self, Goal, ReachOptions, Step, Transfer};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

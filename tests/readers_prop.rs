@@ -5,7 +5,7 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::Config;
-use rendermm::graph::{self, ReadOptions};
+use rendermm::reach::graph::{self, ReadOptions};
 use rendermm::{Error, Matrix, io};
 use std::path::Path;
 

@@ -4,7 +4,7 @@
 //! (each dimension 1..=300, with tiny, edge-of-a-power-of-two and lopsided dimensions favoured),
 //! the input range, and, where the method takes them, the precision (u8 / f16 / f32), the Hall /
 //! frag-mrt block size b, the accumulation mode and `--scale-by-depth`. Every result is judged by
-//! [`check::verdict_for`], the same judge as `multiply --check`: f32 within the method's
+//! [`plan::verdict_for`], the same judge as `multiply --check`: f32 within the method's
 //! tolerance, f16 within its derived bound, u8 within one 8-bit step of its CPU model.
 //!
 //! - `cargo test --test sweep`: the CI slice, two problems per method (48 today).
@@ -23,8 +23,8 @@ mod common;
 
 use common::ctx;
 use rand::{Rng, SeedableRng, rngs::StdRng};
-use rendermm::check;
-use rendermm::methods::{self, Accumulate, Method, Options};
+use rendermm::methods::{Accumulate, Method};
+use rendermm::plan::{self, Options};
 use rendermm::precision::Precision;
 use rendermm::{Error, Matrix};
 use std::collections::BTreeMap;
@@ -73,7 +73,7 @@ impl std::fmt::Display for Problem {
 
 /// The methods with a block size b and an accumulation mode (as `multiply` allows them).
 fn takes_blocks(method: Method) -> bool {
-    rendermm::tune::is_tunable(method) || method == Method::FragMrt
+    rendermm::bench::tune::is_tunable(method) || method == Method::FragMrt
 }
 
 /// A dimension in 1..=300: tiny, on either side of a power of two, or anywhere.
@@ -174,7 +174,7 @@ fn run(p: &Problem) -> Outcome {
         ..Default::default()
     };
     let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        methods::multiply(Some(ctx()), p.method, &a, &b, &mut opts)
+        plan::multiply(Some(ctx()), p.method, &a, &b, &mut opts)
     }));
     let out = match ran {
         Err(panic) => {
@@ -203,7 +203,7 @@ fn run(p: &Problem) -> Outcome {
     }
     // opts.precision now holds what ran (the render-pass methods fall back to f16 where f32
     // cannot be blended); the verdict holds the result to that precision's bound.
-    let v = check::verdict_for(p.method, &opts, &a, &b, &out.c);
+    let v = plan::verdict_for(p.method, &opts, &a, &b, &out.c);
     if v.passed {
         Outcome::Passed
     } else {

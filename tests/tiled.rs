@@ -7,12 +7,14 @@ mod common;
 
 use common::ctx;
 use rendermm::Error;
-use rendermm::check::{self, assert_close};
+use rendermm::check::assert_close;
 use rendermm::cpu::reference_f64;
 use rendermm::matrix::Matrix;
-use rendermm::methods::{self, Accumulate, Method, Options};
+use rendermm::methods::{Accumulate, Method};
+use rendermm::plan::Options;
+use rendermm::plan::tiled::{self, TileOptions};
+use rendermm::plan::{self};
 use rendermm::precision::Precision;
-use rendermm::tiled::{self, TileOptions};
 
 fn budget(bytes: u64) -> TileOptions {
     TileOptions {
@@ -41,7 +43,7 @@ fn run(
         accumulate,
         ..Default::default()
     };
-    let out = methods::multiply(Some(ctx()), method, a, b, &mut opts)
+    let out = plan::multiply(Some(ctx()), method, a, b, &mut opts)
         .unwrap_or_else(|e| panic!("{method}: {e}"));
     (out.c, opts.tiled)
 }
@@ -62,8 +64,7 @@ fn lm_with_m_past_the_texture_limit_tiles_and_passes_the_f64_check() {
     let m = 20000.max(max + 1);
     let (a, b) = inputs(m, 3, 5, 11);
     let mut opts = Options::default();
-    let (out, stats) =
-        methods::multiply_checked(Some(ctx()), Method::Lm, &a, &b, &mut opts).unwrap();
+    let (out, stats) = plan::multiply_checked(Some(ctx()), Method::Lm, &a, &b, &mut opts).unwrap();
     assert!(stats.within(1e-5), "rel_err {:e}", stats.rel_err);
     let t = opts.tiled.expect("m past the texture limit must tile");
     assert!(t.blocks_m >= 2 && t.tile_m <= max, "{t:?}");
@@ -204,8 +205,8 @@ fn lm_u8_split_along_k_saturates_exactly_as_untiled() {
             tiling,
             ..Default::default()
         };
-        let out = methods::multiply(Some(ctx()), Method::Lm, &a, &b, &mut opts).unwrap();
-        let verdict = check::verdict_for(Method::Lm, &opts, &a, &b, &out.c);
+        let out = plan::multiply(Some(ctx()), Method::Lm, &a, &b, &mut opts).unwrap();
+        let verdict = plan::verdict_for(Method::Lm, &opts, &a, &b, &out.c);
         (out.c, opts.tiled, verdict)
     };
     let (whole, _, _) = run_u8(TileOptions::default());
@@ -226,7 +227,7 @@ fn over_the_budget_with_no_tile_is_refused_naming_bytes_and_budget() {
         },
         ..Default::default()
     };
-    let err = methods::multiply(Some(ctx()), Method::HallBlocked, &a, &b, &mut opts).unwrap_err();
+    let err = plan::multiply(Some(ctx()), Method::HallBlocked, &a, &b, &mut opts).unwrap_err();
     let Error::Budget {
         needed,
         budget: limit,
@@ -269,7 +270,7 @@ fn a_budget_no_tile_fits_and_a_texture_limit_with_no_tile_are_clear_errors() {
         tiling: budget(100),
         ..Default::default()
     };
-    let err = methods::multiply(Some(ctx()), Method::Lm, &a, &b, &mut opts).unwrap_err();
+    let err = plan::multiply(Some(ctx()), Method::Lm, &a, &b, &mut opts).unwrap_err();
     assert!(matches!(err, Error::Budget { .. }), "{err}");
     assert!(err.to_string().contains("no tile fits"), "{err}");
 
@@ -282,7 +283,7 @@ fn a_budget_no_tile_fits_and_a_texture_limit_with_no_tile_are_clear_errors() {
         },
         ..Default::default()
     };
-    let err = methods::multiply(Some(ctx()), Method::Lm, &a, &b, &mut opts).unwrap_err();
+    let err = plan::multiply(Some(ctx()), Method::Lm, &a, &b, &mut opts).unwrap_err();
     let msg = err.to_string();
     assert!(
         msg.contains("max_texture_dimension_2d") && msg.contains("--no-tile"),

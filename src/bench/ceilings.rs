@@ -9,7 +9,7 @@ use crate::gpu::GpuContext;
 use crate::gpu::timer::{Clock, Span};
 use serde::Serialize;
 
-const SHADER: &str = include_str!("../shaders/ceilings.wgsl");
+const SHADER: &str = include_str!("../../shaders/ceilings.wgsl");
 
 /// Flops per loop iteration of `fma_chains` in the shader: 16 vec4 FMAs.
 const FLOPS_PER_ITERATION: f64 = 16.0 * 4.0 * 2.0;

@@ -3,11 +3,12 @@
 //! and f32, each judged against the f64 reference and its own model or bound
 //! (`rendermm precision-ladder`).
 
-use crate::check::{self, Verdict};
+use crate::check::Verdict;
 use crate::error::Result;
 use crate::gpu::GpuContext;
 use crate::matrix::Matrix;
-use crate::methods::{self, Method, Options};
+use crate::methods::Method;
+use crate::plan::{self, Options};
 use crate::precision::Precision;
 use serde::Serialize;
 
@@ -58,9 +59,9 @@ pub fn run_methods(
                     scale_by_depth,
                     ..Default::default()
                 };
-                let out = methods::multiply(Some(ctx), method, &a, &b, &mut opts)?;
+                let out = plan::multiply(Some(ctx), method, &a, &b, &mut opts)?;
                 // opts.precision is now what ran (f16 if f32 could not be blended).
-                let verdict = check::verdict_for(method, &opts, &a, &b, &out.c);
+                let verdict = plan::verdict_for(method, &opts, &a, &b, &out.c);
                 rows.push(LadderRow {
                     n,
                     method: method.name().to_string(),

@@ -17,6 +17,11 @@
 //! - `5kk73`: the 5kk73 ladder with the HIP blog's kernels around it, at one size (default
 //!   256×256×256), in milliseconds and GFLOP/s.
 
+pub mod ceilings;
+pub mod ladder;
+pub mod sweep;
+pub mod tune;
+
 use crate::check;
 use crate::cpu;
 use crate::error::{Error, Result};
@@ -24,7 +29,7 @@ use crate::gpu::GpuContext;
 use crate::gpu::compute::{Operands, Plan, Prepared};
 use crate::gpu::timer::{Clock, Span};
 use crate::matrix::Matrix;
-use crate::methods::{Method, cannon_tiled, compute_era, dns};
+use crate::methods::{Method, cannon_tiled, dns};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -103,11 +108,13 @@ impl Runner {
     /// The plan this row runs for m×k·k×n.
     pub fn plan(&self, limits: &wgpu::Limits, m: usize, k: usize, n: usize) -> Result<Plan> {
         match self {
-            Runner::Method(me) => compute_era::plan(*me, limits, m, k, n).unwrap_or_else(|| {
-                Err(Error::Invalid(format!(
-                    "{me} is not a compute method; bench runs compute methods"
-                )))
-            }),
+            Runner::Method(me) => {
+                crate::plan::compute_plan(*me, limits, m, k, n).unwrap_or_else(|| {
+                    Err(Error::Invalid(format!(
+                        "{me} is not a compute method; bench runs compute methods"
+                    )))
+                })
+            }
             Runner::DnsLayout(name, l) => Ok(dns::plan_layout(name, *l, m, k, n)),
             Runner::CannonTile(t) => Ok(cannon_tiled::plan_tile(*t, m, k, n)),
         }
@@ -295,7 +302,7 @@ fn oneil_tables() -> Vec<TableSpec> {
             RowSpec {
                 label: "DNS, 8 8x8 blocks",
                 runner: Runner::DnsLayout(
-                    "dns-n-blocks",
+                    Method::DnsNBlocks.name(),
                     dns::Layout {
                         bi: 8,
                         bk: 8,

@@ -1,5 +1,5 @@
 //! `rendermm bench` without a suite: every method × sizes × precisions on the current adapter,
-//! beside the adapter's own ceilings measured in the same run ([`crate::ceilings`]).
+//! beside the adapter's own ceilings measured in the same run ([`crate::bench::ceilings`]).
 //!
 //! Each row: `warmup` untimed runs, then up to `repeats` timed runs (fewer when one run is slow,
 //! so a whole sweep stays bounded), the median and the spread of the compute phase — device time
@@ -8,14 +8,15 @@
 //! copy, readback. The last run's result is checked against the f64 reference (in full up to
 //! 2²⁷ multiply-adds, on 512 sampled elements above), so a fast wrong kernel cannot post a time.
 
-use crate::ceilings::Ceilings;
-use crate::check;
+use crate::bench::ceilings::Ceilings;
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::gpu::timer::Clock;
 use crate::matrix::Matrix;
-use crate::methods::{self, Method, Options, Report, Timings};
+use crate::methods::{self, Method, Timings};
+use crate::plan::{self, Options};
 use crate::precision::Precision;
+use crate::report::Report;
 use rand::{Rng, SeedableRng, rngs::StdRng};
 use serde::Serialize;
 
@@ -111,7 +112,7 @@ pub fn yardstick(method: Method) -> Option<&'static str> {
         Method::CsFast => Some("compute-fma"),
         // Tensor cores in f16: no f32 ceiling bounds them (its yardstick is torch float16).
         Method::Coop => None,
-        m if m.is_gpu() && methods::compute_era::is_compute(m) => Some("compute-fma"),
+        m if m.is_gpu() && m.is_compute() => Some("compute-fma"),
         m if m.is_gpu() => Some("fragment-fma"),
         _ => None,
     }
@@ -236,10 +237,10 @@ fn run_row(
         ..Default::default()
     };
     let t = std::time::Instant::now();
-    let mut last = methods::multiply(gpu, method, &a, &b, &mut new_opts())?;
+    let mut last = plan::multiply(gpu, method, &a, &b, &mut new_opts())?;
     let one_run_s = t.elapsed().as_secs_f64();
     for _ in 1..opts.warmup {
-        last = methods::multiply(gpu, method, &a, &b, &mut new_opts())?;
+        last = plan::multiply(gpu, method, &a, &b, &mut new_opts())?;
     }
     // Cut the repeats so a slow row takes about max_run_s.
     let repeats = ((opts.max_run_s / one_run_s.max(1e-6)) as usize).clamp(1, opts.repeats.max(1));
@@ -248,10 +249,10 @@ fn run_row(
     // Compute-harness methods repeat their compute phase back to back inside one call, so the
     // GPU is timed busy (see gpu::compute::with_timed_repeats); the others run `repeats` calls.
     let mut back_to_back = vec![];
-    if methods::compute_era::is_compute(method) || matches!(method, Method::CsFast | Method::Coop) {
+    if method.is_compute() || matches!(method, Method::CsFast | Method::Coop) {
         let mut o = new_opts();
         let (out, runs) = crate::gpu::compute::with_timed_repeats(repeats, || {
-            methods::multiply(gpu, method, &a, &b, &mut o)
+            plan::multiply(gpu, method, &a, &b, &mut o)
         });
         last = out?;
         used = o.precision;
@@ -260,7 +261,7 @@ fn run_row(
     } else {
         for _ in 0..repeats {
             let mut o = new_opts();
-            last = methods::multiply(gpu, method, &a, &b, &mut o)?;
+            last = plan::multiply(gpu, method, &a, &b, &mut o)?;
             used = o.precision;
             times.push(last.timings.clone());
         }
@@ -303,7 +304,7 @@ fn run_row(
     let (checked, passed, rel_err) = if (n as u64).pow(3) <= 1 << 27 {
         let mut o = new_opts();
         o.precision = used;
-        let v = check::verdict_for(method, &o, &a, &b, &last.c);
+        let v = plan::verdict_for(method, &o, &a, &b, &last.c);
         ("full".to_string(), v.passed, Some(v.stats.rel_err))
     } else if method == Method::Coop {
         // f16 inputs: each sample against coop's elementwise bound, not the f32 tolerance.

@@ -16,7 +16,8 @@
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::matrix::Matrix;
-use crate::methods::{self, Accumulate, Method, Options};
+use crate::methods::{self, Accumulate, Method};
+use crate::plan::{self, Options};
 use serde::Serialize;
 
 /// One candidate's measurement.
@@ -104,7 +105,7 @@ pub fn tune(
                 accumulate,
                 ..Default::default()
             };
-            let out = methods::multiply(Some(ctx), method, a, b, &mut opts)?;
+            let out = plan::multiply(Some(ctx), method, a, b, &mut opts)?;
             passes = out.passes;
             if run > 0 {
                 times.push(out.timings.compute_ms + out.timings.copy_ms);
@@ -289,12 +290,12 @@ pub fn tune_variants(
         // 512 sampled elements, so a fast wrong variant is never the best at any size.
         let c = &last.as_ref().expect("at least one run").c;
         let (rel_err, passed) = if m as u64 * k as u64 * n as u64 <= 1 << 27 {
-            let v = crate::check::verdict_for(method, &Options::default(), a, b, c);
+            let v = crate::plan::verdict_for(method, &Options::default(), a, b, c);
             (v.stats.rel_err, v.passed)
         } else if method == Method::Coop {
             coop::sampled_check(a, b, c, 1)
         } else {
-            crate::sweep::sampled_check(a, b, c, method.tolerance(), 1)
+            crate::bench::sweep::sampled_check(a, b, c, method.tolerance(), 1)
         };
         points.push(VariantPoint {
             variant: name.clone(),

@@ -286,7 +286,7 @@ impl Parts {
             a: sa.max(f32::MIN_POSITIVE),
             b: sb.max(f32::MIN_POSITIVE),
             slice: (sa * sb).max(f32::MIN_POSITIVE),
-            c: crate::picture::robust_scale(&reference).max(f32::MIN_POSITIVE),
+            c: crate::report::picture::robust_scale(&reference).max(f32::MIN_POSITIVE),
         };
 
         let quantized = |x: &Matrix| Matrix {

@@ -1,6 +1,6 @@
 //! Runs the real method one pass at a time on a worker thread, for the demos to show.
 //!
-//! The method is the library's own [`methods::multiply`] with an [`Observer`]: after pass p the
+//! The method is the library's own [`plan::multiply`] with an [`Observer`]: after pass p the
 //! observer waits until the demo asks for pass p (the rendezvous), copies the accumulation texture
 //! into the demo's `shown` texture on the GPU, reports, and returns, so the method goes on to
 //! compute pass p + 1 while the demo draws pass p. Nothing here re-implements a pass: what the
@@ -15,7 +15,8 @@ use crate::error::{Error, Result};
 use crate::gpu::texture::extent;
 use crate::gpu::{GpuContext, MatrixTexture};
 use crate::matrix::Matrix;
-use crate::methods::{self, Accumulate, Method, Observer, Options};
+use crate::methods::{Accumulate, Method, Observer};
+use crate::plan::{self, Options};
 use crate::precision::Precision;
 use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
@@ -144,18 +145,18 @@ impl Stepper {
                     accumulate: Accumulate::PingPong,
                     ..Default::default()
                 };
-                let report =
-                    match methods::multiply(Some(&ctx), job.method, &job.a, &job.b, &mut opts) {
-                        Ok(out) => Report::Finished(Box::new(check::verdict(
-                            job.precision,
-                            job.scale_by_depth,
-                            job.method.tolerance(),
-                            &job.a,
-                            &job.b,
-                            &out.c,
-                        ))),
-                        Err(e) => Report::Failed(e.to_string()),
-                    };
+                let report = match plan::multiply(Some(&ctx), job.method, &job.a, &job.b, &mut opts)
+                {
+                    Ok(out) => Report::Finished(Box::new(check::verdict(
+                        job.precision,
+                        job.scale_by_depth,
+                        job.method.tolerance(),
+                        &job.a,
+                        &job.b,
+                        &out.c,
+                    ))),
+                    Err(e) => Report::Failed(e.to_string()),
+                };
                 let _ = rep_tx.send(report);
             })
             .map_err(|e| {

@@ -6,6 +6,7 @@ pub mod buffer;
 pub mod compute;
 pub mod context;
 pub mod pipeline;
+pub mod run;
 pub mod texture;
 pub mod timer;
 

@@ -21,6 +21,7 @@ use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::gpu::compute::{self, Kernel, Plan};
 use crate::matrix::Matrix;
+use crate::methods::Method;
 
 const SHADER: &str = include_str!("../../shaders/cannon.wgsl");
 
@@ -75,9 +76,11 @@ pub fn plan(limits: &wgpu::Limits, m: usize, k: usize, n: usize) -> Result<Plan>
         workgroup_size: [n as u32, m as u32, 1],
         workgroup_bytes: bytes,
     };
-    Ok(Plan::single("cannon", kernel, [1, 1, 1]).note(format!(
-        "one workgroup: a {m}x{n} mesh, skew (i + j + p) mod {k}"
-    )))
+    Ok(
+        Plan::single(Method::Cannon.name(), kernel, [1, 1, 1]).note(format!(
+            "one workgroup: a {m}x{n} mesh, skew (i + j + p) mod {k}"
+        )),
+    )
 }
 
 /// Multiply `a · b` with Cannon's algorithm in one workgroup.

@@ -19,6 +19,7 @@ use crate::error::Result;
 use crate::gpu::GpuContext;
 use crate::gpu::compute::{self, Kernel, Plan, groups_for};
 use crate::matrix::Matrix;
+use crate::methods::Method;
 
 const SHADER: &str = include_str!("../../shaders/cannon_tiled.wgsl");
 
@@ -38,7 +39,7 @@ pub fn plan_tile(tile: u32, m: usize, k: usize, n: usize) -> Plan {
     let t = tile as usize;
     let q = k.div_ceil(t);
     Plan::single(
-        "cannon-tiled",
+        Method::CannonTiled.name(),
         kernel,
         [groups_for(n, t), groups_for(m, t), 1],
     )

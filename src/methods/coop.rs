@@ -1,6 +1,6 @@
 //! `coop`: C = A·B on the tensor cores through wgpu's experimental cooperative matrices
 //! (`Features::EXPERIMENTAL_COOPERATIVE_MATRIX`, Vulkan `VK_KHR_cooperative_matrix`): A and B
-//! rounded to f16, products accumulated in f32, 16×16×16 fragments (issue 8).
+//! rounded to f16, products accumulated in f32, 16×16×16 fragments.
 //!
 //! One dispatch of (n / BN) × (m / BM) workgroups of one 32-wide subgroup each; a subgroup keeps a
 //! BM×BN block of C as (BM/16)·(BN/16) f32 accumulator fragments for the whole k loop and, per
@@ -39,6 +39,7 @@ use crate::gpu::GpuContext;
 use crate::gpu::buffer::{MatrixBuffer, check_storage_size};
 use crate::gpu::compute::{self, Kernel, Operands, Plan};
 use crate::matrix::Matrix;
+use crate::methods::Method;
 use crate::precision::F16_UNIT_ROUNDOFF;
 
 const SHADER: &str = include_str!("../../shaders/coop.wgsl");
@@ -156,12 +157,12 @@ impl Variant {
 
     /// Look a variant up by name.
     pub fn parse(name: &str) -> Result<Variant> {
-        super::variants::parse(VARIANTS, |v| v.name, "coop", name)
+        super::variants::parse(VARIANTS, |v| v.name, Method::Coop.name(), name)
     }
 
     /// The variant `RENDERMM_COOP` names, or the default when it is unset or empty.
     pub fn from_env() -> Result<Variant> {
-        super::variants::from_env(ENV, VARIANTS, |v| v.name, "coop")
+        super::variants::from_env(ENV, VARIANTS, |v| v.name, Method::Coop.name())
     }
 }
 
@@ -282,7 +283,7 @@ pub fn plan(v: &Variant, m: usize, k: usize, n: usize) -> Plan {
             },
         )
     };
-    let mut p = Plan::single("coop", kernel, groups)
+    let mut p = Plan::single(Method::Coop.name(), kernel, groups)
         .note(format!("variant {} ({ENV}): {what}", v.name))
         .note(format!(
             "A, B rounded to f16 and zero-padded to {mp}x{kp}x{np} (C cropped on readback)"

@@ -1,4 +1,4 @@
-//! `cs-fast`: the compute method built for speed (issue 8), the 5kk73 ladder taken to what a
+//! `cs-fast`: the compute method built for speed, the 5kk73 ladder taken to what a
 //! present-day SGEMM does (`docs/performance.md` has what each version gained on the H100).
 //!
 //! One dispatch of (n/BN) × (m/BM) workgroups of WG_X × WG_Y invocations. A workgroup computes a
@@ -34,6 +34,7 @@ use crate::gpu::GpuContext;
 use crate::gpu::buffer::MatrixBuffer;
 use crate::gpu::compute::{self, Kernel, Operands, Plan};
 use crate::matrix::Matrix;
+use crate::methods::Method;
 
 const SHADER: &str = include_str!("../../shaders/cs_fast.wgsl");
 
@@ -133,12 +134,12 @@ impl Variant {
 
     /// Look a variant up by name.
     pub fn parse(name: &str) -> Result<Variant> {
-        super::variants::parse(VARIANTS, |v| v.name, "cs-fast", name)
+        super::variants::parse(VARIANTS, |v| v.name, Method::CsFast.name(), name)
     }
 
     /// The variant `RENDERMM_CS_FAST` names, or the default when it is unset or empty.
     pub fn from_env() -> Result<Variant> {
-        super::variants::from_env(ENV, VARIANTS, |v| v.name, "cs-fast")
+        super::variants::from_env(ENV, VARIANTS, |v| v.name, Method::CsFast.name())
     }
 
     /// Error unless the shader's preconditions on its constants hold: a register block of 8×8
@@ -216,7 +217,7 @@ pub fn plan(v: &Variant, m: usize, k: usize, n: usize) -> Result<Plan> {
         (mp / v.bm() as usize) as u32,
         1,
     ];
-    let mut p = Plan::single("cs-fast", kernel, groups)
+    let mut p = Plan::single(Method::CsFast.name(), kernel, groups)
         .note(format!(
             "variant {} ({ENV}): {}x{} C tile per workgroup of {}x{}, {}x8 register block per invocation, k-tiles of {}, double-buffered in {} B of workgroup memory",
             v.name,

@@ -13,6 +13,7 @@ use crate::error::Result;
 use crate::gpu::GpuContext;
 use crate::gpu::compute::{self, Kernel, Plan, groups_for};
 use crate::matrix::Matrix;
+use crate::methods::Method;
 
 const SHADER: &str = include_str!("../../shaders/cs_naive.wgsl");
 const WG: u32 = 16;
@@ -28,7 +29,7 @@ pub fn plan(m: usize, _k: usize, n: usize) -> Plan {
         workgroup_bytes: 0,
     };
     Plan::single(
-        "cs-naive",
+        Method::CsNaive.name(),
         kernel,
         [groups_for(n, WG as usize), groups_for(m, WG as usize), 1],
     )

@@ -17,6 +17,7 @@ use crate::error::Result;
 use crate::gpu::GpuContext;
 use crate::gpu::compute::{self, Kernel, Plan, groups_for};
 use crate::matrix::Matrix;
+use crate::methods::Method;
 
 const SHADER: &str = include_str!("../../shaders/cs_tiled.wgsl");
 
@@ -31,9 +32,9 @@ pub fn plan(tile: u32, m: usize, k: usize, n: usize) -> Plan {
         workgroup_bytes: 2 * 4 * (tile as u64).pow(2),
     };
     let method = if tile == 16 {
-        "cs-tiled-16"
+        Method::CsTiled16.name()
     } else {
-        "cs-tiled-32"
+        Method::CsTiled32.name()
     };
     let t = tile as usize;
     Plan::single(method, kernel, [groups_for(n, t), groups_for(m, t), 1]).note(format!(

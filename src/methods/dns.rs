@@ -34,6 +34,7 @@ use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::gpu::compute::{self, Io, Kernel, Plan, Stage, groups_for};
 use crate::matrix::Matrix;
+use crate::methods::Method;
 
 const SHADER: &str = include_str!("../../shaders/dns.wgsl");
 const REDUCE: &str = include_str!("../../shaders/dns_reduce.wgsl");
@@ -193,7 +194,7 @@ pub fn plan(limits: &wgpu::Limits, m: usize, k: usize, n: usize) -> Result<Plan>
         },
         e => e,
     })?;
-    Ok(plan_layout("dns", layout, m, k, n))
+    Ok(plan_layout(Method::Dns.name(), layout, m, k, n))
 }
 
 /// Multiply `a · b` with DNS in one workgroup.

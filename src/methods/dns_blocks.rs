@@ -27,13 +27,14 @@ use crate::error::Result;
 use crate::gpu::GpuContext;
 use crate::gpu::compute::{self, Plan};
 use crate::matrix::Matrix;
+use crate::methods::Method;
 
 /// The method name for split `s` (1, 2 or 4 workgroups per plane of the cube).
 pub fn name(split: usize) -> &'static str {
     match split {
-        1 => "dns-n-blocks",
-        2 => "dns-2n-blocks",
-        _ => "dns-4n-blocks",
+        1 => Method::DnsNBlocks.name(),
+        2 => Method::Dns2nBlocks.name(),
+        _ => Method::Dns4nBlocks.name(),
     }
 }
 

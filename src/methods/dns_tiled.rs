@@ -16,6 +16,7 @@ use crate::error::Result;
 use crate::gpu::GpuContext;
 use crate::gpu::compute::{self, Plan};
 use crate::matrix::Matrix;
+use crate::methods::Method;
 
 /// O'Neil's TILE_WIDTH.
 pub const TILE: usize = 8;
@@ -31,7 +32,7 @@ pub fn layout(m: usize, k: usize, n: usize) -> Layout {
 
 /// The dispatches: the tiles, then the reduction if k > T.
 pub fn plan(m: usize, k: usize, n: usize) -> Plan {
-    dns::plan_layout("dns-tiled", layout(m, k, n), m, k, n)
+    dns::plan_layout(Method::DnsTiled.name(), layout(m, k, n), m, k, n)
 }
 
 /// Multiply `a · b` with tiled DNS.

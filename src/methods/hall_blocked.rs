@@ -26,7 +26,7 @@
 //! `upload_ms` covers the input textures, the accumulation textures and the pipelines;
 //! `compute_ms` is the wall-clock time of the passes (less the copies in copy mode).
 //!
-//! Precision (`Options::precision`, issue 4; see [`crate::precision`]):
+//! Precision (`Params::precision`; see [`crate::precision`]):
 //! - **f32**: `R32Float` textures and targets. Blend mode needs `FLOAT32_BLENDABLE`; without it
 //!   the run falls back to f16 with a note (ping-pong and copy need no blending and stay f32).
 //! - **f16**: `R16Float`. The shader still sums each block in f32 registers; the store rounds to
@@ -41,13 +41,13 @@
 //!   ⌈k/b⌉ times instead of k. All three accumulation modes give the same bytes, which
 //!   [`crate::precision::u8_model_blocked`] reproduces on the CPU.
 //!
-//! The method writes the precision it actually ran in back into `Options::precision`, so a
-//! caller judging the result ([`crate::check::verdict_for`]) judges what ran.
+//! The method writes the precision it actually ran in back into `Params::precision`, so a
+//! caller judging the result ([`crate::plan::verdict_for`]) judges what ran.
 //!
 //! Shader: `shaders/hall_blocked.wgsl`.
 
 use super::larsen_mcallister::texture_entry;
-use super::{Observer, Options, RunOutput, Timings};
+use super::{Observer, Params, RunOutput, Timings};
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::gpu::texture::{MatrixTexture, TARGET_USAGE, extent, map_read};
@@ -57,8 +57,7 @@ use std::time::Instant;
 
 const SHADER: &str = include_str!("../../shaders/hall_blocked.wgsl");
 
-/// The paper's block size (§3: "For our tests we have chosen b = 32").
-pub const DEFAULT_BLOCK: u32 = 32;
+pub use crate::precision::{DEFAULT_BLOCK, blocks};
 
 /// How the passes carry the running sum from one to the next (§3).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -128,18 +127,8 @@ pub fn block_size(ctx: &GpuContext, block: Option<u32>) -> Result<u32> {
     Ok(b)
 }
 
-/// The passes' blocks over an inner dimension of `depth`: (start, length) pairs of length `b`
-/// except perhaps the last. ⌈depth/b⌉ of them.
-pub fn blocks(depth: usize, b: u32) -> Vec<(u32, u32)> {
-    let b = b.max(1) as usize;
-    (0..depth)
-        .step_by(b)
-        .map(|start| (start as u32, b.min(depth - start) as u32))
-        .collect()
-}
-
 /// Multiply `a · b` in ⌈k/b⌉ blocked passes, at `opts.precision`.
-pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Options) -> Result<RunOutput> {
+pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Params) -> Result<RunOutput> {
     let (m, k, n) = (a.rows, a.cols, b.cols);
     let block = block_size(ctx, opts.block)?;
     ctx.check_texture_dim("C width (n)", n)?;
@@ -186,7 +175,7 @@ pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Options) ->
     })
 }
 
-/// One block of C for [`crate::tiled`]: `Σ_c a[c] · b[c]` over the chunks of k, each chunk's
+/// One block of C for [`crate::plan::tiled`]: `Σ_c a[c] · b[c]` over the chunks of k, each chunk's
 /// passes continuing from the running sum the previous chunk left on the GPU
 /// ([`Engine::run_from`]); only the block's final sum is read back. `k` is the whole inner
 /// dimension (the polygon colour 1/k of `--scale-by-depth`); `packed` runs §4's variant, each
@@ -199,7 +188,7 @@ pub(crate) fn multiply_chunks(
     a: &[Matrix],
     b: &[Matrix],
     k: usize,
-    opts: &mut Options,
+    opts: &mut Params,
 ) -> Result<RunOutput> {
     use super::hall_packed::{PACKED, packed_shape, read_unpacked, upload_packed_as};
     let (Some(a0), Some(b0)) = (a.first(), b.first()) else {
@@ -312,7 +301,7 @@ impl PrecisionSetup {
     /// back into `opts.precision`.
     pub fn new(
         ctx: &GpuContext,
-        opts: &mut Options,
+        opts: &mut Params,
         a: &Matrix,
         b: &Matrix,
         terms_per_pass: usize,
@@ -675,7 +664,7 @@ impl Engine {
 
     /// [`Engine::run`], the running sum starting at `start` instead of zero: `start` is copied
     /// into the first F (ping-pong, copy) or into the framebuffer the first pass then blends onto
-    /// (blend). [`crate::tiled`] uses it to carry one block of C from one chunk of k to the next
+    /// (blend). [`crate::plan::tiled`] uses it to carry one block of C from one chunk of k to the next
     /// on the GPU; with chunks that are whole blocks of b the passes, and so the sums, are
     /// exactly those of one run over the whole of k.
     pub fn run_from(

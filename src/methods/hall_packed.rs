@@ -21,7 +21,7 @@
 //! once. The packed textures themselves are what the passes see, and what the observer gets:
 //! [`read_unpacked`] turns such a texture back into a matrix.
 //!
-//! Precision (`Options::precision`): as [`super::hall_blocked`], in four channels — f32
+//! Precision (`Params::precision`): as [`super::hall_blocked`], in four channels — f32
 //! `Rgba32Float`, f16 `Rgba16Float` (also blend mode's fallback without `FLOAT32_BLENDABLE`),
 //! u8 `Rgba8Unorm`: inputs in [0, 1] quantized to 8 bits before packing, each channel's 2b
 //! products of a pass summed exactly in integers, rounded to 8 bits once per pass and saturated
@@ -31,7 +31,7 @@
 //! Shader: `shaders/hall_packed.wgsl`.
 
 use super::hall_blocked::{Engine, PrecisionSetup, Variant, block_size, ms};
-use super::{Options, RunOutput, Timings};
+use super::{Params, RunOutput, Timings};
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::gpu::texture::{INPUT_USAGE, MatrixTexture};
@@ -143,7 +143,7 @@ pub fn upload_packed_as(
 }
 
 /// Multiply `a · b` in ⌈⌈k/2⌉/b⌉ channel-packed passes, at `opts.precision`.
-pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Options) -> Result<RunOutput> {
+pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Params) -> Result<RunOutput> {
     let (m, k, n) = (a.rows, a.cols, b.cols);
     let block = block_size(ctx, opts.block)?;
     let (m2, k2) = packed_shape(m, k);

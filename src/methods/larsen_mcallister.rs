@@ -17,7 +17,7 @@
 //!
 //! Shader: `shaders/larsen_mcallister.wgsl`.
 
-use super::{Options, RunOutput, Timings};
+use super::{Params, RunOutput, Timings};
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::gpu::texture::{MatrixTexture, TARGET_USAGE};
@@ -29,7 +29,7 @@ use std::time::Instant;
 const SHADER: &str = include_str!("../../shaders/larsen_mcallister.wgsl");
 
 /// Multiply `a · b` by k additively blended slices.
-pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Options) -> Result<RunOutput> {
+pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Params) -> Result<RunOutput> {
     let mut out = multiply_channels(ctx, &[a], &[b], opts)?;
     Ok(RunOutput {
         c: out.cs.remove(0),
@@ -55,7 +55,7 @@ pub fn multiply_channels(
     ctx: &GpuContext,
     a: &[&Matrix],
     b: &[&Matrix],
-    opts: &mut Options,
+    opts: &mut Params,
 ) -> Result<ChannelsOutput> {
     if a.len() != b.len() || !(a.len() == 1 || a.len() == 4) {
         return Err(Error::Invalid(format!(
@@ -95,7 +95,7 @@ pub fn multiply_channels(
             "--scale-by-depth applies to --precision u8 only".into(),
         ));
     }
-    // What ran, for the caller's verdict (check::verdict_for reads it).
+    // What ran, for the caller's verdict (plan::verdict_for reads it).
     opts.precision = precision;
     // The polygon colour of §4: 1, or 1/k with --scale-by-depth (u8 only).
     let depth = if opts.scale_by_depth { k as u32 } else { 1 };
@@ -159,7 +159,7 @@ pub fn multiply_channels(
     if precision == Precision::F16 {
         // Sums past f16's range saturate or overflow: an error, not an answer (every channel).
         for ((x, y), c) in a.iter().zip(b).zip(&cs) {
-            super::check_f16_result(x, y, c, opts.allow_nonfinite)?;
+            crate::precision::check_f16_result(x, y, c, opts.allow_nonfinite)?;
         }
     }
     Ok(ChannelsOutput {
@@ -219,13 +219,13 @@ impl Pipeline {
             let layout = ctx
                 .device
                 .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                    label: Some("lm"),
+                    label: Some("larsen_mcallister"),
                     entries: &[texture_entry(0), texture_entry(1), uniform_entry(2)],
                 });
             let pl = ctx
                 .device
                 .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                    label: Some("lm"),
+                    label: Some("larsen_mcallister"),
                     bind_group_layouts: &[Some(&layout)],
                     immediate_size: 0,
                 });
@@ -248,7 +248,7 @@ impl Pipeline {
                 })],
             );
             let bind_group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("lm"),
+                label: Some("larsen_mcallister"),
                 layout: &layout,
                 entries: &[
                     wgpu::BindGroupEntry {

@@ -24,7 +24,7 @@
 //! The workgroup geometry comes from the very [`Plan`](crate::gpu::compute::Plan) the method
 //! runs, so the model and the run cannot disagree about it.
 
-use crate::methods::{Method, compute_era, coop, cs_fast, dns_blocks, dns_tiled};
+use crate::methods::{Method, coop, cs_fast, dns_blocks, dns_tiled};
 use serde::Serialize;
 
 /// The model of one compute method on one problem size.
@@ -98,7 +98,7 @@ pub fn model_with_limits(
     let plan = match method {
         Method::CsFast => cs_fast::plan(&cs_fast_variant, m, k, n),
         Method::Coop => Ok(coop::plan(&coop_variant, m, k, n)),
-        _ => compute_era::plan(method, limits, m, k, n)?,
+        _ => crate::plan::compute_plan(method, limits, m, k, n)?,
     };
     let (mu, ku, nu) = (m as u64, k as u64, n as u64);
     let c = mu * nu;

@@ -32,7 +32,9 @@
 //! b ≥ k′ is its default single pass. See `docs/frag-mrt.md`.
 //!
 //! The compute-shader methods have their own model — global-memory words and the
-//! computation-to-memory ratio — in [`crate::model_compute`]; [`compute`] is its entry point.
+//! computation-to-memory ratio — in [`crate::model::compute`]; [`compute`] is its entry point.
+
+pub mod compute;
 
 use crate::methods::Method;
 use serde::Serialize;
@@ -192,5 +194,5 @@ pub fn for_run(method: Method, m: usize, k: usize, n: usize, passes: usize) -> O
 }
 
 /// The compute era's model of `method` (global-memory words moved, flop per byte) on m×k·k×n;
-/// `None` unless `method` is a compute-shader method. See [`crate::model_compute`].
-pub use crate::model_compute::{ComputeModel, model as compute};
+/// `None` unless `method` is a compute-shader method. See [`crate::model::compute`].
+pub use crate::model::compute::{ComputeModel, model as compute};

@@ -52,6 +52,7 @@
 //! adapter is such a limit: no tile avoids it). An observer (the demos) cannot
 //! watch a tiled run: it sees one texture's passes.
 
+use super::Options;
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::gpu::buffer::{self, MatrixBuffer, check_storage_size};
@@ -59,10 +60,7 @@ use crate::gpu::compute::{Operands, Prepared};
 use crate::gpu::texture::{MatrixTexture, TARGET_USAGE, padded_bytes_per_row};
 use crate::gpu::timer::{Clock, Span};
 use crate::matrix::Matrix;
-use crate::methods::{
-    self, Accumulate, Method, Options, RunOutput, Timings, compute_era, hall_blocked,
-    larsen_mcallister,
-};
+use crate::methods::{Accumulate, Method, RunOutput, Timings, hall_blocked, larsen_mcallister};
 use crate::precision::{self, Precision};
 use serde::Serialize;
 use std::time::Instant;
@@ -73,7 +71,7 @@ pub const BUDGET_ENV: &str = "RENDERMM_MEM_BUDGET";
 /// Most tile multiplies a plan may take; a budget that small is refused as a likely typo.
 pub const MAX_TILES: usize = 100_000;
 
-const ADD_SHADER: &str = include_str!("../shaders/tile_accumulate.wgsl");
+const ADD_SHADER: &str = include_str!("../../shaders/tile_accumulate.wgsl");
 
 /// How a multiply may be tiled (part of [`Options`]).
 #[derive(Clone, Debug, Default)]
@@ -131,7 +129,7 @@ enum Family {
     Hall {
         packed: bool,
     },
-    /// A compute method of [`compute_era`] (the method that runs, after any fallback).
+    /// A compute method (the method that runs, after any fallback).
     Compute(Method),
     /// Any other GPU method: textures and buffers of f32 A, B and C.
     #[default]
@@ -268,7 +266,7 @@ fn host_available_bytes() -> Option<u64> {
 }
 
 /// The family of `method` for an m×k·k×n product: a single-workgroup `cannon` or `dns` that
-/// cannot take the product becomes its tiled version, as [`compute_era::multiply`] does; a
+/// cannot take the product becomes its tiled version, as [`super::multiply`] does; a
 /// compute plan that pads its buffers itself (a trusted plan) is treated as a generic method.
 fn family(ctx: &GpuContext, method: Method, m: usize, k: usize, n: usize) -> Family {
     match method {
@@ -277,19 +275,15 @@ fn family(ctx: &GpuContext, method: Method, m: usize, k: usize, n: usize) -> Fam
         Method::HallPacked => return Family::Hall { packed: true },
         _ => {}
     }
-    if !compute_era::is_compute(method) {
+    if !method.is_compute() {
         return Family::Generic;
     }
-    let fallback = match method {
-        Method::Cannon => Some(Method::CannonTiled),
-        Method::Dns => Some(Method::DnsTiled),
-        _ => None,
-    };
-    let eff = match (compute_era::plan(method, &ctx.limits, m, k, n), fallback) {
+    let fallback = super::compute_fallback(method);
+    let eff = match (super::compute_plan(method, &ctx.limits, m, k, n), fallback) {
         (Some(Err(Error::Limit { .. })), Some(tiled)) => tiled,
         _ => method,
     };
-    match compute_era::plan(eff, &ctx.limits, m.min(64), k.min(64), n.min(64)) {
+    match super::compute_plan(eff, &ctx.limits, m.min(64), k.min(64), n.min(64)) {
         Some(Ok(p)) if p.trusted.is_none() => Family::Compute(eff),
         _ => Family::Generic,
     }
@@ -376,7 +370,7 @@ fn family_footprint(
             f.add("A", buffer::matrix_bytes(m, k));
             f.add("B", buffer::matrix_bytes(k, n));
             f.add("C", buffer::matrix_bytes(m, n));
-            if let Some(Ok(p)) = compute_era::plan(eff, &ctx.limits, m, k, n)
+            if let Some(Ok(p)) = super::compute_plan(eff, &ctx.limits, m, k, n)
                 && p.scratch_words > 0
             {
                 f.add("scratch", p.scratch_words * 4);
@@ -429,7 +423,7 @@ fn fits(ctx: &GpuContext, fam: Family, opts: &Options, m: usize, k: usize, n: us
             readback(m.div_ceil(2), n.div_ceil(2), bpt)
         }
         Family::Compute(eff) => {
-            let plan = compute_era::plan(eff, l, m, k, n)
+            let plan = super::compute_plan(eff, l, m, k, n)
                 .unwrap_or_else(|| Err(Error::Invalid(format!("{eff} is not a compute method"))))?;
             plan.check(l)?;
             for (what, bytes) in [
@@ -675,7 +669,7 @@ fn annotate(e: Error, why: &str) -> Error {
     }
 }
 
-/// The hook of [`methods::multiply`]: `Ok(None)` if the product runs whole (see [`plan`]),
+/// The hook of [`super::multiply`]: `Ok(None)` if the product runs whole (see [`plan`]),
 /// otherwise the tiled run's output.
 pub fn multiply_if_needed(
     ctx: &GpuContext,
@@ -755,9 +749,8 @@ pub fn multiply_tiled(
                 .collect();
             let out = match tiling.family {
                 Family::Lm => lm_block(ctx, &xs, &ys, k, opts)?,
-                Family::Hall { packed } => {
-                    hall_blocked::multiply_chunks(ctx, packed, &xs, &ys, k, opts)?
-                }
+                Family::Hall { packed } => opts
+                    .with_params(|p| hall_blocked::multiply_chunks(ctx, packed, &xs, &ys, k, p))?,
                 Family::Compute(eff) => compute_block(ctx, eff, &xs, &ys, adder.as_ref())?,
                 Family::Generic => generic_block(ctx, method, &xs, &ys, opts)?,
             };
@@ -926,7 +919,7 @@ fn compute_block(
     let mut passes = 0;
     let mut notes = vec![];
     for (x, y) in a.iter().zip(b) {
-        let plan = compute_era::plan(eff, &ctx.limits, x.rows, x.cols, y.cols)
+        let plan = super::compute_plan(eff, &ctx.limits, x.rows, x.cols, y.cols)
             .unwrap_or_else(|| Err(Error::Invalid(format!("{eff} is not a compute method"))))?;
         let t0 = Instant::now();
         let ops = Operands::upload(ctx, &plan, x, y)?;
@@ -1004,7 +997,7 @@ fn generic_block(
             },
             ..Default::default()
         };
-        let out = methods::multiply(Some(ctx), method, x, y, &mut o)?;
+        let out = super::multiply(Some(ctx), method, x, y, &mut o)?;
         opts.precision = o.precision;
         t.upload_ms += out.timings.upload_ms;
         t.compute_ms += out.timings.compute_ms;

@@ -30,6 +30,8 @@
 //! timestamps around each copy where the adapter writes them inside encoders). Building
 //! pipelines and textures is reported apart as setup, as the paper set hardware setup aside.
 
+pub mod graph;
+
 mod chart;
 
 pub use chart::breakdown_chart;
@@ -39,17 +41,17 @@ use crate::gpu::GpuContext;
 use crate::gpu::texture::{
     INPUT_USAGE, MatrixTexture, ScalarFormat, TARGET_USAGE, extent, map_read,
 };
-use crate::graph::{Components, Graph};
 use crate::matrix::Matrix;
 use crate::methods::Method;
 use crate::methods::hall_packed;
 use crate::methods::larsen_mcallister::Pipeline;
 use crate::methods::resident::HallProduct;
 use crate::precision::Precision;
+use crate::reach::graph::{Components, Graph};
 use serde::Serialize;
 use std::time::Instant;
 
-const CLAMP_SHADER: &str = include_str!("../shaders/reach_clamp.wgsl");
+const CLAMP_SHADER: &str = include_str!("../../shaders/reach_clamp.wgsl");
 
 /// The methods whose product stays in a texture, so powers can be chained on the GPU.
 pub const METHODS: &[Method] = &[Method::Lm, Method::HallBlocked, Method::HallPacked];
@@ -976,11 +978,11 @@ pub fn matches_cpu(g: &Graph, run: &ReachRun) -> bool {
         Goal::Steps(p) => Some(p),
         Goal::Closure => None,
     };
-    let same_matrix = run.matrix == crate::graph::cpu_reach(g, steps);
+    let same_matrix = run.matrix == crate::reach::graph::cpu_reach(g, steps);
     let same_components = run
         .components
         .as_ref()
-        .is_none_or(|c| *c == crate::graph::cpu_components(g));
+        .is_none_or(|c| *c == crate::reach::graph::cpu_components(g));
     same_matrix && same_components
 }
 
@@ -1002,8 +1004,8 @@ pub fn reach_picture(r: &Matrix) -> Result<image::RgbImage> {
             "the graph has no nodes: there is no matrix to draw".into(),
         ));
     }
-    let cell = crate::picture::cell_size(r, 512);
-    let (w, h) = crate::picture::panel_size(r, cell, 2048);
+    let cell = crate::report::picture::cell_size(r, 512);
+    let (w, h) = crate::report::picture::panel_size(r, cell, 2048);
     let mut img = RgbImage::new(w as u32, h as u32);
     for py in 0..h {
         let i = py * r.rows / h;
@@ -1021,8 +1023,8 @@ pub fn reach_picture(r: &Matrix) -> Result<image::RgbImage> {
 /// M² (within two steps) and the closure, white where row u reaches column v.
 pub fn example_figure(ctx: &GpuContext) -> Result<image::RgbImage> {
     use image::{Rgb, RgbImage};
-    let text = include_str!("../assets/graph-example.txt");
-    let g = crate::graph::parse_edge_list(
+    let text = include_str!("../../assets/graph-example.txt");
+    let g = crate::reach::graph::parse_edge_list(
         std::path::Path::new("assets/graph-example.txt"),
         text,
         Default::default(),

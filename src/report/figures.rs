@@ -21,10 +21,12 @@ use crate::bench::{self, BenchOptions, Suite, SuiteReport};
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::matrix::Matrix;
-use crate::methods::{self, Method, Options, Report};
-use crate::picture;
-use crate::plots::{self, Bar, Panel, Series};
+use crate::methods::{self, Method};
+use crate::plan::{self, Options};
 use crate::precision::Precision;
+use crate::report::Report;
+use crate::report::picture;
+use crate::report::plots::{self, Bar, Panel, Series};
 use image::{Rgb, RgbImage};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -338,7 +340,7 @@ pub fn tour_lm(ctx: &GpuContext, out: &Path) -> Result<()> {
     let (m, k, n, seed) = (96, 80, 64, 1u64);
     let a = Matrix::random(m, k, seed * 2, -1.0, 1.0);
     let b = Matrix::random(k, n, seed * 2 + 1, -1.0, 1.0);
-    let c = methods::multiply(Some(ctx), Method::Lm, &a, &b, &mut Options::default())?.c;
+    let c = plan::multiply(Some(ctx), Method::Lm, &a, &b, &mut Options::default())?.c;
     picture::save_png(out, &picture::panels(&[&a, &b, &c], 256))
 }
 
@@ -369,12 +371,12 @@ pub fn lm_fig3(ctx: &GpuContext, out: &Path) -> Result<()> {
                         ..Default::default()
                     };
                     // One untimed run first: the pipeline's first use pays for shader compilation.
-                    methods::multiply(Some(ctx), Method::Lm, &a, &b, &mut opts)?;
+                    plan::multiply(Some(ctx), Method::Lm, &a, &b, &mut opts)?;
                     let mut opts = Options {
                         precision,
                         ..Default::default()
                     };
-                    let run = methods::multiply(Some(ctx), Method::Lm, &a, &b, &mut opts)?;
+                    let run = plan::multiply(Some(ctx), Method::Lm, &a, &b, &mut opts)?;
                     let ops = (2 * m * k * n - m * n) as f64;
                     let mops = ops / (run.timings.total_ms().max(1e-9) * 1e3);
                     by_elems.push(((m * k + k * n) as f64, mops));
@@ -766,19 +768,19 @@ pub fn oneil_tables(ctx: &GpuContext, out: &Path) -> Result<()> {
 /// not have are listed with the reason.
 pub fn eras(ctx: &GpuContext, out: &Path) -> Result<()> {
     let n = 256;
-    let roster: [(&str, usize); 12] = [
-        ("lm", 0),
-        ("hall-blocked", 1),
-        ("hall-packed", 1),
-        ("frag-mrt", 1),
-        ("cs-naive", 2),
-        ("cs-tiled-16", 2),
-        ("5kk73-5-unrolled", 2),
-        ("cannon-tiled", 2),
-        ("dns-tiled", 2),
-        ("cs-fast", 2),
-        ("coop", 3),
-        ("cpu-fast", 4),
+    let roster: [(Method, usize); 12] = [
+        (Method::Lm, 0),
+        (Method::HallBlocked, 1),
+        (Method::HallPacked, 1),
+        (Method::FragMrt, 1),
+        (Method::CsNaive, 2),
+        (Method::CsTiled16, 2),
+        (Method::Kk73Unrolled, 2),
+        (Method::CannonTiled, 2),
+        (Method::DnsTiled, 2),
+        (Method::CsFast, 2),
+        (Method::Coop, 3),
+        (Method::CpuFast, 4),
     ];
     let a = Matrix::random(n, n, 21, -1.0, 1.0);
     let b = Matrix::random(n, n, 22, -1.0, 1.0);
@@ -793,59 +795,52 @@ pub fn eras(ctx: &GpuContext, out: &Path) -> Result<()> {
         "tensor cores",
         "CPU",
     ];
-    for (name, group) in roster {
-        let (value, text, row) = match Method::parse(name) {
-            Err(_) => (
-                None,
-                "not in this build".to_string(),
-                "not in this build".to_string(),
-            ),
-            Ok(method) => {
-                let run = || methods::multiply(Some(ctx), method, &a, &b, &mut Options::default());
-                match run()
-                    .and_then(|_| run())
-                    .and_then(|r1| run().map(|r2| (r1, r2)))
-                {
-                    Err(e) => {
-                        let msg = e.to_string();
-                        let short: String = msg.chars().take(70).collect();
-                        (None, format!("not on this adapter: {short}…"), msg)
-                    }
-                    Ok((r1, r2)) => {
-                        let best = if r1.timings.compute_time().0 <= r2.timings.compute_time().0 {
-                            r1
-                        } else {
-                            r2
-                        };
-                        let stats = crate::check::compare(&best.c, &reference);
-                        let rep =
-                            Report::of_run(Some(ctx), method, Precision::F32, &a, &b, &best, None);
-                        // Each method held to its own bound (coop's f16 inputs are not 1e-5).
-                        let ok =
-                            crate::check::verdict_for(method, &Options::default(), &a, &b, &best.c)
-                                .passed;
-                        let text = format!(
-                            "{:.2} GFLOP/s{}",
-                            rep.gflops,
-                            if ok { "" } else { " (FAILED its check)" }
-                        );
-                        let _ = writeln!(
-                            md,
-                            "| {} | `{name}` | {:.3} | {} | {:.2e} | {} |",
-                            era_names[group],
-                            rep.gflops,
-                            rep.timing.name(),
-                            stats.rel_err,
-                            if ok { "" } else { "outside its tolerance" }
-                        );
-                        bars.push(Bar {
-                            label: name.to_string(),
-                            value: Some(rep.gflops),
-                            text,
-                            group,
-                        });
-                        continue;
-                    }
+    for (method, group) in roster {
+        let name = method.name();
+        let (value, text, row) = {
+            let run = || plan::multiply(Some(ctx), method, &a, &b, &mut Options::default());
+            match run()
+                .and_then(|_| run())
+                .and_then(|r1| run().map(|r2| (r1, r2)))
+            {
+                Err(e) => {
+                    let msg = e.to_string();
+                    let short: String = msg.chars().take(70).collect();
+                    (None, format!("not on this adapter: {short}…"), msg)
+                }
+                Ok((r1, r2)) => {
+                    let best = if r1.timings.compute_time().0 <= r2.timings.compute_time().0 {
+                        r1
+                    } else {
+                        r2
+                    };
+                    let stats = crate::check::compare(&best.c, &reference);
+                    let rep =
+                        Report::of_run(Some(ctx), method, Precision::F32, &a, &b, &best, None);
+                    // Each method held to its own bound (coop's f16 inputs are not 1e-5).
+                    let ok = crate::plan::verdict_for(method, &Options::default(), &a, &b, &best.c)
+                        .passed;
+                    let text = format!(
+                        "{:.2} GFLOP/s{}",
+                        rep.gflops,
+                        if ok { "" } else { " (FAILED its check)" }
+                    );
+                    let _ = writeln!(
+                        md,
+                        "| {} | `{name}` | {:.3} | {} | {:.2e} | {} |",
+                        era_names[group],
+                        rep.gflops,
+                        rep.timing.name(),
+                        stats.rel_err,
+                        if ok { "" } else { "outside its tolerance" }
+                    );
+                    bars.push(Bar {
+                        label: name.to_string(),
+                        value: Some(rep.gflops),
+                        text,
+                        group,
+                    });
+                    continue;
                 }
             }
         };
@@ -882,14 +877,14 @@ pub fn tiling(ctx: &GpuContext, out: &Path) -> Result<()> {
     let a = Matrix::random(48, 40, 31, -1.0, 1.0);
     let b = Matrix::random(40, 36, 32, -1.0, 1.0);
     let mut opts = Options {
-        tiling: crate::tiled::TileOptions {
+        tiling: crate::plan::tiled::TileOptions {
             mem_budget: Some(14 << 10),
             ..Default::default()
         },
         block: Some(8),
         ..Default::default()
     };
-    let c = methods::multiply(Some(ctx), Method::HallBlocked, &a, &b, &mut opts)?.c;
+    let c = plan::multiply(Some(ctx), Method::HallBlocked, &a, &b, &mut opts)?.c;
     let t = opts
         .tiled
         .ok_or_else(|| Error::Invalid("the tiling figure's budget did not tile".into()))?;
@@ -979,8 +974,8 @@ pub fn lm_fig2(ctx: &GpuContext, out: &Path) -> Result<()> {
         precision: Precision::U8,
         ..Default::default()
     };
-    let slice = methods::multiply(Some(ctx), Method::Lm, &col, &row, &mut u8_opts())?.c;
-    let c = methods::multiply(Some(ctx), Method::Lm, &a, &b, &mut u8_opts())?.c;
+    let slice = plan::multiply(Some(ctx), Method::Lm, &col, &row, &mut u8_opts())?.c;
+    let c = plan::multiply(Some(ctx), Method::Lm, &a, &b, &mut u8_opts())?.c;
     let cell = 40u32;
     let gap = 24u32;
     let panels = [&a, &b, &slice, &c];

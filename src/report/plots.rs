@@ -7,14 +7,15 @@
 //! - `ladder.png`: the 5kk73 ladder with the HIP blog's naive and tiled kernels, GFLOP/s at the
 //!   largest n.
 
+use crate::bench::sweep::{Sweep, SweepRow};
 use crate::error::{Error, Result};
-use crate::picture;
-use crate::sweep::{Sweep, SweepRow};
+use crate::methods::Method;
+use crate::report::picture;
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::Once;
 
-const FONT: &[u8] = include_bytes!("../assets/fonts/DejaVuSans.ttf");
+const FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
 const W: u32 = 1100;
 const H: u32 = 650;
 
@@ -410,7 +411,7 @@ fn breakdown(s: &Sweep, dir: &Path) -> Result<PathBuf> {
     render(dir, "breakdown.png", |root| {
         let rows: Vec<&SweepRow> = largest_per_method(s)
             .into_iter()
-            .filter(|r| r.method != "cpu-naive" && r.method != "cpu-fast")
+            .filter(|r| Method::parse(&r.method).is_ok_and(|m| m.is_gpu()))
             .collect();
         let mut chart = ChartBuilder::on(root)
             .caption(
@@ -488,20 +489,20 @@ fn breakdown(s: &Sweep, dir: &Path) -> Result<PathBuf> {
 
 fn ladder(s: &Sweep, dir: &Path) -> Result<PathBuf> {
     let order = [
-        "cs-naive",
-        "cs-tiled-16",
-        "cs-tiled-32",
-        "5kk73-1-uncoalesced",
-        "5kk73-2-coalesced",
-        "5kk73-3-bank-free",
-        "5kk73-4-outer-product",
-        "5kk73-5-unrolled",
-        "5kk73-6-prefetch",
+        Method::CsNaive,
+        Method::CsTiled16,
+        Method::CsTiled32,
+        Method::Kk73Uncoalesced,
+        Method::Kk73Coalesced,
+        Method::Kk73BankFree,
+        Method::Kk73OuterProduct,
+        Method::Kk73Unrolled,
+        Method::Kk73Prefetch,
     ];
     let largest = largest_per_method(s);
     let bars: Vec<Bar> = order
         .iter()
-        .filter_map(|m| largest.iter().find(|r| r.method == *m))
+        .filter_map(|m| largest.iter().find(|r| r.method == m.name()))
         .map(|r| Bar {
             label: format!("{} n={}", r.method, r.n),
             value: Some(r.gflops),

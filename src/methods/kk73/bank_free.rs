@@ -14,14 +14,21 @@ use crate::error::Result;
 use crate::gpu::GpuContext;
 use crate::gpu::compute::{self, Plan};
 use crate::matrix::Matrix;
+use crate::methods::Method;
 use crate::methods::RunOutput;
 
 const SHADER: &str = include_str!("../../../shaders/kk73_3_bank_free.wgsl");
 
 /// The one dispatch.
 pub fn plan(m: usize, _k: usize, n: usize) -> Plan {
-    super::inner_product_plan("5kk73-3-bank-free", "kk73_3_bank_free.wgsl", SHADER, m, n)
-        .note("16x16 tiles; coalesced loads, conflict-free workgroup-memory reads")
+    super::inner_product_plan(
+        Method::Kk73BankFree.name(),
+        "kk73_3_bank_free.wgsl",
+        SHADER,
+        m,
+        n,
+    )
+    .note("16x16 tiles; coalesced loads, conflict-free workgroup-memory reads")
 }
 
 /// Multiply `a · b` with step 3.

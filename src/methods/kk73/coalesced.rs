@@ -15,14 +15,21 @@ use crate::error::Result;
 use crate::gpu::GpuContext;
 use crate::gpu::compute::{self, Plan};
 use crate::matrix::Matrix;
+use crate::methods::Method;
 use crate::methods::RunOutput;
 
 const SHADER: &str = include_str!("../../../shaders/kk73_2_coalesced.wgsl");
 
 /// The one dispatch.
 pub fn plan(m: usize, _k: usize, n: usize) -> Plan {
-    super::inner_product_plan("5kk73-2-coalesced", "kk73_2_coalesced.wgsl", SHADER, m, n)
-        .note("16x16 tiles; B read along rows (coalesced), tile stored transposed (bank conflicts)")
+    super::inner_product_plan(
+        Method::Kk73Coalesced.name(),
+        "kk73_2_coalesced.wgsl",
+        SHADER,
+        m,
+        n,
+    )
+    .note("16x16 tiles; B read along rows (coalesced), tile stored transposed (bank conflicts)")
 }
 
 /// Multiply `a · b` with step 2.

@@ -20,6 +20,7 @@ use crate::error::Result;
 use crate::gpu::GpuContext;
 use crate::gpu::compute::{self, Plan};
 use crate::matrix::Matrix;
+use crate::methods::Method;
 use crate::methods::RunOutput;
 
 const SHADER: &str = include_str!("../../../shaders/kk73_4_outer_product.wgsl");
@@ -27,7 +28,7 @@ const SHADER: &str = include_str!("../../../shaders/kk73_4_outer_product.wgsl");
 /// The one dispatch.
 pub fn plan(m: usize, _k: usize, n: usize) -> Plan {
     super::outer_product_plan(
-        "5kk73-4-outer-product",
+        Method::Kk73OuterProduct.name(),
         "kk73_4_outer_product.wgsl",
         SHADER,
         1,

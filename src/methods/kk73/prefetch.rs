@@ -14,14 +14,22 @@ use crate::error::Result;
 use crate::gpu::GpuContext;
 use crate::gpu::compute::{self, Plan};
 use crate::matrix::Matrix;
+use crate::methods::Method;
 use crate::methods::RunOutput;
 
 const SHADER: &str = include_str!("../../../shaders/kk73_6_prefetch.wgsl");
 
 /// The one dispatch.
 pub fn plan(m: usize, _k: usize, n: usize) -> Plan {
-    super::outer_product_plan("5kk73-6-prefetch", "kk73_6_prefetch.wgsl", SHADER, 2, m, n)
-        .note("A tile double-buffered: the next tile loads while this one is used")
+    super::outer_product_plan(
+        Method::Kk73Prefetch.name(),
+        "kk73_6_prefetch.wgsl",
+        SHADER,
+        2,
+        m,
+        n,
+    )
+    .note("A tile double-buffered: the next tile loads while this one is used")
 }
 
 /// Multiply `a · b` with step 6.

@@ -14,6 +14,7 @@ use crate::error::Result;
 use crate::gpu::GpuContext;
 use crate::gpu::compute::{self, Plan};
 use crate::matrix::Matrix;
+use crate::methods::Method;
 use crate::methods::RunOutput;
 
 const SHADER: &str = include_str!("../../../shaders/kk73_1_uncoalesced.wgsl");
@@ -21,7 +22,7 @@ const SHADER: &str = include_str!("../../../shaders/kk73_1_uncoalesced.wgsl");
 /// The one dispatch.
 pub fn plan(m: usize, _k: usize, n: usize) -> Plan {
     super::inner_product_plan(
-        "5kk73-1-uncoalesced",
+        Method::Kk73Uncoalesced.name(),
         "kk73_1_uncoalesced.wgsl",
         SHADER,
         m,

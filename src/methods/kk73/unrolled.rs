@@ -15,14 +15,22 @@ use crate::error::Result;
 use crate::gpu::GpuContext;
 use crate::gpu::compute::{self, Plan};
 use crate::matrix::Matrix;
+use crate::methods::Method;
 use crate::methods::RunOutput;
 
 const SHADER: &str = include_str!("../../../shaders/kk73_5_unrolled.wgsl");
 
 /// The one dispatch.
 pub fn plan(m: usize, _k: usize, n: usize) -> Plan {
-    super::outer_product_plan("5kk73-5-unrolled", "kk73_5_unrolled.wgsl", SHADER, 1, m, n)
-        .note("loops written out (WGSL has no #pragma unroll)")
+    super::outer_product_plan(
+        Method::Kk73Unrolled.name(),
+        "kk73_5_unrolled.wgsl",
+        SHADER,
+        1,
+        m,
+        n,
+    )
+    .note("loops written out (WGSL has no #pragma unroll)")
 }
 
 /// Multiply `a · b` with step 5.

@@ -1,0 +1,235 @@
+//! The one entry point, [`multiply`]: validate the inputs and the options against the method's
+//! row of [`crate::methods::TABLE`], tile products past the adapter's limits or the memory
+//! budget ([`tiled`]), dispatch to the method, and guard what comes back. Also
+//! [`verdict_for`], which judges a result by the model of the method that made it.
+//!
+//! This layer sits above `methods/` and may use everything below it; `bench`, `model`,
+//! `report`, `reach`, `demo` and the CLI call it.
+
+pub mod tiled;
+
+use crate::check::{self, ErrorStats, Verdict};
+use crate::cpu;
+use crate::error::{Error, Result};
+use crate::gpu::GpuContext;
+use crate::gpu::compute;
+use crate::matrix::{self, Matrix};
+use crate::methods::{Accumulate, Method, Observer, Params, RunOutput, Runs, Timings};
+use crate::precision::{self, Pipeline, Precision};
+
+/// Options of one multiply: the method's own ([`Params`]) and how to tile.
+#[derive(Default)]
+pub struct Options<'a> {
+    /// Called after every pass, if set. Methods that batch passes split them to call it.
+    pub observer: Option<&'a mut dyn Observer>,
+    /// Accept NaN and infinity in the inputs.
+    pub allow_nonfinite: bool,
+    /// Hall–Carr–Hart block size b (products summed per fragment per pass); `None` = 32.
+    pub block: Option<u32>,
+    /// Hall–Carr–Hart: how the running sum passes from one pass to the next.
+    pub accumulate: Accumulate,
+    /// Number format of textures and framebuffer for the render-pass methods. After a run it
+    /// holds the precision the method actually used (f16 where f32 blending is missing).
+    /// [`multiply`] refuses u8 and f16 for the methods that compute in f32 only.
+    pub precision: Precision,
+    /// u8 only: polygon colour 1/k so the blended sum cannot saturate (L-M §4; in the Hall
+    /// methods it scales each block sum); result rescaled.
+    pub scale_by_depth: bool,
+    /// Tiling of products past the adapter's limits or the memory budget ([`tiled`]):
+    /// `--mem-budget`, `--no-tile`, the progress bar.
+    pub tiling: tiled::TileOptions,
+    /// Left here by [`multiply`] when it tiled the product: how ([`tiled::Tiling`]).
+    pub tiled: Option<tiled::Tiling>,
+}
+
+impl Options<'_> {
+    /// Run `f` with the method's options borrowed from these, and keep the precision the method
+    /// says it ran in.
+    pub fn with_params<T>(&mut self, f: impl FnOnce(&mut Params) -> T) -> T {
+        let mut p = Params {
+            observer: self.observer.as_deref_mut().map(|o| o as &mut dyn Observer),
+            allow_nonfinite: self.allow_nonfinite,
+            block: self.block,
+            accumulate: self.accumulate,
+            precision: self.precision,
+            scale_by_depth: self.scale_by_depth,
+        };
+        let out = f(&mut p);
+        self.precision = p.precision;
+        out
+    }
+}
+
+/// Validate the inputs and multiply `a · b` with `method`. GPU methods need `ctx`.
+pub fn multiply(
+    ctx: Option<&GpuContext>,
+    method: Method,
+    a: &Matrix,
+    b: &Matrix,
+    opts: &mut Options,
+) -> Result<RunOutput> {
+    matrix::check_product(a, b)?;
+    if !opts.allow_nonfinite {
+        a.check_finite("A")?;
+        b.check_finite("B")?;
+    }
+    if opts.precision != Precision::F32 && !method.takes_precision() {
+        let takes: Vec<&str> = Method::ALL
+            .iter()
+            .filter(|m| m.takes_precision())
+            .map(|m| m.name())
+            .collect();
+        return Err(Error::Unsupported {
+            option: format!("precision {}", opts.precision),
+            method: method.name(),
+            why: format!(
+                "computes in f32 only; u8 and f16 are for the render-pass methods ({})",
+                takes.join(", ")
+            ),
+        });
+    }
+    if opts.precision == Precision::F16 {
+        precision::check_f16_headroom(a, b)?;
+    }
+    let gpu = || ctx.ok_or_else(|| Error::Invalid(format!("method {method} needs a GPU context")));
+    // Past the adapter's limits or the memory budget: block by block (or a clear refusal).
+    if let (Some(c), true) = (ctx, method.is_gpu())
+        && let Some(out) = tiled::multiply_if_needed(c, method, a, b, opts)?
+    {
+        return f16_guard(a, b, out, opts);
+    }
+    let out = match method.info().runs {
+        Runs::Gpu(record) => {
+            let ctx = gpu()?;
+            opts.with_params(|p| record(ctx, a, b, p))?
+        }
+        Runs::Compute { .. } => run_compute(gpu()?, method, a, b)?,
+        Runs::Cpu(f) => cpu_run(a, b, f),
+    };
+    f16_guard(a, b, out, opts)
+}
+
+/// The compute plan `method` runs for an m×k·k×n product under `limits`: `None` if `method`
+/// does not run on the compute harness, `Some(Err(..))` if it cannot run this product (a
+/// single-workgroup method given too large a product).
+pub fn compute_plan(
+    method: Method,
+    limits: &wgpu::Limits,
+    m: usize,
+    k: usize,
+    n: usize,
+) -> Option<Result<compute::Plan>> {
+    match method.info().runs {
+        Runs::Compute { plan, .. } => Some(plan(limits, m, k, n)),
+        _ => None,
+    }
+}
+
+/// The method that runs a product too large for `method`'s single workgroup (`cannon` →
+/// `cannon-tiled`, `dns` → `dns-tiled`), if it has one.
+pub fn compute_fallback(method: Method) -> Option<Method> {
+    match method.info().runs {
+        Runs::Compute { fallback, .. } => fallback,
+        _ => None,
+    }
+}
+
+/// Multiply `a · b` with the compute method `method`.
+///
+/// `cannon` and `dns` are O'Neil's single-workgroup kernels. A product too large for one
+/// workgroup runs on their multi-workgroup versions (`cannon-tiled`, `dns-tiled`) instead, and
+/// the report's notes say so and name the limit the single-workgroup kernel ran into.
+fn run_compute(ctx: &GpuContext, method: Method, a: &Matrix, b: &Matrix) -> Result<RunOutput> {
+    let (m, k, n) = (a.rows, a.cols, b.cols);
+    let planned = compute_plan(method, &ctx.limits, m, k, n).unwrap_or_else(|| {
+        Err(Error::Invalid(format!(
+            "{method} is not a compute-shader method"
+        )))
+    });
+    match (planned, compute_fallback(method)) {
+        (Ok(p), _) => compute::run(ctx, &p, a, b),
+        (Err(e @ Error::Limit { .. }), Some(tiled)) => {
+            let p = compute_plan(tiled, &ctx.limits, m, k, n)
+                .expect("tiled methods are compute methods")?;
+            let mut out = compute::run(ctx, &p, a, b)?;
+            out.notes.insert(
+                0,
+                format!(
+                    "single-workgroup {method} cannot take {m}x{k}x{n} ({e}); ran {tiled} instead"
+                ),
+            );
+            Ok(out)
+        }
+        (Err(e), _) => Err(e),
+    }
+}
+
+fn f16_guard(a: &Matrix, b: &Matrix, out: RunOutput, opts: &Options) -> Result<RunOutput> {
+    if opts.precision == Precision::F16 {
+        precision::check_f16_result(a, b, &out.c, opts.allow_nonfinite)?;
+    }
+    Ok(out)
+}
+
+fn cpu_run(a: &Matrix, b: &Matrix, f: fn(&Matrix, &Matrix) -> Matrix) -> RunOutput {
+    let t = crate::clock::Instant::now();
+    let c = f(a, b);
+    RunOutput {
+        c,
+        passes: 1,
+        timings: Timings {
+            compute_ms: crate::gpu::run::ms(t),
+            ..Default::default()
+        },
+        notes: vec![],
+    }
+}
+
+/// Multiply and check against the f64 reference in one go (the tour and the tests use it).
+pub fn multiply_checked(
+    ctx: Option<&GpuContext>,
+    method: Method,
+    a: &Matrix,
+    b: &Matrix,
+    opts: &mut Options,
+) -> Result<(RunOutput, ErrorStats)> {
+    let out = multiply(ctx, method, a, b, opts)?;
+    let stats = check::compare(&out.c, &cpu::reference_f64(a, b));
+    Ok((out, stats))
+}
+
+/// Judge `c = a · b` as `method` computed it with `opts`: `opts.precision` is the precision the
+/// run used (the render-pass methods write back the f16 they fall back to), `opts.block` the
+/// Hall block size, `opts.scale_by_depth` the u8 polygon colour 1/k. The render-pass methods are
+/// held to their own pipeline ([`Method::pipeline`]):
+/// - u8: within one 8-bit step of that method's CPU model, with the saturated count;
+/// - f16: within that method's derived bound;
+/// - f32 (every method): relative Frobenius error ≤ `method.tolerance()`;
+/// - `coop` (f16 inputs, f32 accumulation): every element within
+///   [`crate::methods::coop::error_bound`].
+pub fn verdict_for(method: Method, opts: &Options, a: &Matrix, b: &Matrix, c: &Matrix) -> Verdict {
+    if method == Method::Coop {
+        // f16 inputs, f32 accumulation: its own elementwise bound.
+        return crate::methods::coop::verdict(a, b, c);
+    }
+    match method.pipeline(opts.block) {
+        Some(pipeline) => check::judge(
+            pipeline,
+            opts.precision,
+            opts.scale_by_depth,
+            method.tolerance(),
+            a,
+            b,
+            c,
+        ),
+        None => check::judge(
+            Pipeline::Slices,
+            Precision::F32,
+            false,
+            method.tolerance(),
+            a,
+            b,
+            c,
+        ),
+    }
+}

@@ -1,0 +1,190 @@
+//! What rendermm shows of its runs: the report of one multiply ([`Report`], what
+//! `multiply --json` prints), the figures of the docs ([`figures`]), the charts ([`plots`]) and
+//! the matrix pictures ([`picture`]).
+//!
+//! This layer uses `plan`, `methods`, `model` and `bench` (for the figures that re-measure);
+//! only the CLI sits above it.
+
+pub mod figures;
+pub mod picture;
+pub mod plots;
+
+use crate::check::Verdict;
+use crate::gpu::GpuContext;
+use crate::matrix::Matrix;
+use crate::methods::{Method, RunOutput, Timings};
+use crate::precision::Precision;
+use serde::Serialize;
+
+/// The report `multiply --json` prints.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub method: String,
+    pub precision: String,
+    pub m: usize,
+    pub k: usize,
+    pub n: usize,
+    /// Products computed at once (4 with `--channels 4`).
+    pub channels: usize,
+    pub adapter: String,
+    pub backend: String,
+    pub passes: usize,
+    pub upload_ms: f64,
+    pub compute_ms: f64,
+    pub copy_ms: f64,
+    pub readback_ms: f64,
+    pub total_ms: f64,
+    /// GPU time of the compute phase from timestamp queries, where the adapter has them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device_ms: Option<f64>,
+    /// The clock behind `gflops`: `gpu-timestamp` (device_ms) or `wall-clock` (compute_ms).
+    pub timing: crate::gpu::timer::Clock,
+    /// 2·m·k·n·channels / compute time (device time where the adapter has timestamps).
+    pub gflops: f64,
+    /// u8: the L-M paper's byte operations per second, (2·m·k·n − m·n)·channels over the total
+    /// time (the paper's timings include conversion, upload and readback), in GBops.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gbops: Option<f64>,
+    /// Hall–Carr–Hart §5's model of this run, for methods that have one: bytes moved inside the
+    /// GPU (table 1, scaled to the run's channels and bytes per channel) and fragment-shader
+    /// instructions (table 2), with the rates they imply over `compute_ms`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_gbps: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_instructions: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_ginst_per_s: Option<f64>,
+    /// The compute era's model of this run ([`crate::model::compute`]): bytes of global-memory
+    /// traffic, the computation-to-memory ratio (5kk73) / arithmetic intensity (HIP blog), and the
+    /// global bandwidth the run achieved if the model holds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_global_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_flop_per_byte: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_global_gbps: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_abs_err: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rel_err: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tolerance: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub check_passed: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub saturated: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub saturated_share: Option<f64>,
+    /// The full verdict per channel (one entry unless `--channels 4`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub checks: Vec<Verdict>,
+    pub notes: Vec<String>,
+    /// How the product was tiled, if it was ([`crate::plan::tiled`]); the caller sets it from
+    /// [`Options::tiled`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tiling: Option<crate::plan::tiled::Tiling>,
+}
+
+impl Report {
+    /// Build the report of one run (of `channels` products of the same shape), with the verdicts
+    /// against the f64 reference if the run was checked (the worst channel's errors go on top).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        ctx: Option<&GpuContext>,
+        method: Method,
+        precision: Precision,
+        (m, k, n): (usize, usize, usize),
+        channels: usize,
+        passes: usize,
+        timings: &Timings,
+        notes: &[String],
+        checks: Vec<Verdict>,
+    ) -> Self {
+        let t = timings;
+        let (adapter, backend) = match (method.is_gpu(), ctx) {
+            (true, Some(c)) => (c.info.name.clone(), format!("{:?}", c.info.backend)),
+            _ => ("CPU".to_string(), "cpu".to_string()),
+        };
+        let flops = 2.0 * (m * k * n * channels) as f64;
+        let byte_ops = ((2 * m * k * n - m * n) * channels) as f64;
+        let worst = checks
+            .iter()
+            .max_by(|x, y| x.stats.rel_err.total_cmp(&y.stats.rel_err));
+        let checked = !checks.is_empty();
+        let model = crate::model::for_run(method, m, k, n, passes);
+        let model_bytes = model
+            .as_ref()
+            .map(|md| md.total_bytes * (channels * precision.bytes_per_channel()) as u64 / 4);
+        let per_s = |x: u64| x as f64 / (t.compute_time().0.max(1e-9) * 1e6);
+        let compute_model = match ctx {
+            Some(c) => crate::model::compute::model_with_limits(method, m, k, n, &c.limits),
+            None => crate::model::compute::model(method, m, k, n),
+        };
+        Report {
+            method: method.name().into(),
+            precision: precision.name().into(),
+            m,
+            k,
+            n,
+            channels,
+            adapter,
+            backend,
+            passes,
+            upload_ms: t.upload_ms,
+            compute_ms: t.compute_ms,
+            copy_ms: t.copy_ms,
+            readback_ms: t.readback_ms,
+            total_ms: t.total_ms(),
+            device_ms: t.device_ms,
+            timing: t.compute_time().1,
+            gflops: flops / (t.compute_time().0.max(1e-9) * 1e6),
+            gbops: (precision == Precision::U8).then(|| byte_ops / (t.total_ms().max(1e-9) * 1e6)),
+            model_bytes,
+            model_gbps: model_bytes.map(per_s),
+            model_instructions: model.as_ref().map(|md| md.total_instructions),
+            model_ginst_per_s: model.as_ref().map(|md| per_s(md.total_instructions)),
+            model_global_bytes: compute_model.as_ref().map(|md| md.global_bytes),
+            model_flop_per_byte: compute_model.as_ref().map(|md| md.flop_per_byte),
+            model_global_gbps: compute_model.as_ref().map(|md| per_s(md.global_bytes)),
+            max_abs_err: worst.map(|v| v.stats.max_abs_err),
+            rel_err: worst.map(|v| v.stats.rel_err),
+            tolerance: worst.map(|v| v.tolerance.clone()),
+            check_passed: checked.then(|| checks.iter().all(|v| v.passed)),
+            saturated: checked
+                .then(|| checks.iter().filter_map(|v| v.saturated).sum::<usize>())
+                .filter(|_| precision == Precision::U8),
+            saturated_share: (checked && precision == Precision::U8).then(|| {
+                checks.iter().filter_map(|v| v.saturated).sum::<usize>() as f64
+                    / (m * n * channels) as f64
+            }),
+            checks,
+            notes: notes.to_vec(),
+            tiling: None,
+        }
+    }
+
+    /// The report of a single-product run.
+    pub fn of_run(
+        ctx: Option<&GpuContext>,
+        method: Method,
+        precision: Precision,
+        a: &Matrix,
+        b: &Matrix,
+        out: &RunOutput,
+        check: Option<Verdict>,
+    ) -> Self {
+        Report::new(
+            ctx,
+            method,
+            precision,
+            (a.rows, a.cols, b.cols),
+            1,
+            out.passes,
+            &out.timings,
+            &out.notes,
+            check.into_iter().collect(),
+        )
+    }
+}
