@@ -10,7 +10,6 @@
 //! before anything is allocated, and an oversized matrix is an [`Error::Limit`] naming the limit.
 
 use super::context::GpuContext;
-use super::texture::map_read;
 use crate::error::{Error, Result};
 use crate::matrix::Matrix;
 
@@ -131,24 +130,28 @@ impl MatrixBuffer {
 }
 
 /// Read the first `len` bytes of a `COPY_SRC` buffer back to the host through a `MAP_READ`
-/// staging buffer.
+/// staging buffer, blocking ([`super::run::read_buffer_bytes`] is the runner's form).
 pub fn read_buffer_bytes(ctx: &GpuContext, buffer: &wgpu::Buffer, len: u64) -> Result<Vec<u8>> {
-    if len == 0 {
-        return Ok(vec![]);
-    }
-    let staging = ctx.scoped("readback", || {
+    pollster::block_on(super::run::read_buffer_bytes(ctx, buffer, len))
+}
+
+/// A `MAP_READ` staging buffer with the first `len` bytes of `buffer` copied in (submitted; the
+/// caller maps it).
+pub fn stage_readback(ctx: &GpuContext, buffer: &wgpu::Buffer, len: u64) -> Result<wgpu::Buffer> {
+    ctx.scoped("readback", || {
         let staging = ctx.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("readback"),
-            size: len,
+            size: len.max(4),
             usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
             mapped_at_creation: false,
         });
-        let mut enc = ctx.device.create_command_encoder(&Default::default());
-        enc.copy_buffer_to_buffer(buffer, 0, &staging, 0, len);
-        ctx.queue.submit([enc.finish()]);
+        if len > 0 {
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            enc.copy_buffer_to_buffer(buffer, 0, &staging, 0, len);
+            ctx.queue.submit([enc.finish()]);
+        }
         Ok(staging)
-    })?;
-    map_read(ctx, &staging, |data| data.to_vec())
+    })
 }
 
 /// A small uniform buffer holding `bytes` (shapes and other per-dispatch constants).

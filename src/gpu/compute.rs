@@ -21,10 +21,10 @@
 
 use super::buffer::{self, MatrixBuffer, check_storage_size};
 use super::context::GpuContext;
+use super::run::{Read, RunOutput, Work, ms};
+use crate::clock::Instant;
 use crate::error::{Error, Result};
 use crate::matrix::Matrix;
-use crate::methods::{RunOutput, Timings};
-use std::time::Instant;
 
 /// One WGSL compute entry point, with the values of its `override` constants and the workgroup
 /// shape and workgroup storage those constants give it (used for the limit checks).
@@ -435,7 +435,15 @@ impl Prepared {
     /// it with a [`super::timer::Span`] around the call.
     pub fn submit(&self, ctx: &GpuContext, label: &str) -> Result<()> {
         ctx.scoped(&format!("the {label} dispatches"), || {
-            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            ctx.queue.submit([self.encode(&ctx.device, label)?]);
+            Ok(())
+        })
+    }
+
+    /// Record every dispatch into one compute pass.
+    pub fn encode(&self, device: &wgpu::Device, label: &str) -> Result<wgpu::CommandBuffer> {
+        {
+            let mut enc = device.create_command_encoder(&Default::default());
             {
                 let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
                     label: Some(label),
@@ -447,9 +455,8 @@ impl Prepared {
                     pass.dispatch_workgroups(*x, *y, *z);
                 }
             }
-            ctx.queue.submit([enc.finish()]);
-            Ok(())
-        })
+            Ok(enc.finish())
+        }
     }
 }
 
@@ -478,57 +485,51 @@ pub fn with_timed_repeats<T>(repeats: usize, f: impl FnOnce() -> T) -> (T, Vec<f
 
 /// Run `plan` on `a · b`: check, upload, build, dispatch, read back.
 pub fn run(ctx: &GpuContext, plan: &Plan, a: &Matrix, b: &Matrix) -> Result<RunOutput> {
-    run_with(
-        ctx,
-        plan,
-        || Operands::upload(ctx, plan, a, b),
-        |ops| ops.c.read_matrix(ctx),
-    )
+    run_with(ctx, plan, || Operands::upload(ctx, plan, a, b), |c| c)
 }
 
 /// [`run`] for a method that lays its operands out itself: `upload` makes and fills them
 /// (timed as upload: padding, transposing or converting the inputs happens there, see
-/// [`Operands::from_buffers`]), `read` turns them into C (timed as readback: e.g. cropping the
-/// padding off).
+/// [`Operands::from_buffers`]), `read` turns the C buffer, read back as its own
+/// rows × cols, into the result (timed as readback: e.g. cropping the padding off).
 pub fn run_with(
     ctx: &GpuContext,
     plan: &Plan,
     upload: impl FnOnce() -> Result<Operands>,
-    read: impl FnOnce(&Operands) -> Result<Matrix>,
+    read: impl FnOnce(Matrix) -> Matrix + 'static,
 ) -> Result<RunOutput> {
-    let t0 = Instant::now();
-    let ops = upload()?;
-    ctx.wait()?;
-    let upload_ms = ms(t0);
-
-    let t1 = Instant::now();
-    let prepared = Prepared::new(ctx, plan, &ops)?;
-    let build_ms = ms(t1);
-
-    // Device time spans the submission (timestamps written in command buffers before and after
-    // it, see gpu::timer): lavapipe runs a compute pass on the CPU at submit, so timestamps
-    // written at the pass boundaries do not bracket its work, while the span's do.
-    // Every repetition rewrites all of C from the same inputs, so the result is that of one.
     let repeats = TIMED_REPEATS.with(|r| r.get());
-    let mut runs = Vec::with_capacity(repeats);
-    let mut compute_ms = 0.0;
-    let mut gpu_ms = None;
-    for _ in 0..repeats {
-        let span = super::timer::Span::begin(ctx)?;
-        let t2 = Instant::now();
-        prepared.submit(ctx, plan.method)?;
-        let (span_ms, clock) = span.end(ctx)?;
-        compute_ms = ms(t2);
-        gpu_ms = (clock == super::timer::Clock::GpuTimestamp).then_some(span_ms);
-        if let Some(g) = gpu_ms {
-            runs.push(g);
-        }
-    }
-    LAST_RUNS.with(|l| *l.borrow_mut() = runs);
-
-    let t3 = Instant::now();
-    let c = read(&ops)?;
-    let readback_ms = ms(t3);
+    let mut build_ms = 0.0;
+    let ran = super::run::run(ctx, None, || {
+        let ops = upload()?;
+        let t1 = Instant::now();
+        let prepared = std::rc::Rc::new(Prepared::new(ctx, plan, &ops)?);
+        build_ms = ms(t1);
+        let mut work = Work::new(plan.dispatches());
+        let label = plan.method;
+        // Device time spans the submission (timestamps written in command buffers before and
+        // after it, see gpu::timer): lavapipe runs a compute pass on the CPU at submit, so
+        // timestamps written at the pass boundaries do not bracket its work, while the span's
+        // do. Every repetition rewrites all of C from the same inputs, so the result is that
+        // of one.
+        let device = ctx.device.clone();
+        work.repeat(repeats, move || prepared.encode(&device, label));
+        let (rows, cols) = (ops.c.rows, ops.c.cols);
+        work.read(Read::Buffer {
+            buffer: ops.c.buffer.clone(),
+            len: (rows * cols * 4) as u64,
+        });
+        work.finish(move |bytes| {
+            let c = Matrix::new(rows, cols, bytemuck::pod_collect_to_vec(&bytes[0]))?;
+            Ok(vec![read(c)])
+        });
+        Ok(work)
+    })?;
+    LAST_RUNS.with(|l| *l.borrow_mut() = ran.repeats_ms.clone());
+    let gpu_ms = ran.timings.device_ms;
+    // Pipeline creation is setup, not upload: taken out of the upload time and noted.
+    let mut timings = ran.timings;
+    timings.upload_ms = (timings.upload_ms - build_ms).max(0.0);
 
     let mut notes = plan.notes.clone();
     let grids: Vec<String> = plan
@@ -556,15 +557,9 @@ pub fn run_with(
         ));
     }
     Ok(RunOutput {
-        c,
+        c: ran.cs.into_iter().next().expect("one read, one matrix"),
         passes: plan.dispatches(),
-        timings: Timings {
-            upload_ms,
-            compute_ms,
-            copy_ms: 0.0,
-            readback_ms,
-            device_ms: gpu_ms,
-        },
+        timings,
         notes,
     })
 }
@@ -596,8 +591,4 @@ unsafe fn trusted_shader(
             Ok(unsafe { ctx.device.create_shader_module_trusted(desc, checks) })
         },
     )
-}
-
-fn ms(t: Instant) -> f64 {
-    t.elapsed().as_secs_f64() * 1e3
 }

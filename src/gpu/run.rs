@@ -1,13 +1,20 @@
-//! What a run of GPU work reports: its phases' times ([`Timings`]), its result ([`RunOutput`]),
-//! and the hook that sees the accumulation texture after each pass ([`Observer`]). Every layer
-//! above the harness (methods, the multiply entry point, bench, demos) shares these types.
+//! The runner: a method records its GPU work ([`Work`]: command buffers in order, the
+//! readbacks it wants, how to turn the bytes into matrices) and [`run`] / [`run_async`] submit
+//! and resolve it — blocking natively, awaited in a browser. The runner alone waits on the
+//! device, maps buffers, times the phases ([`Timings`]) and calls the [`Observer`] after each
+//! pass. Every layer above the harness (methods, the entry point, bench, demos) shares these
+//! types.
 
 use super::context::GpuContext;
 use super::texture::MatrixTexture;
-use super::timer::Clock;
+use super::timer::{Clock, Span};
+use crate::clock::Instant;
 use crate::error::Result;
 use crate::matrix::Matrix;
 use serde::Serialize;
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+use std::task::{Poll, Waker};
 
 /// Sees the accumulation texture after passes (the demos and frame writers use it).
 pub trait Observer {
@@ -65,6 +72,378 @@ pub struct RunOutput {
 }
 
 /// Milliseconds since `t`.
-pub fn ms(t: crate::clock::Instant) -> f64 {
+pub fn ms(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1e3
+}
+
+/// Which phase of a run a recorded step belongs to, for [`Timings`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// The passes (or dispatches) themselves.
+    Compute,
+    /// GPU-side copies between passes (Hall's copy-to-texture), timed apart.
+    Copy,
+}
+
+/// One command buffer of recorded work, what phase it is, and what the observer sees after it.
+struct Step {
+    commands: wgpu::CommandBuffer,
+    phase: Phase,
+    observe: Option<(usize, MatrixTexture)>,
+}
+
+/// Something the host wants back once the work is done: a texture (read through a staging
+/// buffer with rows padded to 256 bytes, de-padded on the way out) or the first `len` bytes of
+/// a buffer.
+pub enum Read {
+    Texture(MatrixTexture),
+    Buffer { buffer: wgpu::Buffer, len: u64 },
+}
+
+/// Records the compute phase again, for runs that time several repetitions of it.
+pub type Repeat = Box<dyn Fn() -> Result<wgpu::CommandBuffer>>;
+
+/// Turns the bytes of a run's reads (in the order they were asked for) into its result.
+pub type Finish = Box<dyn FnOnce(Vec<Vec<u8>>) -> Result<Vec<Matrix>>>;
+
+/// GPU work a method recorded for one product — command buffers in order, the readbacks it
+/// wants, and how to turn them into matrices — for [`run`] (natively) or [`run_async`] (in a
+/// browser, where nothing may block) to submit and resolve. Recording creates textures,
+/// buffers and pipelines and queues uploads; it never waits for the device.
+pub struct Work {
+    steps: Vec<Step>,
+    repeated: Option<(usize, Repeat)>,
+    reads: Vec<Read>,
+    finish: Option<Finish>,
+    /// Passes (render passes, slices or dispatches) the work runs.
+    pub passes: usize,
+    /// Remarks for the report.
+    pub notes: Vec<String>,
+    /// Milliseconds of pipeline creation the method measured while recording (counted in
+    /// `upload_ms` by methods whose upload includes setup, reported in a note by the others).
+    pub setup_ms: f64,
+}
+
+impl Work {
+    /// Empty work of `passes` passes.
+    pub fn new(passes: usize) -> Self {
+        Work {
+            steps: vec![],
+            repeated: None,
+            reads: vec![],
+            finish: None,
+            passes,
+            notes: vec![],
+            setup_ms: 0.0,
+        }
+    }
+
+    /// Append a finished command buffer of `phase`.
+    pub fn push(&mut self, commands: wgpu::CommandBuffer, phase: Phase) {
+        self.steps.push(Step {
+            commands,
+            phase,
+            observe: None,
+        });
+    }
+
+    /// Make the compute phase `times` submissions of what `record` records, back to back, each
+    /// timed on its own ([`Ran::repeats_ms`]); every one must compute the whole result from the
+    /// same inputs, so the result is that of one. Replaces any pushed steps.
+    pub fn repeat(
+        &mut self,
+        times: usize,
+        record: impl Fn() -> Result<wgpu::CommandBuffer> + 'static,
+    ) {
+        self.steps.clear();
+        self.repeated = Some((times.max(1), Box::new(record)));
+    }
+
+    /// After the last pushed command buffer, show `acc` to the observer as pass `pass`.
+    pub fn observe(&mut self, pass: usize, acc: &MatrixTexture) {
+        if let Some(s) = self.steps.last_mut() {
+            s.observe = Some((pass, acc.clone()));
+        }
+    }
+
+    /// Ask for `read` once the work is done; its bytes come to the finisher at this index.
+    pub fn read(&mut self, read: Read) -> usize {
+        self.reads.push(read);
+        self.reads.len() - 1
+    }
+
+    /// How the read bytes become the result (default: each read an R32Float matrix texture or
+    /// buffer, taken as it is).
+    pub fn finish(&mut self, f: impl FnOnce(Vec<Vec<u8>>) -> Result<Vec<Matrix>> + 'static) {
+        self.finish = Some(Box::new(f));
+    }
+}
+
+/// The result of [`run`]: the matrices the finisher made, the passes, the phases' times.
+pub struct Ran {
+    pub cs: Vec<Matrix>,
+    pub passes: usize,
+    pub timings: Timings,
+    pub notes: Vec<String>,
+    /// Device time of each repetition of a repeated compute phase ([`Work::repeat`]); empty
+    /// without timestamps or repetitions.
+    pub repeats_ms: Vec<f64>,
+}
+
+impl Ran {
+    /// The single-product output most callers want.
+    pub fn into_output(mut self) -> Result<RunOutput> {
+        if self.cs.is_empty() {
+            return Err(crate::error::Error::Readback(
+                "the run produced no matrix".into(),
+            ));
+        }
+        Ok(RunOutput {
+            c: self.cs.remove(0),
+            passes: self.passes,
+            timings: self.timings,
+            notes: self.notes,
+        })
+    }
+}
+
+/// Record with `record`, then submit and resolve: blocking, for native hosts.
+pub fn run(
+    ctx: &GpuContext,
+    observer: Option<&mut (dyn Observer + '_)>,
+    record: impl FnOnce() -> Result<Work>,
+) -> Result<Ran> {
+    pollster::block_on(run_async(ctx, observer, record))
+}
+
+/// Record with `record`, then submit the steps in order and resolve the reads, awaiting the
+/// device instead of blocking on it (natively each await is a wait that has already finished;
+/// in a browser the callbacks complete them).
+///
+/// Times: `upload_ms` from the start of recording until the queued uploads are done;
+/// `compute_ms` the steps of the compute phase (with `device_ms` from a timestamp span around
+/// all the steps where the adapter has timestamps); `copy_ms` the copy steps, waited for on
+/// their own; `readback_ms` the reads and the finisher.
+pub async fn run_async(
+    ctx: &GpuContext,
+    mut observer: Option<&mut (dyn Observer + '_)>,
+    record: impl FnOnce() -> Result<Work>,
+) -> Result<Ran> {
+    let t0 = Instant::now();
+    let work = record()?;
+    settle(ctx).await?;
+    let upload_ms = ms(t0);
+
+    let Work {
+        steps,
+        repeated,
+        reads,
+        finish,
+        passes,
+        notes,
+        ..
+    } = work;
+    let mut repeats_ms = vec![];
+    let (compute_ms, copy_ms, device_ms) = match repeated {
+        Some((times, record)) => {
+            let (mut wall, mut device) = (0.0, None);
+            for _ in 0..times {
+                let commands = record()?;
+                let span = Span::begin(ctx)?;
+                let t = Instant::now();
+                ctx.scoped("submitting recorded GPU work", || {
+                    ctx.queue.submit([commands]);
+                    Ok(())
+                })?;
+                let (span_ms, clock) = span.end_async(ctx).await?;
+                wall = ms(t);
+                device = (clock == Clock::GpuTimestamp).then_some(span_ms);
+                repeats_ms.extend(device);
+            }
+            (wall, 0.0, device)
+        }
+        None => submit_steps(ctx, steps, passes, observer.as_deref_mut()).await?,
+    };
+
+    let t2 = Instant::now();
+    let mut bytes = Vec::with_capacity(reads.len());
+    for r in &reads {
+        bytes.push(match r {
+            Read::Texture(tex) => read_texture_bytes(ctx, tex).await?,
+            Read::Buffer { buffer, len } => read_buffer_bytes(ctx, buffer, *len).await?,
+        });
+    }
+    let cs = match finish {
+        Some(f) => f(bytes)?,
+        None => bytes
+            .into_iter()
+            .zip(&reads)
+            .map(|(b, r)| match r {
+                Read::Texture(t) => Matrix::new(t.rows, t.cols, bytemuck::pod_collect_to_vec(&b)),
+                Read::Buffer { .. } => {
+                    Matrix::new(1, b.len() / 4, bytemuck::pod_collect_to_vec(&b))
+                }
+            })
+            .collect::<Result<_>>()?,
+    };
+    let readback_ms = ms(t2);
+    Ok(Ran {
+        cs,
+        passes,
+        timings: Timings {
+            upload_ms,
+            compute_ms,
+            copy_ms,
+            readback_ms,
+            device_ms,
+        },
+        notes,
+        repeats_ms,
+    })
+}
+
+/// Submit `steps` in order, calling the observer where they ask; (compute, copy, device) ms.
+async fn submit_steps(
+    ctx: &GpuContext,
+    steps: Vec<Step>,
+    passes: usize,
+    mut observer: Option<&mut (dyn Observer + '_)>,
+) -> Result<(f64, f64, Option<f64>)> {
+    let phased = steps.iter().any(|s| s.phase == Phase::Copy);
+    let mut compute_ms = 0.0;
+    let mut copy_ms = 0.0;
+    let span = Span::begin(ctx)?;
+    let mut t = Instant::now();
+    for step in steps {
+        if phased {
+            // Copies are timed apart: finish what came before, then time the copy alone.
+            settle(ctx).await?;
+            compute_ms += ms(t);
+            t = Instant::now();
+        }
+        ctx.scoped("submitting recorded GPU work", || {
+            ctx.queue.submit([step.commands]);
+            Ok(())
+        })?;
+        if phased && step.phase == Phase::Copy {
+            settle(ctx).await?;
+            copy_ms += ms(t);
+            t = Instant::now();
+        }
+        if let (Some((pass, acc)), Some(obs)) = (&step.observe, observer.as_deref_mut()) {
+            settle(ctx).await?;
+            obs.after_pass(ctx, *pass, passes, acc)?;
+        }
+    }
+    let (span_ms, clock) = span.end_async(ctx).await?;
+    compute_ms += ms(t);
+    let device_ms = (clock == Clock::GpuTimestamp && !phased).then_some(span_ms);
+    Ok((compute_ms, copy_ms, device_ms))
+}
+
+/// Wait until every submitted command buffer has run.
+pub async fn settle(ctx: &GpuContext) -> Result<()> {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        ctx.wait()
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        let (tx, rx) = oneshot();
+        ctx.queue.on_submitted_work_done(move || tx(()));
+        rx.await;
+        ctx.check_lost()
+    }
+}
+
+/// Map `buffer` for reading and wait until it is mapped.
+pub async fn map(ctx: &GpuContext, buffer: &wgpu::Buffer) -> Result<()> {
+    let (tx, rx) = oneshot();
+    buffer.map_async(wgpu::MapMode::Read, .., move |r| tx(r));
+    #[cfg(not(target_arch = "wasm32"))]
+    ctx.wait()?;
+    rx.await
+        .map_err(|e| crate::error::Error::Readback(e.to_string()))?;
+    ctx.check_lost()
+}
+
+/// Map a `MAP_READ` buffer, await it, and hand its bytes to `f`.
+pub async fn map_read<T>(
+    ctx: &GpuContext,
+    buffer: &wgpu::Buffer,
+    f: impl FnOnce(&[u8]) -> T,
+) -> Result<T> {
+    map(ctx, buffer).await?;
+    let out = {
+        let view = buffer
+            .get_mapped_range(..)
+            .map_err(|e| crate::error::Error::Readback(e.to_string()))?;
+        f(&view)
+    };
+    buffer.unmap();
+    Ok(out)
+}
+
+/// Copy `tex` into a staging buffer (rows padded to 256 bytes, the buffer poisoned with 0xFF
+/// bytes first — a NaN in every float format — so an element the copy misses cannot pass for a
+/// result), map it and return the tightly packed rows.
+pub async fn read_texture_bytes(ctx: &GpuContext, tex: &MatrixTexture) -> Result<Vec<u8>> {
+    let staging = super::texture::stage_readback(ctx, tex)?;
+    let (rows, row_bytes) = (tex.rows, tex.cols * tex.bytes_per_texel() as usize);
+    let padded = super::texture::padded_bytes_per_row(tex.cols, tex.bytes_per_texel()) as usize;
+    map_read(ctx, &staging, |data| {
+        if padded == row_bytes {
+            data[..rows * row_bytes].to_vec()
+        } else {
+            let mut out = Vec::with_capacity(row_bytes * rows);
+            for r in 0..rows {
+                out.extend_from_slice(&data[r * padded..r * padded + row_bytes]);
+            }
+            out
+        }
+    })
+    .await
+}
+
+/// The first `len` bytes of a `COPY_SRC` buffer, through a `MAP_READ` staging buffer.
+pub async fn read_buffer_bytes(
+    ctx: &GpuContext,
+    buffer: &wgpu::Buffer,
+    len: u64,
+) -> Result<Vec<u8>> {
+    if len == 0 {
+        return Ok(vec![]);
+    }
+    let staging = super::buffer::stage_readback(ctx, buffer, len)?;
+    map_read(ctx, &staging, |data| data[..len as usize].to_vec()).await
+}
+
+/// A one-shot channel whose receiver is a future: what a wgpu callback completes.
+fn oneshot<T: Send + 'static>() -> (impl FnOnce(T) + Send + 'static, impl Future<Output = T>) {
+    let shared: Arc<Mutex<(Option<T>, Option<Waker>)>> = Arc::new(Mutex::new((None, None)));
+    let tx = {
+        let shared = shared.clone();
+        move |v: T| {
+            let mut s = shared
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            s.0 = Some(v);
+            if let Some(w) = s.1.take() {
+                w.wake();
+            }
+        }
+    };
+    let rx = std::future::poll_fn(move |cx| {
+        let mut s = shared
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        match s.0.take() {
+            Some(v) => Poll::Ready(v),
+            None => {
+                s.1 = Some(cx.waker().clone());
+                Poll::Pending
+            }
+        }
+    });
+    (tx, rx)
 }

@@ -27,7 +27,9 @@ impl ScalarFormat {
     }
 }
 
-/// A texture holding a matrix, with its shape.
+/// A texture holding a matrix, with its shape. Cloning shares the texture (wgpu handles are
+/// reference-counted).
+#[derive(Clone)]
 pub struct MatrixTexture {
     pub texture: wgpu::Texture,
     pub view: wgpu::TextureView,
@@ -154,16 +156,12 @@ impl MatrixTexture {
                 self.format
             )));
         }
-        let values = precision.decode(&self.read_bytes(ctx)?);
-        (0..channels)
-            .map(|c| {
-                Matrix::new(
-                    self.rows,
-                    self.cols,
-                    values.iter().skip(c).step_by(channels).copied().collect(),
-                )
-            })
-            .collect()
+        split_channels(
+            self.rows,
+            self.cols,
+            precision.decode(&self.read_bytes(ctx)?),
+            channels,
+        )
     }
 
     /// Write tightly packed texel rows into the whole texture.
@@ -222,6 +220,28 @@ impl MatrixTexture {
         let bytes = self.read_bytes(ctx)?;
         Matrix::new(self.rows, self.cols, bytemuck::pod_collect_to_vec(&bytes))
     }
+}
+
+/// Interleaved texel values of a `rows × cols` texture with `channels` channels, as one matrix per
+/// channel (r, g, b, a).
+pub fn split_channels(
+    rows: usize,
+    cols: usize,
+    values: Vec<f32>,
+    channels: usize,
+) -> Result<Vec<Matrix>> {
+    if channels == 1 {
+        return Ok(vec![Matrix::new(rows, cols, values)?]);
+    }
+    (0..channels)
+        .map(|c| {
+            Matrix::new(
+                rows,
+                cols,
+                values.iter().skip(c).step_by(channels).copied().collect(),
+            )
+        })
+        .collect()
 }
 
 /// The size of a `rows × cols` matrix texture.
@@ -287,8 +307,8 @@ pub fn padded_bytes_per_row(cols: usize, bytes_per_texel: u32) -> u32 {
 }
 
 /// Copy a texture into a staging buffer (rows padded to 256 bytes), map it and return the tightly
-/// packed rows. The staging buffer is poisoned with 0xFF bytes (a NaN in every float format)
-/// before the copy, so an element the copy misses cannot pass for a result.
+/// packed rows, blocking ([`super::run::read_texture_bytes`] is the runner's, awaited form).
+/// For the layers above the methods (demos, benchmarks, tests); methods ask the runner.
 pub fn read_texture_bytes(
     ctx: &GpuContext,
     texture: &wgpu::Texture,
@@ -296,9 +316,25 @@ pub fn read_texture_bytes(
     cols: usize,
     bytes_per_texel: u32,
 ) -> Result<Vec<u8>> {
-    let size = check_readback_size(ctx, "texture", rows, cols, bytes_per_texel)?;
-    let padded = padded_bytes_per_row(cols, bytes_per_texel);
-    let buffer = ctx.scoped("readback", || {
+    let tex = MatrixTexture {
+        texture: texture.clone(),
+        view: texture.create_view(&Default::default()),
+        rows,
+        cols,
+        format: texture.format(),
+    };
+    let _ = bytes_per_texel;
+    pollster::block_on(super::run::read_texture_bytes(ctx, &tex))
+}
+
+/// A `MAP_READ` staging buffer holding a copy of `tex` (rows padded to 256 bytes), poisoned with
+/// 0xFF bytes (a NaN in every float format) before the copy, so an element the copy misses
+/// cannot pass for a result. The copy is submitted; the caller maps the buffer.
+pub fn stage_readback(ctx: &GpuContext, tex: &MatrixTexture) -> Result<wgpu::Buffer> {
+    let (rows, cols, bpt) = (tex.rows, tex.cols, tex.bytes_per_texel());
+    let size = check_readback_size(ctx, "texture", rows, cols, bpt)?;
+    let padded = padded_bytes_per_row(cols, bpt);
+    ctx.scoped("readback", || {
         let buffer = ctx.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("readback"),
             size,
@@ -313,7 +349,7 @@ pub fn read_texture_bytes(
         buffer.unmap();
         let mut enc = ctx.device.create_command_encoder(&Default::default());
         enc.copy_texture_to_buffer(
-            texture.as_image_copy(),
+            tex.texture.as_image_copy(),
             wgpu::TexelCopyBufferInfo {
                 buffer: &buffer,
                 layout: wgpu::TexelCopyBufferLayout {
@@ -326,38 +362,15 @@ pub fn read_texture_bytes(
         );
         ctx.queue.submit([enc.finish()]);
         Ok(buffer)
-    })?;
-    map_read(ctx, &buffer, |data| {
-        let row_bytes = cols * bytes_per_texel as usize;
-        let mut out = Vec::with_capacity(row_bytes * rows);
-        for r in 0..rows {
-            let start = r * padded as usize;
-            out.extend_from_slice(&data[start..start + row_bytes]);
-        }
-        out
     })
 }
 
-/// Map a `MAP_READ` buffer, wait, and hand its bytes to `f`.
+/// Map a `MAP_READ` buffer, wait, and hand its bytes to `f` (blocking; see
+/// [`super::run::map_read`]).
 pub fn map_read<T>(
     ctx: &GpuContext,
     buffer: &wgpu::Buffer,
     f: impl FnOnce(&[u8]) -> T,
 ) -> Result<T> {
-    let (tx, rx) = std::sync::mpsc::channel();
-    buffer.map_async(wgpu::MapMode::Read, .., move |r| {
-        let _ = tx.send(r);
-    });
-    ctx.wait()?;
-    rx.recv()
-        .map_err(|_| Error::Readback("map callback never ran".into()))?
-        .map_err(|e| Error::Readback(e.to_string()))?;
-    let out = {
-        let view = buffer
-            .get_mapped_range(..)
-            .map_err(|e| Error::Readback(e.to_string()))?;
-        f(&view)
-    };
-    buffer.unmap();
-    Ok(out)
+    pollster::block_on(super::run::map_read(ctx, buffer, f))
 }

@@ -8,9 +8,9 @@
 //! says so in [`Clock`].
 
 use super::context::GpuContext;
+use crate::clock::Instant;
 use crate::error::Result;
 use serde::Serialize;
-use std::time::Instant;
 
 /// Which clock a time came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -75,10 +75,15 @@ impl Span {
         })
     }
 
-    /// Stop measuring, wait for the GPU, and return (milliseconds, clock).
+    /// Stop measuring, wait for the GPU, and return (milliseconds, clock) (blocking).
     pub fn end(self, ctx: &GpuContext) -> Result<(f64, Clock)> {
+        pollster::block_on(self.end_async(ctx))
+    }
+
+    /// Stop measuring, await the GPU, and return (milliseconds, clock).
+    pub async fn end_async(self, ctx: &GpuContext) -> Result<(f64, Clock)> {
         let Some((qs, resolve, read)) = self.gpu else {
-            ctx.wait()?;
+            super::run::settle(ctx).await?;
             return Ok((self.start.elapsed().as_secs_f64() * 1e3, Clock::WallClock));
         };
         ctx.scoped("ending a timestamp span", || {
@@ -89,7 +94,8 @@ impl Span {
             ctx.queue.submit([enc.finish()]);
             Ok(())
         })?;
-        let ticks: Vec<u64> = super::texture::map_read(ctx, &read, bytemuck::pod_collect_to_vec)?;
+        let ticks: Vec<u64> =
+            super::run::map_read(ctx, &read, bytemuck::pod_collect_to_vec).await?;
         let period = ctx.queue.get_timestamp_period() as f64;
         let ns = ticks[1].wrapping_sub(ticks[0]) as f64 * period;
         Ok((ns * 1e-6, Clock::GpuTimestamp))

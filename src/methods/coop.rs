@@ -327,7 +327,7 @@ pub fn multiply_variant(
             let c = MatrixBuffer::output(ctx, "C (padded)", mp, np)?;
             Operands::from_buffers(ctx, &p, ab, bb, c, (mp, kp, np))
         },
-        |ops| Ok(super::cs_fast::cropped(ops.c.read_matrix(ctx)?, m, n)),
+        move |c| super::cs_fast::cropped(c, m, n),
     )
 }
 

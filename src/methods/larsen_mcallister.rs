@@ -20,11 +20,10 @@
 use super::{Params, RunOutput, Timings};
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
-use crate::gpu::texture::{MatrixTexture, TARGET_USAGE};
-use crate::gpu::timer::{Clock, Span};
+use crate::gpu::run::{Phase, Read, Work, run};
+use crate::gpu::texture::{MatrixTexture, TARGET_USAGE, split_channels};
 use crate::matrix::Matrix;
 use crate::precision::{self, Precision};
-use std::time::Instant;
 
 const SHADER: &str = include_str!("../../shaders/larsen_mcallister.wgsl");
 
@@ -109,41 +108,38 @@ pub fn multiply_channels(
         precision.format(channels as u32),
     )?;
 
-    let t0 = Instant::now();
-    let at = MatrixTexture::upload_channels(ctx, "A", a, precision)?;
-    let bt = MatrixTexture::upload_channels(ctx, "B", b, precision)?;
     let format = precision.format(channels as u32);
-    let target = MatrixTexture::new(ctx, "C (framebuffer)", m, n, format, TARGET_USAGE)?;
-    // Pipeline creation counts as setup (upload), as in the Hall methods, so compute_ms is the
-    // passes alone.
-    let pipeline = Pipeline::new(ctx, &at, &bt, format, channels, depth, precision)?;
-    ctx.wait()?;
-    let upload_ms = ms(t0);
-
-    let t1 = Instant::now();
-    let span = Span::begin(ctx)?;
-    match opts.observer.as_deref_mut() {
-        None => {
-            // All k slices in one render pass: one instanced draw, instance p = slice p.
-            pipeline.draw(ctx, &target, 0..k as u32, true)?;
-            ctx.wait()?;
-        }
-        Some(obs) => {
-            // One render pass per slice so the caller can look at C_p after each.
+    let per_pass = opts.observer.is_some();
+    let ran = run(ctx, opts.observer.as_deref_mut(), || {
+        let at = MatrixTexture::upload_channels(ctx, "A", a, precision)?;
+        let bt = MatrixTexture::upload_channels(ctx, "B", b, precision)?;
+        let target = MatrixTexture::new(ctx, "C (framebuffer)", m, n, format, TARGET_USAGE)?;
+        // Pipeline creation counts as setup (upload), as in the Hall methods, so compute_ms is
+        // the passes alone.
+        let pipeline = Pipeline::new(ctx, &at, &bt, format, channels, depth, precision)?;
+        let mut work = Work::new(k);
+        if per_pass {
+            // One render pass per slice so the observer can look at C_p after each.
             for p in 0..k as u32 {
-                pipeline.draw(ctx, &target, p..p + 1, p == 0)?;
-                ctx.wait()?;
-                obs.after_pass(ctx, p as usize + 1, k, &target)?;
+                work.push(
+                    pipeline.encode(ctx, &target, p..p + 1, p == 0)?,
+                    Phase::Compute,
+                );
+                work.observe(p as usize + 1, &target);
             }
+        } else {
+            // All k slices in one render pass: one instanced draw, instance p = slice p.
+            work.push(
+                pipeline.encode(ctx, &target, 0..k as u32, true)?,
+                Phase::Compute,
+            );
         }
-    }
-    let (span_ms, clock) = span.end(ctx)?;
-    let compute_ms = ms(t1);
-    let device_ms = (clock == Clock::GpuTimestamp).then_some(span_ms);
-
-    let t2 = Instant::now();
-    let mut cs = target.read_channels(ctx, precision, channels)?;
-    let readback_ms = ms(t2);
+        work.read(Read::Texture(target.clone()));
+        work.finish(move |bytes| split_channels(m, n, precision.decode(&bytes[0]), channels));
+        Ok(work)
+    })?;
+    let timings = ran.timings;
+    let mut cs = ran.cs;
     if opts.scale_by_depth {
         for c in &mut cs {
             c.data.iter_mut().for_each(|v| *v *= k as f32);
@@ -165,13 +161,7 @@ pub fn multiply_channels(
     Ok(ChannelsOutput {
         cs,
         passes: k,
-        timings: Timings {
-            upload_ms,
-            compute_ms,
-            copy_ms: 0.0,
-            readback_ms,
-            device_ms,
-        },
+        timings,
         notes,
         precision,
     })
@@ -272,16 +262,16 @@ impl Pipeline {
         })
     }
 
-    /// Record and submit one render pass drawing the slices `slices` onto `target`, clearing it
-    /// to zero first when `clear` is set.
-    pub fn draw(
+    /// Record one render pass drawing the slices `slices` onto `target`, clearing it to zero
+    /// first when `clear` is set.
+    pub fn encode(
         &self,
         ctx: &GpuContext,
         target: &MatrixTexture,
         slices: std::ops::Range<u32>,
         clear: bool,
-    ) -> Result<()> {
-        ctx.scoped("the Larsen–McAllister render pass", || {
+    ) -> Result<wgpu::CommandBuffer> {
+        ctx.scoped("recording the Larsen–McAllister render pass", || {
             let mut enc = ctx.device.create_command_encoder(&Default::default());
             {
                 let mut pass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
@@ -308,8 +298,7 @@ impl Pipeline {
                 pass.set_bind_group(0, &self.bind_group, &[]);
                 pass.draw(0..4, slices);
             }
-            ctx.queue.submit([enc.finish()]);
-            Ok(())
+            Ok(enc.finish())
         })
     }
 }
@@ -340,8 +329,4 @@ pub fn uniform_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
         },
         count: None,
     }
-}
-
-fn ms(t: Instant) -> f64 {
-    t.elapsed().as_secs_f64() * 1e3
 }

@@ -57,8 +57,8 @@ use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::gpu::buffer::{self, MatrixBuffer, check_storage_size};
 use crate::gpu::compute::{Operands, Prepared};
-use crate::gpu::texture::{MatrixTexture, TARGET_USAGE, padded_bytes_per_row};
-use crate::gpu::timer::{Clock, Span};
+use crate::gpu::run::{Phase, Read, Work, run};
+use crate::gpu::texture::{MatrixTexture, TARGET_USAGE, padded_bytes_per_row, split_channels};
 use crate::matrix::Matrix;
 use crate::methods::{Accumulate, Method, RunOutput, Timings, hall_blocked, larsen_mcallister};
 use crate::precision::{self, Precision};
@@ -859,33 +859,26 @@ fn lm_block(
     let depth = if opts.scale_by_depth { k as u32 } else { 1 };
     let (m, n) = (a[0].rows, b[0].cols);
     let format = precision.format(1);
-    let mut t = Timings::default();
-    let mut device = Some(0.0);
-    let t0 = Instant::now();
-    let target = MatrixTexture::new(ctx, "C block (framebuffer)", m, n, format, TARGET_USAGE)?;
-    t.upload_ms += ms(t0);
-    for (i, (x, y)) in a.iter().zip(b).enumerate() {
-        let t0 = Instant::now();
-        let at = MatrixTexture::upload_channels(ctx, "A tile", &[x], precision)?;
-        let bt = MatrixTexture::upload_channels(ctx, "B tile", &[y], precision)?;
-        let pipeline =
-            larsen_mcallister::Pipeline::new(ctx, &at, &bt, format, 1, depth, precision)?;
-        ctx.wait()?;
-        t.upload_ms += ms(t0);
-        let t1 = Instant::now();
-        let span = Span::begin(ctx)?;
-        pipeline.draw(ctx, &target, 0..x.cols as u32, i == 0)?;
-        ctx.wait()?;
-        let (span_ms, clock) = span.end(ctx)?;
-        t.compute_ms += ms(t1);
-        device = device
-            .zip((clock == Clock::GpuTimestamp).then_some(span_ms))
-            .map(|(d, s)| d + s);
-    }
-    t.device_ms = device;
-    let t2 = Instant::now();
-    let mut c = target.read_channels(ctx, precision, 1)?.remove(0);
-    t.readback_ms = ms(t2);
+    // Every tile pair's slices blend into one framebuffer: one recorded render pass per pair.
+    let ran = run(ctx, None, || {
+        let target = MatrixTexture::new(ctx, "C block (framebuffer)", m, n, format, TARGET_USAGE)?;
+        let mut work = Work::new(k);
+        for (i, (x, y)) in a.iter().zip(b).enumerate() {
+            let at = MatrixTexture::upload_channels(ctx, "A tile", &[x], precision)?;
+            let bt = MatrixTexture::upload_channels(ctx, "B tile", &[y], precision)?;
+            let pipeline =
+                larsen_mcallister::Pipeline::new(ctx, &at, &bt, format, 1, depth, precision)?;
+            work.push(
+                pipeline.encode(ctx, &target, 0..x.cols as u32, i == 0)?,
+                Phase::Compute,
+            );
+        }
+        work.read(Read::Texture(target));
+        work.finish(move |bytes| split_channels(m, n, precision.decode(&bytes[0]), 1));
+        Ok(work)
+    })?;
+    let t = ran.timings;
+    let mut c = ran.cs.into_iter().next().expect("one read, one matrix");
     if opts.scale_by_depth {
         c.data.iter_mut().for_each(|v| *v *= k as f32);
         notes.push(format!(
@@ -913,57 +906,61 @@ fn compute_block(
     b: &[Matrix],
     adder: Option<&GpuAdd>,
 ) -> Result<RunOutput> {
-    let mut t = Timings::default();
-    let mut device = Some(0.0);
-    let mut sum: Option<MatrixBuffer> = None;
-    let mut passes = 0;
-    let mut notes = vec![];
-    for (x, y) in a.iter().zip(b) {
-        let plan = super::compute_plan(eff, &ctx.limits, x.rows, x.cols, y.cols)
-            .unwrap_or_else(|| Err(Error::Invalid(format!("{eff} is not a compute method"))))?;
-        let t0 = Instant::now();
-        let ops = Operands::upload(ctx, &plan, x, y)?;
-        let prepared = Prepared::new(ctx, &plan, &ops)?;
-        ctx.wait()?;
-        t.upload_ms += ms(t0);
-        let t1 = Instant::now();
-        let span = Span::begin(ctx)?;
-        prepared.submit(ctx, plan.method)?;
-        ctx.wait()?;
-        passes += plan.dispatches();
-        let Operands { c, .. } = ops;
-        match (&sum, adder) {
-            (None, _) => sum = Some(c),
-            (Some(s), Some(add)) => {
-                add.add(ctx, &c, s)?;
-                ctx.wait()?;
-                passes += 1;
-            }
-            (Some(_), None) => {
-                return Err(Error::Invalid(
-                    "a split k needs the accumulation pipeline".into(),
-                ));
-            }
-        }
-        let (span_ms, clock) = span.end(ctx)?;
-        t.compute_ms += ms(t1);
-        device = device
-            .zip((clock == Clock::GpuTimestamp).then_some(span_ms))
-            .map(|(d, s)| d + s);
-        if notes.is_empty() {
-            notes = plan.notes.clone();
-        }
+    if a.is_empty() {
+        return Err(Error::Invalid(
+            "a tiled block needs at least one chunk of k".into(),
+        ));
     }
-    t.device_ms = device;
-    let sum =
-        sum.ok_or_else(|| Error::Invalid("a tiled block needs at least one chunk of k".into()))?;
-    let t2 = Instant::now();
-    let c = sum.read_matrix(ctx)?;
-    t.readback_ms = ms(t2);
+    let mut notes = vec![];
+    let mut passes = 0;
+    // Each chunk's product recorded after the last, its C added into the first chunk's C on
+    // the GPU by `adder`; one read of the sum.
+    let ran = run(ctx, None, || {
+        let mut sum: Option<MatrixBuffer> = None;
+        let mut work = Work::new(0);
+        for (x, y) in a.iter().zip(b) {
+            let plan = super::compute_plan(eff, &ctx.limits, x.rows, x.cols, y.cols)
+                .unwrap_or_else(|| Err(Error::Invalid(format!("{eff} is not a compute method"))))?;
+            let ops = Operands::upload(ctx, &plan, x, y)?;
+            let prepared = Prepared::new(ctx, &plan, &ops)?;
+            work.push(prepared.encode(&ctx.device, plan.method)?, Phase::Compute);
+            passes += plan.dispatches();
+            let Operands { c, .. } = ops;
+            match (&sum, adder) {
+                (None, _) => sum = Some(c),
+                (Some(s), Some(add)) => {
+                    work.push(add.encode(ctx, &c, s)?, Phase::Compute);
+                    passes += 1;
+                }
+                (Some(_), None) => {
+                    return Err(Error::Invalid(
+                        "a split k needs the accumulation pipeline".into(),
+                    ));
+                }
+            }
+            if notes.is_empty() {
+                notes = plan.notes.clone();
+            }
+        }
+        let sum = sum.expect("at least one chunk");
+        work.read(Read::Buffer {
+            buffer: sum.buffer.clone(),
+            len: (sum.rows * sum.cols * 4) as u64,
+        });
+        let (rows, cols) = (sum.rows, sum.cols);
+        work.finish(move |bytes| {
+            Ok(vec![Matrix::new(
+                rows,
+                cols,
+                bytemuck::pod_collect_to_vec(&bytes[0]),
+            )?])
+        });
+        Ok(work)
+    })?;
     Ok(RunOutput {
-        c,
+        c: ran.cs.into_iter().next().expect("one read, one matrix"),
         passes,
-        timings: t,
+        timings: ran.timings,
         notes,
     })
 }
@@ -1092,8 +1089,13 @@ impl GpuAdd {
         })
     }
 
-    /// Record and submit `acc += part` (same shape).
-    fn add(&self, ctx: &GpuContext, part: &MatrixBuffer, acc: &MatrixBuffer) -> Result<()> {
+    /// Record `acc += part` (same shape).
+    fn encode(
+        &self,
+        ctx: &GpuContext,
+        part: &MatrixBuffer,
+        acc: &MatrixBuffer,
+    ) -> Result<wgpu::CommandBuffer> {
         if (part.rows, part.cols) != (acc.rows, acc.cols) {
             return Err(Error::Invalid(format!(
                 "tile accumulation: a {}x{} chunk into a {}x{} block",
@@ -1140,8 +1142,7 @@ impl GpuAdd {
                 pass.set_bind_group(0, &group, &[]);
                 pass.dispatch_workgroups(gx as u32, gy as u32, 1);
             }
-            ctx.queue.submit([enc.finish()]);
-            Ok(())
+            Ok(enc.finish())
         })
     }
 }

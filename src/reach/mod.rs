@@ -543,7 +543,8 @@ impl<'c> Run<'c> {
                     .as_ref()
                     .ok_or_else(|| Error::Invalid("L-M pipeline missing".into()))?;
                 let t1 = Instant::now();
-                pipeline.draw(ctx, target, 0..x.cols as u32, true)?;
+                let pass = pipeline.encode(ctx, target, 0..x.cols as u32, true)?;
+                ctx.queue.submit([pass]);
                 ctx.wait()?;
                 t.multiply_ms += ms(t1);
             }
