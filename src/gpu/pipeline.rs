@@ -54,3 +54,68 @@ pub fn fullscreen(
         cache: None,
     })
 }
+
+/// A bind-group entry for an unfilterable float texture read with `textureLoad`.
+pub fn texture_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
+        ty: wgpu::BindingType::Texture {
+            sample_type: wgpu::TextureSampleType::Float { filterable: false },
+            view_dimension: wgpu::TextureViewDimension::D2,
+            multisampled: false,
+        },
+        count: None,
+    }
+}
+
+/// A bind-group entry for a small uniform buffer.
+pub fn uniform_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    }
+}
+
+/// Begin a render pass drawing into `views` (one colour attachment each, stored), each first
+/// cleared to zero when `clear` is set, else loaded: the pass every render-pass method draws in.
+pub fn color_pass<'e>(
+    enc: &'e mut wgpu::CommandEncoder,
+    label: &str,
+    views: &[&wgpu::TextureView],
+    clear: bool,
+) -> wgpu::RenderPass<'e> {
+    let load = if clear {
+        wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT)
+    } else {
+        wgpu::LoadOp::Load
+    };
+    let attachments: Vec<Option<wgpu::RenderPassColorAttachment>> = views
+        .iter()
+        .map(|view| {
+            Some(wgpu::RenderPassColorAttachment {
+                view,
+                depth_slice: None,
+                resolve_target: None,
+                ops: wgpu::Operations {
+                    load,
+                    store: wgpu::StoreOp::Store,
+                },
+            })
+        })
+        .collect();
+    enc.begin_render_pass(&wgpu::RenderPassDescriptor {
+        label: Some(label),
+        color_attachments: &attachments,
+        depth_stencil_attachment: None,
+        timestamp_writes: None,
+        occlusion_query_set: None,
+        multiview_mask: None,
+    })
+}

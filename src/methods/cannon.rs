@@ -40,12 +40,14 @@ pub fn max_square(limits: &wgpu::Limits) -> usize {
 pub fn plan(limits: &wgpu::Limits, m: usize, k: usize, n: usize) -> Result<Plan> {
     let accepts = || {
         format!(
-            "cannon runs in one workgroup (O'Neil §3.1) and accepts m·n ≤ {} invocations with \
+            "{} runs in one workgroup (O'Neil §3.1) and accepts m·n ≤ {} invocations with \
              4·(m·k + k·n) ≤ {} bytes of workgroup memory, i.e. square n ≤ {} here; use \
-             cannon-tiled for {m}x{k}x{n}",
+             {} for {m}x{k}x{n}",
+            Method::Cannon.name(),
             limits.max_compute_invocations_per_workgroup,
             limits.max_compute_workgroup_storage_size,
-            max_square(limits)
+            max_square(limits),
+            Method::CannonTiled.name(),
         )
     };
     let invocations = (m * n) as u64;

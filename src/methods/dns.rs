@@ -165,13 +165,16 @@ pub fn plan(limits: &wgpu::Limits, m: usize, k: usize, n: usize) -> Result<Plan>
         bj: n,
     };
     let who = format!(
-        "dns runs the whole {m}x{k}x{n} cube in one workgroup (O'Neil §3.1) and accepts m·k·n ≤ {} \
+        "{} runs the whole {m}x{k}x{n} cube in one workgroup (O'Neil §3.1) and accepts m·k·n ≤ {} \
          invocations, 4·(m·k + k·n + m·k·n) ≤ {} bytes of workgroup memory and m ≤ {}, i.e. \
-         square n ≤ {} here; use dns-tiled or dns-n-blocks for larger products",
+         square n ≤ {} here; use {} or {} for larger products",
+        Method::Dns.name(),
         limits.max_compute_invocations_per_workgroup,
         limits.max_compute_workgroup_storage_size,
         limits.max_compute_workgroup_size_z,
-        max_square(limits)
+        max_square(limits),
+        Method::DnsTiled.name(),
+        Method::DnsNBlocks.name(),
     );
     compute::check_workgroup(
         limits,

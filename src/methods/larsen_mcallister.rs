@@ -20,6 +20,8 @@
 use super::{Params, RunOutput, Timings};
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
+use crate::gpu::pipeline::color_pass;
+pub use crate::gpu::pipeline::{texture_entry, uniform_entry};
 use crate::gpu::run::{Phase, Read, Work, run};
 use crate::gpu::texture::{MatrixTexture, TARGET_USAGE, split_channels};
 use crate::matrix::Matrix;
@@ -274,59 +276,13 @@ impl Pipeline {
         ctx.scoped("recording the Larsen–McAllister render pass", || {
             let mut enc = ctx.device.create_command_encoder(&Default::default());
             {
-                let mut pass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
-                    label: Some("larsen_mcallister slices"),
-                    color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                        view: &target.view,
-                        depth_slice: None,
-                        resolve_target: None,
-                        ops: wgpu::Operations {
-                            load: if clear {
-                                wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT)
-                            } else {
-                                wgpu::LoadOp::Load
-                            },
-                            store: wgpu::StoreOp::Store,
-                        },
-                    })],
-                    depth_stencil_attachment: None,
-                    timestamp_writes: None,
-                    occlusion_query_set: None,
-                    multiview_mask: None,
-                });
+                let mut pass =
+                    color_pass(&mut enc, "larsen_mcallister slices", &[&target.view], clear);
                 pass.set_pipeline(&self.pipeline);
                 pass.set_bind_group(0, &self.bind_group, &[]);
                 pass.draw(0..4, slices);
             }
             Ok(enc.finish())
         })
-    }
-}
-
-/// A bind-group entry for an unfilterable float texture read with `textureLoad`.
-pub fn texture_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
-        ty: wgpu::BindingType::Texture {
-            sample_type: wgpu::TextureSampleType::Float { filterable: false },
-            view_dimension: wgpu::TextureViewDimension::D2,
-            multisampled: false,
-        },
-        count: None,
-    }
-}
-
-/// A bind-group entry for a small uniform buffer.
-pub fn uniform_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Uniform,
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
     }
 }

@@ -709,19 +709,7 @@ pub fn multiply_tiled(
     let cols = pieces(n, tiling.tile_n);
     let chunks = pieces(k, tiling.tile_k);
     let blocks = rows.len() * cols.len();
-    let bar = if opts.tiling.progress {
-        indicatif::ProgressBar::new(blocks as u64)
-    } else {
-        indicatif::ProgressBar::hidden()
-    };
-    bar.set_style(
-        indicatif::ProgressStyle::with_template(
-            "tiling {prefix} [{bar:30}] {pos}/{len} blocks of C, {msg} ({elapsed})",
-        )
-        .expect("a valid template")
-        .progress_chars("=> "),
-    );
-    bar.set_prefix(method.name());
+    let bar = Progress::new(opts.tiling.progress, blocks as u64, method.name());
     let adder = match (tiling.family, chunks.len()) {
         (Family::Compute(_), 2..) => Some(GpuAdd::new(ctx)?),
         _ => None,
@@ -733,7 +721,7 @@ pub fn multiply_tiled(
     let mut done = 0usize;
     for &(r0, rl) in &rows {
         for &(c0, cl) in &cols {
-            bar.set_message(format!(
+            bar.message(format!(
                 "block {}x{} at ({r0}, {c0}), k in {} chunk(s)",
                 rl,
                 cl,
@@ -762,10 +750,10 @@ pub fn multiply_tiled(
             device = device.zip(out.timings.device_ms).map(|(d, x)| d + x);
             first.get_or_insert((out.passes, out.notes));
             done += 1;
-            bar.set_position(done as u64);
+            bar.position(done as u64);
         }
     }
-    bar.finish_and_clear();
+    bar.finish();
     t.device_ms = device;
     let (passes, block_notes) = first.unwrap_or_default();
     let mut notes = vec![format!(
@@ -1144,6 +1132,58 @@ impl GpuAdd {
             }
             Ok(enc.finish())
         })
+    }
+}
+
+/// The blocks-of-C progress bar on stderr: indicatif in native builds, nothing in the browser.
+struct Progress {
+    #[cfg(feature = "native")]
+    bar: indicatif::ProgressBar,
+}
+
+impl Progress {
+    fn new(show: bool, len: u64, prefix: &'static str) -> Self {
+        #[cfg(feature = "native")]
+        {
+            let bar = if show {
+                indicatif::ProgressBar::new(len)
+            } else {
+                indicatif::ProgressBar::hidden()
+            };
+            bar.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "tiling {prefix} [{bar:30}] {pos}/{len} blocks of C, {msg} ({elapsed})",
+                )
+                .expect("a valid template")
+                .progress_chars("=> "),
+            );
+            bar.set_prefix(prefix);
+            Progress { bar }
+        }
+        #[cfg(not(feature = "native"))]
+        {
+            let _ = (show, len, prefix);
+            Progress {}
+        }
+    }
+
+    fn message(&self, msg: String) {
+        #[cfg(feature = "native")]
+        self.bar.set_message(msg);
+        #[cfg(not(feature = "native"))]
+        let _ = msg;
+    }
+
+    fn position(&self, done: u64) {
+        #[cfg(feature = "native")]
+        self.bar.set_position(done);
+        #[cfg(not(feature = "native"))]
+        let _ = done;
+    }
+
+    fn finish(&self) {
+        #[cfg(feature = "native")]
+        self.bar.finish_and_clear();
     }
 }
 
