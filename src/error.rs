@@ -20,6 +20,18 @@ pub enum Error {
         feature: &'static str,
         needed_for: String,
     },
+    /// A method needs a capability of a texture format that this adapter lacks.
+    #[error(
+        "{method} needs {capability} {format} textures, which adapter '{adapter}' ({backend}) does not offer; {hint}"
+    )]
+    FormatCapability {
+        adapter: String,
+        backend: String,
+        method: String,
+        format: String,
+        capability: &'static str,
+        hint: String,
+    },
     /// A dimension exceeds one of the adapter's limits.
     #[error("{what} = {value} exceeds the adapter's {limit} = {max}")]
     Limit {
@@ -143,6 +155,7 @@ impl Error {
             Error::NoAdapter { .. }
             | Error::RequestDevice { .. }
             | Error::MissingFeature { .. }
+            | Error::FormatCapability { .. }
             | Error::Wgpu { .. }
             | Error::DeviceLost(_)
             | Error::Readback(_) => Kind::Gpu,

@@ -36,13 +36,106 @@ pub struct GpuContext {
 
 /// Features we ask for when the adapter offers them.
 fn wanted_features() -> wgpu::Features {
-    wgpu::Features::FLOAT32_BLENDABLE
+    // With TEXTURE_ADAPTER_SPECIFIC_FORMAT_FEATURES, textures are validated against what the
+    // adapter's own formats can do (float colour buffers and blending on OpenGL) rather than
+    // the downlevel defaults; see [`GpuContext::format_features`].
+    wgpu::Features::TEXTURE_ADAPTER_SPECIFIC_FORMAT_FEATURES
+        | wgpu::Features::FLOAT32_BLENDABLE
         | wgpu::Features::TIMESTAMP_QUERY
         | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
         | wgpu::Features::SHADER_F16
         | wgpu::Features::SUBGROUP
         | wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX
 }
+
+/// What one adapter offers that matters to rendermm (`rendermm info --all`).
+#[derive(Clone, Debug, Serialize)]
+pub struct AdapterCapabilities {
+    pub name: String,
+    pub backend: String,
+    pub driver: String,
+    pub device_type: String,
+    /// Render passes can draw into `R32Float` / `Rgba32Float` (Hall, frag-mrt in f32).
+    pub render_f32: bool,
+    /// ... and blend into them (L-M in f32, `--accumulate blend`).
+    pub blend_f32: bool,
+    /// Compute shaders (the compute era, cs-fast, coop).
+    pub compute: bool,
+    pub timestamps: bool,
+    pub subgroups: bool,
+    pub shader_f16: bool,
+    pub cooperative_matrix: bool,
+    pub max_texture_dimension_2d: u32,
+}
+
+/// Every adapter of every backend wgpu offers on this machine, with its capabilities, in the
+/// order rendermm would prefer them.
+pub async fn survey() -> Vec<AdapterCapabilities> {
+    let desc = wgpu::InstanceDescriptor {
+        backends: wgpu::Backends::all(),
+        ..wgpu::InstanceDescriptor::new_without_display_handle_from_env()
+    };
+    let instance = wgpu::Instance::new(desc);
+    let mut adapters = instance.enumerate_adapters(wgpu::Backends::all()).await;
+    adapters.sort_by_key(|a| backend_rank(a.get_info().backend));
+    adapters
+        .iter()
+        .map(|a| {
+            let info = a.get_info();
+            let features = a.features();
+            let ff = |f: wgpu::TextureFormat| {
+                if features.contains(wgpu::Features::TEXTURE_ADAPTER_SPECIFIC_FORMAT_FEATURES) {
+                    a.get_texture_format_features(f)
+                } else {
+                    f.guaranteed_format_features(features)
+                }
+            };
+            let formats = [
+                wgpu::TextureFormat::R32Float,
+                wgpu::TextureFormat::Rgba32Float,
+            ];
+            let render = formats.iter().all(|&f| {
+                ff(f)
+                    .allowed_usages
+                    .contains(wgpu::TextureUsages::RENDER_ATTACHMENT)
+            });
+            let blend = render
+                && formats.iter().all(|&f| {
+                    ff(f)
+                        .flags
+                        .contains(wgpu::TextureFormatFeatureFlags::BLENDABLE)
+                });
+            AdapterCapabilities {
+                name: info.name.clone(),
+                backend: format!("{:?}", info.backend),
+                driver: format!("{} {}", info.driver, info.driver_info)
+                    .trim()
+                    .to_string(),
+                device_type: format!("{:?}", info.device_type),
+                render_f32: render,
+                blend_f32: blend,
+                compute: a
+                    .get_downlevel_capabilities()
+                    .flags
+                    .contains(wgpu::DownlevelFlags::COMPUTE_SHADERS),
+                timestamps: features.contains(wgpu::Features::TIMESTAMP_QUERY),
+                subgroups: features.contains(wgpu::Features::SUBGROUP),
+                shader_f16: features.contains(wgpu::Features::SHADER_F16),
+                cooperative_matrix: features
+                    .contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX),
+                max_texture_dimension_2d: a.limits().max_texture_dimension_2d,
+            }
+        })
+        .collect()
+}
+
+/// Mesa's desktop OpenGL core profile renders and blends into 32-bit float colour buffers (core
+/// since OpenGL 3.0) but does not list `GL_ARB_color_buffer_float`, the extension string wgpu's
+/// GL backend looks for; without it wgpu refuses R32Float and Rgba32Float render targets there.
+/// This environment setting asks Mesa to list it (other drivers ignore it). The command line
+/// sets it at start-up, before any thread or driver runs, where it is not already set.
+pub const MESA_FLOAT_COLOR_BUFFERS: (&str, &str) =
+    ("MESA_EXTENSION_OVERRIDE", "+GL_ARB_color_buffer_float");
 
 fn backend_rank(b: wgpu::Backend) -> u32 {
     match b {
@@ -178,7 +271,7 @@ impl GpuContext {
         device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
             relock(&unc2).push((std::thread::current().id(), e.to_string()));
         }));
-        Ok(Self {
+        let ctx = Self {
             instance,
             adapter,
             device,
@@ -188,6 +281,68 @@ impl GpuContext {
             limits,
             lost,
             uncaptured,
+        };
+        if let Some(note) = ctx.fallback_note() {
+            static ONCE: std::sync::Once = std::sync::Once::new();
+            ONCE.call_once(|| eprintln!("note: {note}"));
+        }
+        Ok(ctx)
+    }
+
+    /// Why the adapter is an OpenGL one when nobody asked for OpenGL: wgpu found no Vulkan
+    /// driver and fell back (said once on stderr when a context opens).
+    pub fn fallback_note(&self) -> Option<String> {
+        let asked =
+            std::env::var("WGPU_BACKEND").is_ok() || std::env::var("WGPU_ADAPTER_NAME").is_ok();
+        (self.info.backend == wgpu::Backend::Gl && !asked).then(|| {
+            format!(
+                "no Vulkan adapter found, running on OpenGL ({}); for Vulkan on a machine without a GPU install lavapipe: apt-get install mesa-vulkan-drivers libvulkan1",
+                self.info.name
+            )
+        })
+    }
+
+    /// What `format` can do on this device: the adapter's own answer where the device has
+    /// `TEXTURE_ADAPTER_SPECIFIC_FORMAT_FEATURES`, else what WebGPU guarantees.
+    pub fn format_features(&self, format: wgpu::TextureFormat) -> wgpu::TextureFormatFeatures {
+        if self.has(wgpu::Features::TEXTURE_ADAPTER_SPECIFIC_FORMAT_FEATURES) {
+            self.adapter.get_texture_format_features(format)
+        } else {
+            format.guaranteed_format_features(self.features)
+        }
+    }
+
+    /// Whether a pass can render into `format` (and, with `blend`, blend into it).
+    pub fn can_render(&self, format: wgpu::TextureFormat, blend: bool) -> bool {
+        let f = self.format_features(format);
+        f.allowed_usages
+            .contains(wgpu::TextureUsages::RENDER_ATTACHMENT)
+            && (!blend || f.flags.contains(wgpu::TextureFormatFeatureFlags::BLENDABLE))
+    }
+
+    /// One clear error unless a pass of `method` can render (and with `blend`, blend) into
+    /// `format` here; `hint` says what to do instead.
+    pub fn require_render(
+        &self,
+        method: &str,
+        format: wgpu::TextureFormat,
+        blend: bool,
+        hint: &str,
+    ) -> Result<()> {
+        if self.can_render(format, blend) {
+            return Ok(());
+        }
+        Err(Error::FormatCapability {
+            adapter: self.info.name.clone(),
+            backend: format!("{:?}", self.info.backend),
+            method: method.to_string(),
+            format: format!("{format:?}"),
+            capability: if blend && self.can_render(format, false) {
+                "blending into"
+            } else {
+                "rendering into"
+            },
+            hint: hint.to_string(),
         })
     }
 

@@ -17,7 +17,7 @@
 //!
 //! Shader: `shaders/larsen_mcallister.wgsl`.
 
-use super::{Params, RunOutput, Timings};
+use super::{Method, Params, RunOutput, Timings};
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::gpu::pipeline::color_pass;
@@ -78,13 +78,25 @@ pub fn multiply_channels(
     let (m, k, n) = (a[0].rows, a[0].cols, b[0].cols);
     let mut notes = vec![];
     let mut precision = opts.precision;
-    if precision == Precision::F32 && !ctx.has(wgpu::Features::FLOAT32_BLENDABLE) {
+    let ch = channels as u32;
+    if precision == Precision::F32
+        && !ctx.can_render(precision.format(ch), true)
+        && ctx.can_render(Precision::F16.format(ch), true)
+    {
         precision = Precision::F16;
         notes.push(format!(
-            "adapter '{}' lacks FLOAT32_BLENDABLE: blending in f16 (R16Float) instead of f32",
-            ctx.info.name
+            "adapter '{}' cannot blend into {:?}: blending in f16 ({:?}) instead of f32",
+            ctx.info.name,
+            Precision::F32.format(ch),
+            Precision::F16.format(ch)
         ));
     }
+    ctx.require_render(
+        Method::Lm.name(),
+        precision.format(ch),
+        true,
+        "its slices are summed by the blend unit; try another backend (WGPU_BACKEND=vulkan) or another --precision",
+    )?;
     if precision == Precision::U8 {
         for (x, y) in a.iter().zip(b) {
             precision::check_unit_range(x, "A")?;

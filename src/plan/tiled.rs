@@ -296,7 +296,15 @@ fn render_precision(ctx: &GpuContext, fam: Family, opts: &Options) -> Precision 
         Family::Hall { .. } => opts.accumulate == Accumulate::Blend,
         _ => false,
     };
-    if opts.precision == Precision::F32 && blends && !ctx.has(wgpu::Features::FLOAT32_BLENDABLE) {
+    let channels = if matches!(fam, Family::Hall { packed: true }) {
+        4
+    } else {
+        1
+    };
+    if opts.precision == Precision::F32
+        && blends
+        && !ctx.can_render(Precision::F32.format(channels), true)
+    {
         Precision::F16
     } else {
         opts.precision
@@ -834,7 +842,7 @@ fn lm_block(
     let precision = render_precision(ctx, Family::Lm, opts);
     if precision != opts.precision {
         notes.push(format!(
-            "adapter '{}' lacks FLOAT32_BLENDABLE: blending in f16 (R16Float) instead of f32",
+            "adapter '{}' cannot blend into R32Float: blending in f16 (R16Float) instead of f32",
             ctx.info.name
         ));
     }
