@@ -13,7 +13,8 @@ pub struct ErrorStats {
     pub rel_err: f64,
     /// Row-major index of the largest error (or the first non-finite element).
     pub worst_index: usize,
-    /// Number of non-finite elements in C (an unwritten, poisoned element shows here).
+    /// Elements where C or the reference is non-finite and the two are not the same NaN or
+    /// infinity (an unwritten, poisoned element shows here).
     pub nonfinite: usize,
 }
 
@@ -25,6 +26,11 @@ impl ErrorStats {
 }
 
 /// Compare `c` with the f64 reference `reference` (row-major, same shape).
+///
+/// Non-finite values compare as numpy's `allclose(..., equal_nan=True)` does: NaN where the
+/// reference is NaN, and an infinity where the reference has the same infinity, are equal (and
+/// left out of the norms); any other non-finite value on either side — a poisoned element the
+/// method never wrote, an overflow — is a mismatch, counted in [`ErrorStats::nonfinite`].
 pub fn compare(c: &Matrix, reference: &[f64]) -> ErrorStats {
     assert_eq!(c.data.len(), reference.len(), "compare: sizes differ");
     let mut max_abs = 0.0f64;
@@ -34,9 +40,12 @@ pub fn compare(c: &Matrix, reference: &[f64]) -> ErrorStats {
     let mut nonfinite = 0usize;
     let mut first_nonfinite = None;
     for (idx, (&x, &r)) in c.data.iter().zip(reference).enumerate() {
-        if !x.is_finite() {
-            nonfinite += 1;
-            first_nonfinite.get_or_insert(idx);
+        if !x.is_finite() || !r.is_finite() {
+            let same = (x.is_nan() && r.is_nan()) || (x.is_infinite() && x as f64 == r);
+            if !same {
+                nonfinite += 1;
+                first_nonfinite.get_or_insert(idx);
+            }
             continue;
         }
         let d = (x as f64 - r).abs();
@@ -224,4 +233,38 @@ pub fn judge(
         }
     }
     v
+}
+
+#[cfg(test)]
+mod nonfinite_tests {
+    use super::*;
+
+    fn row(v: &[f32]) -> Matrix {
+        Matrix::new(1, v.len(), v.to_vec()).unwrap()
+    }
+
+    #[test]
+    fn same_nan_and_same_infinity_are_equal_as_numpy_equal_nan() {
+        let s = compare(
+            &row(&[f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 2.0]),
+            &[f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 2.0],
+        );
+        assert_eq!(s.nonfinite, 0);
+        assert!(s.within(1e-5), "{s:?}");
+    }
+
+    #[test]
+    fn a_poisoned_element_or_a_wrong_infinity_is_a_mismatch() {
+        for (c, r) in [
+            (f32::NAN, 1.0),
+            (f32::INFINITY, f64::NEG_INFINITY),
+            (1.0, f64::NAN),
+            (f32::INFINITY, 1.0),
+        ] {
+            let s = compare(&row(&[c, 2.0]), &[r, 2.0]);
+            assert_eq!(s.nonfinite, 1, "{c} vs {r}");
+            assert!(!s.within(1e-5), "{c} vs {r}");
+            assert_eq!(s.worst_index, 0);
+        }
+    }
 }

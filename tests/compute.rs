@@ -461,3 +461,48 @@ fn compute_methods() -> Vec<Method> {
         .filter(|m| m.is_compute())
         .collect()
 }
+
+/// A single-workgroup method given a product too large for it runs its multi-workgroup version;
+/// the report names the kernel that ran and carries that kernel's model, not the one asked for.
+#[test]
+fn the_report_names_and_models_the_kernel_that_ran() {
+    let (a, b) = (
+        Matrix::random(100, 100, 1, -1.0, 1.0),
+        Matrix::random(100, 100, 2, -1.0, 1.0),
+    );
+    for (asked, ran) in [
+        (Method::Cannon, Method::CannonTiled),
+        (Method::Dns, Method::DnsTiled),
+    ] {
+        let out = plan::multiply(Some(ctx()), asked, &a, &b, &mut Default::default()).unwrap();
+        let r = rendermm::report::Report::of_run(
+            Some(ctx()),
+            asked,
+            rendermm::precision::Precision::F32,
+            &a,
+            &b,
+            &out,
+            None,
+        );
+        assert_eq!(r.method, asked.name());
+        assert_eq!(r.ran.as_deref(), Some(ran.name()), "{asked}");
+        let model = model_compute::model_with_limits(ran, 100, 100, 100, &ctx().limits).unwrap();
+        assert_eq!(r.model_global_bytes, Some(model.global_bytes), "{asked}");
+    }
+    // Within one workgroup, no hand-over.
+    let (a, b) = (
+        Matrix::random(8, 8, 1, -1.0, 1.0),
+        Matrix::random(8, 8, 2, -1.0, 1.0),
+    );
+    let out = plan::multiply(Some(ctx()), Method::Cannon, &a, &b, &mut Default::default()).unwrap();
+    let r = rendermm::report::Report::of_run(
+        Some(ctx()),
+        Method::Cannon,
+        rendermm::precision::Precision::F32,
+        &a,
+        &b,
+        &out,
+        None,
+    );
+    assert_eq!(r.ran, None);
+}

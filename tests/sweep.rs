@@ -130,7 +130,12 @@ fn problem(seed: u64) -> Problem {
     };
     let scale_by_depth = precision == Precision::U8 && rng.random_range(0..3) == 0;
     let (lo, hi) = if precision == Precision::U8 {
-        (0.0, 1.0)
+        // Inputs in [0, hi) with k·hi²/4, the mean of a sum, drawn between 0.25 and 1: some
+        // sums saturate and most do not, so the 8-bit model is checked on unsaturated values
+        // too (inputs in [0, 1) would saturate every element from k ≈ 6 on, and a method
+        // returning all ones would pass).
+        let mean = [0.25, 0.5, 1.0][rng.random_range(0..3)];
+        (0.0, (4.0 * mean / k as f32).sqrt().min(1.0))
     } else {
         [
             (-1.0, 1.0),
@@ -185,7 +190,10 @@ fn run(p: &Problem) -> Outcome {
                 .unwrap_or_default();
             return Outcome::Failed(format!("panicked: {msg}"));
         }
-        Ok(Err(e @ (Error::MissingFeature { .. } | Error::Limit { .. }))) => {
+        // The adapter lacks what the method needs (a feature, a format capability): a
+        // refusal. A limit is not: products past the adapter's limits are tiled, so a method
+        // the adapter supports that refuses one has failed.
+        Ok(Err(e @ (Error::MissingFeature { .. } | Error::FormatCapability { .. }))) => {
             return Outcome::Refused(e.to_string());
         }
         // An f16 result past f16's range is refused, not returned (it would saturate).
@@ -204,7 +212,12 @@ fn run(p: &Problem) -> Outcome {
     // opts.precision now holds what ran (the render-pass methods fall back to f16 where f32
     // cannot be blended); the verdict holds the result to that precision's bound.
     let v = plan::verdict_for(p.method, &opts, &a, &b, &out.c);
-    if v.passed {
+    if v.passed && v.saturated_share == Some(1.0) && p.m * p.n >= 64 {
+        Outcome::Failed(format!(
+            "every element saturated, so the 8-bit check tested nothing (inputs in [{}, {}))",
+            p.lo, p.hi
+        ))
+    } else if v.passed {
         Outcome::Passed
     } else {
         let w = v.stats.worst_index;

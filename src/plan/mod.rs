@@ -134,6 +134,25 @@ pub fn compute_fallback(method: Method) -> Option<Method> {
     }
 }
 
+/// The compute method that runs an m×k·k×n product asked of `method` under `limits`: `method`
+/// itself, or its multi-workgroup version when the single workgroup cannot take the product
+/// (`cannon` → `cannon-tiled`, `dns` → `dns-tiled`).
+pub fn compute_runs_as(
+    method: Method,
+    limits: &wgpu::Limits,
+    m: usize,
+    k: usize,
+    n: usize,
+) -> Method {
+    match (
+        compute_plan(method, limits, m, k, n),
+        compute_fallback(method),
+    ) {
+        (Some(Err(Error::Limit { .. })), Some(tiled)) => tiled,
+        _ => method,
+    }
+}
+
 /// Multiply `a · b` with the compute method `method`.
 ///
 /// `cannon` and `dns` are O'Neil's single-workgroup kernels. A product too large for one

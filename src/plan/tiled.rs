@@ -29,7 +29,7 @@
 //!   first chunk), so the blend unit adds the products in the order of one untiled run and the
 //!   result is bit for bit the untiled one;
 //! - `hall-blocked`, `hall-packed`: each chunk's passes start from the running sum the previous
-//!   chunk left (`Engine::run_from` in `src/methods/hall_blocked.rs`); `hall-blocked`'s chunks
+//!   chunk left (`Engine::record` in `src/methods/hall_blocked.rs`); `hall-blocked`'s chunks
 //!   are whole blocks of b, so its passes, and its results, are exactly the untiled run's.
 //!   `hall-packed` packs each chunk on its own, which pairs k's columns differently: its f32
 //!   results agree to rounding, and in u8 and f16 (whose checks model the untiled passes) it
@@ -278,11 +278,7 @@ fn family(ctx: &GpuContext, method: Method, m: usize, k: usize, n: usize) -> Fam
     if !method.is_compute() {
         return Family::Generic;
     }
-    let fallback = super::compute_fallback(method);
-    let eff = match (super::compute_plan(method, &ctx.limits, m, k, n), fallback) {
-        (Some(Err(Error::Limit { .. })), Some(tiled)) => tiled,
-        _ => method,
-    };
+    let eff = super::compute_runs_as(method, &ctx.limits, m, k, n);
     match super::compute_plan(eff, &ctx.limits, m.min(64), k.min(64), n.min(64)) {
         Some(Ok(p)) if p.trusted.is_none() => Family::Compute(eff),
         _ => Family::Generic,

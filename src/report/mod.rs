@@ -20,6 +20,10 @@ use serde::Serialize;
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
     pub method: String,
+    /// The kernel that ran when the method handed the product to another (`cannon` →
+    /// `cannon-tiled`, `dns` → `dns-tiled`); the model fields are that kernel's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ran: Option<String>,
     pub precision: String,
     pub m: usize,
     pub k: usize,
@@ -118,12 +122,20 @@ impl Report {
             .as_ref()
             .map(|md| md.total_bytes * (channels * precision.bytes_per_channel()) as u64 / 4);
         let per_s = |x: u64| x as f64 / (t.compute_time().0.max(1e-9) * 1e6);
+        // The model of the kernel that ran: a single-workgroup method hands a product too large
+        // for it to its multi-workgroup version (cannon → cannon-tiled, dns → dns-tiled).
+        let ran = ctx
+            .map(|c| crate::plan::compute_runs_as(method, &c.limits, m, k, n))
+            .filter(|&r| r != method);
         let compute_model = match ctx {
-            Some(c) => crate::model::compute::model_with_limits(method, m, k, n, &c.limits),
+            Some(c) => {
+                crate::model::compute::model_with_limits(ran.unwrap_or(method), m, k, n, &c.limits)
+            }
             None => crate::model::compute::model(method, m, k, n),
         };
         Report {
             method: method.name().into(),
+            ran: ran.map(|r| r.name().to_string()),
             precision: precision.name().into(),
             m,
             k,
