@@ -49,7 +49,25 @@ impl Matrix {
         Self { rows, cols, data }
     }
 
+    /// [`Matrix::random`], or an error naming the shape and the memory it would take when the
+    /// host cannot hold it (checked before anything is filled; never an allocation abort).
+    pub fn try_random(rows: usize, cols: usize, seed: u64, lo: f32, hi: f32) -> Result<Self> {
+        let len = elements(rows, cols, "a random matrix")?;
+        let mut data: Vec<f32> = Vec::new();
+        data.try_reserve_exact(len).map_err(|_| {
+            Error::Invalid(format!(
+                "a random {rows}x{cols} matrix needs {} of memory, which cannot be allocated",
+                human_bytes(4 * len as u128)
+            ))
+        })?;
+        let mut rng = StdRng::seed_from_u64(seed);
+        data.extend((0..len).map(|_| rng.random_range(lo..hi)));
+        Ok(Self { rows, cols, data })
+    }
+
     /// Uniform random values in `[lo, hi)` from a seeded generator, so runs can be replayed.
+    /// Panics if the memory cannot be had; a size from a user goes through
+    /// [`Matrix::try_random`].
     pub fn random(rows: usize, cols: usize, seed: u64, lo: f32, hi: f32) -> Self {
         let mut rng = StdRng::seed_from_u64(seed);
         let data = (0..rows * cols).map(|_| rng.random_range(lo..hi)).collect();
@@ -122,6 +140,34 @@ pub fn check_product(a: &Matrix, b: &Matrix) -> Result<()> {
         });
     }
     Ok(())
+}
+
+/// `rows * cols`, or an error naming `what`, its shape and its size in bytes when the count
+/// of elements (or of their bytes) overflows.
+pub fn elements(rows: usize, cols: usize, what: &str) -> Result<usize> {
+    rows.checked_mul(cols)
+        .filter(|n| n.checked_mul(4).is_some())
+        .ok_or_else(|| {
+            Error::Invalid(format!(
+                "{what} of {rows}x{cols} would take {} of memory, more than this machine can address",
+                human_bytes(rows as u128 * cols as u128 * 4)
+            ))
+        })
+}
+
+/// Bytes for people: `512 B`, `3.0 KiB`, `1.5 GiB`, `35.5 PiB`.
+pub fn human_bytes(bytes: u128) -> String {
+    const UNITS: [&str; 7] = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB"];
+    if bytes < 1024 {
+        return format!("{bytes} B");
+    }
+    let mut v = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while v >= 1024.0 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    format!("{v:.1} {}", UNITS[unit])
 }
 
 /// Parse a shape such as `65x100x37` into `(m, k, n)`.

@@ -9,6 +9,7 @@ use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::matrix::parse_mkn;
 use crate::precision::Precision;
+use clap::builder::PossibleValuesParser;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -17,7 +18,7 @@ use std::sync::Arc;
 pub struct DemoArgs {
     /// Which demo: lm (Larsen–McAllister slices), hall (ping-pong blocked passes), packed (2×2
     /// RGBA channel packing) or cube (the processor cube in 3-D).
-    #[arg(value_name = "lm|hall|packed|cube")]
+    #[arg(value_parser = PossibleValuesParser::new(Kind::ALL.map(Kind::name)))]
     pub kind: String,
     /// Random inputs of shape MxKxN (each side 1 to 512), uniform in [-1, 1) ([0, 1) in u8).
     /// The default, 16x16x16, when no files are given.
@@ -34,7 +35,11 @@ pub struct DemoArgs {
     pub b: Option<PathBuf>,
     /// Number format of textures and framebuffer for lm and cube: u8 (the 8-bit saturating
     /// pipeline of 2001), f16 or f32. hall and packed run in f32.
-    #[arg(long, default_value = "f32", value_name = "u8|f16|f32")]
+    #[arg(
+        long,
+        default_value_t = Precision::F32.name().to_string(),
+        value_parser = PossibleValuesParser::new(Precision::ALL.map(Precision::name))
+    )]
     pub precision: String,
     /// Hall–Carr–Hart block size b; default: about 8 passes.
     #[arg(long, value_name = "N")]

@@ -37,12 +37,7 @@ pub struct WindowOptions {
 
 /// Open the window and run until it is closed (or `frames_then_exit` frames are drawn).
 pub fn run(settings: Settings, inputs: Inputs, opts: WindowOptions) -> Result<()> {
-    let event_loop = EventLoop::new().map_err(|e| {
-        Error::Invalid(format!(
-            "cannot open a window ({e}); the window demo needs an X11 or Wayland display \
-             (run it under xvfb-run on a machine without one, or use --headless --gif FILE)"
-        ))
-    })?;
+    let event_loop = EventLoop::new().map_err(|e| no_window(&e.to_string()))?;
     let mut app = App {
         settings,
         inputs: Some(inputs),
@@ -54,6 +49,31 @@ pub fn run(settings: Settings, inputs: Inputs, opts: WindowOptions) -> Result<()
         .run_app(&mut app)
         .map_err(|e| Error::Invalid(format!("window event loop: {e}")))?;
     app.result
+}
+
+/// The error for a window that cannot be opened, as one sentence: winit's reason without the
+/// source path it prefixes (`os error at .../winit-0.30/src/...rs:765: reason`).
+fn no_window(winit_message: &str) -> Error {
+    let no_display = ["DISPLAY", "WAYLAND_DISPLAY", "WAYLAND_SOCKET"]
+        .iter()
+        .all(|v| std::env::var_os(v).is_none_or(|s| s.is_empty()));
+    let reason = if no_display {
+        "there is no display (DISPLAY and WAYLAND_DISPLAY are unset)".to_string()
+    } else {
+        let reason = match winit_message.split_once(".rs:") {
+            // Past the path, its line number and the colon that ends it.
+            Some((_, rest)) => rest
+                .split_once(':')
+                .map_or(rest, |(_, r)| r)
+                .trim()
+                .trim_end_matches('.'),
+            None => winit_message.trim().trim_end_matches('.'),
+        };
+        format!("the display refused it ({reason})")
+    };
+    Error::Invalid(format!(
+        "cannot open the demo window: {reason}; run it under xvfb-run, or draw it offscreen with --headless --gif FILE"
+    ))
 }
 
 struct App {
@@ -98,7 +118,7 @@ impl App {
         let window = Arc::new(
             event_loop
                 .create_window(attrs)
-                .map_err(|e| Error::Invalid(format!("cannot create the demo window: {e}")))?,
+                .map_err(|e| no_window(&e.to_string()))?,
         );
         let desc = wgpu::InstanceDescriptor::new_with_display_handle_from_env(Box::new(
             event_loop.owned_display_handle(),

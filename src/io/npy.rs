@@ -2,7 +2,7 @@
 //! headers (huge, deeply nested, arithmetic in literals, non-ASCII escapes, overflowing shapes) away
 //! from code paths that could allocate without bound or panic. The data is decoded here.
 
-use super::snippet;
+use super::{Dtype, snippet};
 use crate::error::{Error, Result};
 use crate::matrix::Matrix;
 use npyz::{DType, Endianness, NpyFile, Order, TypeChar};
@@ -14,10 +14,12 @@ const MAX_HEADER_LEN: usize = 1 << 16;
 /// Deepest bracket nesting accepted in the header (NumPy writes 2 for plain arrays).
 const MAX_NESTING: usize = 16;
 
-/// A decoded array: its shape and its elements in C order, as `f32`.
+/// A decoded array: its shape, its elements in C order as `f32`, and the type they were stored
+/// in.
 struct Array {
     shape: Vec<usize>,
     data: Vec<f32>,
+    dtype: Dtype,
 }
 
 fn shape_str<T: std::fmt::Display>(shape: &[T]) -> String {
@@ -34,15 +36,18 @@ fn shape_str<T: std::fmt::Display>(shape: &[T]) -> String {
     }
 }
 
-/// A matrix from a 2-D array.
-pub(super) fn read_matrix(path: &Path, bytes: &[u8]) -> Result<Matrix> {
+/// A matrix from a 2-D array, and the type its elements were stored in.
+pub(super) fn read_matrix(path: &Path, bytes: &[u8]) -> Result<(Matrix, Dtype)> {
     let a = decode(path, bytes)?;
     match a.shape[..] {
-        [rows, cols] => Ok(Matrix {
-            rows,
-            cols,
-            data: a.data,
-        }),
+        [rows, cols] => Ok((
+            Matrix {
+                rows,
+                cols,
+                data: a.data,
+            },
+            a.dtype,
+        )),
         _ => Err(Error::format(
             path,
             format!(
@@ -54,10 +59,12 @@ pub(super) fn read_matrix(path: &Path, bytes: &[u8]) -> Result<Matrix> {
     }
 }
 
-/// One matrix from a 2-D array, or `batch` matrices from a 3-D array (batch, rows, cols).
-pub(super) fn read_batch(path: &Path, bytes: &[u8]) -> Result<Vec<Matrix>> {
+/// One matrix from a 2-D array, or `batch` matrices from a 3-D array (batch, rows, cols), and
+/// the type their elements were stored in.
+pub(super) fn read_batch(path: &Path, bytes: &[u8]) -> Result<(Vec<Matrix>, Dtype)> {
     let a = decode(path, bytes)?;
-    match a.shape[..] {
+    let dtype = a.dtype;
+    let batch = match a.shape[..] {
         [rows, cols] => Ok(vec![Matrix {
             rows,
             cols,
@@ -90,7 +97,8 @@ pub(super) fn read_batch(path: &Path, bytes: &[u8]) -> Result<Vec<Matrix>> {
                 shape_str(&a.shape)
             ),
         )),
-    }
+    }?;
+    Ok((batch, dtype))
 }
 
 /// A NumPy-style name for a dtype, for error messages.
@@ -360,23 +368,41 @@ fn decode(path: &Path, bytes: &[u8]) -> Result<Array> {
             }) as f32
         }));
     }
-    Ok(Array { shape, data: out })
+    let dtype = if width == 4 { Dtype::F32 } else { Dtype::F64 };
+    Ok(Array {
+        shape,
+        data: out,
+        dtype,
+    })
 }
 
-/// Write a 2-D little-endian float32 C-order array (format version 1.0).
-pub(super) fn write(w: &mut dyn std::io::Write, m: &Matrix) -> std::io::Result<()> {
-    write_array(w, &format!("({}, {})", m.rows, m.cols), &[m])
+/// Write a 2-D little-endian C-order array of `dtype` (format version 1.0).
+pub(super) fn write(w: &mut dyn std::io::Write, m: &Matrix, dtype: Dtype) -> std::io::Result<()> {
+    write_array(w, &format!("({}, {})", m.rows, m.cols), &[m], dtype)
 }
 
-/// Write same-shaped matrices as one 3-D array (batch, rows, cols).
-pub(super) fn write_batch(w: &mut dyn std::io::Write, ms: &[Matrix]) -> std::io::Result<()> {
+/// Write same-shaped matrices as one 3-D array (batch, rows, cols) of `dtype`.
+pub(super) fn write_batch(
+    w: &mut dyn std::io::Write,
+    ms: &[Matrix],
+    dtype: Dtype,
+) -> std::io::Result<()> {
     let (rows, cols) = ms.first().map_or((0, 0), |m| m.shape());
     let refs: Vec<&Matrix> = ms.iter().collect();
-    write_array(w, &format!("({}, {rows}, {cols})", ms.len()), &refs)
+    write_array(w, &format!("({}, {rows}, {cols})", ms.len()), &refs, dtype)
 }
 
-fn write_array(w: &mut dyn std::io::Write, shape: &str, ms: &[&Matrix]) -> std::io::Result<()> {
-    let dict = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': {shape}, }}");
+fn write_array(
+    w: &mut dyn std::io::Write,
+    shape: &str,
+    ms: &[&Matrix],
+    dtype: Dtype,
+) -> std::io::Result<()> {
+    let descr = match dtype {
+        Dtype::F32 => "<f4",
+        Dtype::F64 => "<f8",
+    };
+    let dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
     // Magic (6) + version (2) + length (2) + dict + padding + '\n' is a multiple of 64.
     let unpadded = 10 + dict.len() + 1;
     let total = unpadded.div_ceil(64) * 64;
@@ -396,8 +422,11 @@ fn write_array(w: &mut dyn std::io::Write, shape: &str, ms: &[&Matrix]) -> std::
     let mut buf = Vec::with_capacity(1 << 16);
     for chunk in ms.iter().flat_map(|m| m.data.chunks(1 << 14)) {
         buf.clear();
-        for v in chunk {
-            buf.extend_from_slice(&v.to_le_bytes());
+        for &v in chunk {
+            match dtype {
+                Dtype::F32 => buf.extend_from_slice(&v.to_le_bytes()),
+                Dtype::F64 => buf.extend_from_slice(&f64::from(v).to_le_bytes()),
+            }
         }
         w.write_all(&buf)?;
     }

@@ -1,0 +1,275 @@
+//! `rendermm bench`: every method × sizes × precisions beside the adapter's own ceilings (a
+//! table, JSON, CSV, plots), the ceilings alone, or a seed's own tables (`--suite`).
+//! Everything that can be refused is refused before the ceilings are measured.
+
+use super::values::{MethodArg, PrecisionArg, SuiteArg, named};
+use super::{check_failed, guard, progress};
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use rendermm::bench::{self, ceilings, sweep};
+use rendermm::gpu::GpuContext;
+use rendermm::io;
+use rendermm::matrix::parse_mkn;
+use rendermm::methods::Method;
+use rendermm::precision::Precision;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+#[derive(Args)]
+pub struct BenchArgs {
+    /// A suite printed beside a seed's own tables. Without it: every method x sizes x
+    /// precisions, beside the adapter's ceilings.
+    #[arg(long, value_parser = named::<SuiteArg>("bench suite"))]
+    suite: Option<SuiteArg>,
+    /// Only measure the adapter's ceilings (fragment and compute FMA, R32F blend, texture
+    /// fetch, copies).
+    #[arg(long)]
+    ceilings: bool,
+    /// Small sizes and the small ceiling workloads: a whole sweep in under two minutes on lavapipe.
+    #[arg(long)]
+    quick: bool,
+    /// Methods to sweep, comma separated (default: all; `rendermm methods` lists them).
+    #[arg(long, value_delimiter = ',', value_parser = named::<MethodArg>("method"))]
+    methods: Vec<MethodArg>,
+    /// Sizes n of the n×n·n×n sweep, comma separated (default: a ladder that fits the adapter).
+    #[arg(long, value_delimiter = ',')]
+    sizes: Vec<usize>,
+    /// Precisions for the render-pass methods, comma separated.
+    #[arg(long, value_delimiter = ',', value_parser = named::<PrecisionArg>("precision"),
+          default_values_t = [PrecisionArg(Precision::F32)])]
+    precisions: Vec<PrecisionArg>,
+    /// Timed runs per row (suites: trials per row).
+    #[arg(long, alias = "trials", default_value_t = 5)]
+    repeats: usize,
+    /// Untimed runs per row before the timed ones.
+    #[arg(long, default_value_t = 1)]
+    warmup: usize,
+    /// Sweep: a method whose one run takes longer than this many seconds is not run at larger
+    /// sizes, and its repeats are cut to about this long.
+    #[arg(long, default_value_t = 5.0)]
+    max_run_s: f64,
+    /// Problem size MxKxN for suites that take one (5kk73; default 256x256x256).
+    #[arg(long)]
+    size: Option<String>,
+    /// Seed of the random inputs.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Print JSON instead of tables, or with a FILE write it there.
+    #[arg(long, num_args = 0..=1, value_name = "FILE")]
+    json: Option<Option<PathBuf>>,
+    /// Write the sweep as CSV.
+    #[arg(long, value_name = "FILE")]
+    csv: Option<PathBuf>,
+    /// Write the sweep's PNG plots into this folder.
+    #[arg(long, value_name = "DIR")]
+    plots: Option<PathBuf>,
+}
+
+impl BenchArgs {
+    /// JSON goes to stdout (`--json` without a file).
+    fn json_stdout(&self) -> bool {
+        matches!(self.json, Some(None))
+    }
+
+    /// The file `--json FILE` names.
+    fn json_file(&self) -> Option<&Path> {
+        self.json.as_ref().and_then(|j| j.as_deref())
+    }
+}
+
+/// Run `rendermm bench`.
+pub fn run(args: BenchArgs) -> Result<()> {
+    validate(&args)?;
+    let ctx = GpuContext::new()?;
+    if let Some(suite) = args.suite {
+        return run_suite(&ctx, &args, suite.0);
+    }
+    if !args.json_stdout() {
+        eprintln!("adapter: {}", ctx.describe());
+        eprintln!("measuring the ceilings ...");
+    }
+    let ceil = ceilings::measure(&ctx, args.quick)?;
+    if args.ceilings {
+        return show_ceilings(&args, &ceil);
+    }
+    let opts = sweep_options(&ctx, &args);
+    let result = run_sweep(&ctx, &opts, &ceil, args.json_stdout())?;
+    write_sweep(&args, &result)?;
+    if !result.all_passed() {
+        check_failed!("some rows failed their check against the f64 reference");
+    }
+    Ok(())
+}
+
+/// Refuse bad sizes and unwritable outputs before the GPU is opened: the method and precision
+/// names were refused by the parser already.
+fn validate(args: &BenchArgs) -> Result<()> {
+    if args.sizes.contains(&0) {
+        bail!("--sizes: every size must be at least 1");
+    }
+    for &n in &args.sizes {
+        guard::product_memory(&format!("--sizes {n}"), (n, n, n), 2)?;
+    }
+    if let Some(size) = &args.size {
+        let mkn = parse_mkn(size)?;
+        guard::product_memory(&format!("--size {size}"), mkn, 2)?;
+    }
+    for path in [args.json_file(), args.csv.as_deref()]
+        .into_iter()
+        .flatten()
+    {
+        make_parent(path)?;
+        io::check_output(path)?;
+    }
+    if let Some(dir) = &args.plots {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    Ok(())
+}
+
+/// Create the folder a file goes into.
+fn make_parent(path: &Path) -> Result<()> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("creating {}", parent.display()))?;
+    }
+    Ok(())
+}
+
+/// Write `text` to `path` atomically and say so on stderr.
+fn write_text(path: &Path, text: &str) -> Result<()> {
+    make_parent(path)?;
+    io::write_atomic(path, |w| {
+        w.write_all(text.as_bytes())
+            .map_err(|e| rendermm::Error::io(path, e))
+    })?;
+    eprintln!("wrote {}", path.display());
+    Ok(())
+}
+
+/// `--json FILE`: write `value` there.
+fn write_json_file(args: &BenchArgs, value: &impl Serialize) -> Result<()> {
+    if let Some(path) = args.json_file() {
+        write_text(path, &serde_json::to_string_pretty(value)?)?;
+    }
+    Ok(())
+}
+
+/// `--suite`: a seed's tables.
+fn run_suite(ctx: &GpuContext, args: &BenchArgs, suite: bench::Suite) -> Result<()> {
+    let opts = bench::BenchOptions {
+        trials: args.repeats,
+        warmup: args.warmup,
+        size: args.size.as_deref().map(parse_mkn).transpose()?,
+        seed: args.seed,
+    };
+    let report = bench::run(ctx, suite, &opts)?;
+    if args.json_stdout() {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", bench::render(&report));
+    }
+    write_json_file(args, &report)?;
+    if !report.all_passed() {
+        check_failed!("some rows failed to run or failed their check against the f64 reference");
+    }
+    Ok(())
+}
+
+/// `--ceilings`: print the ceilings alone.
+fn show_ceilings(args: &BenchArgs, ceil: &ceilings::Ceilings) -> Result<()> {
+    if args.json_stdout() {
+        println!("{}", serde_json::to_string_pretty(ceil)?);
+    } else {
+        for c in &ceil.ceilings {
+            println!(
+                "{:<22} {:>12.2} {:<13} {:<14} {}",
+                c.name,
+                c.value,
+                c.unit,
+                c.clock.name(),
+                c.detail
+            );
+        }
+    }
+    write_json_file(args, ceil)
+}
+
+/// The sweep's methods, sizes, precisions and run counts (`--quick` caps them).
+fn sweep_options(ctx: &GpuContext, args: &BenchArgs) -> sweep::SweepOptions {
+    let methods = if args.methods.is_empty() {
+        Method::ALL.to_vec()
+    } else {
+        args.methods.iter().map(|m| m.0).collect()
+    };
+    let sizes = if args.sizes.is_empty() {
+        sweep::SweepOptions::default_sizes(ctx, args.quick)
+    } else {
+        args.sizes.clone()
+    };
+    sweep::SweepOptions {
+        methods,
+        sizes,
+        precisions: args.precisions.iter().map(|p| p.0).collect(),
+        warmup: args.warmup,
+        repeats: if args.quick {
+            args.repeats.min(3)
+        } else {
+            args.repeats
+        },
+        max_run_s: if args.quick {
+            args.max_run_s.min(2.0)
+        } else {
+            args.max_run_s
+        },
+        seed: args.seed,
+    }
+}
+
+/// Run the sweep with a bar of rows (hidden when JSON goes to stdout), then print it.
+fn run_sweep(
+    ctx: &GpuContext,
+    opts: &sweep::SweepOptions,
+    ceil: &ceilings::Ceilings,
+    json_stdout: bool,
+) -> Result<sweep::Sweep> {
+    let rows: u64 = opts
+        .methods
+        .iter()
+        .map(|m| {
+            let precisions = if m.takes_precision() {
+                opts.precisions.len()
+            } else {
+                1
+            };
+            (opts.sizes.len() * precisions) as u64
+        })
+        .sum();
+    let bar = progress::sweep_bar(rows, json_stdout);
+    let result = sweep::run(ctx, opts, Some(ceil), |r| {
+        bar.set_message(format!("{} n={}", r.method, r.n));
+        bar.inc(1);
+    })?;
+    bar.finish_and_clear();
+    if json_stdout {
+        println!("{}", serde_json::to_string_pretty(&result)?);
+    } else {
+        print!("{}", sweep::table(&result));
+    }
+    Ok(result)
+}
+
+/// `--json FILE`, `--csv FILE`, `--plots DIR`.
+fn write_sweep(args: &BenchArgs, result: &sweep::Sweep) -> Result<()> {
+    write_json_file(args, result)?;
+    if let Some(path) = &args.csv {
+        write_text(path, &sweep::csv(result))?;
+    }
+    if let Some(dir) = &args.plots {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        for path in rendermm::report::plots::sweep_plots(result, dir)? {
+            eprintln!("wrote {}", path.display());
+        }
+    }
+    Ok(())
+}

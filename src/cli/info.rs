@@ -1,0 +1,72 @@
+//! `rendermm info`: the chosen adapter, its backend, and the features and limits that matter
+//! to the methods.
+
+use anyhow::Result;
+use rendermm::gpu::GpuContext;
+
+/// Print the adapter's name, backend, driver, features and limits (JSON with `json`).
+pub fn info(json: bool) -> Result<()> {
+    let ctx = GpuContext::new()?;
+    let l = &ctx.limits;
+    let feats = [
+        ("FLOAT32_BLENDABLE", wgpu::Features::FLOAT32_BLENDABLE),
+        ("TIMESTAMP_QUERY", wgpu::Features::TIMESTAMP_QUERY),
+        ("SHADER_F16", wgpu::Features::SHADER_F16),
+        ("SUBGROUP", wgpu::Features::SUBGROUP),
+    ];
+    let limits = [
+        (
+            "max_texture_dimension_2d",
+            l.max_texture_dimension_2d as u64,
+        ),
+        ("max_color_attachments", l.max_color_attachments as u64),
+        (
+            "max_color_attachment_bytes_per_sample",
+            l.max_color_attachment_bytes_per_sample as u64,
+        ),
+        (
+            "max_storage_buffer_binding_size",
+            l.max_storage_buffer_binding_size,
+        ),
+        ("max_buffer_size", l.max_buffer_size),
+        (
+            "max_compute_workgroup_size_x",
+            l.max_compute_workgroup_size_x as u64,
+        ),
+        (
+            "max_compute_invocations_per_workgroup",
+            l.max_compute_invocations_per_workgroup as u64,
+        ),
+        (
+            "max_compute_workgroup_storage_size",
+            l.max_compute_workgroup_storage_size as u64,
+        ),
+    ];
+    if json {
+        let mut f = serde_json::Map::new();
+        for (name, flag) in feats {
+            f.insert(name.into(), ctx.has(flag).into());
+        }
+        let mut lim = serde_json::Map::new();
+        for (name, v) in limits {
+            lim.insert(name.into(), v.into());
+        }
+        let obj = serde_json::json!({ "adapter": ctx.summary(), "features": f, "limits": lim });
+        println!("{}", serde_json::to_string_pretty(&obj)?);
+        return Ok(());
+    }
+    let s = ctx.summary();
+    println!("adapter   {}", s.name);
+    println!("backend   {}", s.backend);
+    println!("driver    {} {}", s.driver, s.driver_info);
+    println!("type      {}", s.device_type);
+    println!("features");
+    for (name, flag) in feats {
+        println!("  {name:<40} {}", if ctx.has(flag) { "yes" } else { "no" });
+    }
+    println!("limits");
+    for (name, v) in limits {
+        println!("  {name:<40} {v}");
+    }
+    Ok(())
+}

@@ -1,0 +1,89 @@
+//! The command line: one file per command, and what the commands share — typed values
+//! ([`values`]), the printed report ([`print`]), output-file checks and host-memory checks
+//! ([`guard`]), progress bars ([`progress`]) — and the exit status ([`exit_status`]).
+//!
+//! This layer sits above every other: it may use the whole library; nothing imports it.
+
+pub mod bench;
+pub mod demo;
+pub mod figures;
+pub mod guard;
+pub mod info;
+pub mod methods;
+pub mod model;
+pub mod multiply;
+pub mod operands;
+pub mod precision_ladder;
+pub mod print;
+pub mod progress;
+pub mod reach;
+pub mod tour;
+pub mod tune;
+pub mod values;
+
+use rendermm::error::Kind;
+
+/// A run that finished but whose result failed its check against the f64 CPU reference
+/// (exit status 1): not the user's mistake, not a fault the GPU reported, not a file.
+#[derive(Debug)]
+pub struct CheckFailed(pub String);
+
+impl std::fmt::Display for CheckFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for CheckFailed {}
+
+/// `Err(CheckFailed)` with a formatted message, as `bail!` makes any other error.
+macro_rules! check_failed {
+    ($($arg:tt)*) => {
+        return Err(anyhow::Error::new($crate::cli::CheckFailed(format!($($arg)*))))
+    };
+}
+pub(crate) use check_failed;
+
+/// The exit statuses, for `--help`.
+pub const EXIT_STATUS_HELP: &str = "\
+Exit status:
+  0  success
+  1  a result failed its check against the f64 CPU reference
+  2  a mistake in the request: an unknown name, a bad option, impossible sizes, shapes that
+     do not multiply, a size past the adapter's limits or the memory budget (clap's own
+     usage errors are 2 as well)
+  3  the GPU or its driver: no adapter, no device, a missing feature, a wgpu error, a lost
+     device, a failed readback
+  4  a file: missing, unreadable, malformed, or an output that cannot be written";
+
+/// The exit status an error calls for: the first typed error in its chain decides (a library
+/// [`rendermm::Error`] by its [`Kind`], a file system error, a failed check); an untyped
+/// message is a refused request.
+pub fn exit_status(e: &anyhow::Error) -> i32 {
+    for cause in e.chain() {
+        if let Some(err) = cause.downcast_ref::<rendermm::Error>() {
+            return match err.kind() {
+                Kind::Usage => 2,
+                Kind::Gpu => 3,
+                Kind::File => 4,
+            };
+        }
+        if cause.downcast_ref::<CheckFailed>().is_some() {
+            return 1;
+        }
+        if cause.downcast_ref::<std::io::Error>().is_some() {
+            return 4;
+        }
+    }
+    2
+}
+
+/// An error as one line: its chain joined by `: `, line breaks folded into spaces.
+pub fn one_line(e: &anyhow::Error) -> String {
+    format!("{e:#}")
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}

@@ -1,0 +1,510 @@
+//! `rendermm multiply`: one product by one method, in named phases — validate the request
+//! (output path included, before any work), load the inputs, open the GPU, tune Hall's block
+//! size if asked, run, check against the f64 CPU reference, write C, print the report.
+
+use super::operands::{self, BlockArg, Operands, Source};
+use super::print::print_report;
+use super::tune::TunerRun;
+use super::values::{AccumulateArg, MethodArg, OutDtype, PrecisionArg, named};
+use super::{check_failed, guard};
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use rendermm::bench::tune;
+use rendermm::gpu::GpuContext;
+use rendermm::io::{self, Dtype};
+use rendermm::matrix::Matrix;
+use rendermm::methods::{Accumulate, Method, Timings, larsen_mcallister};
+use rendermm::plan::{self, Options};
+use rendermm::precision::{self, Precision};
+use rendermm::report::Report;
+use std::path::{Path, PathBuf};
+
+#[derive(Args)]
+pub struct MultiplyArgs {
+    /// The method (`rendermm methods` describes each).
+    #[arg(long, value_parser = named::<MethodArg>("method"), default_value_t = MethodArg(Method::Lm))]
+    method: MethodArg,
+    /// Left matrix file (.npy, .mtx, .csv).
+    #[arg(long, requires = "b", conflicts_with = "random")]
+    a: Option<PathBuf>,
+    /// Right matrix file (.npy, .mtx, .csv); or, given a whole number or `auto`, the
+    /// Hall–Carr–Hart block size (as --block). May be given twice: `--b B.npy --b 7`.
+    #[arg(long, value_name = "FILE|N|auto")]
+    b: Vec<String>,
+    /// Hall–Carr–Hart block size b: products per fragment per pass (default 32), or `auto` to
+    /// time a set of b values first and use the fastest.
+    #[arg(long, value_name = "N|auto")]
+    block: Option<String>,
+    /// Hall–Carr–Hart: how the running sum goes from pass to pass.
+    #[arg(long, value_parser = named::<AccumulateArg>("accumulation mode"),
+          default_value_t = AccumulateArg(Accumulate::PingPong))]
+    accumulate: AccumulateArg,
+    /// Random inputs of shape MxKxN, uniform in [-1, 1) ([0, 1) in u8).
+    #[arg(long)]
+    random: Option<String>,
+    /// Seed for --random.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Write C here (.npy, .mtx, .csv), through a temporary file. The path is checked before
+    /// any work (its folder exists and takes new files; a read-only file is never replaced).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// The number type of a .npy --out. C is always computed in float32; `inputs` stores
+    /// float64 when an input file is float64 (as numpy would), else float32.
+    #[arg(long, value_enum, default_value_t = OutDtype::Inputs)]
+    out_dtype: OutDtype,
+    /// Compare with the f64 CPU reference; exit non-zero (status 1) if outside the method's
+    /// tolerance, writing nothing.
+    #[arg(long)]
+    check: bool,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+    /// Accept NaN and infinity in the inputs.
+    #[arg(long)]
+    allow_nonfinite: bool,
+    /// Number format of textures and framebuffer (u8 and f16: the render-pass methods).
+    #[arg(long, value_parser = named::<PrecisionArg>("precision"),
+          default_value_t = PrecisionArg(Precision::F32))]
+    precision: PrecisionArg,
+    /// u8: map each input to [0, 1] by (x - min)/(max - min) instead of refusing values outside.
+    #[arg(long)]
+    normalize: bool,
+    /// u8: polygon colour 1/k so the sum cannot saturate (L-M §4); the result is rescaled by k.
+    #[arg(long)]
+    scale_by_depth: bool,
+    /// Products at once: 4 multiplies four (A, B) pairs through RGBA textures (L-M only); inputs
+    /// as --random 4xMxKxN or .npy files with a leading dimension of 4.
+    #[arg(long, default_value_t = 1)]
+    channels: usize,
+    /// Device memory the multiply may use, e.g. 512MiB or 2GiB (default: RENDERMM_MEM_BUDGET, else
+    /// a share of what the adapter allows); a larger product is tiled block by block.
+    #[arg(long, value_name = "SIZE")]
+    mem_budget: Option<String>,
+    /// Refuse a product past the adapter's limits or the memory budget instead of tiling it.
+    #[arg(long)]
+    no_tile: bool,
+}
+
+/// What was asked, validated: everything that can be refused without reading a file or
+/// touching the GPU has been.
+struct Request {
+    method: Method,
+    precision: Precision,
+    accumulate: Accumulate,
+    block: Option<BlockArg>,
+    mem_budget: Option<u64>,
+    /// The right-hand matrix file, when --b names one.
+    b_file: Option<PathBuf>,
+}
+
+/// One run's results: C (one per channel) and how it was made.
+struct Product {
+    cs: Vec<Matrix>,
+    passes: usize,
+    timings: Timings,
+    notes: Vec<String>,
+    precision: Precision,
+}
+
+/// Run `rendermm multiply`.
+pub fn run(args: MultiplyArgs) -> Result<()> {
+    let req = validate(&args)?;
+    let (operands, mut notes) = load(&args, &req)?;
+    let ctx = open_gpu(req.method, args.json)?;
+    let block = choose_block(&args, &req, ctx.as_ref(), &operands, &mut notes)?;
+    let mut opts = options(&args, &req, block);
+    let product = compute(ctx.as_ref(), &args, &req, &operands, &mut opts)?;
+    let checks = check(&args, req.method, &opts, &operands, &product);
+    notes.extend(product.notes.iter().cloned());
+    let mut report = Report::new(
+        ctx.as_ref(),
+        req.method,
+        product.precision,
+        (operands.a[0].rows, operands.a[0].cols, operands.b[0].cols),
+        args.channels,
+        product.passes,
+        &product.timings,
+        &notes,
+        checks,
+    );
+    report.tiling = opts.tiled.take();
+    refuse_failed_check(&args, &report)?;
+    let written = write_output(&args, &operands, &product, &mut report)?;
+    show(&args, &report, written.as_ref())
+}
+
+/// Refuse what can be refused before any work: names and options the method does not take,
+/// the memory budget's syntax, and the output path.
+fn validate(args: &MultiplyArgs) -> Result<Request> {
+    let method = args.method.0;
+    let precision = args.precision.0;
+    let accumulate = args.accumulate.0;
+    let takes = method.info().takes;
+    let mem_budget = args
+        .mem_budget
+        .as_deref()
+        .map(rendermm::plan::tiled::parse_bytes)
+        .transpose()?;
+    if args.channels != 1 && args.channels != 4 {
+        bail!("--channels {}: use 1 or 4", args.channels);
+    }
+    if args.channels == 4 && !takes.channels {
+        bail!(
+            "--channels 4 is the Larsen–McAllister RGBA mode; use --method {}",
+            names(|m| m.info().takes.channels)
+        );
+    }
+    if precision != Precision::F32 && !method.takes_precision() {
+        bail!(
+            "--precision {precision}: method {method} computes in f32 only; u8 and f16 are for the render-pass methods"
+        );
+    }
+    let (b_file, block) = operands::b_operands(&args.b, args.block.as_deref())?;
+    if !takes.block && (block.is_some() || accumulate != Accumulate::default()) {
+        bail!(
+            "--b N, --block and --accumulate are Hall–Carr–Hart options; method {method} has no blocks (use {})",
+            names(|m| m.info().takes.block)
+        );
+    }
+    if args.normalize && precision != Precision::U8 {
+        bail!(
+            "--normalize maps inputs to [0, 1] for --precision u8; it does nothing for {precision}"
+        );
+    }
+    if let Some(out) = &args.out {
+        validate_output(out, args.channels > 1, args.out_dtype)?;
+    }
+    Ok(Request {
+        method,
+        precision,
+        accumulate,
+        block,
+        mem_budget,
+        b_file,
+    })
+}
+
+/// The names of the methods that `pred` picks, as `a, b or c`.
+fn names(pred: impl Fn(Method) -> bool) -> String {
+    let list: Vec<&str> = Method::ALL
+        .iter()
+        .copied()
+        .filter(|&m| pred(m))
+        .map(Method::name)
+        .collect();
+    match list.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => list.join(""),
+    }
+}
+
+/// The output path can take C: a format we write, a folder that takes files, no read-only
+/// file in the way, and a float64 request only where the file has a number type.
+fn validate_output(out: &Path, batch: bool, dtype: OutDtype) -> Result<()> {
+    io::check_matrix_output(out, batch)?;
+    let npy = out
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("npy"));
+    if dtype == OutDtype::F64 && !npy {
+        bail!(
+            "--out-dtype f64: {} is a text file, whose numbers have no type; write a .npy file for float64",
+            out.display()
+        );
+    }
+    Ok(())
+}
+
+/// Read or draw the inputs; `--normalize` maps them to [0, 1] (its notes say how).
+fn load(args: &MultiplyArgs, req: &Request) -> Result<(Operands, Vec<String>)> {
+    let range = if req.precision == Precision::U8 {
+        (0.0, 1.0)
+    } else {
+        (-1.0, 1.0)
+    };
+    let source = match (&args.a, &req.b_file, &args.random) {
+        (Some(a), Some(b), None) => Source::Files { a, b },
+        (None, None, Some(shape)) => Source::Random {
+            shape,
+            seed: args.seed,
+            range,
+        },
+        _ => bail!("give the inputs as --a FILE --b FILE or as --random MxKxN"),
+    };
+    let mut ops = operands::load(source, args.channels)?;
+    if let Some(random) = &args.random
+        && args.check
+    {
+        // The check's f64 reference: one more C in f64 (two in f32 words) per pair.
+        let (_, (m, k, n)) = operands::parse_random_shape(random)?;
+        guard::product_memory(
+            &format!("--random {random} --check"),
+            (m, k, n),
+            2 * args.channels,
+        )?;
+    }
+    let mut notes = vec![];
+    if args.normalize {
+        for (list, name) in [(&mut ops.a, "A"), (&mut ops.b, "B")] {
+            for (c, m) in list.iter_mut().enumerate() {
+                let label = if args.channels == 1 {
+                    name.to_string()
+                } else {
+                    format!("{name}[{c}]")
+                };
+                let (mapped, how) = precision::normalize(m, &label);
+                *m = mapped;
+                notes.push(how);
+            }
+        }
+    }
+    Ok((ops, notes))
+}
+
+/// The GPU context of a GPU method (the adapter named on stderr unless the output is JSON).
+fn open_gpu(method: Method, json: bool) -> Result<Option<GpuContext>> {
+    if !method.is_gpu() {
+        return Ok(None);
+    }
+    let ctx = GpuContext::new()?;
+    if !json {
+        eprintln!("adapter: {}", ctx.describe());
+    }
+    Ok(Some(ctx))
+}
+
+/// Hall's block size: as given, or (`auto`) the fastest of a set timed on these inputs.
+fn choose_block(
+    args: &MultiplyArgs,
+    req: &Request,
+    ctx: Option<&GpuContext>,
+    ops: &Operands,
+    notes: &mut Vec<String>,
+) -> Result<Option<u32>> {
+    match req.block {
+        Some(BlockArg::Fixed(b)) => Ok(Some(b)),
+        None => Ok(None),
+        Some(BlockArg::Auto) => {
+            let ctx = ctx.context("the Hall–Carr–Hart methods run on the GPU")?;
+            let blocks = tune::candidates(req.method, ops.a[0].cols);
+            let t = TunerRun {
+                ctx,
+                method: req.method,
+                a: &ops.a[0],
+                b: &ops.b[0],
+                accumulate: req.accumulate,
+                blocks: &blocks,
+                repeats: 2,
+                quiet: args.json,
+            }
+            .run()?;
+            let best = t
+                .points
+                .iter()
+                .find(|p| p.b == t.best)
+                .map_or(0.0, |p| p.compute_ms);
+            notes.push(format!(
+                "--b auto: timed b in {blocks:?} ({} runs each after a warm-up); b = {} was fastest at {best:.3} ms",
+                t.repeats, t.best
+            ));
+            Ok(Some(t.best))
+        }
+    }
+}
+
+/// The library's options for this request.
+fn options(args: &MultiplyArgs, req: &Request, block: Option<u32>) -> Options<'static> {
+    Options {
+        allow_nonfinite: args.allow_nonfinite,
+        precision: req.precision,
+        scale_by_depth: args.scale_by_depth,
+        block,
+        accumulate: req.accumulate,
+        tiling: rendermm::plan::tiled::TileOptions {
+            mem_budget: req.mem_budget,
+            no_tile: args.no_tile,
+            progress: !args.json,
+            ..Default::default()
+        },
+        ..Default::default()
+    }
+}
+
+/// Run the product: through the entry point, or four at once in RGBA (`--channels 4`).
+fn compute(
+    ctx: Option<&GpuContext>,
+    args: &MultiplyArgs,
+    req: &Request,
+    ops: &Operands,
+    opts: &mut Options,
+) -> Result<Product> {
+    if args.channels == 1 {
+        let out = plan::multiply(ctx, req.method, &ops.a[0], &ops.b[0], opts)?;
+        return Ok(Product {
+            cs: vec![out.c],
+            passes: out.passes,
+            timings: out.timings,
+            notes: out.notes,
+            precision: opts.precision,
+        });
+    }
+    for (x, y) in ops.a.iter().zip(&ops.b) {
+        rendermm::matrix::check_product(x, y)?;
+        if !args.allow_nonfinite {
+            x.check_finite("A")?;
+            y.check_finite("B")?;
+        }
+    }
+    let ctx = ctx.context("the RGBA mode runs on the GPU")?;
+    let ar: Vec<&Matrix> = ops.a.iter().collect();
+    let br: Vec<&Matrix> = ops.b.iter().collect();
+    let out = opts.with_params(|p| larsen_mcallister::multiply_channels(ctx, &ar, &br, p))?;
+    Ok(Product {
+        cs: out.cs,
+        passes: out.passes,
+        timings: out.timings,
+        notes: out.notes,
+        precision: out.precision,
+    })
+}
+
+/// `--check`: each C against the f64 CPU reference, held to the method's tolerance.
+fn check(
+    args: &MultiplyArgs,
+    method: Method,
+    opts: &Options,
+    ops: &Operands,
+    product: &Product,
+) -> Vec<rendermm::check::Verdict> {
+    if !args.check {
+        return vec![];
+    }
+    ops.a
+        .iter()
+        .zip(&ops.b)
+        .zip(&product.cs)
+        .map(|((x, y), c)| plan::verdict_for(method, opts, x, y, c))
+        .collect()
+}
+
+/// A result that failed its check is reported as such and never written out as if it were
+/// right.
+fn refuse_failed_check(args: &MultiplyArgs, report: &Report) -> Result<()> {
+    if report.check_passed != Some(false) {
+        return Ok(());
+    }
+    print(args, report)?;
+    check_failed!(
+        "check failed: rel_err {:e}, held to: {}{}",
+        report.rel_err.unwrap_or(f64::NAN),
+        report.tolerance.as_deref().unwrap_or("?"),
+        if args.out.is_some() {
+            "; no output written"
+        } else {
+            ""
+        }
+    );
+}
+
+/// Where C went and in which number type.
+struct Written {
+    path: PathBuf,
+    dtype: Dtype,
+}
+
+/// The number type of the .npy output: as asked, or float64 after a float64 input.
+fn out_dtype(choice: OutDtype, float64_input: bool) -> Dtype {
+    match choice {
+        OutDtype::F32 => Dtype::F32,
+        OutDtype::F64 => Dtype::F64,
+        OutDtype::Inputs if float64_input => Dtype::F64,
+        OutDtype::Inputs => Dtype::F32,
+    }
+}
+
+/// Write C to `--out` (if given), and say in the report's notes what number type C is in.
+fn write_output(
+    args: &MultiplyArgs,
+    ops: &Operands,
+    product: &Product,
+    report: &mut Report,
+) -> Result<Option<Written>> {
+    let Some(path) = &args.out else {
+        if ops.float64_input {
+            report.notes.push(
+                "the float64 inputs were rounded to float32; C is computed and held in float32"
+                    .into(),
+            );
+        }
+        return Ok(None);
+    };
+    let npy = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("npy"));
+    let dtype = out_dtype(args.out_dtype, ops.float64_input);
+    if product.cs.len() == 1 {
+        io::write_matrix_as(path, &product.cs[0], dtype)
+    } else {
+        io::write_batch_as(path, &product.cs, dtype)
+    }
+    .with_context(|| format!("writing the result to {}", path.display()))?;
+    let note = match (npy, dtype, ops.float64_input) {
+        (true, Dtype::F64, rounded) => Some(format!(
+            "{}C is computed in float32 and stored as float64 in {}",
+            if rounded {
+                "the float64 inputs were rounded to float32; "
+            } else {
+                ""
+            },
+            path.display()
+        )),
+        (true, Dtype::F32, true) => Some(format!(
+            "the float64 inputs were rounded to float32; C is computed and stored in float32 in {}",
+            path.display()
+        )),
+        (false, _, true) => Some(format!(
+            "the float64 inputs were rounded to float32; C is computed in float32 and {} holds its values as text",
+            path.display()
+        )),
+        _ => None,
+    };
+    report.notes.extend(note);
+    Ok(Some(Written {
+        path: path.clone(),
+        dtype: if npy { dtype } else { Dtype::F32 },
+    }))
+}
+
+/// The report: JSON or text.
+fn print(args: &MultiplyArgs, report: &Report) -> Result<()> {
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(report)?);
+    } else {
+        print_report(report);
+    }
+    Ok(())
+}
+
+/// The report, then one line saying where C went (on stderr beside JSON).
+fn show(args: &MultiplyArgs, report: &Report, written: Option<&Written>) -> Result<()> {
+    print(args, report)?;
+    if let Some(w) = written {
+        let shape = format!("{}x{}", report.m, report.n);
+        let batch = if args.channels > 1 {
+            format!("{} × ", args.channels)
+        } else {
+            String::new()
+        };
+        let line = format!(
+            "C ({batch}{shape}, {}) to {}",
+            w.dtype.name(),
+            w.path.display()
+        );
+        if args.json {
+            eprintln!("wrote {line}");
+        } else {
+            println!("wrote     {line}");
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,146 @@
+//! The operands of `multiply`: the right-hand `--b` (a file, or Hall's block size), `--block`,
+//! and the (A, B) pairs read from files or drawn at random.
+
+use super::guard;
+use anyhow::{Result, bail};
+use rendermm::io::{self, Dtype};
+use rendermm::matrix::{Matrix, parse_mkn};
+use std::path::{Path, PathBuf};
+
+/// A Hall–Carr–Hart block size from the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockArg {
+    Fixed(u32),
+    Auto,
+}
+
+/// `Some` if `s` reads as a block size (`auto` or a whole number), `None` if it is something
+/// else (a file name, for `--b`).
+fn parse_block(s: &str) -> Option<Result<BlockArg>> {
+    if s == "auto" {
+        return Some(Ok(BlockArg::Auto));
+    }
+    if s.is_empty() || !s.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    Some(
+        s.parse::<u32>()
+            .map(BlockArg::Fixed)
+            .map_err(|_| anyhow::anyhow!("block size b = {s} is too large")),
+    )
+}
+
+/// Split the values of `--b` into the right-matrix file and Hall's block size (a whole number
+/// or `auto`), and merge in `--block`.
+pub fn b_operands(
+    b: &[String],
+    block: Option<&str>,
+) -> Result<(Option<PathBuf>, Option<BlockArg>)> {
+    let mut file = None;
+    let mut blk = match block {
+        Some(s) => Some(parse_block(s).unwrap_or_else(|| {
+            Err(anyhow::anyhow!(
+                "--block '{s}': give a whole number or auto"
+            ))
+        })?),
+        None => None,
+    };
+    for v in b {
+        match parse_block(v) {
+            Some(given) => {
+                if blk.is_some() {
+                    bail!("the block size is given twice (--b {v} and another --b or --block)");
+                }
+                blk = Some(given?);
+            }
+            None if file.is_some() => bail!("--b names two files; give one right-hand matrix"),
+            None => file = Some(PathBuf::from(v)),
+        }
+    }
+    Ok((file, blk))
+}
+
+/// Where the inputs come from.
+pub enum Source<'a> {
+    /// `--a FILE --b FILE`.
+    Files { a: &'a Path, b: &'a Path },
+    /// `--random [BxMxKxN|MxKxN]`, uniform in `range`.
+    Random {
+        shape: &'a str,
+        seed: u64,
+        range: (f32, f32),
+    },
+}
+
+/// The (A, B) pairs to multiply: one pair, or `channels` pairs for a multi-channel run.
+pub struct Operands {
+    pub a: Vec<Matrix>,
+    pub b: Vec<Matrix>,
+    /// Whether an input file stored its numbers as float64 (they are computed in f32).
+    pub float64_input: bool,
+}
+
+/// Read or draw the inputs: `channels` pairs.
+pub fn load(source: Source, channels: usize) -> Result<Operands> {
+    match source {
+        Source::Files { a, b } => read_files(a, b, channels),
+        Source::Random { shape, seed, range } => draw_random(shape, seed, range, channels),
+    }
+}
+
+fn read_files(a: &Path, b: &Path, ch: usize) -> Result<Operands> {
+    let ((xa, da), (xb, db)) = if ch == 1 {
+        let single = |p: &Path| io::read_matrix_typed(p).map(|(m, d)| (vec![m], d));
+        (single(a)?, single(b)?)
+    } else {
+        (io::read_batch_typed(a)?, io::read_batch_typed(b)?)
+    };
+    for (name, list, path) in [("--a", &xa, a), ("--b", &xb, b)] {
+        if list.len() != ch {
+            bail!(
+                "{name} {}: holds {} matrices but --channels is {ch}",
+                path.display(),
+                list.len()
+            );
+        }
+    }
+    Ok(Operands {
+        a: xa,
+        b: xb,
+        float64_input: da == Some(Dtype::F64) || db == Some(Dtype::F64),
+    })
+}
+
+/// `BxMxKxN` or `MxKxN`: the number of pairs and the product's shape.
+pub fn parse_random_shape(shape: &str) -> Result<(usize, (usize, usize, usize))> {
+    let (batch, mkn) = match shape.split_once(['x', 'X']) {
+        Some((first, rest)) if rest.matches(['x', 'X']).count() == 2 => (
+            first
+                .parse::<usize>()
+                .map_err(|_| anyhow::anyhow!("--random '{shape}': expected BxMxKxN or MxKxN"))?,
+            rest,
+        ),
+        _ => (1, shape),
+    };
+    Ok((batch, parse_mkn(mkn)?))
+}
+
+fn draw_random(shape: &str, seed: u64, (lo, hi): (f32, f32), ch: usize) -> Result<Operands> {
+    let (batch, (m, k, n)) = parse_random_shape(shape)?;
+    if batch != ch {
+        bail!("--random '{shape}' makes {batch} pair(s) but --channels is {ch}");
+    }
+    guard::product_memory(&format!("--random {shape}"), (m, k, n), ch)?;
+    let s = seed.wrapping_mul(2 * ch as u64 + 2);
+    let a = (0..ch)
+        .map(|c| Matrix::try_random(m, k, s + 2 * c as u64, lo, hi))
+        .collect::<rendermm::Result<_>>()?;
+    let b = (0..ch)
+        .map(|c| Matrix::try_random(k, n, s + 2 * c as u64 + 1, lo, hi))
+        .collect::<rendermm::Result<_>>()?;
+    Ok(Operands {
+        a,
+        b,
+        float64_input: false,
+    })
+}

@@ -1,0 +1,67 @@
+//! The text form of a multiply's [`Report`], shared by `multiply` and any command that prints one.
+
+use rendermm::report::Report;
+
+/// Print `r` as aligned `label  value` lines.
+pub fn print_report(r: &Report) {
+    println!("method    {}  ({})", r.method, r.precision);
+    println!("shape     {}x{} · {}x{}", r.m, r.k, r.k, r.n);
+    println!("passes    {}", r.passes);
+    println!(
+        "time      upload {:.3} ms, compute {:.3} ms, copy {:.3} ms, readback {:.3} ms, total {:.3} ms",
+        r.upload_ms, r.compute_ms, r.copy_ms, r.readback_ms, r.total_ms
+    );
+    if let Some(d) = r.device_ms {
+        println!("device    {d:.3} ms of GPU time in the compute phase (timestamp queries)");
+    }
+    println!(
+        "rate      {:.3} GFLOP/s (2·m·k·n / compute time, {})",
+        r.gflops,
+        r.timing.name()
+    );
+    if let (Some(bytes), Some(gbps), Some(inst), Some(gis)) = (
+        r.model_bytes,
+        r.model_gbps,
+        r.model_instructions,
+        r.model_ginst_per_s,
+    ) {
+        println!(
+            "model     {bytes} bytes moved ({:.3} GiB) → {gbps:.3} GB/s; {inst} shader instructions → {gis:.3} Ginst/s (Hall–Carr–Hart §5)",
+            bytes as f64 / (1u64 << 30) as f64
+        );
+    }
+    if let (Some(bytes), Some(fpb), Some(gbps)) = (
+        r.model_global_bytes,
+        r.model_flop_per_byte,
+        r.model_global_gbps,
+    ) {
+        println!(
+            "model     {bytes} bytes of global-memory traffic, {fpb:.3} flop/byte (computation-to-memory ratio) → {gbps:.3} GB/s"
+        );
+    }
+    if let Some(g) = r.gbops {
+        println!(
+            "          {g:.4} GBops (L-M's byte operations, 2·m·k·n − m·n, over the total time)"
+        );
+    }
+    if let (Some(rel), Some(max)) = (r.rel_err, r.max_abs_err) {
+        let verdict = if r.check_passed == Some(true) {
+            "ok"
+        } else {
+            "FAILED"
+        };
+        println!("check     rel_err {rel:.3e}, max_abs_err {max:.3e} vs f64 CPU: {verdict}");
+        if let Some(t) = &r.tolerance {
+            println!("          held to: {t}");
+        }
+    }
+    if let (Some(sat), Some(share)) = (r.saturated, r.saturated_share) {
+        println!(
+            "saturated {sat} elements ({:.2}%) hit the 8-bit ceiling of 1.0",
+            share * 100.0
+        );
+    }
+    for n in &r.notes {
+        println!("note      {n}");
+    }
+}

@@ -1,0 +1,139 @@
+//! `rendermm tour`: every method (or the one `--method` names) on one problem, checked against
+//! the CPU, with the pictures of the tour's stops. A slow row shows a spinner on a terminal.
+
+use super::values::{MethodArg, named};
+use super::{check_failed, guard, progress};
+use anyhow::{Context, Result};
+use clap::Args;
+use rendermm::gpu::GpuContext;
+use rendermm::matrix::{Matrix, parse_mkn};
+use rendermm::methods::Method;
+use rendermm::plan::{self, Options};
+use rendermm::precision::Precision;
+use rendermm::report::{Report, figures, picture};
+use std::path::{Path, PathBuf};
+
+#[derive(Args)]
+pub struct TourArgs {
+    /// Problem size MxKxN.
+    #[arg(long, default_value = "96x80x64")]
+    size: String,
+    /// Seed of the random inputs.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Where the pictures go.
+    #[arg(long, default_value = "rendermm-out")]
+    out: PathBuf,
+    /// Run only this method (its row, and its picture if it has one); default: every method,
+    /// then the pictures of the later stops.
+    #[arg(long, value_parser = named::<MethodArg>("method"))]
+    method: Option<MethodArg>,
+}
+
+/// The pictures of the later stops of the tour: the 8-bit pipeline, channel packing, the
+/// sample application, and the multiply drawn pass by pass.
+const LATER_STOPS: [&str; 4] = ["lm-fig2", "hall-packing", "reach-example", "demo-lm"];
+
+/// A row's outcome.
+enum Row {
+    Passed,
+    Failed,
+    Skipped,
+}
+
+/// Run `rendermm tour`.
+pub fn run(args: TourArgs) -> Result<()> {
+    let (m, k, n) = parse_mkn(&args.size)?;
+    guard::product_memory(&format!("--size {}", args.size), (m, k, n), 2)?;
+    let a = Matrix::try_random(m, k, args.seed * 2, -1.0, 1.0)?;
+    let b = Matrix::try_random(k, n, args.seed * 2 + 1, -1.0, 1.0)?;
+    let ctx = GpuContext::new()?;
+    let seed = args.seed;
+    println!("rendermm tour: C = A·B with A {m}x{k}, B {k}x{n} (uniform in [-1, 1), seed {seed})");
+    println!("adapter: {}\n", ctx.describe());
+    println!(
+        "{:<21} {:>7} {:>11} {:>10} {:>11}  {:<6} what it is",
+        "method", "passes", "compute ms", "GFLOP/s", "rel_err", "check"
+    );
+    let out = &args.out;
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let methods = match args.method {
+        Some(one) => vec![one.0],
+        None => Method::ALL.to_vec(),
+    };
+    let mut failures = vec![];
+    let mut pictures = vec![];
+    for method in methods {
+        let bar = progress::spinner(format!("running {method}"));
+        let row = tour_row(&ctx, method, &a, &b, out, &mut pictures);
+        bar.finish_and_clear();
+        if let Row::Failed = row? {
+            failures.push(method.name());
+        }
+    }
+    println!("\nrel_err is the relative Frobenius error against an f64 CPU reference.");
+    if args.method.is_none() {
+        for name in LATER_STOPS {
+            let fig = figures::find(name)?;
+            let path = out.join(format!("{name}.{}", fig.files[0]));
+            let bar = progress::spinner(format!("drawing {name}"));
+            let drawn = (fig.draw)(&ctx, &path);
+            bar.finish_and_clear();
+            drawn?;
+            pictures.push((path, fig.about.to_string()));
+        }
+    }
+    for (p, about) in &pictures {
+        println!("wrote {} ({about})", p.display());
+    }
+    if !failures.is_empty() {
+        check_failed!("these methods failed their check: {}", failures.join(", "));
+    }
+    Ok(())
+}
+
+/// Run one method, print its row, and draw lm's picture.
+fn tour_row(
+    ctx: &GpuContext,
+    method: Method,
+    a: &Matrix,
+    b: &Matrix,
+    out: &Path,
+    pictures: &mut Vec<(PathBuf, String)>,
+) -> Result<Row> {
+    let run = match plan::multiply(Some(ctx), method, a, b, &mut Options::default()) {
+        Ok(r) => r,
+        // A single-workgroup method given a product larger than one workgroup says which sizes
+        // it accepts; that is a skip, not a failure. So is a method the adapter lacks the
+        // feature for (coop without cooperative matrices).
+        Err(e @ (rendermm::Error::Limit { .. } | rendermm::Error::MissingFeature { .. })) => {
+            println!("{:<21} skipped: {e}", method.name());
+            return Ok(Row::Skipped);
+        }
+        Err(e) => {
+            println!("{:<21} error: {e}", method.name());
+            return Ok(Row::Failed);
+        }
+    };
+    // f32 methods against their tolerance; coop against its f16-input bound.
+    let verdict = plan::verdict_for(method, &Options::default(), a, b, &run.c);
+    let stats = verdict.stats.clone();
+    let ok = verdict.passed;
+    let report = Report::of_run(Some(ctx), method, Precision::F32, a, b, &run, Some(verdict));
+    println!(
+        "{:<21} {:>7} {:>11.3} {:>10.3} {:>11.3e}  {:<6} {}",
+        method.name(),
+        run.passes,
+        report.compute_ms,
+        report.gflops,
+        stats.rel_err,
+        if ok { "ok" } else { "FAILED" },
+        method.description()
+    );
+    if method == Method::Lm {
+        let path = out.join("tour-lm.png");
+        picture::save_png(&path, &picture::panels(&[a, b, &run.c], 256))?;
+        pictures.push((path, "A | B | C = A·B by lm, blue < 0 < red".to_string()));
+    }
+    Ok(if ok { Row::Passed } else { Row::Failed })
+}
