@@ -327,3 +327,495 @@ fn tour_checks_every_method_and_writes_its_pictures() {
         assert!(meta.len() > 100, "{file} is nearly empty");
     }
 }
+
+// ---- Exit status, help, methods, tour --method, output files, impossible sizes ----
+
+/// `rendermm` with `env` set and `unset` removed from its environment.
+fn rendermm_env(args: &[&str], env: &[(&str, &str)], unset: &[&str]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_rendermm"));
+    cmd.args(args).env("XDG_RUNTIME_DIR", std::env::temp_dir());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    for k in unset {
+        cmd.env_remove(k);
+    }
+    cmd.output().expect("run rendermm")
+}
+
+/// No adapter can be found: anything that reaches for the GPU fails with exit status 3, so a
+/// different error proves the request was refused before the GPU was touched.
+const NO_ADAPTER: (&str, &str) = ("WGPU_ADAPTER_NAME", "no-such-adapter-anywhere");
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// The .npy `descr` of a file: `<f4` or `<f8`.
+fn npy_descr(path: &Path) -> String {
+    let bytes = std::fs::read(path).unwrap();
+    let header = String::from_utf8_lossy(&bytes[..bytes.len().min(128)]).into_owned();
+    let at = header.find("'descr': '").expect("a .npy header") + 10;
+    header[at..at + 3].to_string()
+}
+
+#[test]
+fn exit_status_tells_a_request_mistake_from_the_gpu_from_a_file() {
+    let dir = scratch("exit");
+    let code = |out: &Output| out.status.code();
+    // The user's mistakes: 2 (clap's parser and the command's own checks alike).
+    for args in [
+        vec!["multiply", "--method", "nope", "--random", "2x2x2"],
+        vec!["multiply", "--random", "2x2"],
+        vec!["multiply", "--random", "2x2x2", "--channels", "3"],
+        vec![
+            "multiply",
+            "--a",
+            &data("numpy_a_f32.npy"),
+            "--b",
+            &data("numpy_a_f32.npy"),
+        ],
+        vec!["multiply", "--random", "2x2x2", "--precision", "f64"],
+        vec!["multiply", "--random", "2x2x2", "--no-such-flag"],
+    ] {
+        let out = rendermm(&args);
+        assert_eq!(code(&out), Some(2), "{args:?}: {}", stderr(&out));
+    }
+    // A file problem: 4.
+    let missing = dir.join("missing.npy");
+    let out = rendermm(&[
+        "multiply",
+        "--a",
+        missing.to_str().unwrap(),
+        "--b",
+        &data("numpy_b_f64.npy"),
+    ]);
+    assert_eq!(code(&out), Some(4), "{}", stderr(&out));
+    std::fs::write(dir.join("bad.csv"), "1,2\n3\n").unwrap();
+    let out = rendermm(&[
+        "multiply",
+        "--a",
+        dir.join("bad.csv").to_str().unwrap(),
+        "--b",
+        &data("numpy_b_f64.npy"),
+    ]);
+    assert_eq!(code(&out), Some(4), "{}", stderr(&out));
+    // The GPU or its driver: 3.
+    let out = rendermm_env(&["multiply", "--random", "2x2x2"], &[NO_ADAPTER], &[]);
+    assert_eq!(code(&out), Some(3), "{}", stderr(&out));
+    assert_clean_error(&out, "no GPU adapter");
+    // Success: 0.
+    assert_eq!(code(&rendermm(&["multiply", "--random", "2x2x2"])), Some(0));
+}
+
+#[test]
+fn help_documents_the_exit_status_and_lists_the_values() {
+    let top = stdout(&rendermm(&["--help"]));
+    for needle in ["Exit status", "2  a mistake", "3  the GPU", "4  a file"] {
+        assert!(top.contains(needle), "no {needle:?} in --help:\n{top}");
+    }
+    let multiply = stdout(&rendermm(&["multiply", "--help"]));
+    for method in rendermm::methods::Method::ALL {
+        assert!(
+            multiply
+                .lines()
+                .any(|l| l.trim_start().starts_with(&format!("- {}:", method.name()))),
+            "multiply --help does not list {method}:\n{multiply}"
+        );
+    }
+    for value in ["u8", "f16", "f32", "pingpong", "blend", "copy", "f64"] {
+        assert!(
+            multiply.contains(&format!("- {value}:")),
+            "multiply --help does not list {value}:\n{multiply}"
+        );
+    }
+    assert!(multiply.contains("Exit status"), "{multiply}");
+    let bench = stdout(&rendermm(&["bench", "--help"]));
+    for value in ["oneil", "5kk73", "hall-packed", "cpu-fast"] {
+        assert!(
+            bench.contains(value),
+            "bench --help does not list {value}:\n{bench}"
+        );
+    }
+    let tour = stdout(&rendermm(&["tour", "--help"]));
+    assert!(tour.contains("--method"), "{tour}");
+}
+
+#[test]
+fn methods_lists_every_method_with_its_era_source_and_one_line() {
+    let out = rendermm(&["methods"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    for &method in rendermm::methods::Method::ALL {
+        let info = method.info();
+        let at = text
+            .lines()
+            .position(|l| l.split_whitespace().next() == Some(info.name))
+            .unwrap_or_else(|| panic!("no line for {method}:\n{text}"));
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[at].contains(info.summary), "{}", lines[at]);
+        assert!(lines[at + 1].contains(info.source), "{}", lines[at + 1]);
+        assert!(
+            text.contains(info.era.name()),
+            "no era {:?}",
+            info.era.name()
+        );
+    }
+    let v = json(&rendermm(&["methods", "--json"]));
+    let rows = v.as_array().expect("an array");
+    assert_eq!(rows.len(), rendermm::methods::Method::ALL.len());
+    for (row, &method) in rows.iter().zip(rendermm::methods::Method::ALL) {
+        let info = method.info();
+        assert_eq!(row["name"], info.name);
+        assert_eq!(row["source"], info.source);
+        assert_eq!(row["summary"], info.summary);
+        assert_eq!(row["era_name"], info.era.name());
+    }
+}
+
+/// The rows of a tour's table: lines whose first word names a method.
+fn tour_rows(stdout: &str) -> Vec<String> {
+    stdout
+        .lines()
+        .filter(|l| {
+            let first = l.split_whitespace().next();
+            rendermm::methods::Method::ALL
+                .iter()
+                .any(|m| Some(m.name()) == first)
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn tour_method_runs_just_that_method() {
+    let dir = scratch("tour-one");
+    let out = rendermm(&[
+        "tour",
+        "--method",
+        "cs-naive",
+        "--size",
+        "9x7x5",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let rows = tour_rows(&stdout(&out));
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert!(
+        rows[0].starts_with("cs-naive ") && rows[0].contains(" ok "),
+        "{rows:?}"
+    );
+    assert_clean_error(
+        &rendermm(&["tour", "--method", "nosuch", "--size", "9x7x5"]),
+        "unknown method",
+    );
+}
+
+#[test]
+fn tour_shows_a_spinner_per_row_on_a_terminal_and_nothing_in_a_pipe() {
+    let dir = scratch("tour-spin");
+    let exe = env!("CARGO_BIN_EXE_rendermm");
+    let args = format!(
+        "{exe} tour --method cs-naive --size 9x7x5 --out {}",
+        dir.display()
+    );
+    // Piped: no progress anywhere, no terminal control characters.
+    let piped = Command::new("sh")
+        .args(["-c", &args])
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .output()
+        .unwrap();
+    assert!(piped.status.success(), "{}", stderr(&piped));
+    for text in [stdout(&piped), stderr(&piped)] {
+        assert!(!text.contains("running cs-naive"), "{text}");
+        assert!(!text.contains('\r') && !text.contains('\x1b'), "{text:?}");
+    }
+    // On a terminal (util-linux `script` gives the command one): the row's spinner.
+    let Ok(tty) = Command::new("script")
+        .args(["-qec", &args, "/dev/null"])
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .env("TERM", "xterm")
+        .output()
+    else {
+        eprintln!("skipped the terminal half: no `script` command");
+        return;
+    };
+    assert!(tty.status.success(), "{}", stdout(&tty));
+    let text = stdout(&tty);
+    assert!(
+        text.contains("running cs-naive"),
+        "no spinner on a terminal: {text:?}"
+    );
+}
+
+#[test]
+fn a_read_only_output_is_refused_before_any_work_and_kept() {
+    let dir = scratch("readonly");
+    let c = dir.join("c.npy");
+    std::fs::write(&c, b"keep me").unwrap();
+    let mut perm = std::fs::metadata(&c).unwrap().permissions();
+    perm.set_readonly(true);
+    std::fs::set_permissions(&c, perm).unwrap();
+    // With no adapter to be had, only a check made before the GPU can give this error.
+    let out = rendermm_env(
+        &[
+            "multiply",
+            "--random",
+            "3x4x5",
+            "--out",
+            c.to_str().unwrap(),
+        ],
+        &[NO_ADAPTER],
+        &[],
+    );
+    assert_clean_error(&out, "read-only");
+    assert_eq!(out.status.code(), Some(4));
+    assert!(
+        stdout(&out).is_empty(),
+        "a report after a refused write: {}",
+        stdout(&out)
+    );
+    assert_eq!(std::fs::read(&c).unwrap(), b"keep me");
+    // The same with the GPU at hand: refused, the file unchanged.
+    let out = rendermm(&[
+        "multiply",
+        "--random",
+        "3x4x5",
+        "--out",
+        c.to_str().unwrap(),
+    ]);
+    assert_clean_error(&out, "read-only");
+    assert_eq!(std::fs::read(&c).unwrap(), b"keep me");
+}
+
+#[test]
+fn the_output_path_is_checked_before_any_work() {
+    let dir = scratch("outcheck");
+    let no_dir = dir.join("no/such/dir/c.npy");
+    for (out, needle) in [
+        (no_dir.to_str().unwrap(), "does not exist"),
+        (dir.to_str().unwrap(), "directory"),
+    ] {
+        let r = rendermm_env(
+            &["multiply", "--random", "3x4x5", "--out", out],
+            &[NO_ADAPTER],
+            &[],
+        );
+        assert_clean_error(&r, needle);
+        assert_eq!(r.status.code(), Some(4), "{}", stderr(&r));
+    }
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+    assert!(left.is_empty(), "files left behind: {left:?}");
+}
+
+#[test]
+fn a_failed_write_prints_no_report_and_a_good_one_says_where_c_went() {
+    let dir = scratch("writefail");
+    let c = dir.join("c.npy");
+    // A file size limit of one block: the path passes every check, the write itself fails.
+    let out = Command::new("sh")
+        .args([
+            "-c",
+            "ulimit -f 1; trap '' XFSZ; exec \"$0\" \"$@\"",
+            env!("CARGO_BIN_EXE_rendermm"),
+            "multiply",
+            "--random",
+            "64x64x64",
+            "--out",
+            c.to_str().unwrap(),
+        ])
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .output()
+        .unwrap();
+    assert_clean_error(&out, "c.npy");
+    assert_eq!(out.status.code(), Some(4));
+    assert!(
+        stdout(&out).is_empty(),
+        "a report after a failed write: {}",
+        stdout(&out)
+    );
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+    assert!(left.is_empty(), "files left behind: {left:?}");
+    // Success: one line says where C went.
+    let out = rendermm(&[
+        "multiply",
+        "--random",
+        "3x4x5",
+        "--out",
+        c.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let wrote: Vec<&str> = text.lines().filter(|l| l.starts_with("wrote")).collect();
+    assert_eq!(wrote.len(), 1, "{text}");
+    assert!(
+        wrote[0].contains(c.to_str().unwrap()) && wrote[0].contains("3x5"),
+        "{text}"
+    );
+    // Beside JSON, on stderr.
+    let out = rendermm(&[
+        "multiply",
+        "--random",
+        "3x4x5",
+        "--json",
+        "--out",
+        c.to_str().unwrap(),
+    ]);
+    json(&out);
+    assert!(
+        stderr(&out).contains(&format!("wrote C (3x5, float32) to {}", c.display())),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn float64_inputs_give_a_float64_npy_unless_asked_otherwise() {
+    let dir = scratch("f64out");
+    let (a, b) = (data("numpy_a_f32.npy"), data("numpy_b_f64.npy"));
+    let c64 = dir.join("c64.npy");
+    let v = json(&rendermm(&[
+        "multiply",
+        "--a",
+        &a,
+        "--b",
+        &b,
+        "--out",
+        c64.to_str().unwrap(),
+        "--json",
+    ]));
+    assert_eq!(npy_descr(&c64), "<f8");
+    let notes = v["notes"].to_string();
+    assert!(
+        notes.contains("computed in float32") && notes.contains("float64"),
+        "{notes}"
+    );
+    let c32 = dir.join("c32.npy");
+    let out = rendermm(&[
+        "multiply",
+        "--a",
+        &a,
+        "--b",
+        &b,
+        "--out",
+        c32.to_str().unwrap(),
+        "--out-dtype",
+        "f32",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(npy_descr(&c32), "<f4");
+    assert_eq!(read_matrix(&c64).unwrap(), read_matrix(&c32).unwrap());
+    // No output file: the report says plainly that C is float32.
+    let out = rendermm(&["multiply", "--a", &a, "--b", &b]);
+    assert!(
+        stdout(&out).contains("C is computed and held in float32"),
+        "{}",
+        stdout(&out)
+    );
+    // float32 inputs: float32 out, unless asked.
+    let c = dir.join("c.npy");
+    let out = rendermm(&[
+        "multiply",
+        "--random",
+        "2x3x4",
+        "--out",
+        c.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    assert_eq!(npy_descr(&c), "<f4");
+    let out = rendermm(&[
+        "multiply",
+        "--random",
+        "2x3x4",
+        "--out",
+        c.to_str().unwrap(),
+        "--out-dtype",
+        "f64",
+    ]);
+    assert!(out.status.success());
+    assert_eq!(npy_descr(&c), "<f8");
+    // A text file has no number type to widen.
+    let out = rendermm(&[
+        "multiply",
+        "--random",
+        "2x3x4",
+        "--out",
+        dir.join("c.csv").to_str().unwrap(),
+        "--out-dtype",
+        "f64",
+    ]);
+    assert_clean_error(&out, "text file");
+}
+
+#[test]
+fn impossible_sizes_are_one_line_errors_naming_the_size_and_the_memory() {
+    for (args, size) in [
+        (
+            vec!["multiply", "--random", "99999999x99999999x2"],
+            "99999999x99999999x2",
+        ),
+        (
+            vec![
+                "multiply",
+                "--random",
+                "4x99999999x99999999x2",
+                "--channels",
+                "4",
+            ],
+            "4x99999999x99999999x2",
+        ),
+        (
+            vec!["tour", "--size", "99999999x99999999x2"],
+            "99999999x99999999x2",
+        ),
+        (
+            vec!["tune", "--m", "99999999", "--k", "99999999", "--n", "2"],
+            "--m 99999999",
+        ),
+        (
+            vec!["precision-ladder", "--sizes", "16,99999999"],
+            "--sizes 99999999",
+        ),
+        (vec!["bench", "--sizes", "99999999"], "--sizes 99999999"),
+        (
+            vec!["reach", "--bench", "--n", "999999999"],
+            "--n 999999999",
+        ),
+    ] {
+        let out = rendermm_env(&args, &[NO_ADAPTER], &[]);
+        assert_clean_error(&out, size);
+        let line = stderr(&out);
+        assert!(
+            ["PiB", "TiB", "EiB"].iter().any(|u| line.contains(u)),
+            "{args:?}: no memory in {line}"
+        );
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {line}");
+    }
+}
+
+#[test]
+fn bench_refuses_an_unknown_method_before_measuring_the_ceilings() {
+    let out = rendermm(&["bench", "--methods", "lm,nosuch", "--quick"]);
+    assert_clean_error(&out, "unknown method 'nosuch'");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!stderr(&out).contains("ceilings"), "{}", stderr(&out));
+    let out = rendermm(&["bench", "--suite", "nosuch"]);
+    assert_clean_error(&out, "unknown bench suite 'nosuch'");
+}
+
+#[test]
+fn the_window_demo_without_a_display_says_so_in_one_sentence() {
+    let out = rendermm_env(
+        &["demo", "lm"],
+        &[],
+        &["DISPLAY", "WAYLAND_DISPLAY", "WAYLAND_SOCKET"],
+    );
+    assert_clean_error(&out, "no display");
+    let text = stderr(&out);
+    assert!(!text.contains(".rs:") && !text.contains("winit"), "{text}");
+}

@@ -24,6 +24,8 @@ pub fn spinner(message: String) -> ProgressBar {
             .unwrap_or_else(|_| ProgressStyle::default_spinner()),
     );
     bar.set_message(message);
+    // Drawn at once, so that even a fast row shows what ran; then kept turning.
+    bar.tick();
     bar.enable_steady_tick(Duration::from_millis(100));
     bar
 }
