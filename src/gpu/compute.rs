@@ -483,53 +483,65 @@ pub fn with_timed_repeats<T>(repeats: usize, f: impl FnOnce() -> T) -> (T, Vec<f
     )
 }
 
-/// Run `plan` on `a · b`: check, upload, build, dispatch, read back.
+/// Run `plan` on `a · b`: check, upload, build, dispatch, read back (blocking).
 pub fn run(ctx: &GpuContext, plan: &Plan, a: &Matrix, b: &Matrix) -> Result<RunOutput> {
     run_with(ctx, plan, || Operands::upload(ctx, plan, a, b), |c| c)
+}
+
+/// Remember the device times of the repetitions of the last run on this thread, for
+/// [`with_timed_repeats`] (callers that run recorded work themselves).
+pub fn note_repeats(repeats_ms: &[f64]) {
+    LAST_RUNS.with(|l| *l.borrow_mut() = repeats_ms.to_vec());
 }
 
 /// [`run`] for a method that lays its operands out itself: `upload` makes and fills them
 /// (timed as upload: padding, transposing or converting the inputs happens there, see
 /// [`Operands::from_buffers`]), `read` turns the C buffer, read back as its own
-/// rows × cols, into the result (timed as readback: e.g. cropping the padding off).
+/// rows × cols, into the result (timed as readback: e.g. cropping the padding off). Blocking;
+/// [`record`] is the recording itself.
 pub fn run_with(
     ctx: &GpuContext,
     plan: &Plan,
     upload: impl FnOnce() -> Result<Operands>,
     read: impl FnOnce(Matrix) -> Matrix + 'static,
 ) -> Result<RunOutput> {
-    let repeats = TIMED_REPEATS.with(|r| r.get());
-    let mut build_ms = 0.0;
-    let ran = super::run::run(ctx, None, || {
-        let ops = upload()?;
-        let t1 = Instant::now();
-        let prepared = std::rc::Rc::new(Prepared::new(ctx, plan, &ops)?);
-        build_ms = ms(t1);
-        let mut work = Work::new(plan.dispatches());
-        let label = plan.method;
-        // Device time spans the submission (timestamps written in command buffers before and
-        // after it, see gpu::timer): lavapipe runs a compute pass on the CPU at submit, so
-        // timestamps written at the pass boundaries do not bracket its work, while the span's
-        // do. Every repetition rewrites all of C from the same inputs, so the result is that
-        // of one.
-        let device = ctx.device.clone();
-        work.repeat(repeats, move || prepared.encode(&device, label));
-        let (rows, cols) = (ops.c.rows, ops.c.cols);
-        work.read(Read::Buffer {
-            buffer: ops.c.buffer.clone(),
-            len: (rows * cols * 4) as u64,
-        });
-        work.finish(move |bytes| {
-            let c = Matrix::new(rows, cols, bytemuck::pod_collect_to_vec(&bytes[0]))?;
-            Ok(vec![read(c)])
-        });
-        Ok(work)
-    })?;
+    let ran = super::run::run(ctx, None, || record(ctx, plan, upload()?, read))?;
     LAST_RUNS.with(|l| *l.borrow_mut() = ran.repeats_ms.clone());
-    let gpu_ms = ran.timings.device_ms;
-    // Pipeline creation is setup, not upload: taken out of the upload time and noted.
-    let mut timings = ran.timings;
-    timings.upload_ms = (timings.upload_ms - build_ms).max(0.0);
+    ran.into_output()
+}
+
+/// Record `plan` over `ops` for the runner: the pipelines (their build time is setup, kept out
+/// of the upload time and noted), the dispatches in one compute pass — submitted as many times
+/// as [`with_timed_repeats`] asks, each repetition timed on its own — and the readback of C,
+/// which `read` turns into the result.
+pub fn record(
+    ctx: &GpuContext,
+    plan: &Plan,
+    ops: Operands,
+    read: impl FnOnce(Matrix) -> Matrix + 'static,
+) -> Result<Work> {
+    let repeats = TIMED_REPEATS.with(|r| r.get());
+    let t1 = Instant::now();
+    let prepared = std::rc::Rc::new(Prepared::new(ctx, plan, &ops)?);
+    let build_ms = ms(t1);
+    let mut work = Work::new(plan.dispatches());
+    work.setup_ms = build_ms;
+    let label = plan.method;
+    // Device time spans the submission (timestamps written in command buffers before and after
+    // it, see gpu::timer): lavapipe runs a compute pass on the CPU at submit, so timestamps
+    // written at the pass boundaries do not bracket its work, while the span's do. Every
+    // repetition rewrites all of C from the same inputs, so the result is that of one.
+    let device = ctx.device.clone();
+    work.repeat(repeats, move || prepared.encode(&device, label));
+    let (rows, cols) = (ops.c.rows, ops.c.cols);
+    work.read(Read::Buffer {
+        buffer: ops.c.buffer.clone(),
+        len: (rows * cols * 4) as u64,
+    });
+    work.finish(move |bytes| {
+        let c = Matrix::new(rows, cols, bytemuck::pod_collect_to_vec(&bytes[0]))?;
+        Ok(vec![read(c)])
+    });
 
     let mut notes = plan.notes.clone();
     let grids: Vec<String> = plan
@@ -545,23 +557,16 @@ pub fn run_with(
         })
         .collect();
     notes.push(format!("dispatches: {}", grids.join(" then ")));
-    if let Some(g) = gpu_ms {
-        notes.push(format!("GPU time of the compute pass (timestamps around its submission) {g:.3} ms; compute_ms is wall clock, submit to completion"));
-    }
     notes.push(format!(
-        "pipelines built in {build_ms:.3} ms (not counted in compute)"
+        "pipelines built in {build_ms:.3} ms (not counted in upload or compute)"
     ));
     if let Some(why) = plan.trusted {
         notes.push(format!(
             "shaders compiled with wgpu's runtime bounds checks off: {why}"
         ));
     }
-    Ok(RunOutput {
-        c: ran.cs.into_iter().next().expect("one read, one matrix"),
-        passes: plan.dispatches(),
-        timings,
-        notes,
-    })
+    work.notes = notes;
+    Ok(work)
 }
 
 /// Compile `source` with wgpu's runtime bounds checks (index clamping, or a test per buffer

@@ -33,7 +33,7 @@
 //! subgroups of a workgroup). A fragment load takes an `f16` pointer, so the staging copy would
 //! be 8 scalar f16 stores per 16-byte global load: WGSL has no wider store into an `f16` array.
 
-use super::RunOutput;
+use super::{RunOutput, Work};
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::gpu::buffer::{MatrixBuffer, check_storage_size};
@@ -299,13 +299,26 @@ pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix) -> Result<RunOutput> {
     multiply_variant(ctx, &Variant::from_env()?, a, b)
 }
 
-/// Multiply `a · b` with variant `v`: the not-supported error first, then the f16 range check.
+/// Multiply `a · b` with variant `v` (blocking; see [`record_variant`]).
 pub fn multiply_variant(
     ctx: &GpuContext,
     v: &Variant,
     a: &Matrix,
     b: &Matrix,
 ) -> Result<RunOutput> {
+    let ran = crate::gpu::run::run(ctx, None, || record_variant(ctx, v, a, b))?;
+    compute::note_repeats(&ran.repeats_ms);
+    ran.into_output()
+}
+
+/// Record `a · b` with the variant `RENDERMM_COOP` names, for the runner.
+pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix) -> Result<Work> {
+    record_variant(ctx, &Variant::from_env()?, a, b)
+}
+
+/// Record `a · b` with variant `v`: the not-supported error first, then the f16 range check;
+/// A and B converted to f16 and padded on the way up, C cropped on the way back.
+pub fn record_variant(ctx: &GpuContext, v: &Variant, a: &Matrix, b: &Matrix) -> Result<Work> {
     crate::matrix::check_product(a, b)?;
     supported(ctx)?;
     check_f16_range(a, "A")?;
@@ -313,22 +326,16 @@ pub fn multiply_variant(
     let (m, k, n) = (a.rows, a.cols, b.cols);
     let p = plan(v, m, k, n);
     let (mp, kp, np) = padded(v, m, k, n);
-    compute::run_with(
-        ctx,
-        &p,
-        || {
-            p.check(&ctx.limits)?;
-            let (la, lb) = match v.fragments {
-                true => (Layout::FragmentsByRow, Layout::FragmentsByColumn),
-                false => (Layout::RowMajor, Layout::RowMajor),
-            };
-            let ab = f16_buffer(ctx, "A (f16, padded)", &f16_packed(a, mp, kp, la))?;
-            let bb = f16_buffer(ctx, "B (f16, padded)", &f16_packed(b, kp, np, lb))?;
-            let c = MatrixBuffer::output(ctx, "C (padded)", mp, np)?;
-            Operands::from_buffers(ctx, &p, ab, bb, c, (mp, kp, np))
-        },
-        move |c| super::cs_fast::cropped(c, m, n),
-    )
+    p.check(&ctx.limits)?;
+    let (la, lb) = match v.fragments {
+        true => (Layout::FragmentsByRow, Layout::FragmentsByColumn),
+        false => (Layout::RowMajor, Layout::RowMajor),
+    };
+    let ab = f16_buffer(ctx, "A (f16, padded)", &f16_packed(a, mp, kp, la))?;
+    let bb = f16_buffer(ctx, "B (f16, padded)", &f16_packed(b, kp, np, lb))?;
+    let c = MatrixBuffer::output(ctx, "C (padded)", mp, np)?;
+    let ops = Operands::from_buffers(ctx, &p, ab, bb, c, (mp, kp, np))?;
+    compute::record(ctx, &p, ops, move |c| super::cs_fast::cropped(c, m, n))
 }
 
 /// Largest finite f16.

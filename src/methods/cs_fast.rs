@@ -28,7 +28,7 @@
 //! as pipeline-overridable constants. `RENDERMM_CS_FAST=<variant>` picks one for every run
 //! (`multiply`, `bench`); `rendermm tune --method cs-fast` times them all.
 
-use super::RunOutput;
+use super::{RunOutput, Work};
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::gpu::buffer::MatrixBuffer;
@@ -243,30 +243,36 @@ pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix) -> Result<RunOutput> {
     multiply_variant(ctx, &Variant::from_env()?, a, b)
 }
 
-/// Multiply `a · b` with variant `v`.
+/// Multiply `a · b` with variant `v` (blocking; see [`record_variant`]).
 pub fn multiply_variant(
     ctx: &GpuContext,
     v: &Variant,
     a: &Matrix,
     b: &Matrix,
 ) -> Result<RunOutput> {
+    let ran = crate::gpu::run::run(ctx, None, || record_variant(ctx, v, a, b))?;
+    compute::note_repeats(&ran.repeats_ms);
+    ran.into_output()
+}
+
+/// Record `a · b` with the variant `RENDERMM_CS_FAST` names, for the runner.
+pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix) -> Result<Work> {
+    record_variant(ctx, &Variant::from_env()?, a, b)
+}
+
+/// Record `a · b` with variant `v`: A transposed and both padded to the tiles on the way up,
+/// the padding cropped off C on the way back.
+pub fn record_variant(ctx: &GpuContext, v: &Variant, a: &Matrix, b: &Matrix) -> Result<Work> {
     crate::matrix::check_product(a, b)?;
     let (m, k, n) = (a.rows, a.cols, b.cols);
     let p = plan(v, m, k, n)?;
     let (mp, kp, np) = padded(v, m, k, n);
-    compute::run_with(
-        ctx,
-        &p,
-        || {
-            p.check(&ctx.limits)?;
-            let at =
-                MatrixBuffer::upload(ctx, "A transposed (padded)", &transposed_padded(a, kp, mp))?;
-            let bb = MatrixBuffer::upload(ctx, "B (padded)", &padded_copy(b, kp, np))?;
-            let c = MatrixBuffer::output(ctx, "C (padded)", mp, np)?;
-            Operands::from_buffers(ctx, &p, at, bb, c, (mp, kp, np))
-        },
-        move |c| cropped(c, m, n),
-    )
+    p.check(&ctx.limits)?;
+    let at = MatrixBuffer::upload(ctx, "A transposed (padded)", &transposed_padded(a, kp, mp))?;
+    let bb = MatrixBuffer::upload(ctx, "B (padded)", &padded_copy(b, kp, np))?;
+    let c = MatrixBuffer::output(ctx, "C (padded)", mp, np)?;
+    let ops = Operands::from_buffers(ctx, &p, at, bb, c, (mp, kp, np))?;
+    compute::record(ctx, &p, ops, move |c| cropped(c, m, n))
 }
 
 /// Aᵀ zero-padded to `rows × cols` (rows ≥ a.cols, cols ≥ a.rows): out(p, i) = A(i, p).

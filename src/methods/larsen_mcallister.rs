@@ -17,7 +17,7 @@
 //!
 //! Shader: `shaders/larsen_mcallister.wgsl`.
 
-use super::{Method, Params, RunOutput, Timings};
+use super::{Method, Params, Timings};
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::gpu::pipeline::color_pass;
@@ -29,15 +29,9 @@ use crate::precision::{self, Precision};
 
 const SHADER: &str = include_str!("../../shaders/larsen_mcallister.wgsl");
 
-/// Multiply `a · b` by k additively blended slices.
-pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Params) -> Result<RunOutput> {
-    let mut out = multiply_channels(ctx, &[a], &[b], opts)?;
-    Ok(RunOutput {
-        c: out.cs.remove(0),
-        passes: out.passes,
-        timings: out.timings,
-        notes: out.notes,
-    })
+/// Record `a · b` by k additively blended slices, for the runner.
+pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Params) -> Result<Work> {
+    record_channels(ctx, &[a], &[b], opts)
 }
 
 /// The result of a multi-channel run: one product per channel.
@@ -51,13 +45,40 @@ pub struct ChannelsOutput {
     pub precision: Precision,
 }
 
-/// Multiply 1 or 4 pairs `a[c] · b[c]` in one set of k passes, one pair per colour channel.
+/// Multiply 1 or 4 pairs `a[c] · b[c]` in one set of k passes, one pair per colour channel
+/// (blocking: records, runs, and checks f16 results against f16's range).
 pub fn multiply_channels(
     ctx: &GpuContext,
     a: &[&Matrix],
     b: &[&Matrix],
     opts: &mut Params,
 ) -> Result<ChannelsOutput> {
+    let ran = run(ctx, None, || record_channels(ctx, a, b, opts))?;
+    if opts.precision == Precision::F16 {
+        // Sums past f16's range saturate or overflow: an error, not an answer (every channel).
+        for ((x, y), c) in a.iter().zip(b).zip(&ran.cs) {
+            crate::precision::check_f16_result(x, y, c, opts.allow_nonfinite)?;
+        }
+    }
+    Ok(ChannelsOutput {
+        cs: ran.cs,
+        passes: ran.passes,
+        timings: ran.timings,
+        notes: ran.notes,
+        precision: opts.precision,
+    })
+}
+
+/// Record 1 or 4 pairs `a[c] · b[c]` in one set of k passes, one pair per colour channel: the
+/// textures, the pipeline, the render passes (one per slice when `opts.observe`, so the
+/// observer sees C_p after each; else one instanced draw), the framebuffer's readback, and the
+/// rescale of `--scale-by-depth`.
+pub fn record_channels(
+    ctx: &GpuContext,
+    a: &[&Matrix],
+    b: &[&Matrix],
+    opts: &mut Params,
+) -> Result<Work> {
     if a.len() != b.len() || !(a.len() == 1 || a.len() == 4) {
         return Err(Error::Invalid(format!(
             "L-M takes 1 or 4 (A, B) pairs, got {} A and {} B matrices",
@@ -123,62 +144,51 @@ pub fn multiply_channels(
     )?;
 
     let format = precision.format(channels as u32);
-    let per_pass = opts.observer.is_some();
-    let ran = run(ctx, opts.observer.as_deref_mut(), || {
-        let at = MatrixTexture::upload_channels(ctx, "A", a, precision)?;
-        let bt = MatrixTexture::upload_channels(ctx, "B", b, precision)?;
-        let target = MatrixTexture::new(ctx, "C (framebuffer)", m, n, format, TARGET_USAGE)?;
-        // Pipeline creation counts as setup (upload), as in the Hall methods, so compute_ms is
-        // the passes alone.
-        let pipeline = Pipeline::new(ctx, &at, &bt, format, channels, depth, precision)?;
-        let mut work = Work::new(k);
-        if per_pass {
-            // One render pass per slice so the observer can look at C_p after each.
-            for p in 0..k as u32 {
-                work.push(
-                    pipeline.encode(ctx, &target, p..p + 1, p == 0)?,
-                    Phase::Compute,
-                );
-                work.observe(p as usize + 1, &target);
-            }
-        } else {
-            // All k slices in one render pass: one instanced draw, instance p = slice p.
+    let at = MatrixTexture::upload_channels(ctx, "A", a, precision)?;
+    let bt = MatrixTexture::upload_channels(ctx, "B", b, precision)?;
+    let target = MatrixTexture::new(ctx, "C (framebuffer)", m, n, format, TARGET_USAGE)?;
+    // Pipeline creation counts as setup (upload), as in the Hall methods, so compute_ms is the
+    // passes alone.
+    let pipeline = Pipeline::new(ctx, &at, &bt, format, channels, depth, precision)?;
+    let mut work = Work::new(k);
+    if opts.observe {
+        // One render pass per slice so the observer can look at C_p after each.
+        for p in 0..k as u32 {
             work.push(
-                pipeline.encode(ctx, &target, 0..k as u32, true)?,
+                pipeline.encode(ctx, &target, p..p + 1, p == 0)?,
                 Phase::Compute,
             );
+            work.observe(p as usize + 1, &target);
         }
-        work.read(Read::Texture(target.clone()));
-        work.finish(move |bytes| split_channels(m, n, precision.decode(&bytes[0]), channels));
-        Ok(work)
-    })?;
-    let timings = ran.timings;
-    let mut cs = ran.cs;
-    if opts.scale_by_depth {
-        for c in &mut cs {
-            c.data.iter_mut().for_each(|v| *v *= k as f32);
-        }
+    } else {
+        // All k slices in one render pass: one instanced draw, instance p = slice p.
+        work.push(
+            pipeline.encode(ctx, &target, 0..k as u32, true)?,
+            Phase::Compute,
+        );
+    }
+    work.read(Read::Texture(target.clone()));
+    let rescale = opts.scale_by_depth.then_some(k as f32);
+    if let Some(k) = rescale {
         notes.push(format!(
             "--scale-by-depth: polygon colour 1/{k}, so each slice keeps {:.1} fewer low bits; result rescaled by {k}",
-            (k as f64).log2()
+            k.log2()
         ));
     }
     notes.push(format!(
         "{k} additively blended slices into {format:?} ({m}x{n} fragments each, {channels} channel(s))"
     ));
-    if precision == Precision::F16 {
-        // Sums past f16's range saturate or overflow: an error, not an answer (every channel).
-        for ((x, y), c) in a.iter().zip(b).zip(&cs) {
-            crate::precision::check_f16_result(x, y, c, opts.allow_nonfinite)?;
+    work.notes = notes;
+    work.finish(move |bytes| {
+        let mut cs = split_channels(m, n, precision.decode(&bytes[0]), channels)?;
+        if let Some(k) = rescale {
+            for c in &mut cs {
+                c.data.iter_mut().for_each(|v| *v *= k);
+            }
         }
-    }
-    Ok(ChannelsOutput {
-        cs,
-        passes: k,
-        timings,
-        notes,
-        precision,
-    })
+        Ok(cs)
+    });
+    Ok(work)
 }
 
 /// The render pipeline and the bind group of one multiply.

@@ -23,7 +23,7 @@ pub mod larsen_mcallister;
 pub mod resident;
 pub mod variants;
 
-pub use crate::gpu::run::{Observer, RunOutput, Timings};
+pub use crate::gpu::run::{Observer, RunOutput, Timings, Work};
 pub use hall_blocked::Accumulate;
 
 use crate::error::{Error, Result};
@@ -141,16 +141,21 @@ const F32_ONLY: Takes = Takes {
     channels: false,
 };
 
-/// Records the GPU work of one product: a render-pass method, cs-fast or coop.
-pub type RecordFn = fn(&GpuContext, &Matrix, &Matrix, &mut Params) -> Result<RunOutput>;
+/// Records the GPU work of one product (a render-pass method, cs-fast, coop) for the runner
+/// ([`crate::gpu::run`]) to submit and resolve.
+pub type RecordFn = fn(&GpuContext, &Matrix, &Matrix, &mut Params) -> Result<Work>;
+/// Runs one product itself (blocking); the form the methods are leaving for [`RecordFn`].
+pub type RunFn = fn(&GpuContext, &Matrix, &Matrix, &mut Params) -> Result<RunOutput>;
 /// The compute plan (kernels, grids) of an m×k·k×n product, run by [`crate::gpu::compute`].
 pub type PlanFn = fn(&wgpu::Limits, usize, usize, usize) -> Result<Plan>;
 
 /// How a method runs.
 #[derive(Clone, Copy)]
 pub enum Runs {
-    /// Its own passes or dispatches.
-    Gpu(RecordFn),
+    /// Its own passes or dispatches, recorded for the runner.
+    Record(RecordFn),
+    /// Its own passes or dispatches, run by the method.
+    Gpu(RunFn),
     /// A compute plan on the shared compute harness; `fallback` is the method that takes a
     /// product too large for this one's single workgroup.
     Compute {
@@ -215,7 +220,7 @@ pub const TABLE: &[Info] = &[
             accumulate: false,
             channels: true,
         },
-        runs: Runs::Gpu(larsen_mcallister::multiply),
+        runs: Runs::Record(larsen_mcallister::record),
     },
     Info {
         method: Method::HallBlocked,
@@ -260,7 +265,7 @@ pub const TABLE: &[Info] = &[
             accumulate: true,
             channels: false,
         },
-        runs: Runs::Gpu(frag_mrt::multiply),
+        runs: Runs::Record(frag_mrt::record),
     },
     compute(
         Method::CsNaive,
@@ -410,7 +415,7 @@ pub const TABLE: &[Info] = &[
         summary: "register-blocked vec4 tiles, double-buffered, padded, bounds checks off",
         file: "methods/cs_fast.rs",
         takes: F32_ONLY,
-        runs: Runs::Gpu(|ctx, a, b, _| cs_fast::multiply(ctx, a, b)),
+        runs: Runs::Record(|ctx, a, b, _| cs_fast::record(ctx, a, b)),
     },
     Info {
         method: Method::Coop,
@@ -420,7 +425,7 @@ pub const TABLE: &[Info] = &[
         summary: "tensor cores: f16 in, f32 accumulation",
         file: "methods/coop.rs",
         takes: F32_ONLY,
-        runs: Runs::Gpu(|ctx, a, b, _| coop::multiply(ctx, a, b)),
+        runs: Runs::Record(|ctx, a, b, _| coop::record(ctx, a, b)),
     },
     Info {
         method: Method::CpuNaive,
@@ -534,14 +539,18 @@ impl std::fmt::Display for Method {
 pub struct Params<'a> {
     /// Called after every pass, if set. Methods that batch passes split them to call it.
     pub observer: Option<&'a mut dyn Observer>,
+    /// An observer will watch the runner: record one command buffer per pass and mark the
+    /// accumulation texture after each ([`Work::observe`]).
+    pub observe: bool,
     /// Accept NaN and infinity in the inputs.
     pub allow_nonfinite: bool,
     /// Hall–Carr–Hart block size b (products summed per fragment per pass); `None` = 32.
     pub block: Option<u32>,
     /// Hall–Carr–Hart: how the running sum passes from one pass to the next.
     pub accumulate: Accumulate,
-    /// Number format of textures and framebuffer for the render-pass methods. After a run the
-    /// method leaves here the precision it actually used (f16 where f32 blending is missing).
+    /// Number format of textures and framebuffer for the render-pass methods. When recording,
+    /// the method leaves here the precision it will actually use (f16 where f32 blending is
+    /// missing).
     pub precision: Precision,
     /// u8 only: polygon colour 1/k so the blended sum cannot saturate (L-M §4; in the Hall
     /// methods it scales each block sum); result rescaled.

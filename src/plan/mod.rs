@@ -13,8 +13,9 @@ use crate::cpu;
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::gpu::compute;
+use crate::gpu::run::{run, run_async};
 use crate::matrix::{self, Matrix};
-use crate::methods::{Accumulate, Method, Observer, Params, RunOutput, Runs, Timings};
+use crate::methods::{Accumulate, Method, Observer, Params, RunOutput, Runs, Timings, Work};
 use crate::precision::{self, Pipeline, Precision};
 
 /// Options of one multiply: the method's own ([`Params`]) and how to tile.
@@ -47,6 +48,7 @@ impl Options<'_> {
     /// says it ran in.
     pub fn with_params<T>(&mut self, f: impl FnOnce(&mut Params) -> T) -> T {
         let mut p = Params {
+            observe: self.observer.is_some(),
             observer: self.observer.as_deref_mut().map(|o| o as &mut dyn Observer),
             allow_nonfinite: self.allow_nonfinite,
             block: self.block,
@@ -60,7 +62,8 @@ impl Options<'_> {
     }
 }
 
-/// Validate the inputs and multiply `a · b` with `method`. GPU methods need `ctx`.
+/// Validate the inputs and multiply `a · b` with `method`, blocking. GPU methods need `ctx`.
+/// Products past the adapter's limits or the memory budget are tiled ([`tiled`]).
 pub fn multiply(
     ctx: Option<&GpuContext>,
     method: Method,
@@ -68,6 +71,80 @@ pub fn multiply(
     b: &Matrix,
     opts: &mut Options,
 ) -> Result<RunOutput> {
+    validate(method, a, b, opts)?;
+    let gpu = || ctx.ok_or_else(|| Error::Invalid(format!("method {method} needs a GPU context")));
+    // Past the adapter's limits or the memory budget: block by block (or a clear refusal).
+    if let (Some(c), true) = (ctx, method.is_gpu())
+        && let Some(out) = tiled::multiply_if_needed(c, method, a, b, opts)?
+    {
+        return f16_guard(a, b, out, opts);
+    }
+    let out = match method.info().runs {
+        Runs::Cpu(f) => cpu_run(a, b, f),
+        Runs::Gpu(own) => {
+            let ctx = gpu()?;
+            opts.with_params(|p| own(ctx, a, b, p))?
+        }
+        Runs::Record(_) | Runs::Compute { .. } => {
+            let ctx = gpu()?;
+            let observe = opts.observer.is_some();
+            let mut observer = opts.observer.take();
+            let ran = run(ctx, observer.as_deref_mut(), || {
+                record(ctx, method, a, b, opts, observe)
+            });
+            opts.observer = observer;
+            let ran = ran?;
+            compute::note_repeats(&ran.repeats_ms);
+            ran.into_output()?
+        }
+    };
+    f16_guard(a, b, out, opts)
+}
+
+/// [`multiply`] for hosts where nothing may block (a browser): the same validation and
+/// methods, the device awaited. Products past one texture or the memory budget are refused
+/// rather than tiled.
+pub async fn multiply_async(
+    ctx: &GpuContext,
+    method: Method,
+    a: &Matrix,
+    b: &Matrix,
+    opts: &mut Options<'_>,
+) -> Result<RunOutput> {
+    validate(method, a, b, opts)?;
+    if method.is_gpu() && tiled::plan(ctx, method, a.rows, a.cols, b.cols, opts)?.is_some() {
+        return Err(Error::Unsupported {
+            option: format!("a {}x{}x{} product", a.rows, a.cols, b.cols),
+            method: method.name(),
+            why: "would need tiling past the adapter's limits, which runs only natively".into(),
+        });
+    }
+    let out = match method.info().runs {
+        Runs::Cpu(f) => cpu_run(a, b, f),
+        Runs::Gpu(_) => {
+            return Err(Error::Unsupported {
+                option: "an awaited run".into(),
+                method: method.name(),
+                why: "runs its passes itself and blocks; it runs only natively".into(),
+            });
+        }
+        Runs::Record(_) | Runs::Compute { .. } => {
+            let observe = opts.observer.is_some();
+            let mut observer = opts.observer.take();
+            let ran = run_async(ctx, observer.as_deref_mut(), || {
+                record(ctx, method, a, b, opts, observe)
+            })
+            .await;
+            opts.observer = observer;
+            ran?.into_output()?
+        }
+    };
+    f16_guard(a, b, out, opts)
+}
+
+/// What every multiply checks first: shapes, finite values, a precision the method takes, and
+/// for f16 that every partial sum stays inside f16's range.
+fn validate(method: Method, a: &Matrix, b: &Matrix, opts: &Options) -> Result<()> {
     matrix::check_product(a, b)?;
     if !opts.allow_nonfinite {
         a.check_finite("A")?;
@@ -91,22 +168,49 @@ pub fn multiply(
     if opts.precision == Precision::F16 {
         precision::check_f16_headroom(a, b)?;
     }
-    let gpu = || ctx.ok_or_else(|| Error::Invalid(format!("method {method} needs a GPU context")));
-    // Past the adapter's limits or the memory budget: block by block (or a clear refusal).
-    if let (Some(c), true) = (ctx, method.is_gpu())
-        && let Some(out) = tiled::multiply_if_needed(c, method, a, b, opts)?
-    {
-        return f16_guard(a, b, out, opts);
-    }
-    let out = match method.info().runs {
-        Runs::Gpu(record) => {
-            let ctx = gpu()?;
-            opts.with_params(|p| record(ctx, a, b, p))?
+    Ok(())
+}
+
+/// Record the GPU work of `method` on `a · b` for the runner: the method's own recording, or a
+/// compute plan on the compute harness (with the single-workgroup fallback of
+/// [`compute_runs_as`], noted).
+fn record(
+    ctx: &GpuContext,
+    method: Method,
+    a: &Matrix,
+    b: &Matrix,
+    opts: &mut Options,
+    observe: bool,
+) -> Result<Work> {
+    let (m, k, n) = (a.rows, a.cols, b.cols);
+    match method.info().runs {
+        Runs::Record(f) => opts.with_params(|p| {
+            p.observe = observe;
+            f(ctx, a, b, p)
+        }),
+        Runs::Compute { .. } => {
+            let runs = compute_runs_as(method, &ctx.limits, m, k, n);
+            let plan = compute_plan(runs, &ctx.limits, m, k, n).unwrap_or_else(|| {
+                Err(Error::Invalid(format!("{runs} is not a compute method")))
+            })?;
+            let ops = compute::Operands::upload(ctx, &plan, a, b)?;
+            let mut work = compute::record(ctx, &plan, ops, |c| c)?;
+            if runs != method {
+                let why = compute_plan(method, &ctx.limits, m, k, n)
+                    .and_then(|p| p.err())
+                    .map(|e| e.to_string())
+                    .unwrap_or_default();
+                work.notes.insert(
+                    0,
+                    format!("single-workgroup {method} cannot take {m}x{k}x{n} ({why}); ran {runs} instead"),
+                );
+            }
+            Ok(work)
         }
-        Runs::Compute { .. } => run_compute(gpu()?, method, a, b)?,
-        Runs::Cpu(f) => cpu_run(a, b, f),
-    };
-    f16_guard(a, b, out, opts)
+        Runs::Gpu(_) | Runs::Cpu(_) => Err(Error::Invalid(format!(
+            "{method} does not record its work for the runner"
+        ))),
+    }
 }
 
 /// The compute plan `method` runs for an m×k·k×n product under `limits`: `None` if `method`
@@ -150,36 +254,6 @@ pub fn compute_runs_as(
     ) {
         (Some(Err(Error::Limit { .. })), Some(tiled)) => tiled,
         _ => method,
-    }
-}
-
-/// Multiply `a · b` with the compute method `method`.
-///
-/// `cannon` and `dns` are O'Neil's single-workgroup kernels. A product too large for one
-/// workgroup runs on their multi-workgroup versions (`cannon-tiled`, `dns-tiled`) instead, and
-/// the report's notes say so and name the limit the single-workgroup kernel ran into.
-fn run_compute(ctx: &GpuContext, method: Method, a: &Matrix, b: &Matrix) -> Result<RunOutput> {
-    let (m, k, n) = (a.rows, a.cols, b.cols);
-    let planned = compute_plan(method, &ctx.limits, m, k, n).unwrap_or_else(|| {
-        Err(Error::Invalid(format!(
-            "{method} is not a compute-shader method"
-        )))
-    });
-    match (planned, compute_fallback(method)) {
-        (Ok(p), _) => compute::run(ctx, &p, a, b),
-        (Err(e @ Error::Limit { .. }), Some(tiled)) => {
-            let p = compute_plan(tiled, &ctx.limits, m, k, n)
-                .expect("tiled methods are compute methods")?;
-            let mut out = compute::run(ctx, &p, a, b)?;
-            out.notes.insert(
-                0,
-                format!(
-                    "single-workgroup {method} cannot take {m}x{k}x{n} ({e}); ran {tiled} instead"
-                ),
-            );
-            Ok(out)
-        }
-        (Err(e), _) => Err(e),
     }
 }
 
