@@ -53,17 +53,18 @@
 //! watch a tiled run: it sees one texture's passes.
 
 use super::Options;
+use crate::clock::Instant;
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::gpu::buffer::{self, MatrixBuffer, check_storage_size};
 use crate::gpu::compute::{Operands, Prepared};
+use crate::gpu::run::ms;
 use crate::gpu::run::{Phase, Read, Work, run};
 use crate::gpu::texture::{MatrixTexture, TARGET_USAGE, padded_bytes_per_row, split_channels};
 use crate::matrix::Matrix;
 use crate::methods::{Accumulate, Method, RunOutput, Timings, hall_blocked, larsen_mcallister};
 use crate::precision::{self, Precision};
 use serde::Serialize;
-use std::time::Instant;
 
 /// The environment variable read for the memory budget when `--mem-budget` is not given.
 pub const BUDGET_ENV: &str = "RENDERMM_MEM_BUDGET";
@@ -556,7 +557,103 @@ pub fn plan(
             reasons.join("; ")
         )));
     }
-    let (um, uk, un) = units(ctx, fam, opts)?;
+    let tile = search(ctx, fam, opts, (m, k, n)).map_err(|e| match e {
+        Searched::Limit(e) => annotate(e, "tiling cannot help: even a 1x1x1 tile exceeds it"),
+        Searched::NoTile(tile) => budget_error(
+            &full,
+            format!(
+                "; no tile fits either: a {}x{}x{} tile alone needs {} ({})",
+                tile.m,
+                tile.k,
+                tile.n,
+                human_bytes(tile.bytes.total()),
+                tile.bytes.describe()
+            ),
+        ),
+    })?;
+    let tiles = tile.blocks_m * tile.blocks_n * tile.chunks_k;
+    if tiles > MAX_TILES {
+        return Err(budget_error(
+            &full,
+            format!(
+                "; tiling would take {tiles} tile multiplies of {}x{}x{} (more than {MAX_TILES}): raise --mem-budget",
+                tile.m, tile.k, tile.n
+            ),
+        ));
+    }
+    let (_, uk, _) = units(ctx, fam, opts)?;
+    let exact_passes = match fam {
+        Family::Hall { packed } => tile.chunks_k == 1 || (!packed && tile.k % uk == 0),
+        _ => true,
+    };
+    let used = render_precision(ctx, fam, opts);
+    if !exact_passes && used != Precision::F32 {
+        return Err(Error::Invalid(format!(
+            "{what} must be tiled ({}) with k split into {} chunks, which changes how {method} groups k's products into passes; its {used} check models the untiled passes, so {used} refuses to split k: run it in f32, or give a budget in which a tile holds the whole of k",
+            reasons.join("; "),
+            tile.chunks_k
+        )));
+    }
+    let accumulate = match (tile.chunks_k, fam) {
+        (1, _) => "none",
+        (_, Family::Lm) => "gpu-blend",
+        (_, Family::Hall { .. }) => "gpu-passes",
+        (_, Family::Compute(_)) => "gpu-add",
+        (_, Family::Generic) => "host-f64",
+    };
+    let ran_as = match fam {
+        Family::Compute(eff) => eff.name().to_string(),
+        _ => method.name().to_string(),
+    };
+    Ok(Some(Tiling {
+        ran_as,
+        reasons,
+        tile_m: tile.m,
+        tile_k: tile.k,
+        tile_n: tile.n,
+        blocks_m: tile.blocks_m,
+        blocks_n: tile.blocks_n,
+        chunks_k: tile.chunks_k,
+        tile_multiplies: tiles,
+        accumulate,
+        tile_bytes: tile.bytes.total(),
+        untiled_bytes: full.total(),
+        budget_bytes: budget.bytes,
+        budget_source: budget.source.clone(),
+        family: fam,
+    }))
+}
+
+/// A tile shape: its sides, how many tiles cover C and k, and the bytes one tile needs.
+struct TileShape {
+    m: usize,
+    k: usize,
+    n: usize,
+    blocks_m: usize,
+    blocks_n: usize,
+    chunks_k: usize,
+    bytes: Footprint,
+}
+
+/// Why no tile shape was found.
+enum Searched {
+    /// A limit that no tile avoids (a workgroup too large for the adapter).
+    Limit(Error),
+    /// Even the smallest tile is over the budget; the last one tried.
+    NoTile(TileShape),
+}
+
+/// The largest tile of an m×k×n product that fits the adapter's limits and the memory budget:
+/// start from the whole product (capped at the texture limit), halve the largest side —
+/// preferring m and n over k, since a split k must be summed — until a tile fits.
+fn search(
+    ctx: &GpuContext,
+    fam: Family,
+    opts: &Options,
+    (m, k, n): (usize, usize, usize),
+) -> std::result::Result<TileShape, Searched> {
+    let budget = budget(ctx, &opts.tiling).map_err(Searched::Limit)?;
+    let (um, uk, un) = units(ctx, fam, opts).map_err(Searched::Limit)?;
     let cap = ctx.limits.max_texture_dimension_2d as usize
         * if fam == (Family::Hall { packed: true }) {
             2
@@ -571,60 +668,21 @@ pub fn plan(
         let (tm, bm) = even(m, caps[0], um);
         let (tk, ck) = even(k, caps[1], uk);
         let (tn, bn) = even(n, caps[2], un);
-        let tile = family_footprint(ctx, fam, opts, tm, tk, tn, ck);
+        let bytes = family_footprint(ctx, fam, opts, tm, tk, tn, ck);
         let fit = fits(ctx, fam, opts, tm, tk, tn);
-        if fit.is_ok() && tile.total() <= budget.bytes {
-            let tiles = bm * bn * ck;
-            if tiles > MAX_TILES {
-                return Err(budget_error(
-                    &full,
-                    format!(
-                        "; tiling would take {tiles} tile multiplies of {tm}x{tk}x{tn} (more than {MAX_TILES}): raise --mem-budget"
-                    ),
-                ));
-            }
-            let exact_passes = match fam {
-                Family::Hall { packed } => ck == 1 || (!packed && tk % uk == 0),
-                _ => true,
-            };
-            let used = render_precision(ctx, fam, opts);
-            if !exact_passes && used != Precision::F32 {
-                return Err(Error::Invalid(format!(
-                    "{what} must be tiled ({}) with k split into {ck} chunks, which changes how {method} groups k's products into passes; its {used} check models the untiled passes, so {used} refuses to split k: run it in f32, or give a budget in which a tile holds the whole of k",
-                    reasons.join("; ")
-                )));
-            }
-            let accumulate = match (ck, fam) {
-                (1, _) => "none",
-                (_, Family::Lm) => "gpu-blend",
-                (_, Family::Hall { .. }) => "gpu-passes",
-                (_, Family::Compute(_)) => "gpu-add",
-                (_, Family::Generic) => "host-f64",
-            };
-            let ran_as = match fam {
-                Family::Compute(eff) => eff.name().to_string(),
-                _ => method.name().to_string(),
-            };
-            return Ok(Some(Tiling {
-                ran_as,
-                reasons,
-                tile_m: tm,
-                tile_k: tk,
-                tile_n: tn,
-                blocks_m: bm,
-                blocks_n: bn,
-                chunks_k: ck,
-                tile_multiplies: tiles,
-                accumulate,
-                tile_bytes: tile.total(),
-                untiled_bytes: full.total(),
-                budget_bytes: budget.bytes,
-                budget_source: budget.source.clone(),
-                family: fam,
-            }));
+        let shape = TileShape {
+            m: tm,
+            k: tk,
+            n: tn,
+            blocks_m: bm,
+            blocks_n: bn,
+            chunks_k: ck,
+            bytes,
+        };
+        if fit.is_ok() && shape.bytes.total() <= budget.bytes {
+            return Ok(shape);
         }
-        // Halve the largest side, preferring m and n over k (a split k must be summed); where
-        // splitting k would change the passes a u8 or f16 check models, k goes last.
+        // Where splitting k would change the passes a u8 or f16 check models, k goes last.
         let k_last = !matches!(fam, Family::Lm | Family::Compute(_) | Family::Generic)
             && render_precision(ctx, fam, opts) != Precision::F32
             && caps[0].max(caps[2]) > 1;
@@ -637,16 +695,8 @@ pub fn plan(
         };
         if caps[i] <= 1 {
             return Err(match fit {
-                // A limit no tile avoids (a workgroup too large for the adapter): the limit.
-                Err(e) => annotate(e, "tiling cannot help: even a 1x1x1 tile exceeds it"),
-                Ok(()) => budget_error(
-                    &full,
-                    format!(
-                        "; no tile fits either: a {tm}x{tk}x{tn} tile alone needs {} ({})",
-                        human_bytes(tile.total()),
-                        tile.describe()
-                    ),
-                ),
+                Err(e) => Searched::Limit(e),
+                Ok(()) => Searched::NoTile(shape),
             });
         }
         caps[i] = caps[i].div_ceil(2);
@@ -818,10 +868,6 @@ fn place(c: &mut Matrix, blk: &Matrix, r0: usize, c0: usize) {
         let at = (r0 + i) * c.cols + c0;
         c.data[at..at + blk.cols].copy_from_slice(&blk.data[i * blk.cols..(i + 1) * blk.cols]);
     }
-}
-
-fn ms(t: Instant) -> f64 {
-    t.elapsed().as_secs_f64() * 1e3
 }
 
 /// One block of C by L-M: every chunk's slices drawn into the same framebuffer, cleared before
