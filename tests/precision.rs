@@ -215,40 +215,37 @@ fn four_channels_refuse_mismatched_pairs() {
 }
 
 #[test]
-fn figure_lm_fig2_shows_a_b_the_slice_and_the_saturated_result() {
+fn figure_lm_fig2_shows_a_b_the_replicated_column_and_row_the_slice_and_the_saturated_result() {
     let dir = std::env::temp_dir().join(format!("rendermm-fig2-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("lm-fig2.png");
     rendermm::report::figures::lm_fig2(ctx(), &path).unwrap();
     let img = image::open(&path).unwrap().to_rgb8();
-    // Four 4×4 panels of 40-pixel cells with 24-pixel gaps.
-    assert_eq!(img.dimensions(), (4 * 4 * 40 + 5 * 24, 4 * 40 + 2 * 24));
+    // The panels, in order: A, B, column 2 of A across, row 2 of B down, slice 2, C.
+    let (drawn, at) = rendermm::report::figures::lm_fig2_picture(ctx()).unwrap();
+    assert_eq!(img.dimensions(), drawn.dimensions());
+    assert_eq!(at.len(), 6);
     let (a, b) = rendermm::report::figures::lm_fig2_inputs();
-    let cell = |panel: u32, i: u32, j: u32| {
-        img.get_pixel(24 + panel * (160 + 24) + j * 40 + 20, 24 + i * 40 + 20)[0]
+    let p = 2;
+    // A cell's grey, a few pixels inside its top-left corner (clear of frames and marks).
+    let cell = |panel: usize, i: usize, j: usize| {
+        let q = at[panel];
+        img.get_pixel(q.x + j as u32 * q.cell + 5, q.y + i as u32 * q.cell + 5)[0]
     };
     let mut saw_saturation = false;
     for i in 0..4 {
         for j in 0..4 {
             let expect = |v: f32| if v >= 1.0 { 255 } else { 0 };
-            assert_eq!(
-                cell(0, i, j),
-                expect(a.get(i as usize, j as usize)),
-                "A ({i},{j})"
-            );
-            assert_eq!(
-                cell(1, i, j),
-                expect(b.get(i as usize, j as usize)),
-                "B ({i},{j})"
-            );
-            let slice = a.get(i as usize, 2) * b.get(2, j as usize);
-            assert_eq!(cell(2, i, j), expect(slice), "slice ({i},{j})");
-            let sum: f32 = (0..4)
-                .map(|p| a.get(i as usize, p) * b.get(p, j as usize))
-                .sum();
+            assert_eq!(cell(0, i, j), expect(a.get(i, j)), "A ({i},{j})");
+            assert_eq!(cell(1, i, j), expect(b.get(i, j)), "B ({i},{j})");
+            assert_eq!(cell(2, i, j), expect(a.get(i, p)), "column ({i},{j})");
+            assert_eq!(cell(3, i, j), expect(b.get(p, j)), "row ({i},{j})");
+            let slice = a.get(i, p) * b.get(p, j);
+            assert_eq!(cell(4, i, j), expect(slice), "slice ({i},{j})");
+            let sum: f32 = (0..4).map(|q| a.get(i, q) * b.get(q, j)).sum();
             saw_saturation |= sum > 1.0;
             assert_eq!(
-                cell(3, i, j),
+                cell(5, i, j),
                 expect(sum.min(1.0)),
                 "C ({i},{j}) true sum {sum}"
             );

@@ -1,6 +1,6 @@
 //! What rendermm shows of its runs: the report of one multiply ([`Report`], what
 //! `multiply --json` prints), the figures of the docs ([`figures`]), the charts ([`plots`]) and
-//! the matrix pictures ([`picture`]).
+//! the matrix pictures ([`picture`]), and the one text style they all share ([`text`]).
 //!
 //! This layer uses `plan`, `methods`, `model` and `bench` (for the figures that re-measure);
 //! only the CLI sits above it.
@@ -8,6 +8,7 @@
 pub mod figures;
 pub mod picture;
 pub mod plots;
+pub mod text;
 
 use crate::check::Verdict;
 use crate::gpu::GpuContext;

@@ -9,15 +9,23 @@
 
 use crate::bench::sweep::{Sweep, SweepRow};
 use crate::error::{Error, Result};
-use crate::methods::Method;
-use crate::report::picture;
+use crate::methods::{Era, Method};
+use crate::report::{picture, text};
+use plotters::coord::Shift;
+use plotters::element::{Drawable, PointCollection};
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::Once;
 
-const FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
-const W: u32 = 1100;
-const H: u32 = 650;
+use crate::report::text::FONT;
+const W: u32 = 1200;
+const H: u32 = 680;
+/// Font sizes, as [`text`] names them.
+const TITLE: f64 = text::TITLE as f64;
+const LABEL: f64 = text::LABEL as f64;
+const SMALL: f64 = text::SMALL as f64;
+
+type Area<'a> = DrawingArea<BitMapBackend<'a>, Shift>;
 
 fn register_font() {
     static ONCE: Once = Once::new();
@@ -32,11 +40,7 @@ fn plot_err<E: std::fmt::Display>(what: &str) -> impl FnOnce(E) -> Error + '_ {
 }
 
 /// Draw into an RGB buffer with `draw`, then save it as `dir/name` through a temporary file.
-fn render(
-    dir: &Path,
-    name: &str,
-    draw: impl FnOnce(&DrawingArea<BitMapBackend, plotters::coord::Shift>) -> Result<()>,
-) -> Result<PathBuf> {
+fn render(dir: &Path, name: &str, draw: impl FnOnce(&Area) -> Result<()>) -> Result<PathBuf> {
     let path = dir.join(name);
     render_to(&path, (W, H), draw)?;
     Ok(path)
@@ -46,7 +50,7 @@ fn render(
 fn render_to(
     path: &Path,
     (w, h): (u32, u32),
-    draw: impl FnOnce(&DrawingArea<BitMapBackend, plotters::coord::Shift>) -> Result<()>,
+    draw: impl FnOnce(&Area) -> Result<()>,
 ) -> Result<()> {
     register_font();
     let name = path.display().to_string();
@@ -74,17 +78,227 @@ pub struct Bar {
     pub group: usize,
 }
 
-/// Colours of the eras, in order: 2001, 2003, compute, tensor cores, CPU.
-pub const ERA_COLOURS: [RGBColor; 5] = [
+/// Colours of the eras, in order: 2001, 2003, compute, tensor cores, CPU, present-day render
+/// pass (the groups of [`era_group`]).
+pub const ERA_COLOURS: [RGBColor; 6] = [
     RGBColor(214, 39, 40),
     RGBColor(255, 127, 14),
     RGBColor(31, 119, 180),
     RGBColor(148, 103, 189),
     RGBColor(120, 120, 120),
+    RGBColor(44, 160, 44),
 ];
 
+/// The colour group of an era in [`ERA_COLOURS`].
+pub fn era_group(era: Era) -> usize {
+    match era {
+        Era::Blending2001 => 0,
+        Era::Shaders2003 => 1,
+        Era::Compute => 2,
+        Era::TensorCores => 3,
+        Era::Cpu => 4,
+        Era::RenderPassToday => 5,
+    }
+}
+
+/// Member `i` of `count` in era group `g`'s colour family: shades of the era's hue from dark to
+/// light, so the series of one era read as one family.
+pub fn era_colour(g: usize, i: usize, count: usize) -> RGBColor {
+    let RGBColor(r, gr, b) = ERA_COLOURS[g % ERA_COLOURS.len()];
+    // From 35 % darker to 35 % lighter than the base.
+    let t = if count <= 1 {
+        0.0
+    } else {
+        -0.35 + 0.7 * i as f64 / (count - 1) as f64
+    };
+    let f = |c: u8| -> u8 {
+        let c = c as f64;
+        let v = if t < 0.0 {
+            c * (1.0 + t)
+        } else {
+            c + (255.0 - c) * t
+        };
+        v.round().clamp(0.0, 255.0) as u8
+    };
+    RGBColor(f(r), f(gr), f(b))
+}
+
+/// Draw marker `kind` (filled circle, triangle, square, cross, hollow circle, hollow square, in
+/// turn) in `colour` at each of `points` (an iterator of coordinates) with `draw_series` on
+/// `target` (a chart context or a drawing area's `draw`-like target); evaluates to the result.
+macro_rules! markers {
+    ($target:expr, $points:expr, $kind:expr, $colour:expr) => {{
+        let colour: RGBColor = $colour;
+        let filled = colour.filled();
+        let hollow = colour.stroke_width(2);
+        match $kind % 6 {
+            0 => $target
+                .draw_series($points.map(|p| Circle::new(p, 5, filled)))
+                .map(|_| ()),
+            1 => $target
+                .draw_series($points.map(|p| TriangleMarker::new(p, 7, filled)))
+                .map(|_| ()),
+            2 => $target
+                .draw_series(
+                    $points
+                        .map(|p| EmptyElement::at(p) + Rectangle::new([(-4, -4), (4, 4)], filled)),
+                )
+                .map(|_| ()),
+            3 => $target
+                .draw_series($points.map(|p| Cross::new(p, 5, colour.stroke_width(3))))
+                .map(|_| ()),
+            4 => $target
+                .draw_series($points.map(|p| Circle::new(p, 5, hollow)))
+                .map(|_| ()),
+            _ => $target
+                .draw_series(
+                    $points
+                        .map(|p| EmptyElement::at(p) + Rectangle::new([(-4, -4), (4, 4)], hollow)),
+                )
+                .map(|_| ()),
+        }
+    }};
+}
+
+/// A drawing area in pixels with the `draw_series` of a chart, for [`markers!`] in legends.
+struct Pixels<'x, 'b>(&'x Area<'b>);
+
+impl<'b> Pixels<'_, 'b> {
+    fn draw_series<E, I>(
+        &self,
+        items: I,
+    ) -> std::result::Result<
+        (),
+        DrawingAreaErrorKind<<BitMapBackend<'b> as DrawingBackend>::ErrorType>,
+    >
+    where
+        I: IntoIterator<Item = E>,
+        E: Drawable<BitMapBackend<'b>>,
+        for<'e> &'e E: PointCollection<'e, (i32, i32)>,
+    {
+        for e in items {
+            self.0.draw(&e)?;
+        }
+        Ok(())
+    }
+}
+
+/// What a legend entry shows beside its name.
+#[derive(Clone, Copy, Debug)]
+pub enum Mark {
+    /// A filled square (bars).
+    Swatch(RGBColor),
+    /// A line through a marker (series).
+    Marker(usize, RGBColor),
+    /// A dashed line (a reference value).
+    Dashed(RGBColor),
+}
+
+fn draw_mark(area: &Area, (x, y): (i32, i32), mark: Mark) -> Result<()> {
+    let e = plot_err("a legend");
+    match mark {
+        Mark::Swatch(c) => area
+            .draw(&Rectangle::new([(x, y - 6), (x + 14, y + 6)], c.filled()))
+            .map_err(e),
+        Mark::Marker(kind, c) => {
+            area.draw(&PathElement::new(
+                vec![(x - 2, y), (x + 20, y)],
+                c.stroke_width(2),
+            ))
+            .map_err(plot_err("a legend"))?;
+            markers!(Pixels(area), std::iter::once((x + 9, y)), kind, c).map_err(e)
+        }
+        Mark::Dashed(c) => {
+            for dx in [0, 8, 16] {
+                area.draw(&PathElement::new(
+                    vec![(x + dx - 2, y), (x + dx + 3, y)],
+                    c.stroke_width(2),
+                ))
+                .map_err(plot_err("a legend"))?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// A legend in `area`, outside any chart's data: entries in rows, left to right, wrapping at the
+/// area's width; a `None` mark starts a new row with its name as a heading. Returns the height
+/// used.
+fn legend_rows(area: &Area, entries: &[(String, Option<Mark>)]) -> Result<i32> {
+    let (w, _) = area.dim_in_pixel();
+    let row_h = 22;
+    let (mut x, mut y) = (10i32, 12i32);
+    for (name, mark) in entries {
+        let tw = text::width(name, text::SMALL).ceil() as i32;
+        match mark {
+            None => {
+                if x > 10 {
+                    y += row_h;
+                }
+                area.draw(&Text::new(
+                    name.clone(),
+                    (10, y - 8),
+                    ("sans-serif", SMALL).into_font().color(&BLACK),
+                ))
+                .map_err(plot_err("a legend"))?;
+                x = 20 + tw;
+            }
+            Some(m) => {
+                let need = 30 + tw + 18;
+                if x + need > w as i32 && x > 10 {
+                    x = 10;
+                    y += row_h;
+                }
+                draw_mark(area, (x, y), *m)?;
+                area.draw(&Text::new(
+                    name.clone(),
+                    (x + 28, y - 8),
+                    ("sans-serif", SMALL)
+                        .into_font()
+                        .color(&RGBColor(40, 40, 40)),
+                ))
+                .map_err(plot_err("a legend"))?;
+                x += need;
+            }
+        }
+    }
+    Ok(y + row_h)
+}
+
+/// A legend in a column (`area`, beside a chart): a `None` mark is an era heading.
+fn legend_column(area: &Area, entries: &[(String, Option<Mark>)]) -> Result<()> {
+    let mut y = 16i32;
+    for (name, mark) in entries {
+        match mark {
+            None => {
+                y += 4;
+                area.draw(&Text::new(
+                    name.clone(),
+                    (6, y - 8),
+                    ("sans-serif", SMALL).into_font().color(&BLACK),
+                ))
+                .map_err(plot_err("a legend"))?;
+            }
+            Some(m) => {
+                draw_mark(area, (10, y), *m)?;
+                area.draw(&Text::new(
+                    name.clone(),
+                    (38, y - 8),
+                    ("sans-serif", SMALL)
+                        .into_font()
+                        .color(&RGBColor(40, 40, 40)),
+                ))
+                .map_err(plot_err("a legend"))?;
+            }
+        }
+        y += 20;
+    }
+    Ok(())
+}
+
 /// A horizontal bar chart saved at `path`: one row per bar, top to bottom, on a linear or log
-/// axis (`log`), with a legend of `groups` (names of the colour groups used).
+/// axis (`log`), coloured by era ([`ERA_COLOURS`], `groups` naming the groups used), with the
+/// legend in a strip under the title, outside the bars.
 pub fn bar_chart(
     path: &Path,
     title: &str,
@@ -94,7 +308,41 @@ pub fn bar_chart(
     groups: &[&str],
 ) -> Result<()> {
     let rows = bars.len().max(1);
-    let h = (140 + 34 * rows as u32).max(320);
+    let h = (190 + 34 * rows as u32).max(340);
+    render_to(path, (W, h), |root| {
+        let root = root
+            .titled(title, ("sans-serif", TITLE))
+            .map_err(plot_err(title))?;
+        let used: Vec<(String, Option<Mark>)> = groups
+            .iter()
+            .enumerate()
+            .filter(|(g, name)| !name.is_empty() && bars.iter().any(|b| b.group == *g))
+            .map(|(g, name)| {
+                (
+                    name.to_string(),
+                    Some(Mark::Swatch(ERA_COLOURS[g % ERA_COLOURS.len()])),
+                )
+            })
+            .collect();
+        let (legend, chart) = root.split_vertically(if used.is_empty() { 0 } else { 30 });
+        if !used.is_empty() {
+            legend_rows(&legend, &used)?;
+        }
+        bars_on(&chart, title, x_desc, bars, log, &ERA_COLOURS)
+    })
+}
+
+/// Horizontal bars in `area` (see [`bar_chart`]); bar colours are `colours[bar.group]`. Each
+/// bar's text goes after its end, inside the axis, which leaves room for it.
+fn bars_on(
+    area: &Area,
+    title: &str,
+    x_desc: &str,
+    bars: &[Bar],
+    log: bool,
+    colours: &[RGBColor],
+) -> Result<()> {
+    let rows = bars.len().max(1);
     let vals: Vec<f64> = bars
         .iter()
         .filter_map(|b| b.value)
@@ -103,15 +351,29 @@ pub fn bar_chart(
     let vmax = vals.iter().copied().fold(1e-9, f64::max);
     let vmin = vals.iter().copied().fold(f64::INFINITY, f64::min).min(vmax);
     let labels: Vec<String> = bars.iter().rev().map(|b| b.label.clone()).collect();
+    let label_w = bars
+        .iter()
+        .map(|b| text::width(&b.label, text::SMALL).ceil() as u32)
+        .max()
+        .unwrap_or(0)
+        + 24;
+    // The widest text after a bar, as a share of the plotting width, decides the headroom.
+    let (aw, _) = area.dim_in_pixel();
+    let plot_w = aw.saturating_sub(label_w + 40).max(100) as f64;
+    let text_share = bars
+        .iter()
+        .map(|b| (text::width(&b.text, text::SMALL) as f64 + 16.0) / plot_w)
+        .fold(0.0f64, f64::max)
+        .min(0.8);
     // The same chart on a log or a linear axis (plotters' coordinate types differ).
     macro_rules! draw_bars {
-        ($root:expr, $xrange:expr, $lo:expr) => {{
+        ($xrange:expr, $lo:expr) => {{
             let lo: f64 = $lo;
-            let mut chart = ChartBuilder::on($root)
-                .caption(title, ("sans-serif", 20))
-                .margin(12)
-                .x_label_area_size(40)
-                .y_label_area_size(250)
+            let mut chart = ChartBuilder::on(area)
+                .margin(14)
+                .margin_right(24)
+                .x_label_area_size(48)
+                .y_label_area_size(label_w)
                 .build_cartesian_2d($xrange, (0..rows.max(2) - 1).into_segmented())
                 .map_err(plot_err(title))?;
             chart
@@ -120,41 +382,28 @@ pub fn bar_chart(
                 .y_labels(rows + 1)
                 .y_label_formatter(&|y| category_label(&labels, y))
                 .x_label_formatter(&|x| short(*x))
-                .label_style(("sans-serif", 13))
+                .label_style(("sans-serif", SMALL))
+                .axis_desc_style(("sans-serif", LABEL))
                 .x_desc(x_desc)
                 .draw()
                 .map_err(plot_err(title))?;
-            for (g, name) in groups
-                .iter()
-                .enumerate()
-                .filter(|(_, name)| !name.is_empty())
-            {
-                let colour = ERA_COLOURS[g % ERA_COLOURS.len()];
-                let members: Vec<(usize, f64)> = bars
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, b)| b.group == g)
-                    .filter_map(|(i, b)| b.value.filter(|v| *v > 0.0).map(|v| (rows - 1 - i, v)))
-                    .collect();
-                chart
-                    .draw_series(members.iter().map(|&(row, v)| {
-                        let mut bar = Rectangle::new(
-                            [
-                                (lo, SegmentValue::Exact(row)),
-                                (v, SegmentValue::Exact(row + 1)),
-                            ],
-                            colour.filled(),
-                        );
-                        bar.set_margin(5, 5, 0, 0);
-                        bar
-                    }))
-                    .map_err(plot_err(title))?
-                    .label(*name)
-                    .legend(move |(x, y)| {
-                        Rectangle::new([(x, y - 5), (x + 12, y + 5)], colour.filled())
-                    });
-            }
-            let style = TextStyle::from(("sans-serif", 12).into_font()).pos(
+            chart
+                .draw_series(bars.iter().enumerate().filter_map(|(i, b)| {
+                    let v = b.value.filter(|v| *v > 0.0)?;
+                    let row = rows - 1 - i;
+                    let colour = colours[b.group % colours.len()];
+                    let mut bar = Rectangle::new(
+                        [
+                            (lo, SegmentValue::Exact(row)),
+                            (v, SegmentValue::Exact(row + 1)),
+                        ],
+                        colour.filled(),
+                    );
+                    bar.set_margin(5, 5, 0, 0);
+                    Some(bar)
+                }))
+                .map_err(plot_err(title))?;
+            let style = TextStyle::from(("sans-serif", SMALL).into_font()).pos(
                 plotters::style::text_anchor::Pos::new(
                     plotters::style::text_anchor::HPos::Left,
                     plotters::style::text_anchor::VPos::Center,
@@ -170,25 +419,19 @@ pub fn bar_chart(
                     )
                 }))
                 .map_err(plot_err(title))?;
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperRight)
-                .label_font(("sans-serif", 13))
-                .background_style(WHITE.mix(0.9))
-                .border_style(BLACK)
-                .draw()
-                .map_err(plot_err(title))?;
         }};
     }
-    render_to(path, (W, h), |root| {
-        if log {
-            let lo = (vmin / 3.0).max(1e-12);
-            draw_bars!(root, (lo..vmax * 40.0).log_scale(), lo);
-        } else {
-            draw_bars!(root, 0f64..vmax * 1.45, 0.0);
-        }
-        Ok(())
-    })
+    if log {
+        let lo = (vmin / 3.0).max(1e-12);
+        // Room after the largest bar for its text: the axis runs on past vmax by the text's share.
+        let decades = (vmax / lo).log10().max(0.5);
+        let hi = vmax * 10f64.powf(decades * text_share / (1.0 - text_share)) * 1.2;
+        draw_bars!((lo..hi).log_scale(), lo);
+    } else {
+        let hi = vmax / (1.0 - text_share) * 1.05;
+        draw_bars!(0f64..hi, 0.0);
+    }
+    Ok(())
 }
 
 /// One series of [`scatter_panels`].
@@ -196,6 +439,8 @@ pub fn bar_chart(
 pub struct Series {
     pub name: String,
     pub points: Vec<(f64, f64)>,
+    /// Its era's colour group ([`era_group`]).
+    pub group: usize,
 }
 
 /// One log-log panel of [`scatter_panels`]: axis names and series.
@@ -206,8 +451,23 @@ pub struct Panel {
     pub series: Vec<Series>,
 }
 
+/// Colour and marker of each series of `names_groups` (name, era group): shades of the era's
+/// colour in order of appearance within the era, a marker per series.
+fn series_styles(groups: &[usize]) -> Vec<(RGBColor, usize)> {
+    groups
+        .iter()
+        .enumerate()
+        .map(|(i, &g)| {
+            let members: Vec<usize> = (0..groups.len()).filter(|&k| groups[k] == g).collect();
+            let at = members.iter().position(|&k| k == i).unwrap_or(0);
+            (era_colour(g, at, members.len()), i)
+        })
+        .collect()
+}
+
 /// Log-log scatter panels side by side, saved at `path`, each with a dashed horizontal reference
-/// line at `reference` (value, label) if given.
+/// line at `reference` (value, label) if given; one legend for all panels in a strip under the
+/// title, outside the data.
 pub fn scatter_panels(
     path: &Path,
     title: &str,
@@ -216,9 +476,8 @@ pub fn scatter_panels(
 ) -> Result<()> {
     render_to(path, (W, H), |root| {
         let root = root
-            .titled(title, ("sans-serif", 20))
+            .titled(title, ("sans-serif", TITLE))
             .map_err(plot_err(title))?;
-        let areas = root.split_evenly((1, panels.len().max(1)));
         let all_y = panels
             .iter()
             .flat_map(|p| p.series.iter().flat_map(|s| s.points.iter().map(|q| q.1)));
@@ -231,13 +490,29 @@ pub fn scatter_panels(
         if !ylo.is_finite() || yhi <= 0.0 {
             return Err(Error::Invalid(format!("{title}: nothing to plot")));
         }
+        // The series are the same in every panel: one legend.
+        let first = panels.first().map(|p| p.series.as_slice()).unwrap_or(&[]);
+        let styles = series_styles(&first.iter().map(|s| s.group).collect::<Vec<_>>());
+        let grey = RGBColor(90, 90, 90);
+        let mut entries: Vec<(String, Option<Mark>)> = first
+            .iter()
+            .zip(&styles)
+            .map(|(s, &(c, k))| (s.name.clone(), Some(Mark::Marker(k, c))))
+            .collect();
+        if let Some((_, label)) = reference {
+            entries.push((label.to_string(), Some(Mark::Dashed(grey))));
+        }
+        let (legend, body) = root.split_vertically(32);
+        legend_rows(&legend, &entries)?;
+        let areas = body.split_evenly((1, panels.len().max(1)));
         for (area, p) in areas.iter().zip(panels) {
             let xs = p.series.iter().flat_map(|s| s.points.iter().map(|q| q.0));
             let (xlo, xhi) = xs.fold((f64::INFINITY, 0f64), |(a, b), x| (a.min(x), b.max(x)));
             let mut chart = ChartBuilder::on(area)
                 .margin(14)
-                .x_label_area_size(40)
-                .y_label_area_size(64)
+                .margin_right(22)
+                .x_label_area_size(48)
+                .y_label_area_size(72)
                 .build_cartesian_2d(
                     (xlo * 0.6..xhi * 1.6).log_scale(),
                     (ylo * 0.5..yhi * 2.5).log_scale(),
@@ -249,11 +524,11 @@ pub fn scatter_panels(
                 .y_desc(p.y_desc.as_str())
                 .x_label_formatter(&|x| format!("{x:.0e}"))
                 .y_label_formatter(&|y| short(*y))
-                .label_style(("sans-serif", 13))
+                .label_style(("sans-serif", SMALL))
+                .axis_desc_style(("sans-serif", LABEL))
                 .draw()
                 .map_err(plot_err(title))?;
-            if let Some((r, label)) = reference {
-                let grey = RGBColor(90, 90, 90);
+            if let Some((r, _)) = reference {
                 let (a, b) = (xlo * 0.6, xhi * 1.6);
                 let steps = 40;
                 let dashes = (0..steps).step_by(2).map(|i| {
@@ -261,30 +536,11 @@ pub fn scatter_panels(
                     let t1 = (a.ln() + (b.ln() - a.ln()) * (i + 1) as f64 / steps as f64).exp();
                     PathElement::new(vec![(t0, r), (t1, r)], grey.stroke_width(2))
                 });
-                chart
-                    .draw_series(dashes)
-                    .map_err(plot_err(title))?
-                    .label(label.to_string())
-                    .legend(move |(x, y)| {
-                        PathElement::new(vec![(x, y), (x + 16, y)], grey.stroke_width(2))
-                    });
+                chart.draw_series(dashes).map_err(plot_err(title))?;
             }
-            for (i, s) in p.series.iter().enumerate() {
-                let colour = Palette99::pick(i).to_rgba();
-                chart
-                    .draw_series(s.points.iter().map(|&q| Circle::new(q, 4, colour.filled())))
-                    .map_err(plot_err(title))?
-                    .label(s.name.clone())
-                    .legend(move |(x, y)| Circle::new((x + 8, y), 4, colour.filled()));
+            for (s, &(colour, kind)) in p.series.iter().zip(&styles) {
+                markers!(chart, s.points.iter().copied(), kind, colour).map_err(plot_err(title))?;
             }
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::LowerRight)
-                .label_font(("sans-serif", 12))
-                .background_style(WHITE.mix(0.9))
-                .border_style(BLACK)
-                .draw()
-                .map_err(plot_err(title))?;
         }
         Ok(())
     })
@@ -329,14 +585,33 @@ fn largest_per_method(s: &Sweep) -> Vec<&SweepRow> {
     out
 }
 
-/// Write the three plots into `dir`; returns their paths.
+/// Write the four charts into `dir`; returns their paths.
 pub fn sweep_plots(s: &Sweep, dir: &Path) -> Result<Vec<PathBuf>> {
     Ok(vec![
         gflops_vs_n(s, dir)?,
+        methods_at_largest_n(s, dir)?,
         breakdown(s, dir)?,
         ladder(s, dir)?,
     ])
 }
+
+/// The era group of a sweep row's method (the CPU's for a name this build does not know).
+fn group_of(method: &str) -> usize {
+    Method::parse(method).map_or(4, |m| era_group(m.info().era))
+}
+
+/// Names of the era groups, as the charts' legends give them.
+pub const ERA_NAMES: [&str; 6] = [
+    "2001: fixed-function blending",
+    "2003: fragment shaders",
+    "compute shaders",
+    "tensor cores",
+    "CPU",
+    "render pass today",
+];
+
+/// The order of the era groups in legends: historical.
+const ERA_ORDER: [usize; 6] = [0, 1, 5, 2, 3, 4];
 
 fn gflops_vs_n(s: &Sweep, dir: &Path) -> Result<PathBuf> {
     render(dir, "gflops-vs-n.png", |root| {
@@ -350,12 +625,55 @@ fn gflops_vs_n(s: &Sweep, dir: &Path) -> Result<PathBuf> {
         if rows.is_empty() {
             return Err(Error::Invalid("no rows ran; nothing to plot".into()));
         }
-        let mut chart = ChartBuilder::on(root)
-            .caption(format!("GFLOP/s vs n — {}", s.adapter), ("sans-serif", 22))
-            .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(60)
-            .right_y_label_area_size(0)
+        let root = root
+            .titled(
+                &format!("GFLOP/s against n, {}", s.adapter),
+                ("sans-serif", TITLE),
+            )
+            .map_err(plot_err("gflops-vs-n"))?;
+        // Series per method (and precision), ordered by era, then as they come.
+        let mut series: Vec<(String, usize, Vec<(f64, f64)>)> = vec![];
+        for r in &rows {
+            let key = if r.precision == "f32" {
+                r.method.clone()
+            } else {
+                format!("{} {}", r.method, r.precision)
+            };
+            match series.iter_mut().find(|(k, _, _)| *k == key) {
+                Some((_, _, pts)) => pts.push((r.n as f64, r.gflops)),
+                None => series.push((key, group_of(&r.method), vec![(r.n as f64, r.gflops)])),
+            }
+        }
+        series.sort_by_key(|(_, g, _)| ERA_ORDER.iter().position(|x| x == g));
+        let styles = series_styles(&series.iter().map(|s| s.1).collect::<Vec<_>>());
+        // The legend in a column right of the chart, one heading per era.
+        let legend_w = series
+            .iter()
+            .map(|(k, _, _)| text::width(k, text::SMALL) as u32 + 50)
+            .chain(
+                ERA_NAMES
+                    .iter()
+                    .map(|n| text::width(n, text::SMALL) as u32 + 16),
+            )
+            .max()
+            .unwrap_or(200)
+            .min(W / 3);
+        let (plot, legend) = root.split_horizontally(W - legend_w);
+        let mut entries: Vec<(String, Option<Mark>)> = vec![];
+        let mut last = usize::MAX;
+        for ((name, g, _), &(c, k)) in series.iter().zip(&styles) {
+            if *g != last {
+                entries.push((ERA_NAMES[*g].to_string(), None));
+                last = *g;
+            }
+            entries.push((name.clone(), Some(Mark::Marker(k, c))));
+        }
+        legend_column(&legend, &entries)?;
+        let mut chart = ChartBuilder::on(&plot)
+            .margin(14)
+            .margin_right(20)
+            .x_label_area_size(48)
+            .y_label_area_size(72)
             .build_cartesian_2d(
                 (nmin * 0.8..nmax * 1.25).log_scale(),
                 (gmin * 0.5..gmax * 2.0).log_scale(),
@@ -364,47 +682,94 @@ fn gflops_vs_n(s: &Sweep, dir: &Path) -> Result<PathBuf> {
         chart
             .configure_mesh()
             .x_desc("n (n×n · n×n)")
-            .y_desc("GFLOP/s")
+            .y_desc("GFLOP/s (log scale)")
             .x_label_formatter(&|x| format!("{x:.0}"))
             .y_label_formatter(&|y| short(*y))
-            .label_style(("sans-serif", 14))
+            .label_style(("sans-serif", SMALL))
+            .axis_desc_style(("sans-serif", LABEL))
             .draw()
             .map_err(plot_err("gflops-vs-n"))?;
-        let mut series: Vec<(String, Vec<(f64, f64)>)> = vec![];
-        for r in &rows {
-            let key = if r.precision == "f32" {
-                r.method.clone()
-            } else {
-                format!("{} {}", r.method, r.precision)
-            };
-            match series.iter_mut().find(|(k, _)| *k == key) {
-                Some((_, pts)) => pts.push((r.n as f64, r.gflops)),
-                None => series.push((key, vec![(r.n as f64, r.gflops)])),
-            }
-        }
-        for (i, (name, pts)) in series.iter().enumerate() {
-            let color = Palette99::pick(i).to_rgba();
+        for ((_, _, pts), &(colour, kind)) in series.iter().zip(&styles) {
             chart
-                .draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))
-                .map_err(plot_err("gflops-vs-n"))?
-                .label(name.clone())
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2))
-                });
-            chart
-                .draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))
+                .draw_series(LineSeries::new(pts.iter().copied(), colour.stroke_width(2)))
                 .map_err(plot_err("gflops-vs-n"))?;
+            markers!(chart, pts.iter().copied(), kind, colour).map_err(plot_err("gflops-vs-n"))?;
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .label_font(("sans-serif", 11))
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()
-            .map_err(plot_err("gflops-vs-n"))?;
         Ok(())
     })
+}
+
+/// Every method (and precision) at the sweep's largest n, a bar each on a log axis, coloured by
+/// era; a method that did not run there says why, or the largest n it ran.
+fn methods_at_largest_n(s: &Sweep, dir: &Path) -> Result<PathBuf> {
+    let nmax = ran(s).map(|r| r.n).max().unwrap_or(0);
+    let mut keys: Vec<(String, String)> = vec![];
+    for r in &s.rows {
+        let key = (r.method.clone(), r.precision.clone());
+        if !keys.contains(&key) {
+            keys.push(key);
+        }
+    }
+    keys.sort_by_key(|(m, _)| ERA_ORDER.iter().position(|&g| g == group_of(m)));
+    let bars: Vec<Bar> = keys
+        .iter()
+        .map(|(method, precision)| {
+            let label = if precision == "f32" {
+                method.clone()
+            } else {
+                format!("{method} {precision}")
+            };
+            let at = s
+                .rows
+                .iter()
+                .find(|r| &r.method == method && &r.precision == precision && r.n == nmax);
+            let best = ran(s)
+                .filter(|r| &r.method == method && &r.precision == precision)
+                .map(|r| r.n)
+                .max();
+            let (value, text) = match at {
+                Some(r) if r.skipped.is_none() && r.gflops.is_finite() && r.gflops > 0.0 => {
+                    (Some(r.gflops), format!("{} GFLOP/s", short(r.gflops)))
+                }
+                Some(r) => (
+                    None,
+                    format!(
+                        "not run at n = {nmax}: {}",
+                        r.skipped.clone().unwrap_or_else(|| "no result".into())
+                    )
+                    .chars()
+                    .take(90)
+                    .collect(),
+                ),
+                None => (
+                    None,
+                    match best {
+                        Some(b) => format!("not run at n = {nmax} (largest n run: {b})"),
+                        None => format!("not run at n = {nmax}"),
+                    },
+                ),
+            };
+            Bar {
+                label,
+                value,
+                text,
+                group: group_of(method),
+            }
+        })
+        .collect();
+    let path = dir.join("methods-at-largest-n.png");
+    bar_chart(
+        &path,
+        &format!(
+            "Every method at n = {nmax}, {} (GFLOP/s, log scale)",
+            s.adapter
+        ),
+        "GFLOP/s (log scale)",
+        &bars,
+        true,
+        &ERA_NAMES,
+    )?;
+    Ok(path)
 }
 
 fn breakdown(s: &Sweep, dir: &Path) -> Result<PathBuf> {
@@ -413,38 +778,53 @@ fn breakdown(s: &Sweep, dir: &Path) -> Result<PathBuf> {
             .into_iter()
             .filter(|r| Method::parse(&r.method).is_ok_and(|m| m.is_gpu()))
             .collect();
-        let mut chart = ChartBuilder::on(root)
-            .caption(
-                "Where the time goes (largest n per method): load, compute, copy, readback",
-                ("sans-serif", 20),
-            )
-            .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(210)
-            .build_cartesian_2d(0f64..100f64, (0..rows.len().max(2) - 1).into_segmented())
-            .map_err(plot_err("breakdown"))?;
-        let labels: Vec<String> = rows
-            .iter()
-            .map(|r| format!("{} n={}", r.method, r.n))
-            .collect();
-        chart
-            .configure_mesh()
-            .disable_y_mesh()
-            .y_labels(rows.len().max(1) + 1)
-            .y_label_formatter(&|y| category_label(&labels, y))
-            .label_style(("sans-serif", 12))
-            .x_desc("% of total time")
-            .draw()
+        let title =
+            "Where the time goes at the largest n each method ran: load, compute, copy, readback";
+        let root = root
+            .titled(title, ("sans-serif", TITLE))
             .map_err(plot_err("breakdown"))?;
         let parts: [(&str, RGBColor, fn(&SweepRow) -> f64); 4] = [
-            ("texture/buffer load", RGBColor(90, 140, 200), |r| {
+            ("texture or buffer load", RGBColor(90, 140, 200), |r| {
                 r.upload_ms
             }),
             ("compute", RGBColor(220, 90, 60), |r| r.compute_median_ms),
             ("GPU copy", RGBColor(240, 190, 60), |r| r.copy_ms),
             ("readback", RGBColor(110, 180, 110), |r| r.readback_ms),
         ];
-        for (pi, (name, color, f)) in parts.iter().enumerate() {
+        let entries: Vec<(String, Option<Mark>)> = parts
+            .iter()
+            .map(|(name, c, _)| (name.to_string(), Some(Mark::Swatch(*c))))
+            .collect();
+        let (legend, body) = root.split_vertically(30);
+        legend_rows(&legend, &entries)?;
+        let labels: Vec<String> = rows
+            .iter()
+            .map(|r| format!("{} n = {}", r.method, r.n))
+            .collect();
+        let label_w = labels
+            .iter()
+            .map(|l| text::width(l, text::SMALL).ceil() as u32)
+            .max()
+            .unwrap_or(0)
+            + 24;
+        let mut chart = ChartBuilder::on(&body)
+            .margin(14)
+            .margin_right(24)
+            .x_label_area_size(48)
+            .y_label_area_size(label_w)
+            .build_cartesian_2d(0f64..100f64, (0..rows.len().max(2) - 1).into_segmented())
+            .map_err(plot_err("breakdown"))?;
+        chart
+            .configure_mesh()
+            .disable_y_mesh()
+            .y_labels(rows.len().max(1) + 1)
+            .y_label_formatter(&|y| category_label(&labels, y))
+            .label_style(("sans-serif", SMALL))
+            .axis_desc_style(("sans-serif", LABEL))
+            .x_desc("% of the method's total time")
+            .draw()
+            .map_err(plot_err("breakdown"))?;
+        for (pi, (_, color, f)) in parts.iter().enumerate() {
             let rects: Vec<Rectangle<(f64, SegmentValue<usize>)>> = rows
                 .iter()
                 .enumerate()
@@ -468,21 +848,8 @@ fn breakdown(s: &Sweep, dir: &Path) -> Result<PathBuf> {
                     bar
                 })
                 .collect();
-            let c = *color;
-            chart
-                .draw_series(rects)
-                .map_err(plot_err("breakdown"))?
-                .label(*name)
-                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], c.filled()));
+            chart.draw_series(rects).map_err(plot_err("breakdown"))?;
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .label_font(("sans-serif", 13))
-            .background_style(WHITE.mix(0.9))
-            .border_style(BLACK)
-            .draw()
-            .map_err(plot_err("breakdown"))?;
         Ok(())
     })
 }
@@ -517,7 +884,45 @@ fn ladder(s: &Sweep, dir: &Path) -> Result<PathBuf> {
         "GFLOP/s",
         &bars,
         false,
-        &["", "", "compute shaders"],
+        &ERA_NAMES,
     )?;
     Ok(path)
+}
+
+/// One bar of [`two_bar_panels`]: name, value, colour.
+pub type NamedBar<'a> = (&'a str, f64, RGBColor);
+
+/// Two bar charts side by side saved at `path` (L-M figures 4 and 5): each panel a title, an axis
+/// name and its bars, each bar's value printed after it.
+pub fn two_bar_panels(
+    path: &Path,
+    title: &str,
+    panels: [(&str, &str, &[NamedBar]); 2],
+) -> Result<()> {
+    let rows = panels.iter().map(|p| p.2.len()).max().unwrap_or(1);
+    let h = (170 + 46 * rows as u32).max(360);
+    render_to(path, (W, h), |root| {
+        let root = root
+            .titled(title, ("sans-serif", TITLE))
+            .map_err(plot_err(title))?;
+        let areas = root.split_evenly((1, 2));
+        for (area, (ptitle, x_desc, named)) in areas.iter().zip(panels) {
+            let area = area
+                .titled(ptitle, ("sans-serif", LABEL))
+                .map_err(plot_err(title))?;
+            let colours: Vec<RGBColor> = named.iter().map(|b| b.2).collect();
+            let bars: Vec<Bar> = named
+                .iter()
+                .enumerate()
+                .map(|(i, b)| Bar {
+                    label: b.0.to_string(),
+                    value: Some(b.1),
+                    text: format!("{} ms", short(b.1)),
+                    group: i,
+                })
+                .collect();
+            bars_on(&area, title, x_desc, &bars, false, &colours)?;
+        }
+        Ok(())
+    })
 }
