@@ -9,9 +9,10 @@ use std::path::{Path, PathBuf};
 /// Draw the figure `name` into `out` (its extension follows the figure's own kind of file).
 pub fn one(name: &str, out: PathBuf) -> Result<()> {
     let fig = figures::find(name)?;
-    let ctx = GpuContext::new()?;
     // The figure's own kind of file (`hall-table1` writes Markdown whatever --out ends in).
     let out = out.with_extension(fig.files[0]);
+    rendermm::io::check_output(&out)?;
+    let ctx = GpuContext::new()?;
     (fig.draw)(&ctx, &out)?;
     for p in fig.paths(&out) {
         println!("wrote {} ({})", p.display(), fig.about);

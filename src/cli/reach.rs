@@ -121,7 +121,7 @@ pub fn run(args: ReachArgs) -> Result<()> {
     if args.bench {
         return bench(&args, &opts);
     }
-    let (goal, path, out) = validate(&args)?;
+    let Checked { goal, path, out } = validate(&args)?;
     let g = graph::read_graph(
         path,
         graph::ReadOptions {
@@ -142,8 +142,8 @@ pub fn run(args: ReachArgs) -> Result<()> {
     let run = reach::reach(&ctx, &g, goal, &opts)?;
     let checked = args.check.then(|| reach::matches_cpu(&g, &run));
     let report = ReachReport::new(&ctx, &path.display().to_string(), &g, &run, checked);
-    show(&args, &g, &run, &report)?;
     if checked == Some(false) {
+        show(&args, &g, &run, &report)?;
         super::check_failed!(
             "the GPU result differs from the CPU breadth-first search{}",
             if out.is_some() {
@@ -153,14 +153,28 @@ pub fn run(args: ReachArgs) -> Result<()> {
             }
         );
     }
+    // Written before anything is reported, so that a failed write reports no success.
     if let Some((out, kind)) = out {
         write(&args, out, kind, &run, &report)?;
+    }
+    show(&args, &g, &run, &report)?;
+    if let (Some((out, _)), false) = (out, args.json) {
+        eprintln!("wrote {}", out.display());
     }
     Ok(())
 }
 
+/// What `validate` found before any work.
+struct Checked<'a> {
+    goal: Goal,
+    /// The graph file.
+    path: &'a Path,
+    /// The output and what goes into it, checked to be writable.
+    out: Option<(&'a Path, ReachOut)>,
+}
+
 /// The goal, the graph file and the output (checked to be writable), before any work.
-fn validate(args: &ReachArgs) -> Result<(Goal, &Path, Option<(&Path, ReachOut)>)> {
+fn validate(args: &ReachArgs) -> Result<Checked<'_>> {
     let goal = match (args.steps, args.closure) {
         (Some(p), false) => Goal::Steps(p),
         (None, true) => Goal::Closure,
@@ -179,7 +193,7 @@ fn validate(args: &ReachArgs) -> Result<(Goal, &Path, Option<(&Path, ReachOut)>)
         }
         None => None,
     };
-    Ok((goal, path, out))
+    Ok(Checked { goal, path, out })
 }
 
 /// The report (JSON, or a summary on stderr), and without --out the result on stdout.
@@ -237,9 +251,6 @@ fn write(
         ReachOut::Report => write_text(out, &(serde_json::to_string_pretty(report)? + "\n"))?,
         ReachOut::Matrix => io::write_matrix(out, &run.matrix)?,
         ReachOut::Picture => picture::save_png(out, &reach::reach_picture(&run.matrix)?)?,
-    }
-    if !args.json {
-        eprintln!("wrote {}", out.display());
     }
     Ok(())
 }
