@@ -117,17 +117,7 @@ pub fn run(args: MultiplyArgs) -> Result<()> {
     let product = compute(ctx.as_ref(), &args, &req, &operands, &mut opts)?;
     let checks = check(&args, req.method, &opts, &operands, &product);
     notes.extend(product.notes.iter().cloned());
-    let mut report = Report::new(
-        ctx.as_ref(),
-        req.method,
-        product.precision,
-        (operands.a[0].rows, operands.a[0].cols, operands.b[0].cols),
-        args.channels,
-        product.passes,
-        &product.timings,
-        &notes,
-        checks,
-    );
+    let mut report = report(ctx.as_ref(), &args, &operands, &product, &notes, checks);
     report.tiling = opts.tiled.take();
     refuse_failed_check(&args, &report)?;
     let written = write_output(&args, &operands, &product, &mut report)?;
@@ -385,6 +375,28 @@ fn check(
         .zip(&product.cs)
         .map(|((x, y), c)| plan::verdict_for(method, opts, x, y, c))
         .collect()
+}
+
+/// The run's report: timings, the model's rates, the verdicts, the notes.
+fn report(
+    ctx: Option<&GpuContext>,
+    args: &MultiplyArgs,
+    ops: &Operands,
+    product: &Product,
+    notes: &[String],
+    checks: Vec<rendermm::check::Verdict>,
+) -> Report {
+    Report::new(
+        ctx,
+        args.method.0,
+        product.precision,
+        (ops.a[0].rows, ops.a[0].cols, ops.b[0].cols),
+        args.channels,
+        product.passes,
+        &product.timings,
+        notes,
+        checks,
+    )
 }
 
 /// A result that failed its check is reported as such and never written out as if it were
