@@ -25,6 +25,9 @@ enum Command {
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
+        /// Every adapter of every backend wgpu offers here, with what each can run.
+        #[arg(long)]
+        all: bool,
     },
     /// List every method with its era, its source and one line on what it does.
     Methods {
@@ -85,6 +88,7 @@ enum Command {
 }
 
 fn main() {
+    cli::quiet_broken_pipe();
     if let Err(e) = run(Cli::parse()) {
         eprintln!("error: {}", cli::one_line(&e));
         std::process::exit(cli::exit_status(&e));
@@ -93,7 +97,7 @@ fn main() {
 
 fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
-        Command::Info { json } => cli::info::info(json),
+        Command::Info { json, all } => cli::info::info(json, all),
         Command::Methods { json } => cli::methods::run(json),
         Command::Multiply(args) => cli::multiply::run(args),
         Command::Tour(args) => cli::tour::run(args),

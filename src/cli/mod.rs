@@ -87,3 +87,22 @@ pub fn one_line(e: &anyhow::Error) -> String {
         .collect::<Vec<_>>()
         .join(" ")
 }
+
+/// A reader that closed the pipe early (`rendermm methods | head`) ends the program quietly
+/// with the status a shell gives a process killed by SIGPIPE (141), instead of a panic from
+/// `println!`; any other panic goes to the default hook.
+pub fn quiet_broken_pipe() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if message.contains("failed printing to stdout") && message.contains("Broken pipe") {
+            std::process::exit(141);
+        }
+        default(info);
+    }));
+}
