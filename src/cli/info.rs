@@ -4,8 +4,12 @@
 use anyhow::Result;
 use rendermm::gpu::GpuContext;
 
-/// Print the adapter's name, backend, driver, features and limits (JSON with `json`).
-pub fn info(json: bool) -> Result<()> {
+/// Print the adapter's name, backend, driver, features and limits (JSON with `json`); with
+/// `all`, every adapter of every backend and what it can run.
+pub fn info(json: bool, all: bool) -> Result<()> {
+    if all {
+        return survey(json);
+    }
     let ctx = GpuContext::new()?;
     let l = &ctx.limits;
     let feats = [
@@ -68,5 +72,43 @@ pub fn info(json: bool) -> Result<()> {
     for (name, v) in limits {
         println!("  {name:<40} {v}");
     }
+    Ok(())
+}
+
+/// `rendermm info --all`: one row per adapter of every backend.
+fn survey(json: bool) -> Result<()> {
+    let adapters = pollster::block_on(rendermm::gpu::context::survey());
+    if json {
+        println!("{}", serde_json::to_string_pretty(&adapters)?);
+        return Ok(());
+    }
+    if adapters.is_empty() {
+        println!("no adapter on any backend");
+        return Ok(());
+    }
+    let yes = |b: bool| if b { "yes" } else { "no" };
+    println!(
+        "{:<34} {:<8} {:<6} {:>9} {:>9} {:>8} {:>10} {:>9} {:>5} {:>5}",
+        "adapter", "backend", "type", "f32 pass", "f32 blend", "compute", "timestamps", "subgroups", "f16", "coop"
+    );
+    for a in &adapters {
+        let name: String = a.name.chars().take(34).collect();
+        println!(
+            "{:<34} {:<8} {:<6} {:>9} {:>9} {:>8} {:>10} {:>9} {:>5} {:>5}",
+            name,
+            a.backend,
+            a.device_type.chars().take(6).collect::<String>(),
+            yes(a.render_f32),
+            yes(a.blend_f32),
+            yes(a.compute),
+            yes(a.timestamps),
+            yes(a.subgroups),
+            yes(a.shader_f16),
+            yes(a.cooperative_matrix),
+        );
+    }
+    println!(
+        "f32 pass / f32 blend: render passes into R32Float and Rgba32Float (hall-blocked, hall-packed, frag-mrt) / blending into them (lm, --accumulate blend)"
+    );
     Ok(())
 }
