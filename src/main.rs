@@ -88,6 +88,13 @@ enum Command {
 }
 
 fn main() {
+    // Before any thread or driver starts: let Mesa's OpenGL list the float colour buffers it
+    // has, so the render passes run in f32 on GL too (see `MESA_FLOAT_COLOR_BUFFERS`).
+    let (var, value) = rendermm::gpu::context::MESA_FLOAT_COLOR_BUFFERS;
+    if std::env::var_os(var).is_none() {
+        // SAFETY: the first thing the process does, while it has one thread.
+        unsafe { std::env::set_var(var, value) };
+    }
     cli::quiet_broken_pipe();
     if let Err(e) = run(Cli::parse()) {
         eprintln!("error: {}", cli::one_line(&e));
