@@ -81,8 +81,22 @@ pub fn ms(t: Instant) -> f64 {
 pub enum Phase {
     /// The passes (or dispatches) themselves.
     Compute,
-    /// GPU-side copies between passes (Hall's copy-to-texture), timed apart.
+    /// GPU-side copies between passes (Hall's copy-to-texture), timed apart: by GPU timestamps
+    /// around each copy where the adapter has them, else by waiting before and after each
+    /// ([`copy_clock`]).
     Copy,
+}
+
+/// How [`run`] times the [`Phase::Copy`] steps on `ctx`: [`Clock::GpuTimestamp`] where the
+/// adapter writes timestamps inside encoders (one before and one after each copy, in command
+/// buffers of their own, nothing waited for), else [`Clock::WallClock`] (the device idle before
+/// and after each copy).
+pub fn copy_clock(ctx: &GpuContext) -> Clock {
+    if ctx.has(wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS) {
+        Clock::GpuTimestamp
+    } else {
+        Clock::WallClock
+    }
 }
 
 /// One command buffer of recorded work, what phase it is, and what the observer sees after it.
@@ -222,8 +236,9 @@ pub fn run(
 ///
 /// Times: `upload_ms` from the start of recording until the queued uploads are done;
 /// `compute_ms` the steps of the compute phase (with `device_ms` from a timestamp span around
-/// all the steps where the adapter has timestamps); `copy_ms` the copy steps, waited for on
-/// their own; `readback_ms` the reads and the finisher.
+/// all the steps where the adapter has timestamps); `copy_ms` the copy steps, by GPU timestamps
+/// around each or, without them, waited for on their own ([`copy_clock`]), and taken out of
+/// `compute_ms` and `device_ms`; `readback_ms` the reads and the finisher.
 pub async fn run_async(
     ctx: &GpuContext,
     mut observer: Option<&mut (dyn Observer + '_)>,
@@ -309,23 +324,33 @@ async fn submit_steps(
     passes: usize,
     mut observer: Option<&mut (dyn Observer + '_)>,
 ) -> Result<(f64, f64, Option<f64>)> {
-    let phased = steps.iter().any(|s| s.phase == Phase::Copy);
+    let copies = steps.iter().filter(|s| s.phase == Phase::Copy).count();
+    let mut stamps = CopyStamps::new(ctx, copies)?;
+    // Without timestamps, copies are timed apart by waiting before and after each.
+    let waited = copies > 0 && stamps.is_none();
     let mut compute_ms = 0.0;
     let mut copy_ms = 0.0;
     let span = Span::begin(ctx)?;
     let mut t = Instant::now();
     for step in steps {
-        if phased {
-            // Copies are timed apart: finish what came before, then time the copy alone.
+        let copy = step.phase == Phase::Copy;
+        if waited {
+            // Finish what came before, then time the copy alone.
             settle(ctx).await?;
             compute_ms += ms(t);
             t = Instant::now();
+        }
+        if let Some(s) = stamps.as_mut().filter(|_| copy) {
+            s.stamp(ctx)?;
         }
         ctx.scoped("submitting recorded GPU work", || {
             ctx.queue.submit([step.commands]);
             Ok(())
         })?;
-        if phased && step.phase == Phase::Copy {
+        if let Some(s) = stamps.as_mut().filter(|_| copy) {
+            s.stamp(ctx)?;
+        }
+        if waited && copy {
             settle(ctx).await?;
             copy_ms += ms(t);
             t = Instant::now();
@@ -337,8 +362,87 @@ async fn submit_steps(
     }
     let (span_ms, clock) = span.end_async(ctx).await?;
     compute_ms += ms(t);
-    let device_ms = (clock == Clock::GpuTimestamp && !phased).then_some(span_ms);
+    let mut device_ms = (clock == Clock::GpuTimestamp && !waited).then_some(span_ms);
+    if let Some(s) = stamps {
+        // The copies ran inside the compute phase's wall clock and span: move them out.
+        copy_ms = s.read_ms(ctx).await?;
+        compute_ms = (compute_ms - copy_ms).max(0.0);
+        device_ms = device_ms.map(|d| (d - copy_ms).max(0.0));
+    }
     Ok((compute_ms, copy_ms, device_ms))
+}
+
+/// GPU timestamps written before and after each [`Phase::Copy`] step, in command buffers of
+/// their own (the queue runs command buffers in order, as for [`Span`]), in as many query sets
+/// as `QUERY_SET_MAX_QUERIES` requires.
+struct CopyStamps {
+    sets: Vec<(wgpu::QuerySet, u32)>,
+    next: u32,
+}
+
+impl CopyStamps {
+    /// Stamps for `copies` copies, if there are any and [`copy_clock`] is the GPU's.
+    fn new(ctx: &GpuContext, copies: usize) -> Result<Option<Self>> {
+        if copies == 0 || copy_clock(ctx) != Clock::GpuTimestamp {
+            return Ok(None);
+        }
+        let total = 2 * copies as u32;
+        let max = wgpu::QUERY_SET_MAX_QUERIES;
+        ctx.scoped("creating the copy timestamps", || {
+            let sets = (0..total.div_ceil(max))
+                .map(|s| {
+                    let count = max.min(total - s * max);
+                    let set = ctx.device.create_query_set(&wgpu::QuerySetDescriptor {
+                        label: Some("copy timestamps"),
+                        ty: wgpu::QueryType::Timestamp,
+                        count,
+                    });
+                    (set, count)
+                })
+                .collect();
+            Ok(Some(Self { sets, next: 0 }))
+        })
+    }
+
+    /// Submit a command buffer writing the next timestamp.
+    fn stamp(&mut self, ctx: &GpuContext) -> Result<()> {
+        let max = wgpu::QUERY_SET_MAX_QUERIES;
+        let (set, index) = (&self.sets[(self.next / max) as usize].0, self.next % max);
+        self.next += 1;
+        ctx.scoped("writing a copy timestamp", || {
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            enc.write_timestamp(set, index);
+            ctx.queue.submit([enc.finish()]);
+            Ok(())
+        })
+    }
+
+    /// Sum of (after − before) over the copies, in milliseconds.
+    async fn read_ms(&self, ctx: &GpuContext) -> Result<f64> {
+        let period_ns = ctx.queue.get_timestamp_period() as f64;
+        let mut total_ns = 0.0;
+        for (set, count) in &self.sets {
+            let bytes = *count as u64 * 8;
+            let resolve = ctx.scoped("resolving the copy timestamps", || {
+                let resolve = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("copy timestamps"),
+                    size: bytes,
+                    usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                    mapped_at_creation: false,
+                });
+                let mut enc = ctx.device.create_command_encoder(&Default::default());
+                enc.resolve_query_set(set, 0..*count, &resolve, 0);
+                ctx.queue.submit([enc.finish()]);
+                Ok(resolve)
+            })?;
+            let ticks: Vec<u64> =
+                bytemuck::pod_collect_to_vec(&read_buffer_bytes(ctx, &resolve, bytes).await?);
+            for pair in ticks.chunks_exact(2) {
+                total_ns += pair[1].saturating_sub(pair[0]) as f64 * period_ns;
+            }
+        }
+        Ok(total_ns / 1e6)
+    }
 }
 
 /// Wait until every submitted command buffer has run.

@@ -18,13 +18,17 @@
 //!   pass's block sum into the framebuffer (src·One + dst·One). With b = 1 its passes are
 //!   Larsen–McAllister's slices, and its results equal theirs bit for bit.
 //! - **copy**: the paper's literal 2003 form — render into the framebuffer, then
-//!   `copy_texture_to_texture` it into F before the next pass. The copies are timed on their own
-//!   (GPU timestamps around each copy where the adapter has `TIMESTAMP_QUERY_INSIDE_ENCODERS`,
-//!   otherwise a wait before and after each copy) and reported as `copy_ms`, so their cost can be
-//!   set against ping-pong.
+//!   `copy_texture_to_texture` it into F before the next pass. Each copy is a command buffer of
+//!   its own, recorded as a [`Phase::Copy`] step, which the runner times on its own (GPU
+//!   timestamps around each copy where the adapter has `TIMESTAMP_QUERY_INSIDE_ENCODERS`,
+//!   otherwise a wait before and after each copy; [`crate::gpu::run::copy_clock`]) and reports
+//!   as `copy_ms`, so their cost can be set against ping-pong.
 //!
-//! `upload_ms` covers the input textures, the accumulation textures and the pipelines;
-//! `compute_ms` is the wall-clock time of the passes (less the copies in copy mode).
+//! The method only records: [`Engine::record`] puts the passes (and copies) into a
+//! [`Work`] as command buffers, with the texture holding the running sum shown to the observer
+//! after each pass, and [`crate::gpu::run::run`] submits them, times the phases and reads the
+//! product back. `upload_ms` covers the input textures, the accumulation textures and the
+//! pipelines; `compute_ms` is the wall-clock time of the passes (less the copies in copy mode).
 //!
 //! Precision (`Params::precision`; see [`crate::precision`]):
 //! - **f32**: `R32Float` textures and targets. Blend mode needs `FLOAT32_BLENDABLE`; without it
@@ -46,14 +50,15 @@
 //!
 //! Shader: `shaders/hall_blocked.wgsl`.
 
-use super::larsen_mcallister::texture_entry;
-use super::{Observer, Params, RunOutput, Timings};
+use super::{Params, RunOutput, Timings};
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
-use crate::gpu::texture::{MatrixTexture, TARGET_USAGE, extent, map_read};
+use crate::gpu::pipeline::{color_pass, texture_entry};
+use crate::gpu::run::{Phase, Read, Work, copy_clock, run};
+use crate::gpu::texture::{MatrixTexture, TARGET_USAGE, extent};
+use crate::gpu::timer::Clock;
 use crate::matrix::Matrix;
 use crate::precision::{self, Precision};
-use std::time::Instant;
 
 const SHADER: &str = include_str!("../../shaders/hall_blocked.wgsl");
 
@@ -127,8 +132,30 @@ pub fn block_size(ctx: &GpuContext, block: Option<u32>) -> Result<u32> {
     Ok(b)
 }
 
-/// Multiply `a · b` in ⌈k/b⌉ blocked passes, at `opts.precision`.
+/// Multiply `a · b` in ⌈k/b⌉ blocked passes, at `opts.precision` (blocking: [`record`], run by
+/// the runner with the observer `opts` holds).
 pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Params) -> Result<RunOutput> {
+    run_recorded(ctx, opts, |opts, per_pass| {
+        record_passes(ctx, a, b, opts, per_pass)
+    })
+}
+
+/// Record `a · b` in ⌈k/b⌉ blocked passes, at `opts.precision`, for the runner: the textures,
+/// the pipeline, the passes (one command buffer per pass when an observer will watch,
+/// `opts.observe`), the copies of copy mode, the readback and the rescale of
+/// `--scale-by-depth`.
+pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Params) -> Result<Work> {
+    let per_pass = opts.observe || opts.observer.is_some();
+    record_passes(ctx, a, b, opts, per_pass)
+}
+
+fn record_passes(
+    ctx: &GpuContext,
+    a: &Matrix,
+    b: &Matrix,
+    opts: &mut Params,
+    per_pass: bool,
+) -> Result<Work> {
     let (m, k, n) = (a.rows, a.cols, b.cols);
     let block = block_size(ctx, opts.block)?;
     ctx.check_texture_dim("C width (n)", n)?;
@@ -137,7 +164,6 @@ pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Params) -> 
     let precision = setup.precision;
     crate::gpu::texture::check_target(ctx, "C", m, n, precision.format(1))?;
 
-    let t0 = Instant::now();
     let at = MatrixTexture::upload_channels(ctx, "A", &[a], precision)?;
     let bt = MatrixTexture::upload_channels(ctx, "B", &[b], precision)?;
     let engine = Engine::build(
@@ -151,37 +177,43 @@ pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Params) -> 
         block,
         opts.accumulate,
     )?;
-    ctx.wait()?;
-    let upload_ms = ms(t0);
+    let mut work = Work::new(engine.passes());
+    let rec = engine.record(ctx, &mut work, None, per_pass)?;
+    work.read(Read::Texture(rec.result.clone()));
+    work.notes = rec.notes(&format!("{m}x{n}"), block, k);
+    let (notes, rescale) = setup.finish(rec.passes, "R8Unorm");
+    work.notes.extend(notes);
+    work.finish(move |bytes| {
+        let mut c = Matrix::new(m, n, precision.decode(&bytes[0]))?;
+        rescale.apply(&mut c);
+        Ok(vec![c])
+    });
+    Ok(work)
+}
 
-    let run = engine.run(ctx, opts.observer.as_deref_mut())?;
-
-    let t2 = Instant::now();
-    let mut c = run.result.read_channels(ctx, precision, 1)?.remove(0);
-    let readback_ms = ms(t2);
-    let mut notes = run.notes(&format!("{m}x{n}"), block, k);
-    notes.extend(setup.finish(&mut c, run.passes, "R8Unorm"));
-    Ok(RunOutput {
-        c,
-        passes: run.passes,
-        timings: Timings {
-            upload_ms,
-            compute_ms: run.compute_ms,
-            copy_ms: run.copy_ms,
-            readback_ms,
-            device_ms: run.device_ms,
-        },
-        notes,
-    })
+/// Run what `record` records — given the options and whether an observer will watch — with the
+/// observer `opts` holds (lent to the runner for the run, then put back).
+pub(super) fn run_recorded(
+    ctx: &GpuContext,
+    opts: &mut Params,
+    record: impl FnOnce(&mut Params, bool) -> Result<Work>,
+) -> Result<RunOutput> {
+    let mut observer = opts.observer.take();
+    let per_pass = observer.is_some();
+    let ran = run(ctx, observer.as_deref_mut(), || record(opts, per_pass));
+    opts.observer = observer;
+    ran?.into_output()
 }
 
 /// One block of C for [`crate::plan::tiled`]: `Σ_c a[c] · b[c]` over the chunks of k, each chunk's
 /// passes continuing from the running sum the previous chunk left on the GPU
-/// ([`Engine::run_from`]); only the block's final sum is read back. `k` is the whole inner
-/// dimension (the polygon colour 1/k of `--scale-by-depth`); `packed` runs §4's variant, each
-/// chunk packed on its own (so a packed run split along k pairs its columns differently from
-/// an unsplit one). With chunks that are whole blocks of b, `hall-blocked` runs exactly the
-/// passes of one untiled run. `passes` counts all the chunks' passes.
+/// ([`Engine::record`] from a start); only the block's final sum is read back. Each chunk is a
+/// [`Work`] of its own, run before the next chunk's tiles are uploaded, so only one pair of
+/// tiles and the running sum are on the GPU at a time. `k` is the whole inner dimension (the
+/// polygon colour 1/k of `--scale-by-depth`); `packed` runs §4's variant, each chunk packed on
+/// its own (so a packed run split along k pairs its columns differently from an unsplit one).
+/// With chunks that are whole blocks of b, `hall-blocked` runs exactly the passes of one
+/// untiled run. `passes` counts all the chunks' passes.
 pub(crate) fn multiply_chunks(
     ctx: &GpuContext,
     packed: bool,
@@ -190,7 +222,7 @@ pub(crate) fn multiply_chunks(
     k: usize,
     opts: &mut Params,
 ) -> Result<RunOutput> {
-    use super::hall_packed::{PACKED, packed_shape, read_unpacked, upload_packed_as};
+    use super::hall_packed::{PACKED, packed_shape, unpack_bytes, upload_packed_as};
     let (Some(a0), Some(b0)) = (a.first(), b.first()) else {
         return Err(Error::Invalid(
             "a tiled block needs at least one chunk of k".into(),
@@ -213,67 +245,81 @@ pub(crate) fn multiply_chunks(
     setup.k = k;
     let precision = setup.precision;
     let (variant, channels) = if packed { (&PACKED, 4) } else { (&SINGLE, 1) };
+    let (u8_depth, accumulate) = (setup.u8_depth, opts.accumulate);
     let mut t = Timings::default();
     let mut device = Some(0.0);
     let mut passes = 0;
     let mut sum: Option<MatrixTexture> = None;
     let mut first = None;
-    for (x, y) in a.iter().zip(b) {
-        let t0 = Instant::now();
-        let (xt, yt) = if packed {
-            (
-                upload_packed_as(ctx, "A tile packed", x, precision)?,
-                upload_packed_as(ctx, "B tile packed", y, precision)?,
-            )
-        } else {
-            (
-                MatrixTexture::upload_channels(ctx, "A tile", &[x], precision)?,
-                MatrixTexture::upload_channels(ctx, "B tile", &[y], precision)?,
-            )
-        };
-        let engine = Engine::build(
-            ctx,
-            variant,
-            precision.format(channels),
-            setup.u8_depth,
-            &xt,
-            &yt,
-            depth(x),
-            block,
-            opts.accumulate,
-        )?;
-        ctx.wait()?;
-        t.upload_ms += ms(t0);
-        let run = engine.run_from(ctx, None, sum.as_ref())?;
-        t.compute_ms += run.compute_ms;
-        t.copy_ms += run.copy_ms;
-        device = device.zip(run.device_ms).map(|(d, r)| d + r);
-        passes += run.passes;
+    let mut c = None;
+    for (i, (x, y)) in a.iter().zip(b).enumerate() {
+        let last = i + 1 == a.len();
+        let mut recorded = None;
+        let ran = run(ctx, None, || {
+            let (xt, yt) = if packed {
+                (
+                    upload_packed_as(ctx, "A tile packed", x, precision)?,
+                    upload_packed_as(ctx, "B tile packed", y, precision)?,
+                )
+            } else {
+                (
+                    MatrixTexture::upload_channels(ctx, "A tile", &[x], precision)?,
+                    MatrixTexture::upload_channels(ctx, "B tile", &[y], precision)?,
+                )
+            };
+            let engine = Engine::build(
+                ctx,
+                variant,
+                precision.format(channels),
+                u8_depth,
+                &xt,
+                &yt,
+                depth(x),
+                block,
+                accumulate,
+            )?;
+            let mut work = Work::new(engine.passes());
+            let rec = engine.record(ctx, &mut work, sum.as_ref(), false)?;
+            if last {
+                // Only the block's final sum comes back.
+                work.read(Read::Texture(rec.result.clone()));
+                work.finish(move |bytes| {
+                    Ok(vec![if packed {
+                        unpack_bytes(precision, &bytes[0], m, n)?
+                    } else {
+                        Matrix::new(m, n, precision.decode(&bytes[0]))?
+                    }])
+                });
+            }
+            recorded = Some(rec);
+            Ok(work)
+        })?;
+        let rec = recorded.expect("the work was recorded");
+        t.upload_ms += ran.timings.upload_ms;
+        t.compute_ms += ran.timings.compute_ms;
+        t.copy_ms += ran.timings.copy_ms;
+        t.readback_ms += ran.timings.readback_ms;
+        device = device.zip(ran.timings.device_ms).map(|(d, r)| d + r);
+        passes += rec.passes;
         if first.is_none() {
             let target = if packed {
                 format!("{}x{} RGBA", m.div_ceil(2), n.div_ceil(2))
             } else {
                 format!("{m}x{n}")
             };
-            first = Some(run.notes(&target, block, depth(x)));
+            first = Some(rec.notes(&target, block, depth(x)));
         }
-        sum = Some(run.result);
+        if last {
+            c = ran.cs.into_iter().next();
+        }
+        sum = Some(rec.result);
     }
-    let sum = sum.expect("at least one chunk ran");
-    let t2 = Instant::now();
-    let mut c = if packed {
-        read_unpacked(ctx, &sum, m, n)?
-    } else {
-        sum.read_channels(ctx, precision, 1)?.remove(0)
-    };
-    t.readback_ms = ms(t2);
+    let mut c = c.expect("the last chunk read the sum back");
     t.device_ms = device;
     let mut notes = first.unwrap_or_default();
-    notes.extend(setup.finish(
-        &mut c,
-        passes,
-        if packed { "Rgba8Unorm" } else { "R8Unorm" },
-    ));
+    let (more, rescale) = setup.finish(passes, if packed { "Rgba8Unorm" } else { "R8Unorm" });
+    notes.extend(more);
+    rescale.apply(&mut c);
     Ok(RunOutput {
         c,
         passes,
@@ -351,8 +397,9 @@ impl PrecisionSetup {
         })
     }
 
-    /// After the readback: rescale by k under `--scale-by-depth`, and return the notes.
-    pub fn finish(self, c: &mut Matrix, passes: usize, format: &str) -> Vec<String> {
+    /// The notes, and the rescale by k the result needs after the readback under
+    /// `--scale-by-depth`.
+    pub fn finish(self, passes: usize, format: &str) -> (Vec<String>, Rescale) {
         let mut notes = self.notes;
         if self.precision == Precision::U8 {
             notes.push(format!(
@@ -361,13 +408,24 @@ impl PrecisionSetup {
         }
         if self.scale_by_depth {
             let k = self.k;
-            c.data.iter_mut().for_each(|v| *v *= k as f32);
             notes.push(format!(
                 "--scale-by-depth: polygon colour 1/{k} on each block sum, so the sum cannot saturate but loses {:.1} low bits; result rescaled by {k}",
                 (k as f64).log2()
             ));
         }
-        notes
+        (notes, Rescale(self.scale_by_depth.then_some(self.k)))
+    }
+}
+
+/// The factor k a result read back under `--scale-by-depth` is multiplied by, if any.
+#[derive(Clone, Copy)]
+pub(super) struct Rescale(Option<usize>);
+
+impl Rescale {
+    pub fn apply(self, c: &mut Matrix) {
+        if let Some(k) = self.0 {
+            c.data.iter_mut().for_each(|v| *v *= k as f32);
+        }
     }
 }
 
@@ -388,21 +446,17 @@ const SINGLE: Variant = Variant {
     write_mask: wgpu::ColorWrites::RED,
 };
 
-/// The outcome of [`Engine::run`].
-pub(super) struct PassRun {
-    /// The texture holding the product.
+/// What [`Engine::record`] recorded.
+pub(super) struct Recorded {
+    /// The texture that holds the product once the work has run.
     pub result: MatrixTexture,
     pub passes: usize,
-    pub compute_ms: f64,
-    pub copy_ms: f64,
-    /// GPU time of the passes (less the copies) from timestamps, where the adapter has them.
-    pub device_ms: Option<f64>,
     pub accumulate: Accumulate,
-    /// How `copy_ms` was measured, if there were copies.
+    /// How the runner times the copies, if there are any.
     pub copy_timing: Option<&'static str>,
 }
 
-impl PassRun {
+impl Recorded {
     /// The report's notes: `target` fragments per pass, block `b` over inner dimension `depth`.
     pub fn notes(&self, target: &str, b: u32, depth: usize) -> Vec<String> {
         let b_eff = (b as usize).min(depth);
@@ -440,7 +494,6 @@ pub(super) struct Engine {
     textures: Vec<MatrixTexture>,
     /// Bind groups reading textures[i] as F (ping-pong: both; copy: F only; blend: none).
     f_groups: Vec<(usize, wgpu::BindGroup)>,
-    timer: Option<CopyTimer>,
 }
 
 impl Engine {
@@ -500,10 +553,6 @@ impl Engine {
             Accumulate::PingPong => &[0, 1],
             Accumulate::Copy => &[1],
             Accumulate::Blend => &[],
-        };
-        let timer = match accumulate {
-            Accumulate::Copy => CopyTimer::new(ctx, blocks.len() - 1),
-            _ => None,
         };
         ctx.scoped(&format!("building the {} pipelines", v.name), || {
             let dev = &ctx.device;
@@ -612,9 +661,13 @@ impl Engine {
                 group0,
                 textures,
                 f_groups,
-                timer,
             })
         })
+    }
+
+    /// The number of passes.
+    pub fn passes(&self) -> usize {
+        self.blocks
     }
 
     /// Index of the texture holding the running sum after pass `t` (0-based).
@@ -635,16 +688,16 @@ impl Engine {
             .1
     }
 
-    /// Record one pass: draw the quad for block `t` into `target`.
+    /// Record one pass: draw the quad for block `t` into `target`, cleared first if `clear`.
     fn draw(
         &self,
         enc: &mut wgpu::CommandEncoder,
         t: usize,
         target: usize,
         f: Option<usize>,
-        load: wgpu::LoadOp<wgpu::Color>,
+        clear: bool,
     ) {
-        let mut pass = begin(enc, &self.textures[target].view, load);
+        let mut pass = color_pass(enc, "hall pass", &[&self.textures[target].view], clear);
         pass.set_pipeline(&self.pipeline);
         pass.set_bind_group(0, &self.group0, &[t as u32 * self.stride]);
         if let Some(f) = f {
@@ -653,26 +706,24 @@ impl Engine {
         pass.draw(0..4, 0..1);
     }
 
-    /// Run every pass, calling `observer` after each with the texture holding the running sum.
-    pub fn run(
-        self,
-        ctx: &GpuContext,
-        observer: Option<&mut (dyn Observer + '_)>,
-    ) -> Result<PassRun> {
-        self.run_from(ctx, observer, None)
-    }
-
-    /// [`Engine::run`], the running sum starting at `start` instead of zero: `start` is copied
-    /// into the first F (ping-pong, copy) or into the framebuffer the first pass then blends onto
-    /// (blend). [`crate::plan::tiled`] uses it to carry one block of C from one chunk of k to the next
-    /// on the GPU; with chunks that are whole blocks of b the passes, and so the sums, are
-    /// exactly those of one run over the whole of k.
-    pub fn run_from(
+    /// Record every pass into `work`, as command buffers for the runner to submit. With
+    /// `per_pass` each pass is a command buffer of its own, after which the observer sees the
+    /// texture holding the running sum (pass and copy alike); without, the passes share one
+    /// command buffer, except in copy mode, where each copy is a [`Phase::Copy`] step of its own
+    /// between the passes' [`Phase::Compute`] steps so the runner can time it.
+    ///
+    /// The running sum starts at zero, or at `start`: `start` is copied into the first F
+    /// (ping-pong, copy) or into the framebuffer the first pass then blends onto (blend).
+    /// [`crate::plan::tiled`] uses it to carry one block of C from one chunk of k to the next on
+    /// the GPU; with chunks that are whole blocks of b the passes, and so the sums, are exactly
+    /// those of one run over the whole of k.
+    pub fn record(
         mut self,
         ctx: &GpuContext,
-        mut observer: Option<&mut (dyn Observer + '_)>,
+        work: &mut Work,
         start: Option<&MatrixTexture>,
-    ) -> Result<PassRun> {
+        per_pass: bool,
+    ) -> Result<Recorded> {
         if let Some(s) = start {
             let t = &self.textures[0];
             if (s.rows, s.cols, s.format) != (t.rows, t.cols, t.format) {
@@ -684,236 +735,95 @@ impl Engine {
         }
         let passes = self.blocks;
         let acc = self.accumulate;
-        // Without an observer every pass goes into one submission; with one, or when copies
-        // must be timed by waiting, each pass is submitted and waited for on its own.
-        let per_pass = observer.is_some() || (acc == Accumulate::Copy && self.timer.is_none());
         let new_encoder = || ctx.device.create_command_encoder(&Default::default());
-        let span = crate::gpu::timer::Span::begin(ctx)?;
-        let t1 = Instant::now();
-        let mut waited_copy_ms = 0.0;
-        ctx.scoped(&format!("the Hall–Carr–Hart passes ({acc})"), || {
-            let mut enc = new_encoder();
-            // F starts at zero, or at `start`; in blend mode the first pass then loads it.
-            let first_f = match acc {
-                Accumulate::PingPong => Some(0),
-                Accumulate::Copy => Some(1),
-                Accumulate::Blend => start.is_some().then_some(0),
-            };
-            match (start, first_f) {
-                (Some(s), Some(i)) => enc.copy_texture_to_texture(
-                    s.texture.as_image_copy(),
-                    self.textures[i].texture.as_image_copy(),
-                    extent(s.rows, s.cols),
-                ),
-                (None, Some(i)) => drop(begin(&mut enc, &self.textures[i].view, clear())),
-                _ => {}
-            }
-            let first_load = if start.is_some() {
-                wgpu::LoadOp::Load
-            } else {
-                clear()
-            };
-            if acc == Accumulate::Blend && !per_pass {
-                // One render pass, one draw per block: the blend unit sums them as in L-M.
-                let mut pass = begin(&mut enc, &self.textures[0].view, first_load);
-                pass.set_pipeline(&self.pipeline);
-                for t in 0..passes {
-                    pass.set_bind_group(0, &self.group0, &[t as u32 * self.stride]);
-                    pass.draw(0..4, 0..1);
+        ctx.scoped(
+            &format!("recording the Hall–Carr–Hart passes ({acc})"),
+            || {
+                let mut enc = new_encoder();
+                // F starts at zero, or at `start`; in blend mode the first pass then loads it.
+                let first_f = match acc {
+                    Accumulate::PingPong => Some(0),
+                    Accumulate::Copy => Some(1),
+                    Accumulate::Blend => start.is_some().then_some(0),
+                };
+                match (start, first_f) {
+                    (Some(s), Some(i)) => enc.copy_texture_to_texture(
+                        s.texture.as_image_copy(),
+                        self.textures[i].texture.as_image_copy(),
+                        extent(s.rows, s.cols),
+                    ),
+                    (None, Some(i)) => drop(color_pass(
+                        &mut enc,
+                        "hall clear F",
+                        &[&self.textures[i].view],
+                        true,
+                    )),
+                    _ => {}
                 }
-            } else {
-                for t in 0..passes {
-                    match acc {
-                        Accumulate::PingPong => {
-                            self.draw(&mut enc, t, (t + 1) % 2, Some(t % 2), clear())
-                        }
-                        Accumulate::Blend => {
-                            let load = if t == 0 {
-                                first_load
-                            } else {
-                                wgpu::LoadOp::Load
-                            };
-                            self.draw(&mut enc, t, 0, None, load)
-                        }
-                        Accumulate::Copy => {
-                            self.draw(&mut enc, t, 0, Some(1), clear());
-                            if t + 1 < passes {
-                                let (fb, f) = (&self.textures[0], &self.textures[1]);
-                                let size = extent(fb.rows, fb.cols);
-                                match self.timer.as_mut() {
-                                    Some(timer) => {
-                                        timer.stamp(&mut enc);
-                                        enc.copy_texture_to_texture(
-                                            fb.texture.as_image_copy(),
-                                            f.texture.as_image_copy(),
-                                            size,
-                                        );
-                                        timer.stamp(&mut enc);
-                                    }
-                                    None => {
-                                        ctx.queue.submit([std::mem::replace(
-                                            &mut enc,
-                                            new_encoder(),
-                                        )
-                                        .finish()]);
-                                        ctx.wait()?;
-                                        let tc = Instant::now();
-                                        enc.copy_texture_to_texture(
-                                            fb.texture.as_image_copy(),
-                                            f.texture.as_image_copy(),
-                                            size,
-                                        );
-                                        ctx.queue.submit([std::mem::replace(
-                                            &mut enc,
-                                            new_encoder(),
-                                        )
-                                        .finish()]);
-                                        ctx.wait()?;
-                                        waited_copy_ms += ms(tc);
-                                    }
-                                }
+                let first_clear = start.is_none();
+                if acc == Accumulate::Blend && !per_pass {
+                    // One render pass, one draw per block: the blend unit sums them as in L-M.
+                    let mut pass = color_pass(
+                        &mut enc,
+                        "hall pass",
+                        &[&self.textures[0].view],
+                        first_clear,
+                    );
+                    pass.set_pipeline(&self.pipeline);
+                    for t in 0..passes {
+                        pass.set_bind_group(0, &self.group0, &[t as u32 * self.stride]);
+                        pass.draw(0..4, 0..1);
+                    }
+                } else {
+                    for t in 0..passes {
+                        match acc {
+                            Accumulate::PingPong => {
+                                self.draw(&mut enc, t, (t + 1) % 2, Some(t % 2), true)
                             }
+                            Accumulate::Blend => {
+                                self.draw(&mut enc, t, 0, None, t == 0 && first_clear)
+                            }
+                            Accumulate::Copy => self.draw(&mut enc, t, 0, Some(1), true),
                         }
-                    }
-                    if per_pass {
-                        ctx.queue
-                            .submit([std::mem::replace(&mut enc, new_encoder()).finish()]);
-                        ctx.wait()?;
-                        if let Some(obs) = observer.as_deref_mut() {
-                            obs.after_pass(ctx, t + 1, passes, &self.textures[self.holder(t)])?;
+                        let copy = acc == Accumulate::Copy && t + 1 < passes;
+                        if per_pass || copy {
+                            work.push(
+                                std::mem::replace(&mut enc, new_encoder()).finish(),
+                                Phase::Compute,
+                            );
+                        }
+                        if copy {
+                            // The paper's "copy frame buffer into texture F", timed by the runner.
+                            let (fb, f) = (&self.textures[0], &self.textures[1]);
+                            let mut c = new_encoder();
+                            c.copy_texture_to_texture(
+                                fb.texture.as_image_copy(),
+                                f.texture.as_image_copy(),
+                                extent(fb.rows, fb.cols),
+                            );
+                            work.push(c.finish(), Phase::Copy);
+                        }
+                        if per_pass {
+                            work.observe(t + 1, &self.textures[self.holder(t)]);
                         }
                     }
                 }
-            }
-            ctx.queue.submit([enc.finish()]);
-            ctx.wait()
-        })?;
-        let loop_ms = ms(t1);
-        let (span_ms, clock) = span.end(ctx)?;
-        let (copy_ms, copy_timing) = match (&self.timer, acc) {
-            (Some(timer), _) => (
-                timer.read_ms(ctx)?,
-                Some("by GPU timestamps around each copy"),
-            ),
-            (None, Accumulate::Copy) if passes > 1 => (
-                waited_copy_ms,
-                Some("by waiting before and after each copy"),
-            ),
-            _ => (0.0, None),
-        };
+                if !per_pass {
+                    work.push(enc.finish(), Phase::Compute);
+                }
+                Ok(())
+            },
+        )?;
+        let copy_timing = (acc == Accumulate::Copy && passes > 1).then(|| match copy_clock(ctx) {
+            Clock::GpuTimestamp => "by GPU timestamps around each copy",
+            Clock::WallClock => "by waiting before and after each copy",
+        });
         let result = self.textures.swap_remove(self.holder(passes - 1));
-        Ok(PassRun {
+        Ok(Recorded {
             result,
             passes,
-            compute_ms: (loop_ms - copy_ms).max(0.0),
-            device_ms: (clock == crate::gpu::timer::Clock::GpuTimestamp)
-                .then(|| (span_ms - copy_ms).max(0.0)),
-            copy_ms,
             accumulate: acc,
             copy_timing,
         })
     }
-}
-
-fn clear() -> wgpu::LoadOp<wgpu::Color> {
-    wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT)
-}
-
-/// Begin a render pass onto one colour attachment.
-fn begin<'e>(
-    enc: &'e mut wgpu::CommandEncoder,
-    view: &wgpu::TextureView,
-    load: wgpu::LoadOp<wgpu::Color>,
-) -> wgpu::RenderPass<'e> {
-    enc.begin_render_pass(&wgpu::RenderPassDescriptor {
-        label: Some("hall pass"),
-        color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-            view,
-            depth_slice: None,
-            resolve_target: None,
-            ops: wgpu::Operations {
-                load,
-                store: wgpu::StoreOp::Store,
-            },
-        })],
-        depth_stencil_attachment: None,
-        timestamp_writes: None,
-        occlusion_query_set: None,
-        multiview_mask: None,
-    })
-}
-
-/// GPU timestamps written before and after each framebuffer-to-F copy, in as many query sets as
-/// `QUERY_SET_MAX_QUERIES` (4096) requires.
-struct CopyTimer {
-    sets: Vec<(wgpu::QuerySet, u32)>,
-    next: u32,
-}
-
-impl CopyTimer {
-    /// A timer for `copies` copies, if there are any and the adapter can write timestamps
-    /// between passes.
-    fn new(ctx: &GpuContext, copies: usize) -> Option<Self> {
-        let needed =
-            wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS;
-        if copies == 0 || !ctx.has(needed) {
-            return None;
-        }
-        let total = 2 * copies as u32;
-        let max = wgpu::QUERY_SET_MAX_QUERIES;
-        let sets = (0..total.div_ceil(max))
-            .map(|s| {
-                let count = max.min(total - s * max);
-                let set = ctx.device.create_query_set(&wgpu::QuerySetDescriptor {
-                    label: Some("hall copy timestamps"),
-                    ty: wgpu::QueryType::Timestamp,
-                    count,
-                });
-                (set, count)
-            })
-            .collect();
-        Some(Self { sets, next: 0 })
-    }
-
-    fn stamp(&mut self, enc: &mut wgpu::CommandEncoder) {
-        let max = wgpu::QUERY_SET_MAX_QUERIES;
-        enc.write_timestamp(&self.sets[(self.next / max) as usize].0, self.next % max);
-        self.next += 1;
-    }
-
-    /// Sum of (after − before) over the copies, in milliseconds.
-    fn read_ms(&self, ctx: &GpuContext) -> Result<f64> {
-        let period_ns = ctx.queue.get_timestamp_period() as f64;
-        let mut total_ns = 0.0;
-        for (set, count) in &self.sets {
-            let bytes = *count as u64 * 8;
-            let ticks: Vec<u64> = ctx.scoped("reading the copy timestamps", || {
-                let resolve = ctx.device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("timestamps"),
-                    size: bytes,
-                    usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-                    mapped_at_creation: false,
-                });
-                let read = ctx.device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("timestamps readback"),
-                    size: bytes,
-                    usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
-                    mapped_at_creation: false,
-                });
-                let mut enc = ctx.device.create_command_encoder(&Default::default());
-                enc.resolve_query_set(set, 0..*count, &resolve, 0);
-                enc.copy_buffer_to_buffer(&resolve, 0, &read, 0, bytes);
-                ctx.queue.submit([enc.finish()]);
-                map_read(ctx, &read, bytemuck::pod_collect_to_vec)
-            })?;
-            for pair in ticks.chunks_exact(2) {
-                total_ns += pair[1].saturating_sub(pair[0]) as f64 * period_ns;
-            }
-        }
-        Ok(total_ns / 1e6)
-    }
-}
-
-pub(super) fn ms(t: Instant) -> f64 {
-    t.elapsed().as_secs_f64() * 1e3
 }

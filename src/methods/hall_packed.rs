@@ -30,14 +30,14 @@
 //!
 //! Shader: `shaders/hall_packed.wgsl`.
 
-use super::hall_blocked::{Engine, PrecisionSetup, Variant, block_size, ms};
-use super::{Params, RunOutput, Timings};
+use super::hall_blocked::{Engine, PrecisionSetup, Variant, block_size, run_recorded};
+use super::{Params, RunOutput};
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
+use crate::gpu::run::{Read, Work, run};
 use crate::gpu::texture::{INPUT_USAGE, MatrixTexture};
 use crate::matrix::Matrix;
 use crate::precision::Precision;
-use std::time::Instant;
 
 const SHADER: &str = include_str!("../../shaders/hall_packed.wgsl");
 
@@ -92,9 +92,26 @@ pub fn unpack(texels: &[[f32; 4]], rows: usize, cols: usize) -> Result<Matrix> {
     }))
 }
 
+/// The `rows × cols` matrix held by the bytes of a packed texture of `precision` (tightly packed
+/// rows of RGBA texels, as the runner reads them back).
+pub fn unpack_bytes(
+    precision: Precision,
+    bytes: &[u8],
+    rows: usize,
+    cols: usize,
+) -> Result<Matrix> {
+    let values = precision.decode(bytes);
+    let texels: Vec<[f32; 4]> = values
+        .chunks_exact(4)
+        .map(|c| [c[0], c[1], c[2], c[3]])
+        .collect();
+    unpack(&texels, rows, cols)
+}
+
 /// Read a packed texture (`Rgba32Float`, `Rgba16Float` or `Rgba8Unorm`, such as the one an
 /// observer is given) back as the `rows × cols` matrix it holds; `rows` and `cols` are the
-/// unpacked sides, which the packed texture alone cannot tell when they are odd.
+/// unpacked sides, which the packed texture alone cannot tell when they are odd. For the layers
+/// above the methods (observers, reach, tests): the read goes through the runner, which blocks.
 pub fn read_unpacked(
     ctx: &GpuContext,
     tex: &MatrixTexture,
@@ -115,12 +132,13 @@ pub fn read_unpacked(
             tex.cols
         )));
     };
-    let values = precision.decode(&tex.read_bytes(ctx)?);
-    let texels: Vec<[f32; 4]> = values
-        .chunks_exact(4)
-        .map(|c| [c[0], c[1], c[2], c[3]])
-        .collect();
-    unpack(&texels, rows, cols)
+    let ran = run(ctx, None, || {
+        let mut work = Work::new(0);
+        work.read(Read::Texture(tex.clone()));
+        work.finish(move |bytes| Ok(vec![unpack_bytes(precision, &bytes[0], rows, cols)?]));
+        Ok(work)
+    })?;
+    Ok(ran.into_output()?.c)
 }
 
 /// Upload `x` packed (eq. 8) into a new `Rgba32Float` texture.
@@ -142,8 +160,29 @@ pub fn upload_packed_as(
     Ok(t)
 }
 
-/// Multiply `a · b` in ⌈⌈k/2⌉/b⌉ channel-packed passes, at `opts.precision`.
+/// Multiply `a · b` in ⌈⌈k/2⌉/b⌉ channel-packed passes, at `opts.precision` (blocking:
+/// [`record`], run by the runner with the observer `opts` holds).
 pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Params) -> Result<RunOutput> {
+    run_recorded(ctx, opts, |opts, per_pass| {
+        record_passes(ctx, a, b, opts, per_pass)
+    })
+}
+
+/// Record `a · b` in ⌈⌈k/2⌉/b⌉ channel-packed passes, at `opts.precision`, for the runner: as
+/// [`super::hall_blocked::record`], on packed textures, the observer (`opts.observe`) shown the
+/// packed running sum, the readback unpacked on the CPU.
+pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Params) -> Result<Work> {
+    let per_pass = opts.observe || opts.observer.is_some();
+    record_passes(ctx, a, b, opts, per_pass)
+}
+
+fn record_passes(
+    ctx: &GpuContext,
+    a: &Matrix,
+    b: &Matrix,
+    opts: &mut Params,
+    per_pass: bool,
+) -> Result<Work> {
     let (m, k, n) = (a.rows, a.cols, b.cols);
     let block = block_size(ctx, opts.block)?;
     let (m2, k2) = packed_shape(m, k);
@@ -152,7 +191,6 @@ pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Params) -> 
     let precision = setup.precision;
     crate::gpu::texture::check_target(ctx, "C packed", m2, n2, precision.format(4))?;
 
-    let t0 = Instant::now();
     let xt = upload_packed_as(ctx, "A packed", a, precision)?;
     let yt = upload_packed_as(ctx, "B packed", b, precision)?;
     let engine = Engine::build(
@@ -166,29 +204,20 @@ pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Params) -> 
         block,
         opts.accumulate,
     )?;
-    ctx.wait()?;
-    let upload_ms = ms(t0);
-
-    let run = engine.run(ctx, opts.observer.as_deref_mut())?;
-
-    let t2 = Instant::now();
-    let mut c = read_unpacked(ctx, &run.result, m, n)?;
-    let readback_ms = ms(t2);
-    let mut notes = run.notes(&format!("{m2}x{n2} RGBA"), block, k2);
-    notes.push(format!(
+    let mut work = Work::new(engine.passes());
+    let rec = engine.record(ctx, &mut work, None, per_pass)?;
+    work.read(Read::Texture(rec.result.clone()));
+    work.notes = rec.notes(&format!("{m2}x{n2} RGBA"), block, k2);
+    work.notes.push(format!(
         "2x2 channel-packed (eq. 8): A {m}x{k} as {m2}x{k2} RGBA, B {k}x{n} as {k2}x{n2} RGBA; packed and unpacked on the CPU"
     ));
-    notes.extend(setup.finish(&mut c, run.passes, "Rgba8Unorm"));
-    Ok(RunOutput {
-        c,
-        passes: run.passes,
-        timings: Timings {
-            upload_ms,
-            compute_ms: run.compute_ms,
-            copy_ms: run.copy_ms,
-            readback_ms,
-            device_ms: run.device_ms,
-        },
-        notes,
-    })
+    let (notes, rescale) = setup.finish(rec.passes, "Rgba8Unorm");
+    work.notes.extend(notes);
+    // Unpacking runs on the CPU inside readback_ms, as packing runs inside upload_ms.
+    work.finish(move |bytes| {
+        let mut c = unpack_bytes(precision, &bytes[0], m, n)?;
+        rescale.apply(&mut c);
+        Ok(vec![c])
+    });
+    Ok(work)
 }

@@ -2,10 +2,14 @@
 //! on the GPU and whose product stays there (the reachability powers of [`crate::reach`]).
 //!
 //! [`super::hall_blocked::multiply`] and [`super::hall_packed::multiply`] start from host
-//! matrices; here the caller hands over the textures and gets back the texture holding the
-//! product (the "framebuffer" of the last pass, created with `TARGET_USAGE`), so nothing crosses
-//! to the host. The passes are the shared `Engine`'s, with ping-pong accumulation; only the
-//! variant descriptions are restated, because the methods keep theirs private.
+//! matrices; here the caller hands over the textures and gets back the texture that will hold
+//! the product (the "framebuffer" of the last pass, created with `TARGET_USAGE`), so nothing
+//! crosses to the host. The passes are the shared `Engine`'s, with ping-pong accumulation; only
+//! the variant descriptions are restated, because the methods keep theirs private.
+//!
+//! Like the methods, a product only records: [`HallProduct::record`] appends its passes to a
+//! [`Work`], and the caller runs that work ([`crate::gpu::run::run`]) when it chooses — alone,
+//! or together with other products and passes recorded into the same work.
 //!
 //! Larsen–McAllister needs no wrapper: [`super::larsen_mcallister::Pipeline`] already works on
 //! textures.
@@ -13,6 +17,7 @@
 use super::Accumulate;
 use super::hall_blocked::{Engine, Variant, block_size};
 use crate::error::{Error, Result};
+use crate::gpu::run::Work;
 use crate::gpu::{GpuContext, MatrixTexture};
 
 /// Hall–Carr–Hart §3, single channel: the same shader and format as `hall_blocked`.
@@ -34,7 +39,8 @@ const PACKED: Variant = Variant {
 };
 
 /// One Hall–Carr–Hart product of two resident textures, built (pipelines, accumulation
-/// textures, bind groups) but not yet run, so that building and running can be timed apart.
+/// textures, bind groups) but not yet recorded or run, so that building and running can be timed
+/// apart.
 pub struct HallProduct {
     engine: Engine,
     passes: usize,
@@ -100,8 +106,9 @@ impl HallProduct {
         self.passes
     }
 
-    /// Run every pass and wait; returns the texture holding the product.
-    pub fn run(self, ctx: &GpuContext) -> Result<MatrixTexture> {
-        Ok(self.engine.run(ctx, None)?.result)
+    /// Record every pass into `work` (one command buffer); returns the texture that holds the
+    /// product once the work has run. Nothing is submitted here.
+    pub fn record(self, ctx: &GpuContext, work: &mut Work) -> Result<MatrixTexture> {
+        Ok(self.engine.record(ctx, work, None, false)?.result)
     }
 }

@@ -38,6 +38,7 @@ pub use chart::breakdown_chart;
 
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
+use crate::gpu::run::Work;
 use crate::gpu::texture::{
     INPUT_USAGE, MatrixTexture, ScalarFormat, TARGET_USAGE, extent, map_read,
 };
@@ -557,8 +558,15 @@ impl<'c> Run<'c> {
                 };
                 ctx.wait()?;
                 t.setup_ms += ms(t0);
+                // The product's passes, recorded and then run (submitted and waited for) here.
                 let t1 = Instant::now();
-                *fb = Some(prepared.run(ctx)?);
+                let mut product = None;
+                crate::gpu::run::run(ctx, None, || {
+                    let mut work = Work::new(prepared.passes());
+                    product = Some(prepared.record(ctx, &mut work)?);
+                    Ok(work)
+                })?;
+                *fb = product;
                 t.multiply_ms += ms(t1);
             }
         }
