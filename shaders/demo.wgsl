@@ -27,7 +27,8 @@ struct Globals {
 struct Panel {
     // x, y, width, height in pixels of the picture (a frame may surround it).
     rect: vec4f,
-    // x: look (0 matrix, 1 slice, 2 packed texels, 3 unpacked), y: source texture, z: rows, w: cols.
+    // x: look (0 matrix, 1 slice, 2 packed texels, 3 unpacked, 4 colour bar), y: source texture,
+    // z: rows, w: cols.
     what: vec4u,
     // x: band axis (0 none, 1 columns, 2 rows), y: first, z: count, w: slice index.
     band: vec4u,
@@ -237,6 +238,15 @@ fn fs_panel(in: PanelOut) -> @location(0) vec4f {
     let local = in.position.xy - p.rect.xy;
     if local.x < 0.0 || local.y < 0.0 || local.x >= p.rect.z || local.y >= p.rect.w {
         return output(p.frame.rgb, 1.0);
+    }
+    if p.what.x == 4u {
+        // A colour bar: −scale at the left, +scale at the right (0 to 1 on the u8 grey ramp).
+        let t = clamp(local.x / max(p.rect.z - 1.0, 1.0), 0.0, 1.0);
+        var v = (2.0 * t - 1.0) * p.look.x;
+        if globals.mode.x == 1u {
+            v = t;
+        }
+        return output(value_colour(v, p.look.x), 1.0);
     }
     let rows = p.what.z;
     let cols = p.what.w;

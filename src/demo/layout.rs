@@ -58,6 +58,9 @@ pub enum Look {
     Texels = 2,
     /// A packed RGBA texture unpacked to the matrix it holds (Hall–Carr–Hart eq. 8).
     Unpacked = 3,
+    /// A colour bar: the panel's colour map from −scale (left) to +scale (right), or from 0 to
+    /// 1 on the grey ramp of the 8-bit pipeline.
+    Bar = 4,
 }
 
 /// A highlighted band of columns or rows (the slice's column of A, a block of k).
@@ -103,10 +106,13 @@ pub struct Label {
 #[derive(Clone, Debug, Default)]
 pub struct Layout {
     pub panels: Vec<Panel>,
+    /// The colour bars under the panels whose colours encode a value (not the channel-hued
+    /// packed textures), each with its tick labels in `labels`.
+    pub bars: Vec<Panel>,
     pub labels: Vec<Label>,
     /// The cube's viewport, for the cube demo.
     pub cube: Option<Rect>,
-    /// Pixel size of the font.
+    /// Text scale: 1 in small frames, 2 in large ones ([`font::px`] gives the pixel size).
     pub text_scale: u32,
 }
 
@@ -137,18 +143,18 @@ pub const READ: [f32; 3] = [0.16, 0.42, 0.85];
 /// Frame colour of the texture a pass writes.
 pub const WRITTEN: [f32; 3] = [0.95, 0.50, 0.05];
 
-/// Font size for a frame of `w`×`h`.
+/// Text scale for a frame of `w`×`h`.
 pub fn text_scale(w: u32, h: u32) -> u32 {
     if w >= 900 && h >= 420 { 2 } else { 1 }
 }
 
 /// The keys, as the window's bottom line shows them.
-pub const KEYS: &str = "SPACE PAUSE  → STEP  +/- SPEED  1-4 DEMO  R NEW INPUTS  P PRECISION  ESC QUIT  (CUBE: DRAG TO ORBIT)";
+pub const KEYS: &str = "Space pause   → step   +/− speed   1–4 demo   r new inputs   p precision   Esc quit   (cube: drag to orbit)";
 
 /// Lay out the demo `v` in a `w`×`h` frame.
 pub fn layout(v: &View, w: u32, h: u32) -> Layout {
     let s = text_scale(w, h);
-    let line = (font::LINE * s) as f32;
+    let line = font::line(s) as f32;
     let margin = 8.0 * s as f32;
     let mut labels = vec![];
     let (head, sub) = headline(v);
@@ -189,6 +195,7 @@ pub fn layout(v: &View, w: u32, h: u32) -> Layout {
         };
         return Layout {
             panels: vec![],
+            bars: vec![],
             labels,
             cube: Some(cube),
             text_scale: s,
@@ -198,6 +205,9 @@ pub fn layout(v: &View, w: u32, h: u32) -> Layout {
     let frame = 4.0 * s as f32;
     let gap = 10.0 * s as f32 + 2.0 * frame;
     let label_h = 2.0 * line + frame;
+    // Below each row: the frame, a colour bar and its tick labels.
+    let bar_h = 6.0 * s as f32;
+    let below = frame + 2.0 * s as f32 + bar_h + line;
     let label_w: Vec<f32> = panels
         .iter()
         .map(|p| {
@@ -217,8 +227,60 @@ pub fn layout(v: &View, w: u32, h: u32) -> Layout {
         bottom - top - label_h,
         gap,
         label_h,
+        below,
     );
-    for (p, x) in panels.iter().zip(slots) {
+    let mut bars = vec![];
+    for (p, &(x, slot_w)) in panels.iter().zip(&slots) {
+        if p.look == Look::Texels {
+            continue;
+        }
+        let bar = Rect {
+            x,
+            y: p.rect.y + p.rect.h + frame + 2.0 * s as f32,
+            w: slot_w.max(p.rect.w),
+            h: bar_h,
+        };
+        let u8_ramp = v.precision == Precision::U8;
+        let (lo, hi) = if u8_ramp {
+            ("0".to_string(), "1".to_string())
+        } else {
+            (
+                format!("−{}", crate::report::picture::number(p.scale)),
+                format!("+{}", crate::report::picture::number(p.scale)),
+            )
+        };
+        let ty = (bar.y + bar.h + 1.0) as i32;
+        labels.push(Label {
+            x: bar.x as i32,
+            y: ty,
+            text: lo,
+        });
+        labels.push(Label {
+            x: (bar.x + bar.w) as i32 - font::text_width(&hi, s) as i32,
+            y: ty,
+            text: hi,
+        });
+        if !u8_ramp && bar.w > 6.0 * font::text_width("+0.00", s) as f32 {
+            labels.push(Label {
+                x: (bar.x + bar.w / 2.0) as i32 - font::text_width("0", s) as i32 / 2,
+                y: ty,
+                text: "0".into(),
+            });
+        }
+        bars.push(Panel {
+            rect: bar,
+            look: Look::Bar,
+            source: Source::A,
+            rows: 1,
+            cols: 1,
+            band: Band::None,
+            slice: 0,
+            scale: p.scale,
+            frame: None,
+            label: [String::new(), String::new()],
+        });
+    }
+    for (p, (x, _)) in panels.iter().zip(slots) {
         for (n, text) in p.label.iter().enumerate() {
             labels.push(Label {
                 x: x as i32,
@@ -229,52 +291,60 @@ pub fn layout(v: &View, w: u32, h: u32) -> Layout {
     }
     Layout {
         panels,
+        bars,
         labels,
         cube: None,
         text_scale: s,
     }
 }
 
-/// The two header lines: what is being drawn, and where the run stands.
+/// The two header lines: what is being drawn, and where the run stands. Indices count from 0
+/// (slice p, column p of A, row p of B), passes from 1 ("pass 3 of 8").
 fn headline(v: &View) -> (String, String) {
     let (m, k, n) = (v.m, v.k, v.n);
-    let at = format!("PASS {}/{}", v.pass, v.passes);
-    let (f, c) = (v.block.0 + 1, v.block.1);
+    let at = format!("pass {} of {}", v.pass, v.passes);
+    let (f, c) = v.block;
+    let range = index_range(f, c);
     match v.kind {
         Kind::Lm => (
-            format!(
-                "LARSEN-MCALLISTER 2001 · {m}×{k}×{n} {} · {at}",
-                v.precision
-            ),
-            "EACH PASS BLENDS ONE SLICE (COLUMN P OF A ACROSS × ROW P OF B DOWN) ONTO C".into(),
+            format!("Larsen–McAllister 2001 · {m}×{k}×{n} {} · {at}", v.precision),
+            "Each pass blends one slice onto C: column p of A across × row p of B down (indices from 0)"
+                .into(),
         ),
         Kind::Hall => (
             format!(
-                "HALL-CARR-HART 2003 §3 · {m}×{k}×{n} · BLOCK B = {} · {at}",
+                "Hall–Carr–Hart 2003 §3 · {m}×{k}×{n} · block b = {} · {at}",
                 v.b
             ),
             format!(
-                "EACH PASS: SUM A BLOCK OF K ({f}..{}), ADD THE TEXTURE READ, WRITE THE OTHER",
-                f + c - 1
+                "Each pass sums the block p = {range} of k, adds the texture it reads, writes the other (indices from 0)"
             ),
         ),
         Kind::Packed => (
             format!(
-                "HALL-CARR-HART 2003 §4 · 2×2 RGBA PACKED · {m}×{k}×{n} · B = {} · {at}",
+                "Hall–Carr–Hart 2003 §4 · 2×2 blocks packed in RGBA · {m}×{k}×{n} · b = {} · {at}",
                 v.b
             ),
             format!(
-                "RGBA = QUADRANTS TL TR BL BR · STRIPED = NEGATIVE · PACKED K {f}..{} NOW",
-                f + c - 1
+                "r g b a = top-left, top-right, bottom-left, bottom-right quadrant · striped = negative · packed p = {range} now"
             ),
         ),
         Kind::Cube => (
             format!(
-                "THE PROCESSOR CUBE (L-M §3) · {m}×{k}×{n} {} · {at}",
+                "The processor cube (L-M §3) · {m}×{k}×{n} {} · {at}",
                 v.precision
             ),
-            "K SLICES BEHIND THE FRONT FACE SUM ONTO IT, ONE PER PASS".into(),
+            "The k slices behind the front face sum onto it, one per pass".into(),
         ),
+    }
+}
+
+/// `first…last` of `count` indices from `first` (0-based), or the one index.
+fn index_range(first: u32, count: u32) -> String {
+    if count <= 1 {
+        format!("{first}")
+    } else {
+        format!("{first}…{}", first + count - 1)
     }
 }
 
@@ -301,10 +371,11 @@ fn panel_specs(v: &View) -> Vec<Panel> {
         label: [title, detail],
     };
     let (f, c) = v.block;
-    let range = format!("{}..{}", f + 1, f + c);
+    let range = index_range(f, c);
     match v.kind {
         Kind::Lm | Kind::Cube => {
-            // Before the first pass the slice panel shows slice 1, the next one.
+            // Before the first pass the slice panel shows slice 0, the next one; after pass p
+            // (counted from 1) it shows slice p − 1, the one just blended.
             let q = p.max(1);
             let mut slice = panel(
                 Look::Slice,
@@ -314,11 +385,11 @@ fn panel_specs(v: &View) -> Vec<Panel> {
                 Band::None,
                 sc.slice,
                 if p == 0 {
-                    "NEXT: SLICE 1".into()
+                    "Next: slice p = 0".into()
                 } else {
-                    format!("SLICE {p}")
+                    format!("Slice p = {}", q - 1)
                 },
-                format!("A[:,{q}] × B[{q},:]"),
+                format!("A[i, {0}] · B[{0}, j]", q - 1),
             );
             slice.slice = q - 1;
             vec![
@@ -330,7 +401,7 @@ fn panel_specs(v: &View) -> Vec<Panel> {
                     Band::Columns(q - 1, 1),
                     sc.a,
                     format!("A {m}×{k}"),
-                    format!("COLUMN {q}"),
+                    format!("column p = {}", q - 1),
                 ),
                 panel(
                     Look::Matrix,
@@ -340,7 +411,7 @@ fn panel_specs(v: &View) -> Vec<Panel> {
                     Band::Rows(q - 1, 1),
                     sc.b,
                     format!("B {k}×{n}"),
-                    format!("ROW {q}"),
+                    format!("row p = {}", q - 1),
                 ),
                 slice,
                 panel(
@@ -354,7 +425,7 @@ fn panel_specs(v: &View) -> Vec<Panel> {
                     if p == 0 {
                         "= 0".into()
                     } else {
-                        format!("= SLICES 1..{p}")
+                        format!("= slices {}", index_range(0, p))
                     },
                 ),
             ]
@@ -362,9 +433,9 @@ fn panel_specs(v: &View) -> Vec<Panel> {
         Kind::Hall => {
             let ping_pong = |slot: u32| {
                 let name = if slot == 0 {
-                    "PING (TEXTURE 0)"
+                    "Ping (texture 0)"
                 } else {
-                    "PONG (TEXTURE 1)"
+                    "Pong (texture 1)"
                 };
                 let mut x = panel(
                     Look::Matrix,
@@ -380,9 +451,9 @@ fn panel_specs(v: &View) -> Vec<Panel> {
                     let written = p % 2 == slot;
                     x.frame = Some(if written { WRITTEN } else { READ });
                     x.label[1] = if written {
-                        format!("WRITTEN BY PASS {p}")
+                        format!("written by pass {p}")
                     } else {
-                        format!("READ BY PASS {p}")
+                        format!("read by pass {p}")
                     };
                 }
                 x
@@ -396,7 +467,7 @@ fn panel_specs(v: &View) -> Vec<Panel> {
                     Band::Columns(f, c),
                     sc.a,
                     format!("A {m}×{k}"),
-                    format!("COLUMNS {range}"),
+                    format!("columns {range}"),
                 ),
                 panel(
                     Look::Matrix,
@@ -406,7 +477,7 @@ fn panel_specs(v: &View) -> Vec<Panel> {
                     Band::Rows(f, c),
                     sc.b,
                     format!("B {k}×{n}"),
-                    format!("ROWS {range}"),
+                    format!("rows {range}"),
                 ),
                 ping_pong(0),
                 ping_pong(1),
@@ -422,8 +493,8 @@ fn panel_specs(v: &View) -> Vec<Panel> {
                 2 * w2,
                 Band::None,
                 sc.c,
-                "C PACKED".into(),
-                format!("{h}×{w2} RGBA TEXELS"),
+                "C packed".into(),
+                format!("{h}×{w2} RGBA texels"),
             );
             if p > 0 {
                 packed_c.frame = Some(WRITTEN);
@@ -436,8 +507,8 @@ fn panel_specs(v: &View) -> Vec<Panel> {
                     2 * k2,
                     Band::Columns(2 * f, 2 * c),
                     sc.a,
-                    "A PACKED".into(),
-                    format!("{h}×{k2} TEXELS, K {range}"),
+                    "A packed".into(),
+                    format!("{h}×{k2} texels, p = {range}"),
                 ),
                 panel(
                     Look::Texels,
@@ -446,8 +517,8 @@ fn panel_specs(v: &View) -> Vec<Panel> {
                     2 * w2,
                     Band::Rows(2 * f, 2 * c),
                     sc.b,
-                    "B PACKED".into(),
-                    format!("{k2}×{w2} TEXELS, K {range}"),
+                    "B packed".into(),
+                    format!("{k2}×{w2} texels, p = {range}"),
                 ),
                 packed_c,
                 panel(
@@ -457,7 +528,7 @@ fn panel_specs(v: &View) -> Vec<Panel> {
                     n,
                     Band::None,
                     sc.c,
-                    "C UNPACKED".into(),
+                    "C unpacked".into(),
                     format!("{m}×{n}"),
                 ),
             ]
@@ -467,7 +538,8 @@ fn panel_specs(v: &View) -> Vec<Panel> {
 
 /// Give the panels rectangles: one cell size for all (so shared sides line up), in one row or
 /// more, whichever gives the largest cells; each panel's slot at least as wide as its label;
-/// centred in the area (`x0`, `y0`, `w`, `h`). Returns each slot's left edge (for the labels).
+/// `below` pixels kept free under each row (the colour bars); centred in the area (`x0`, `y0`,
+/// `w`, `h`). Returns each slot's left edge and width (for the labels and the bars).
 #[allow(clippy::too_many_arguments)]
 fn place(
     panels: &mut [Panel],
@@ -478,7 +550,8 @@ fn place(
     h: f32,
     gap: f32,
     label_h: f32,
-) -> Vec<f32> {
+    below: f32,
+) -> Vec<(f32, f32)> {
     let count = panels.len();
     let slot = |i: usize, cell: f32| (panels[i].cols as f32 * cell).max(label_w[i]);
     let rows_of = |per_row: usize| -> Vec<(usize, usize)> {
@@ -495,7 +568,7 @@ fn place(
         let wide = rows.iter().all(|r| {
             (r.0..r.1).map(|i| slot(i, cell)).sum::<f32>() + gap * (r.1 - r.0 - 1) as f32 <= w
         });
-        let high = rows.iter().map(|r| row_h(r, cell)).sum::<f32>()
+        let high = rows.iter().map(|r| row_h(r, cell) + below).sum::<f32>()
             + (rows.len() as f32 - 1.0) * (gap + label_h)
             <= h;
         wide && high
@@ -522,9 +595,10 @@ fn place(
     }
     let rows = rows_of(per_row);
     let heights: Vec<f32> = rows.iter().map(|r| row_h(r, cell)).collect();
-    let total_h: f32 = heights.iter().sum::<f32>() + (rows.len() as f32 - 1.0) * (gap + label_h);
+    let total_h: f32 = heights.iter().map(|h| h + below).sum::<f32>()
+        + (rows.len() as f32 - 1.0) * (gap + label_h);
     let slots: Vec<f32> = (0..count).map(|i| slot(i, cell)).collect();
-    let mut lefts = vec![0.0; count];
+    let mut lefts = vec![(0.0, 0.0); count];
     let mut y = y0 + ((h - total_h) / 2.0).max(0.0);
     for (r, &rh) in rows.iter().zip(&heights) {
         let width: f32 = slots[r.0..r.1].iter().sum::<f32>() + gap * (r.1 - r.0 - 1) as f32;
@@ -532,7 +606,7 @@ fn place(
         for i in r.0..r.1 {
             let p = &mut panels[i];
             let pw = p.cols as f32 * cell;
-            lefts[i] = x.round();
+            lefts[i] = (x.round(), slots[i]);
             p.rect = Rect {
                 x: (x + (slots[i] - pw) / 2.0).round(),
                 y: y.round(),
@@ -541,7 +615,7 @@ fn place(
             };
             x += slots[i] + gap;
         }
-        y += rh + gap + label_h;
+        y += rh + below + gap + label_h;
     }
     lefts
 }

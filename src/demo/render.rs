@@ -205,7 +205,7 @@ impl Renderer {
             let spots = [
                 (
                     Vec3::new(e.x * 0.5, -e.y * 0.5, 0.0),
-                    "C (FRONT)".to_string(),
+                    "C (front face)".to_string(),
                 ),
                 (Vec3::new(0.0, -e.y * 0.5, -e.z * 0.5), format!("A {m}×{k}")),
                 (Vec3::new(e.x * 0.5, 0.0, -e.z * 0.5), format!("B {k}×{n}")),
@@ -238,7 +238,12 @@ impl Renderer {
                 if u8_mode { 255 } else { 0 },
                 depth,
             ],
-            dims: [m as u32, k as u32, n as u32, lay.panels.len() as u32],
+            dims: [
+                m as u32,
+                k as u32,
+                n as u32,
+                (lay.panels.len() + lay.bars.len()) as u32,
+            ],
             scales: [
                 state.scales.a,
                 state.scales.b,
@@ -248,7 +253,7 @@ impl Renderer {
         };
         let s = lay.text_scale as f32;
         let mut panels = [GpuPanel::zeroed(); MAX_PANELS];
-        for (g, p) in panels.iter_mut().zip(&lay.panels) {
+        for (g, p) in panels.iter_mut().zip(lay.panels.iter().chain(&lay.bars)) {
             let (axis, first, count) = match p.band {
                 Band::None => (0, 0, 0),
                 Band::Columns(f, c) => (1, f, c),
@@ -302,9 +307,10 @@ impl Renderer {
                 pass.set_bind_group(0, bind_group, &[]);
                 pass.set_pipeline(&pipelines.background);
                 pass.draw(0..3, 0..1);
-                if !lay.panels.is_empty() {
+                let drawn = (lay.panels.len() + lay.bars.len()).min(MAX_PANELS) as u32;
+                if drawn > 0 {
                     pass.set_pipeline(&pipelines.panels);
-                    pass.draw(0..6, 0..lay.panels.len().min(MAX_PANELS) as u32);
+                    pass.draw(0..6, 0..drawn);
                 }
                 if let (Some(r), false) = (lay.cube, quads.is_empty()) {
                     pass.set_viewport(r.x, r.y, r.w, r.h, 0.0, 1.0);
@@ -494,21 +500,21 @@ fn status_line(state: &DemoState) -> Option<String> {
     match (state.progress(), state.verdict()) {
         (Progress::Done, Some(v)) => {
             let mut s = format!(
-                "DONE · ERROR VS CPU: REL {:.2e}, MAX {:.2e} · {}",
+                "Done · error {:.1e} (largest {:.1e}) against the CPU, {}",
                 v.stats.rel_err,
                 v.stats.max_abs_err,
                 if v.passed {
-                    "WITHIN TOLERANCE"
+                    "within tolerance"
                 } else {
-                    "OUTSIDE TOLERANCE"
+                    "outside tolerance"
                 }
             );
             if let Some(n) = v.saturated.filter(|&n| n > 0) {
-                s += &format!(" · {n} SATURATED (WHITE, AS IN THE PAPER)");
+                s += &format!(" · {n} saturated to white, as in the paper");
             }
-            Some(s.to_uppercase())
+            Some(s)
         }
-        (Progress::Failed(msg), _) => Some(format!("ERROR: {msg}").to_uppercase()),
+        (Progress::Failed(msg), _) => Some(format!("Error: {msg}")),
         _ => None,
     }
 }
