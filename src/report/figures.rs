@@ -1697,7 +1697,11 @@ pub fn kk73_steps(ctx: &GpuContext, out: &Path) -> Result<()> {
         .map(|r| Bar {
             label: r.label.clone(),
             value: Some(r.best_gflops),
-            text: format!("{:.2} GFLOP/s ({:.1} ms)", r.best_gflops, r.wall.min),
+            text: format!(
+                "{} GFLOP/s ({} ms)",
+                plots::short(r.best_gflops),
+                plots::short(r.wall.min)
+            ),
             group: 2,
         })
         .collect();
@@ -1824,8 +1828,8 @@ pub fn eras(ctx: &GpuContext, out: &Path) -> Result<()> {
                     let ok = crate::plan::verdict_for(method, &Options::default(), &a, &b, &best.c)
                         .passed;
                     let text = format!(
-                        "{:.2} GFLOP/s{}",
-                        rep.gflops,
+                        "{} GFLOP/s{}",
+                        plots::short(rep.gflops),
                         if ok { "" } else { " (FAILED its check)" }
                     );
                     let _ = writeln!(

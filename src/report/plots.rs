@@ -357,14 +357,11 @@ fn bars_on(
         .max()
         .unwrap_or(0)
         + 24;
-    // The widest text after a bar, as a share of the plotting width, decides the headroom.
+    // Each bar's text after its end must fit: the axis runs on far enough for the bar whose end
+    // and text reach furthest. (A bar without a value has its text from the axis start.)
     let (aw, _) = area.dim_in_pixel();
     let plot_w = aw.saturating_sub(label_w + 40).max(100) as f64;
-    let text_share = bars
-        .iter()
-        .map(|b| (text::width(&b.text, text::SMALL) as f64 + 16.0) / plot_w)
-        .fold(0.0f64, f64::max)
-        .min(0.8);
+    let share = |b: &Bar| ((text::width(&b.text, text::SMALL) as f64 + 16.0) / plot_w).min(0.8);
     // The same chart on a log or a linear axis (plotters' coordinate types differ).
     macro_rules! draw_bars {
         ($xrange:expr, $lo:expr) => {{
@@ -421,14 +418,19 @@ fn bars_on(
                 .map_err(plot_err(title))?;
         }};
     }
+    let valued = || {
+        bars.iter()
+            .filter_map(|b| b.value.filter(|v| *v > 0.0).map(|v| (v, share(b))))
+    };
     if log {
         let lo = (vmin / 3.0).max(1e-12);
-        // Room after the largest bar for its text: the axis runs on past vmax by the text's share.
-        let decades = (vmax / lo).log10().max(0.5);
-        let hi = vmax * 10f64.powf(decades * text_share / (1.0 - text_share)) * 1.2;
+        let reach = valued()
+            .map(|(v, f)| (v / lo).ln() / (1.0 - f))
+            .fold((vmax / lo).ln(), f64::max);
+        let hi = lo * (reach * 1.03).exp();
         draw_bars!((lo..hi).log_scale(), lo);
     } else {
-        let hi = vmax / (1.0 - text_share) * 1.05;
+        let hi = valued().map(|(v, f)| v / (1.0 - f)).fold(vmax, f64::max) * 1.03;
         draw_bars!(0f64..hi, 0.0);
     }
     Ok(())
@@ -546,8 +548,8 @@ pub fn scatter_panels(
     })
 }
 
-/// A number with at most 3 significant digits, for axis labels.
-fn short(v: f64) -> String {
+/// A number with at most 3 significant digits, for axis labels and values.
+pub fn short(v: f64) -> String {
     if v == 0.0 || !v.is_finite() {
         return format!("{v}");
     }
