@@ -413,10 +413,15 @@ fn cli_hall_packed_u8_check_passes() {
 #[test]
 fn f32_blend_without_float32_blendable_falls_back_to_f16_and_says_so() {
     // A context that believes it cannot blend f32 (lavapipe can; the mask plays an adapter that
-    // cannot). Ping-pong needs no blending and stays f32; blend falls back to f16, writes that
-    // back into the options, notes it, and the verdict judges it as f16.
+    // cannot: neither the FLOAT32_BLENDABLE feature nor adapter-specific format features, so
+    // only WebGPU's guaranteed features count). Ping-pong needs no blending and stays f32;
+    // blend falls back to f16, writes that back into the options, notes it, and the verdict
+    // judges it as f16.
     let mut no_blend = rendermm::gpu::GpuContext::new().unwrap();
     no_blend.features.remove(wgpu::Features::FLOAT32_BLENDABLE);
+    no_blend
+        .features
+        .remove(wgpu::Features::TEXTURE_ADAPTER_SPECIFIC_FORMAT_FEATURES);
     let a = Matrix::random(9, 40, 3, -1.0, 1.0);
     let b = Matrix::random(40, 7, 4, -1.0, 1.0);
     for method in HALL {

@@ -7,7 +7,7 @@
 //! `copy_ms` in copy mode). The best b is the one
 //! with the smallest median.
 //!
-//! The issue-8 methods `cs-fast` and `coop` have a few fixed variants (tile shapes, register
+//! The fast paths `cs-fast` and `coop` have a few fixed variants (tile shapes, register
 //! blocks, operand layouts) instead of a b: [`tune_variants`] times each the same way, on device
 //! time where the adapter has timestamps, and names the fastest that passed its check
 //! (`rendermm tune --method cs-fast|coop`; select the winner with `RENDERMM_CS_FAST` /

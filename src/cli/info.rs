@@ -89,7 +89,16 @@ fn survey(json: bool) -> Result<()> {
     let yes = |b: bool| if b { "yes" } else { "no" };
     println!(
         "{:<34} {:<8} {:<6} {:>9} {:>9} {:>8} {:>10} {:>9} {:>5} {:>5}",
-        "adapter", "backend", "type", "f32 pass", "f32 blend", "compute", "timestamps", "subgroups", "f16", "coop"
+        "adapter",
+        "backend",
+        "type",
+        "f32 pass",
+        "f32 blend",
+        "compute",
+        "timestamps",
+        "subgroups",
+        "f16",
+        "coop"
     );
     for a in &adapters {
         let name: String = a.name.chars().take(34).collect();

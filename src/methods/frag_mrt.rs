@@ -571,7 +571,7 @@ pub fn record_with(
     mut shape: Shape,
 ) -> Result<Work> {
     crate::matrix::check_product(a, b)?;
-    if opts.observe || opts.observer.is_some() {
+    if opts.observe {
         return Err(Error::Invalid(
             "frag-mrt spreads C over several colour attachments in its own layout; it has no single accumulation texture to show an observer".into(),
         ));

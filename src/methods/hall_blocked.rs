@@ -31,7 +31,7 @@
 //! pipelines; `compute_ms` is the wall-clock time of the passes (less the copies in copy mode).
 //!
 //! Precision (`Params::precision`; see [`crate::precision`]):
-//! - **f32**: `R32Float` textures and targets. Blend mode needs `FLOAT32_BLENDABLE`; without it
+//! - **f32**: `R32Float` textures and targets. Blend mode needs blending into them; without it
 //!   the run falls back to f16 with a note (ping-pong and copy need no blending and stay f32).
 //! - **f16**: `R16Float`. The shader still sums each block in f32 registers; the store rounds to
 //!   f16 once per pass, which is why its error bound ([`crate::precision::f16_bound_blocked`])
@@ -50,7 +50,7 @@
 //!
 //! Shader: `shaders/hall_blocked.wgsl`.
 
-use super::{Params, RunOutput, Timings};
+use super::{Method, Params, RunOutput, Timings};
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::gpu::pipeline::{color_pass, texture_entry};
@@ -132,30 +132,12 @@ pub fn block_size(ctx: &GpuContext, block: Option<u32>) -> Result<u32> {
     Ok(b)
 }
 
-/// Multiply `a · b` in ⌈k/b⌉ blocked passes, at `opts.precision` (blocking: [`record`], run by
-/// the runner with the observer `opts` holds).
-pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Params) -> Result<RunOutput> {
-    run_recorded(ctx, opts, |opts, per_pass| {
-        record_passes(ctx, a, b, opts, per_pass)
-    })
-}
-
 /// Record `a · b` in ⌈k/b⌉ blocked passes, at `opts.precision`, for the runner: the textures,
 /// the pipeline, the passes (one command buffer per pass when an observer will watch,
 /// `opts.observe`), the copies of copy mode, the readback and the rescale of
 /// `--scale-by-depth`.
 pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Params) -> Result<Work> {
-    let per_pass = opts.observe || opts.observer.is_some();
-    record_passes(ctx, a, b, opts, per_pass)
-}
-
-fn record_passes(
-    ctx: &GpuContext,
-    a: &Matrix,
-    b: &Matrix,
-    opts: &mut Params,
-    per_pass: bool,
-) -> Result<Work> {
+    let per_pass = opts.observe;
     let (m, k, n) = (a.rows, a.cols, b.cols);
     let block = block_size(ctx, opts.block)?;
     ctx.check_texture_dim("C width (n)", n)?;
@@ -189,20 +171,6 @@ fn record_passes(
         Ok(vec![c])
     });
     Ok(work)
-}
-
-/// Run what `record` records — given the options and whether an observer will watch — with the
-/// observer `opts` holds (lent to the runner for the run, then put back).
-pub(super) fn run_recorded(
-    ctx: &GpuContext,
-    opts: &mut Params,
-    record: impl FnOnce(&mut Params, bool) -> Result<Work>,
-) -> Result<RunOutput> {
-    let mut observer = opts.observer.take();
-    let per_pass = observer.is_some();
-    let ran = run(ctx, observer.as_deref_mut(), || record(opts, per_pass));
-    opts.observer = observer;
-    ran?.into_output()
 }
 
 /// One block of C for [`crate::plan::tiled`]: `Σ_c a[c] · b[c]` over the chunks of k, each chunk's
@@ -343,7 +311,7 @@ pub(super) struct PrecisionSetup {
 impl PrecisionSetup {
     /// Check `opts` against the inputs and the adapter: u8 inputs in [0, 1], `--scale-by-depth`
     /// only with u8, the u8 block sum (at most `terms_per_pass` products of 255·255) within u32;
-    /// f32 blend mode without `FLOAT32_BLENDABLE` falls back to f16. Writes the precision used
+    /// f32 blend mode where the adapter cannot blend 32-bit floats falls back to f16. Writes the precision used
     /// back into `opts.precision`.
     pub fn new(
         ctx: &GpuContext,
@@ -356,11 +324,11 @@ impl PrecisionSetup {
         let mut notes = vec![];
         if precision == Precision::F32
             && opts.accumulate == Accumulate::Blend
-            && !ctx.has(wgpu::Features::FLOAT32_BLENDABLE)
+            && !ctx.can_render(wgpu::TextureFormat::R32Float, true)
         {
             precision = Precision::F16;
             notes.push(format!(
-                "adapter '{}' lacks FLOAT32_BLENDABLE: --accumulate blend blends in f16 instead of f32 (ping-pong and copy need no blending)",
+                "adapter '{}' cannot blend into 32-bit float targets (no FLOAT32_BLENDABLE, and no blending in its own format features): --accumulate blend blends in f16 instead of f32 (ping-pong and copy need no blending)",
                 ctx.info.name
             ));
         }
@@ -431,6 +399,7 @@ impl Rescale {
 
 /// What the single-channel and the packed variant differ in; the passes are the same.
 pub(super) struct Variant {
+    pub method: Method,
     pub name: &'static str,
     pub shader_file: &'static str,
     pub source: &'static str,
@@ -438,7 +407,8 @@ pub(super) struct Variant {
     pub write_mask: wgpu::ColorWrites,
 }
 
-const SINGLE: Variant = Variant {
+pub(super) const SINGLE: Variant = Variant {
+    method: Method::HallBlocked,
     name: "hall_blocked",
     shader_file: "hall_blocked.wgsl",
     source: SHADER,
@@ -526,16 +496,12 @@ impl Engine {
         block: u32,
         accumulate: Accumulate,
     ) -> Result<Self> {
-        use wgpu::TextureFormat as F;
-        if accumulate == Accumulate::Blend && matches!(format, F::R32Float | F::Rgba32Float) {
-            ctx.require(
-                wgpu::Features::FLOAT32_BLENDABLE,
-                "FLOAT32_BLENDABLE",
-                &format!(
-                    "--accumulate blend adds each pass into a {format:?} framebuffer by blending"
-                ),
-            )?;
-        }
+        ctx.require_render(
+            v.method.name(),
+            format,
+            accumulate == Accumulate::Blend,
+            "its passes render the running sum into float targets; try another backend (WGPU_BACKEND=vulkan) or another --precision",
+        )?;
         let (rows, cols) = (x.rows, y.cols);
         let blocks = blocks(depth, block);
         let stride = 16u32.next_multiple_of(ctx.limits.min_uniform_buffer_offset_alignment);

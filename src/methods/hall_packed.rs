@@ -22,7 +22,7 @@
 //! [`read_unpacked`] turns such a texture back into a matrix.
 //!
 //! Precision (`Params::precision`): as [`super::hall_blocked`], in four channels — f32
-//! `Rgba32Float`, f16 `Rgba16Float` (also blend mode's fallback without `FLOAT32_BLENDABLE`),
+//! `Rgba32Float`, f16 `Rgba16Float` (also blend mode's fallback where 32-bit floats cannot be blended),
 //! u8 `Rgba8Unorm`: inputs in [0, 1] quantized to 8 bits before packing, each channel's 2b
 //! products of a pass summed exactly in integers, rounded to 8 bits once per pass and saturated
 //! at 1.0 by the store or the blend. CPU model: [`crate::precision::u8_model_packed`];
@@ -30,8 +30,8 @@
 //!
 //! Shader: `shaders/hall_packed.wgsl`.
 
-use super::hall_blocked::{Engine, PrecisionSetup, Variant, block_size, run_recorded};
-use super::{Params, RunOutput};
+use super::hall_blocked::{Engine, PrecisionSetup, Variant, block_size};
+use super::{Method, Params};
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::gpu::run::{Read, Work, run};
@@ -42,6 +42,7 @@ use crate::precision::Precision;
 const SHADER: &str = include_str!("../../shaders/hall_packed.wgsl");
 
 pub(super) const PACKED: Variant = Variant {
+    method: Method::HallPacked,
     name: "hall_packed",
     shader_file: "hall_packed.wgsl",
     source: SHADER,
@@ -160,29 +161,11 @@ pub fn upload_packed_as(
     Ok(t)
 }
 
-/// Multiply `a · b` in ⌈⌈k/2⌉/b⌉ channel-packed passes, at `opts.precision` (blocking:
-/// [`record`], run by the runner with the observer `opts` holds).
-pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Params) -> Result<RunOutput> {
-    run_recorded(ctx, opts, |opts, per_pass| {
-        record_passes(ctx, a, b, opts, per_pass)
-    })
-}
-
 /// Record `a · b` in ⌈⌈k/2⌉/b⌉ channel-packed passes, at `opts.precision`, for the runner: as
 /// [`super::hall_blocked::record`], on packed textures, the observer (`opts.observe`) shown the
 /// packed running sum, the readback unpacked on the CPU.
 pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Params) -> Result<Work> {
-    let per_pass = opts.observe || opts.observer.is_some();
-    record_passes(ctx, a, b, opts, per_pass)
-}
-
-fn record_passes(
-    ctx: &GpuContext,
-    a: &Matrix,
-    b: &Matrix,
-    opts: &mut Params,
-    per_pass: bool,
-) -> Result<Work> {
+    let per_pass = opts.observe;
     let (m, k, n) = (a.rows, a.cols, b.cols);
     let block = block_size(ctx, opts.block)?;
     let (m2, k2) = packed_shape(m, k);

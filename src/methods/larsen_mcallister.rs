@@ -106,7 +106,7 @@ pub fn record_channels(
     {
         precision = Precision::F16;
         notes.push(format!(
-            "adapter '{}' cannot blend into {:?}: blending in f16 ({:?}) instead of f32",
+            "adapter '{}' cannot blend into {:?} (no FLOAT32_BLENDABLE, and no blending in its own format features): blending in f16 ({:?}) instead of f32",
             ctx.info.name,
             Precision::F32.format(ch),
             Precision::F16.format(ch)

@@ -144,8 +144,7 @@ const F32_ONLY: Takes = Takes {
 /// Records the GPU work of one product (a render-pass method, cs-fast, coop) for the runner
 /// ([`crate::gpu::run`]) to submit and resolve.
 pub type RecordFn = fn(&GpuContext, &Matrix, &Matrix, &mut Params) -> Result<Work>;
-/// Runs one product itself (blocking); the form the methods are leaving for [`RecordFn`].
-pub type RunFn = fn(&GpuContext, &Matrix, &Matrix, &mut Params) -> Result<RunOutput>;
+
 /// The compute plan (kernels, grids) of an m×k·k×n product, run by [`crate::gpu::compute`].
 pub type PlanFn = fn(&wgpu::Limits, usize, usize, usize) -> Result<Plan>;
 
@@ -154,8 +153,6 @@ pub type PlanFn = fn(&wgpu::Limits, usize, usize, usize) -> Result<Plan>;
 pub enum Runs {
     /// Its own passes or dispatches, recorded for the runner.
     Record(RecordFn),
-    /// Its own passes or dispatches, run by the method.
-    Gpu(RunFn),
     /// A compute plan on the shared compute harness; `fallback` is the method that takes a
     /// product too large for this one's single workgroup.
     Compute {
@@ -235,7 +232,7 @@ pub const TABLE: &[Info] = &[
             accumulate: true,
             channels: false,
         },
-        runs: Runs::Gpu(hall_blocked::multiply),
+        runs: Runs::Record(hall_blocked::record),
     },
     Info {
         method: Method::HallPacked,
@@ -250,7 +247,7 @@ pub const TABLE: &[Info] = &[
             accumulate: true,
             channels: false,
         },
-        runs: Runs::Gpu(hall_packed::multiply),
+        runs: Runs::Record(hall_packed::record),
     },
     Info {
         method: Method::FragMrt,
@@ -286,7 +283,7 @@ pub const TABLE: &[Info] = &[
     compute(
         Method::CsTiled32,
         "cs-tiled-32",
-        "HIP blog (BLOCK_DIM = 32)",
+        "HIP blog, its BLOCK_DIM = 32",
         "32×32 shared-memory tiles, zero padding",
         "methods/cs_tiled.rs",
         |_, m, k, n| Ok(cs_tiled::plan(32, m, k, n)),
@@ -422,7 +419,7 @@ pub const TABLE: &[Info] = &[
         name: "coop",
         era: Era::TensorCores,
         source: "wgpu's experimental cooperative matrices",
-        summary: "tensor cores: f16 in, f32 accumulation",
+        summary: "cooperative matrices: f16 in, f32 accumulation",
         file: "methods/coop.rs",
         takes: F32_ONLY,
         runs: Runs::Record(|ctx, a, b, _| coop::record(ctx, a, b)),
@@ -535,10 +532,8 @@ impl std::fmt::Display for Method {
 
 /// The options a method reads besides A and B; each reads the ones that concern it (its row's
 /// [`Takes`]). The entry point ([`crate::plan::multiply`]) fills them from its own options.
-#[derive(Default)]
-pub struct Params<'a> {
-    /// Called after every pass, if set. Methods that batch passes split them to call it.
-    pub observer: Option<&'a mut dyn Observer>,
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Params {
     /// An observer will watch the runner: record one command buffer per pass and mark the
     /// accumulation texture after each ([`Work::observe`]).
     pub observe: bool,

@@ -1,7 +1,7 @@
 //! Texture-level entry points to the Hall–Carr–Hart passes, for work whose operands are already
 //! on the GPU and whose product stays there (the reachability powers of [`crate::reach`]).
 //!
-//! [`super::hall_blocked::multiply`] and [`super::hall_packed::multiply`] start from host
+//! [`super::hall_blocked::record`] and [`super::hall_packed::record`] start from host
 //! matrices; here the caller hands over the textures and gets back the texture that will hold
 //! the product (the "framebuffer" of the last pass, created with `TARGET_USAGE`), so nothing
 //! crosses to the host. The passes are the shared `Engine`'s, with ping-pong accumulation; only
@@ -20,23 +20,9 @@ use crate::error::{Error, Result};
 use crate::gpu::run::Work;
 use crate::gpu::{GpuContext, MatrixTexture};
 
-/// Hall–Carr–Hart §3, single channel: the same shader and format as `hall_blocked`.
-const BLOCKED: Variant = Variant {
-    name: "hall_blocked",
-    shader_file: "hall_blocked.wgsl",
-    source: include_str!("../../shaders/hall_blocked.wgsl"),
-    format: wgpu::TextureFormat::R32Float,
-    write_mask: wgpu::ColorWrites::RED,
-};
-
-/// Hall–Carr–Hart §4, 2×2 channel-packed: the same shader and format as `hall_packed`.
-const PACKED: Variant = Variant {
-    name: "hall_packed",
-    shader_file: "hall_packed.wgsl",
-    source: include_str!("../../shaders/hall_packed.wgsl"),
-    format: wgpu::TextureFormat::Rgba32Float,
-    write_mask: wgpu::ColorWrites::ALL,
-};
+// Hall–Carr–Hart §3, single channel, and §4, 2×2 channel-packed: the methods' own variants.
+use super::hall_blocked::SINGLE as BLOCKED;
+use super::hall_packed::PACKED;
 
 /// One Hall–Carr–Hart product of two resident textures, built (pipelines, accumulation
 /// textures, bind groups) but not yet recorded or run, so that building and running can be timed

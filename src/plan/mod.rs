@@ -49,7 +49,6 @@ impl Options<'_> {
     pub fn with_params<T>(&mut self, f: impl FnOnce(&mut Params) -> T) -> T {
         let mut p = Params {
             observe: self.observer.is_some(),
-            observer: self.observer.as_deref_mut().map(|o| o as &mut dyn Observer),
             allow_nonfinite: self.allow_nonfinite,
             block: self.block,
             accumulate: self.accumulate,
@@ -81,10 +80,6 @@ pub fn multiply(
     }
     let out = match method.info().runs {
         Runs::Cpu(f) => cpu_run(a, b, f),
-        Runs::Gpu(own) => {
-            let ctx = gpu()?;
-            opts.with_params(|p| own(ctx, a, b, p))?
-        }
         Runs::Record(_) | Runs::Compute { .. } => {
             let ctx = gpu()?;
             let observe = opts.observer.is_some();
@@ -121,13 +116,6 @@ pub async fn multiply_async(
     }
     let out = match method.info().runs {
         Runs::Cpu(f) => cpu_run(a, b, f),
-        Runs::Gpu(_) => {
-            return Err(Error::Unsupported {
-                option: "an awaited run".into(),
-                method: method.name(),
-                why: "runs its passes itself and blocks; it runs only natively".into(),
-            });
-        }
         Runs::Record(_) | Runs::Compute { .. } => {
             let observe = opts.observer.is_some();
             let mut observer = opts.observer.take();
@@ -207,7 +195,7 @@ fn record(
             }
             Ok(work)
         }
-        Runs::Gpu(_) | Runs::Cpu(_) => Err(Error::Invalid(format!(
+        Runs::Cpu(_) => Err(Error::Invalid(format!(
             "{method} does not record its work for the runner"
         ))),
     }

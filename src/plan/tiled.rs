@@ -897,25 +897,34 @@ fn lm_block(
     let depth = if opts.scale_by_depth { k as u32 } else { 1 };
     let (m, n) = (a[0].rows, b[0].cols);
     let format = precision.format(1);
-    // Every tile pair's slices blend into one framebuffer: one recorded render pass per pair.
-    let ran = run(ctx, None, || {
-        let target = MatrixTexture::new(ctx, "C block (framebuffer)", m, n, format, TARGET_USAGE)?;
-        let mut work = Work::new(k);
-        for (i, (x, y)) in a.iter().zip(b).enumerate() {
+    // Every tile pair's slices blend into one framebuffer. Each pair is a run of its own, so only
+    // one pair of tiles is on the GPU at a time (what the tiling's footprint counts); only the
+    // last reads the framebuffer back.
+    let target = MatrixTexture::new(ctx, "C block (framebuffer)", m, n, format, TARGET_USAGE)?;
+    let mut t = Timings::default();
+    let mut last = None;
+    for (i, (x, y)) in a.iter().zip(b).enumerate() {
+        let ran = run(ctx, None, || {
             let at = MatrixTexture::upload_channels(ctx, "A tile", &[x], precision)?;
             let bt = MatrixTexture::upload_channels(ctx, "B tile", &[y], precision)?;
             let pipeline =
                 larsen_mcallister::Pipeline::new(ctx, &at, &bt, format, 1, depth, precision)?;
+            let mut work = Work::new(x.cols);
             work.push(
                 pipeline.encode(ctx, &target, 0..x.cols as u32, i == 0)?,
                 Phase::Compute,
             );
-        }
-        work.read(Read::Texture(target));
-        work.finish(move |bytes| split_channels(m, n, precision.decode(&bytes[0]), 1));
-        Ok(work)
-    })?;
-    let t = ran.timings;
+            if i + 1 == a.len() {
+                work.read(Read::Texture(target.clone()));
+                work.finish(move |bytes| split_channels(m, n, precision.decode(&bytes[0]), 1));
+            }
+            Ok(work)
+        })?;
+        add_timings(&mut t, &ran.timings);
+        last = Some(ran);
+    }
+    let ran =
+        last.ok_or_else(|| Error::Invalid("a tiled block needs at least one chunk of k".into()))?;
     let mut c = ran.cs.into_iter().next().expect("one read, one matrix");
     if opts.scale_by_depth {
         c.data.iter_mut().for_each(|v| *v *= k as f32);
@@ -951,56 +960,77 @@ fn compute_block(
     }
     let mut notes = vec![];
     let mut passes = 0;
-    // Each chunk's product recorded after the last, its C added into the first chunk's C on
-    // the GPU by `adder`; one read of the sum.
-    let ran = run(ctx, None, || {
-        let mut sum: Option<MatrixBuffer> = None;
-        let mut work = Work::new(0);
-        for (x, y) in a.iter().zip(b) {
-            let plan = super::compute_plan(eff, &ctx.limits, x.rows, x.cols, y.cols)
-                .unwrap_or_else(|| Err(Error::Invalid(format!("{eff} is not a compute method"))))?;
+    // Each chunk a run of its own (only one chunk's operands on the GPU at a time, as the
+    // tiling's footprint counts), its C added into the first chunk's C on the GPU by `adder`;
+    // the last run reads the sum back.
+    let mut sum: Option<MatrixBuffer> = None;
+    let mut t = Timings::default();
+    let mut c = None;
+    for (i, (x, y)) in a.iter().zip(b).enumerate() {
+        let plan = super::compute_plan(eff, &ctx.limits, x.rows, x.cols, y.cols)
+            .unwrap_or_else(|| Err(Error::Invalid(format!("{eff} is not a compute method"))))?;
+        let last = i + 1 == a.len();
+        let ran = run(ctx, None, || {
             let ops = Operands::upload(ctx, &plan, x, y)?;
             let prepared = Prepared::new(ctx, &plan, &ops)?;
+            let mut work = Work::new(plan.dispatches());
             work.push(prepared.encode(&ctx.device, plan.method)?, Phase::Compute);
-            passes += plan.dispatches();
-            let Operands { c, .. } = ops;
+            let Operands { c: part, .. } = ops;
             match (&sum, adder) {
-                (None, _) => sum = Some(c),
-                (Some(s), Some(add)) => {
-                    work.push(add.encode(ctx, &c, s)?, Phase::Compute);
-                    passes += 1;
-                }
+                (None, _) => sum = Some(part),
+                (Some(s), Some(add)) => work.push(add.encode(ctx, &part, s)?, Phase::Compute),
                 (Some(_), None) => {
                     return Err(Error::Invalid(
                         "a split k needs the accumulation pipeline".into(),
                     ));
                 }
             }
-            if notes.is_empty() {
-                notes = plan.notes.clone();
+            if last {
+                let s = sum.as_ref().expect("the first chunk made the sum");
+                let (rows, cols) = (s.rows, s.cols);
+                work.read(Read::Buffer {
+                    buffer: s.buffer.clone(),
+                    len: (rows * cols * 4) as u64,
+                });
+                work.finish(move |bytes| {
+                    Ok(vec![Matrix::new(
+                        rows,
+                        cols,
+                        bytemuck::pod_collect_to_vec(&bytes[0]),
+                    )?])
+                });
             }
+            Ok(work)
+        })?;
+        passes += plan.dispatches() + usize::from(i > 0);
+        add_timings(&mut t, &ran.timings);
+        if notes.is_empty() {
+            notes = plan.notes.clone();
         }
-        let sum = sum.expect("at least one chunk");
-        work.read(Read::Buffer {
-            buffer: sum.buffer.clone(),
-            len: (sum.rows * sum.cols * 4) as u64,
-        });
-        let (rows, cols) = (sum.rows, sum.cols);
-        work.finish(move |bytes| {
-            Ok(vec![Matrix::new(
-                rows,
-                cols,
-                bytemuck::pod_collect_to_vec(&bytes[0]),
-            )?])
-        });
-        Ok(work)
-    })?;
+        if last {
+            c = ran.cs.into_iter().next();
+        }
+    }
     Ok(RunOutput {
-        c: ran.cs.into_iter().next().expect("one read, one matrix"),
+        c: c.expect("the last chunk reads C"),
         passes,
-        timings: ran.timings,
+        timings: t,
         notes,
     })
+}
+
+/// Add the times of one run to `t`; device time only while every run has it.
+fn add_timings(t: &mut Timings, run: &Timings) {
+    let first = t.total_ms() == 0.0 && t.device_ms.is_none();
+    t.upload_ms += run.upload_ms;
+    t.compute_ms += run.compute_ms;
+    t.copy_ms += run.copy_ms;
+    t.readback_ms += run.readback_ms;
+    t.device_ms = match (first, t.device_ms, run.device_ms) {
+        (true, _, d) => d,
+        (false, Some(a), Some(b)) => Some(a + b),
+        _ => None,
+    };
 }
 
 /// One block of C by any other method: each chunk a whole multiply of the method; the chunks
