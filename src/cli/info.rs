@@ -88,7 +88,7 @@ fn survey(json: bool) -> Result<()> {
     }
     let yes = |b: bool| if b { "yes" } else { "no" };
     println!(
-        "{:<34} {:<8} {:<6} {:>9} {:>9} {:>8} {:>10} {:>9} {:>5} {:>5}",
+        "{:<34} {:<8} {:<6} {:>9} {:>9} {:>8} {:>10} {:>9} {:>5} {:>7}",
         "adapter",
         "backend",
         "type",
@@ -98,12 +98,12 @@ fn survey(json: bool) -> Result<()> {
         "timestamps",
         "subgroups",
         "f16",
-        "coop"
+        "tensor"
     );
     for a in &adapters {
         let name: String = a.name.chars().take(34).collect();
         println!(
-            "{:<34} {:<8} {:<6} {:>9} {:>9} {:>8} {:>10} {:>9} {:>5} {:>5}",
+            "{:<34} {:<8} {:<6} {:>9} {:>9} {:>8} {:>10} {:>9} {:>5} {:>7}",
             name,
             a.backend,
             a.device_type.chars().take(6).collect::<String>(),
@@ -117,7 +117,7 @@ fn survey(json: bool) -> Result<()> {
         );
     }
     println!(
-        "f32 pass / f32 blend: render passes into R32Float and Rgba32Float (hall-blocked, hall-packed, frag-mrt) / blending into them (lm, --accumulate blend)"
+        "f32 pass / f32 blend: render passes into R32Float and Rgba32Float (hall-blocked, hall-packed, frag-mrt) / blending into them (lm, --accumulate blend); tensor: cooperative matrices"
     );
     Ok(())
 }
