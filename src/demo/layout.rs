@@ -187,15 +187,30 @@ pub fn layout(v: &View, w: u32, h: u32) -> Layout {
         });
     }
     if v.kind == Kind::Cube {
+        // The faces' colour scale at the bottom left, under the cube.
+        let bar_h = 6.0 * s as f32;
+        let bar = Rect {
+            x: margin,
+            y: bottom - line - bar_h,
+            w: (160 * s) as f32,
+            h: bar_h,
+        };
+        let caption = "colour scale of C, the front face";
+        labels.push(Label {
+            x: (bar.x + bar.w) as i32 + 10 * s as i32,
+            y: (bar.y + bar_h / 2.0 - line / 2.0) as i32,
+            text: caption.into(),
+        });
+        let bars = vec![colour_bar(v, bar, v.scales.c, s, &mut labels)];
         let cube = Rect {
             x: 0.0,
             y: top,
             w: w as f32,
-            h: (bottom - top).max(1.0),
+            h: (bar.y - 4.0 * s as f32 - top).max(1.0),
         };
         return Layout {
             panels: vec![],
-            bars: vec![],
+            bars,
             labels,
             cube: Some(cube),
             text_scale: s,
@@ -240,45 +255,7 @@ pub fn layout(v: &View, w: u32, h: u32) -> Layout {
             w: slot_w.max(p.rect.w),
             h: bar_h,
         };
-        let u8_ramp = v.precision == Precision::U8;
-        let (lo, hi) = if u8_ramp {
-            ("0".to_string(), "1".to_string())
-        } else {
-            (
-                format!("−{}", crate::report::picture::number(p.scale)),
-                format!("+{}", crate::report::picture::number(p.scale)),
-            )
-        };
-        let ty = (bar.y + bar.h + 1.0) as i32;
-        labels.push(Label {
-            x: bar.x as i32,
-            y: ty,
-            text: lo,
-        });
-        labels.push(Label {
-            x: (bar.x + bar.w) as i32 - font::text_width(&hi, s) as i32,
-            y: ty,
-            text: hi,
-        });
-        if !u8_ramp && bar.w > 6.0 * font::text_width("+0.00", s) as f32 {
-            labels.push(Label {
-                x: (bar.x + bar.w / 2.0) as i32 - font::text_width("0", s) as i32 / 2,
-                y: ty,
-                text: "0".into(),
-            });
-        }
-        bars.push(Panel {
-            rect: bar,
-            look: Look::Bar,
-            source: Source::A,
-            rows: 1,
-            cols: 1,
-            band: Band::None,
-            slice: 0,
-            scale: p.scale,
-            frame: None,
-            label: [String::new(), String::new()],
-        });
+        bars.push(colour_bar(v, bar, p.scale, s, &mut labels));
     }
     for (p, (x, _)) in panels.iter().zip(slots) {
         for (n, text) in p.label.iter().enumerate() {
@@ -295,6 +272,50 @@ pub fn layout(v: &View, w: u32, h: u32) -> Layout {
         labels,
         cube: None,
         text_scale: s,
+    }
+}
+
+/// A colour bar at `bar` for values on ± `scale` (0 to 1 on the grey ramp of u8), its tick
+/// labels (at text scale `s`) pushed onto `labels` just under it.
+fn colour_bar(v: &View, bar: Rect, scale: f32, s: u32, labels: &mut Vec<Label>) -> Panel {
+    let u8_ramp = v.precision == Precision::U8;
+    let (lo, hi) = if u8_ramp {
+        ("0".to_string(), "1".to_string())
+    } else {
+        (
+            format!("−{}", crate::report::picture::number(scale)),
+            format!("+{}", crate::report::picture::number(scale)),
+        )
+    };
+    let ty = (bar.y + bar.h + 1.0) as i32;
+    labels.push(Label {
+        x: bar.x as i32,
+        y: ty,
+        text: lo,
+    });
+    labels.push(Label {
+        x: (bar.x + bar.w) as i32 - font::text_width(&hi, s) as i32,
+        y: ty,
+        text: hi,
+    });
+    if !u8_ramp && bar.w > 6.0 * font::text_width("+0.00", s) as f32 {
+        labels.push(Label {
+            x: (bar.x + bar.w / 2.0) as i32 - font::text_width("0", s) as i32 / 2,
+            y: ty,
+            text: "0".into(),
+        });
+    }
+    Panel {
+        rect: bar,
+        look: Look::Bar,
+        source: Source::A,
+        rows: 1,
+        cols: 1,
+        band: Band::None,
+        slice: 0,
+        scale,
+        frame: None,
+        label: [String::new(), String::new()],
     }
 }
 
