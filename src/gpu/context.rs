@@ -184,7 +184,20 @@ impl GpuContext {
         backends: wgpu::Backends,
         compatible_surface: Option<&wgpu::Surface<'_>>,
     ) -> Result<Self> {
+        #[cfg(not(target_arch = "wasm32"))]
         let adapters = instance.enumerate_adapters(backends).await;
+        // In a browser there is one adapter to ask for: WebGPU's, or WebGL2's, which wgpu makes
+        // from the canvas's context (its enumeration lists no GL adapter without a surface).
+        #[cfg(target_arch = "wasm32")]
+        let adapters: Vec<wgpu::Adapter> = {
+            let _ = backends;
+            let options = wgpu::RequestAdapterOptions {
+                power_preference: wgpu::PowerPreference::HighPerformance,
+                compatible_surface,
+                ..Default::default()
+            };
+            instance.request_adapter(&options).await.into_iter().collect()
+        };
         let wanted_name = std::env::var("WGPU_ADAPTER_NAME")
             .ok()
             .map(|s| s.to_lowercase());

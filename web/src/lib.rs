@@ -1,0 +1,954 @@
+//! rendermm in a web page. `run` multiplies through the library's own methods
+//! (`rendermm::plan::multiply_async`: WebGPU, or WebGL2 through wgpu's GL backend), draws the
+//! passes on the page's canvas as they accumulate (frame.rs, with `shaders/demo.wgsl`), checks
+//! the product against the f64 CPU reference computed here, and returns one JSON object for
+//! `<pre id="result">`. Every parameter is checked here, in Rust, so the page and a test see
+//! the same one-sentence errors. See docs/web.md.
+
+mod frame;
+
+use frame::{Band, Look, Panel, Scene, Source};
+use rendermm::check;
+use rendermm::cpu;
+use rendermm::error::{Error, Result};
+use rendermm::gpu::texture::MatrixTexture;
+use rendermm::gpu::{GpuContext, run::Observer};
+use rendermm::matrix::Matrix;
+use rendermm::methods::{Era, Method};
+use rendermm::plan::{self, Options};
+use rendermm::precision::Precision;
+use serde_json::{Value, json};
+use std::cell::Cell;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+
+/// Products up to this many multiply-adds (m·k·n) run here: the f64 reference is computed in
+/// the page, on one thread.
+const MAX_WORK: u64 = 1 << 30;
+/// Canvas size in pixels.
+const CANVAS: (u32, u32) = (960, 360);
+/// Pass snapshots kept for the replay.
+const MAX_SNAPSHOTS: usize = 256;
+
+#[wasm_bindgen(start)]
+pub fn start() {
+    console_error_panic_hook::set_once();
+}
+
+/// The course page of an era (relative to the repository root).
+fn course_page(era: Era) -> Option<&'static str> {
+    match era {
+        Era::Blending2001 => Some("docs/larsen-mcallister.md"),
+        Era::Shaders2003 => Some("docs/hall-carr-hart.md"),
+        Era::RenderPassToday => Some("docs/frag-mrt.md"),
+        Era::Compute => Some("docs/compute-era.md"),
+        Era::TensorCores => Some("docs/tensor-cores.md"),
+        Era::Cpu => None,
+    }
+}
+
+/// One sentence per era for the walk through them.
+fn era_sentence(era: Era) -> &'static str {
+    match era {
+        Era::Blending2001 => {
+            "Before shaders, Larsen and McAllister drew one textured quad per k, modulating a column of A by a row of B, and let the framebuffer's additive blending sum the products."
+        }
+        Era::Shaders2003 => {
+            "With programmable fragment shaders, Hall, Carr and Hart summed a block of b products per fragment per pass and packed 2×2 blocks into RGBA texels."
+        }
+        Era::RenderPassToday => {
+            "The same render pipeline on today's GPUs: four rows per RGBA32F texel and a register block per fragment written to several colour attachments."
+        }
+        Era::Compute => {
+            "Compute shaders dropped the drawing: one invocation per element, then shared-memory tiles, coalesced loads and register blocking (needs WebGPU)."
+        }
+        Era::TensorCores => {
+            "Tensor cores multiply small f16 tiles in hardware through cooperative matrices (an experimental feature browsers do not offer)."
+        }
+        Era::Cpu => "The CPU baselines the GPU methods are checked against.",
+    }
+}
+
+/// The methods and the eras, in the tour's order, as JSON for the page's menu and walk.
+#[wasm_bindgen]
+pub fn catalogue() -> String {
+    let methods: Vec<Value> = Method::ALL
+        .iter()
+        .filter(|m| m.is_gpu())
+        .map(|&m| {
+            let i = m.info();
+            json!({
+                "name": i.name,
+                "era": i.era.name(),
+                "source": i.source,
+                "summary": i.summary,
+                "render": render_pass(m),
+                "precision": m.takes_precision(),
+            })
+        })
+        .collect();
+    let mut eras: Vec<Value> = vec![];
+    for &m in Method::ALL {
+        let era = m.info().era;
+        if eras.last().and_then(|e| e["era"].as_str()) != Some(era.name()) {
+            eras.push(json!({
+                "era": era.name(),
+                "sentence": era_sentence(era),
+                "course": course_page(era),
+                "methods": [],
+            }));
+        }
+        if let Some(list) = eras.last_mut().and_then(|e| e["methods"].as_array_mut()) {
+            list.push(json!(m.name()));
+        }
+    }
+    json!({ "methods": methods, "eras": eras }).to_string()
+}
+
+/// The methods drawn by a render pipeline (they run on WebGL2 too).
+fn render_pass(m: Method) -> bool {
+    matches!(
+        m,
+        Method::Lm | Method::HallBlocked | Method::HallPacked | Method::FragMrt
+    )
+}
+
+/// The parameters of one run, as the URL or the form gives them (strings; checked here).
+#[derive(Clone)]
+struct Request {
+    method: Method,
+    m: usize,
+    k: usize,
+    n: usize,
+    precision: Precision,
+    seed: u64,
+    block: Option<u32>,
+    backend: Backend,
+    /// Milliseconds per pass of the replay after the run; 0 = none.
+    pace: u32,
+    /// Stop the replay at this pass (a still for a screenshot or a lecture).
+    hold: Option<usize>,
+}
+
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Backend {
+    Auto,
+    WebGpu,
+    WebGl2,
+}
+
+fn get(params: &js_sys::Map, key: &str) -> Option<String> {
+    params
+        .get(&JsValue::from_str(key))
+        .as_string()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+}
+
+fn parse_size(s: &str) -> Result<(usize, usize, usize)> {
+    let bad = || {
+        Error::Invalid(format!(
+            "size '{s}' is not MxKxN with three whole numbers, each at least 1 (for example 24x17x9)"
+        ))
+    };
+    let parts: Vec<&str> = s.split(['x', 'X', '×']).collect();
+    if parts.len() != 3 {
+        return Err(bad());
+    }
+    let mut v = [0usize; 3];
+    for (slot, p) in v.iter_mut().zip(&parts) {
+        *slot = p.trim().parse().map_err(|_| bad())?;
+    }
+    if let Some(i) = v.iter().position(|&x| x == 0) {
+        return Err(Error::Invalid(format!(
+            "size '{s}': {} is 0, but every side of a product must be at least 1",
+            ["m", "k", "n"][i]
+        )));
+    }
+    Ok((v[0], v[1], v[2]))
+}
+
+fn parse_request(params: &js_sys::Map) -> Result<Request> {
+    let method = Method::parse(&get(params, "method").unwrap_or_else(|| "lm".into()))?;
+    if !method.is_gpu() {
+        return Err(Error::Invalid(format!(
+            "method {method} runs on the CPU; the page runs the GPU methods (the CPU's f64 reference checks every run)"
+        )));
+    }
+    let (m, k, n) = parse_size(&get(params, "size").unwrap_or_else(|| "24x17x9".into()))?;
+    let work = m as u64 * k as u64 * n as u64;
+    if work > MAX_WORK {
+        return Err(Error::Invalid(format!(
+            "size {m}x{k}x{n} is {work} multiply-adds, more than the {MAX_WORK} the page checks against its CPU reference; take a smaller product"
+        )));
+    }
+    let precision = Precision::parse(&get(params, "precision").unwrap_or_else(|| "f32".into()))?;
+    let seed = match get(params, "seed") {
+        None => 1,
+        Some(s) => s.parse().map_err(|_| {
+            Error::Invalid(format!("seed '{s}' is not a whole number from 0 to 2^64-1"))
+        })?,
+    };
+    let block = match get(params, "b") {
+        None => None,
+        Some(s) => match s.parse::<u32>() {
+            Ok(b) if b >= 1 => Some(b),
+            _ => {
+                return Err(Error::Invalid(format!(
+                    "block size b = '{s}': give a whole number from 1 up (products per fragment per pass)"
+                )));
+            }
+        },
+    };
+    let backend = match get(params, "backend").as_deref() {
+        None | Some("auto") => Backend::Auto,
+        Some("webgpu") => Backend::WebGpu,
+        Some("webgl2") | Some("webgl") => Backend::WebGl2,
+        Some(other) => {
+            return Err(Error::Invalid(format!(
+                "backend '{other}' is not one the page knows; use webgpu, webgl2 or auto"
+            )));
+        }
+    };
+    let pace = match get(params, "pace") {
+        None => 0,
+        Some(s) => s
+            .parse::<u32>()
+            .ok()
+            .filter(|&p| p <= 5000)
+            .ok_or_else(|| {
+                Error::Invalid(format!(
+                    "pace '{s}': give milliseconds per pass from 0 to 5000"
+                ))
+            })?,
+    };
+    let hold =
+        match get(params, "hold") {
+            None => None,
+            Some(s) => Some(s.parse::<usize>().ok().filter(|&h| h >= 1).ok_or_else(|| {
+                Error::Invalid(format!("hold '{s}': give a pass number from 1 up"))
+            })?),
+        };
+    Ok(Request {
+        method,
+        m,
+        k,
+        n,
+        precision,
+        seed,
+        block,
+        backend,
+        pace,
+        hold,
+    })
+}
+
+/// Run one multiply as `params` (a JS Map of the URL's or the form's strings) ask, drawing on
+/// a fresh canvas that replaces the element `#demo`. Resolves to the JSON text for `#result`:
+/// the result, or `{"error": "<sentence>"}`.
+#[wasm_bindgen]
+pub async fn run(params: js_sys::Map) -> String {
+    let page = Page::find();
+    page.status("running…");
+    let out = match parse_request(&params) {
+        Ok(req) => run_request(&req, &page).await,
+        Err(e) => Err(e),
+    };
+    match out {
+        Ok(v) => v.to_string(),
+        Err(e) => json!({ "error": sentence(&e) }).to_string(),
+    }
+}
+
+/// An error as one sentence for the page.
+fn sentence(e: &Error) -> String {
+    match e {
+        Error::NoAdapter { .. } => {
+            "this browser offered no GPU adapter for the chosen backend; try backend=webgl2, or a browser with WebGPU enabled".into()
+        }
+        e => e.to_string().split_whitespace().collect::<Vec<_>>().join(" "),
+    }
+}
+
+/// The page's elements the run writes to.
+#[derive(Clone)]
+struct Page {
+    document: web_sys::Document,
+}
+
+impl Page {
+    fn find() -> Self {
+        let document = web_sys::window()
+            .and_then(|w| w.document())
+            .expect("the page has a document");
+        Page { document }
+    }
+
+    fn set_text(&self, id: &str, text: &str) {
+        if let Some(e) = self.document.get_element_by_id(id) {
+            e.set_text_content(Some(text));
+        }
+    }
+
+    fn status(&self, text: &str) {
+        self.set_text("status", text);
+    }
+
+    /// A new canvas in place of `#demo` (a canvas keeps the first kind of context it gets, and
+    /// each run may pick another backend).
+    fn fresh_canvas(&self) -> Result<web_sys::HtmlCanvasElement> {
+        let err = |_| Error::Invalid("the page has no canvas #demo".into());
+        let old = self
+            .document
+            .get_element_by_id("demo")
+            .ok_or_else(|| Error::Invalid("the page has no canvas #demo".into()))?;
+        let canvas: web_sys::HtmlCanvasElement = self
+            .document
+            .create_element("canvas")
+            .map_err(err)?
+            .dyn_into()
+            .map_err(|_| Error::Invalid("could not make a canvas".into()))?;
+        canvas.set_id("demo");
+        canvas.set_width(CANVAS.0);
+        canvas.set_height(CANVAS.1);
+        old.replace_with_with_node_1(&canvas).map_err(err)?;
+        Ok(canvas)
+    }
+
+    /// Captions under the canvas's pictures, placed at their rectangles.
+    fn captions(&self, panels: &[Panel], rects: &[[f32; 4]], pass: usize, passes: usize) {
+        if let Some(c) = self.document.get_element_by_id("demo") {
+            let _ = c.set_attribute("data-pass", &pass.to_string());
+            let _ = c.set_attribute("data-passes", &passes.to_string());
+        }
+        let Some(bar) = self.document.get_element_by_id("captions") else {
+            return;
+        };
+        let mut html = String::new();
+        for (p, r) in panels.iter().zip(rects) {
+            html += &format!(
+                "<span style=\"left:{}px;width:{}px\">{}</span>",
+                r[0],
+                r[2].max(60.0),
+                escape(&p.caption)
+            );
+        }
+        bar.set_inner_html(&html);
+    }
+}
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// A JS promise resolved after `ms` milliseconds.
+async fn sleep(ms: u32) {
+    let p = js_sys::Promise::new(&mut |resolve, _| {
+        if let Some(w) = web_sys::window() {
+            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms as i32);
+        }
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(p).await;
+}
+
+/// Whether this browser has WebGPU and an adapter for it.
+async fn webgpu_available() -> bool {
+    wgpu::util::is_browser_webgpu_supported().await
+}
+
+/// The context opened on the chosen backend, and what the page shows of it.
+struct Gpu {
+    ctx: Rc<GpuContext>,
+    /// WebGL2 only: the surface of the (off-page) canvas whose WebGL2 context wgpu draws with.
+    _surface: Option<wgpu::Surface<'static>>,
+    backend: &'static str,
+    /// The adapter's name as the page shows it.
+    adapter: String,
+    /// The visible canvas's 2D context, which each frame is copied into.
+    canvas2d: web_sys::CanvasRenderingContext2d,
+}
+
+/// Frames are drawn offscreen in this format and copied onto the page's 2D canvas, whose
+/// ImageData takes 8-bit RGBA (sRGB-encoded values, as demo.wgsl writes to a non-sRGB target).
+const FRAME_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
+
+/// The adapter's description from `navigator.gpu` (wgpu's WebGPU backend leaves the name empty;
+/// browsers give vendor and architecture at most).
+async fn webgpu_adapter_name() -> String {
+    let fallback = "WebGPU adapter (the browser does not name it)".to_string();
+    let Some(window) = web_sys::window() else {
+        return fallback;
+    };
+    let get = |o: &JsValue, k: &str| js_sys::Reflect::get(o, &JsValue::from_str(k)).ok();
+    let Some(gpu) = get(&window.navigator().into(), "gpu") else {
+        return fallback;
+    };
+    let Some(request) =
+        get(&gpu, "requestAdapter").and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+    else {
+        return fallback;
+    };
+    let Ok(promise) = request
+        .call0(&gpu)
+        .and_then(|p| p.dyn_into::<js_sys::Promise>())
+    else {
+        return fallback;
+    };
+    let Ok(adapter) = wasm_bindgen_futures::JsFuture::from(promise).await else {
+        return fallback;
+    };
+    let Some(info) = get(&adapter, "info") else {
+        return fallback;
+    };
+    let parts: Vec<String> = ["vendor", "architecture", "device", "description"]
+        .iter()
+        .filter_map(|k| get(&info, k).and_then(|v| v.as_string()))
+        .filter(|v| !v.is_empty())
+        .collect();
+    if parts.is_empty() {
+        fallback
+    } else {
+        parts.join(" ")
+    }
+}
+
+async fn open(req: &Request, page: &Page) -> Result<Gpu> {
+    let visible = page.fresh_canvas()?;
+    let canvas2d: web_sys::CanvasRenderingContext2d = visible
+        .get_context("2d")
+        .ok()
+        .flatten()
+        .and_then(|c| c.dyn_into().ok())
+        .ok_or_else(|| Error::Invalid("the page's canvas gave no 2D context".into()))?;
+    let webgpu = match req.backend {
+        Backend::WebGl2 => false,
+        Backend::WebGpu => {
+            if !webgpu_available().await {
+                return Err(Error::Invalid(
+                    "this browser offers no WebGPU adapter (backend=webgpu); drop the backend parameter to fall back to WebGL2".into(),
+                ));
+            }
+            true
+        }
+        Backend::Auto => webgpu_available().await,
+    };
+    let backends = if webgpu {
+        wgpu::Backends::BROWSER_WEBGPU
+    } else {
+        wgpu::Backends::GL
+    };
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+        backends,
+        ..wgpu::InstanceDescriptor::new_without_display_handle()
+    });
+    // WebGL2: wgpu's GL adapter comes from a canvas's WebGL2 context; an off-page canvas of its
+    // own, since frames reach the page as images (see `Canvas::draw`).
+    let surface = if webgpu {
+        None
+    } else {
+        let gl_canvas: web_sys::HtmlCanvasElement = page
+            .document
+            .create_element("canvas")
+            .ok()
+            .and_then(|c| c.dyn_into().ok())
+            .ok_or_else(|| Error::Invalid("could not make a canvas for WebGL2".into()))?;
+        Some(
+            instance
+                .create_surface(wgpu::SurfaceTarget::Canvas(gl_canvas))
+                .map_err(|e| Error::Invalid(format!("this browser gave no WebGL2 context: {e}")))?,
+        )
+    };
+    let ctx = GpuContext::with_instance_async(instance, backends, surface.as_ref()).await?;
+    let adapter = if ctx.info.name.is_empty() {
+        webgpu_adapter_name().await
+    } else {
+        ctx.info.name.clone()
+    };
+    Ok(Gpu {
+        ctx: Rc::new(ctx),
+        _surface: surface,
+        backend: if webgpu { "webgpu" } else { "webgl2" },
+        adapter,
+        canvas2d,
+    })
+}
+
+/// Draws frames on the canvas and keeps the passes for the replay.
+struct Canvas {
+    gpu: Rc<Gpu>,
+    renderer: frame::Renderer,
+    page: Page,
+    req: Request,
+    /// Which run this is (a newer run stops this one's replay).
+    id: u64,
+    /// Colour scales: A, B, a slice, C.
+    scales: [f32; 4],
+    /// The block size the Hall methods run with.
+    block: u32,
+    a: MatrixTexture,
+    b: MatrixTexture,
+    packed_a: MatrixTexture,
+    packed_b: MatrixTexture,
+    /// (pass, copy of the running sum after it).
+    snapshots: Vec<(usize, wgpu::Texture)>,
+    passes: usize,
+    /// The offscreen frame the renderer draws into.
+    frame: wgpu::Texture,
+    /// Frames drawn but not yet on the page (their readback is under way).
+    pending: Rc<Cell<usize>>,
+}
+
+impl Canvas {
+    /// The pictures for pass `pass` of `passes` (`pass == passes` with `Look::Matrix` of the
+    /// result for methods drawn only at the end).
+    fn panels(&self, pass: usize, passes: usize, shown_format: wgpu::TextureFormat) -> Vec<Panel> {
+        let (m, k, n) = (self.req.m as u32, self.req.k as u32, self.req.n as u32);
+        let [sa, sb, ss, sc] = self.scales;
+        let p = pass.max(1) as u32 - 1;
+        let matrix = |source, rows, cols, band, scale, caption: String| Panel {
+            look: Look::Matrix,
+            source,
+            rows,
+            cols,
+            band,
+            slice: 0,
+            scale,
+            caption,
+        };
+        let c_caption = if pass >= passes {
+            format!("C = A·B ({m}×{n}), after all {passes} passes")
+        } else {
+            format!("C after pass {pass} of {passes}")
+        };
+        match self.req.method {
+            Method::Lm => vec![
+                matrix(
+                    Source::A,
+                    m,
+                    k,
+                    Band::Columns(p, 1),
+                    sa,
+                    format!("A ({m}×{k}), column {}", p + 1),
+                ),
+                matrix(
+                    Source::B,
+                    k,
+                    n,
+                    Band::Rows(p, 1),
+                    sb,
+                    format!("B ({k}×{n}), row {}", p + 1),
+                ),
+                Panel {
+                    look: Look::Slice,
+                    source: Source::A,
+                    rows: m,
+                    cols: n,
+                    band: Band::None,
+                    slice: p,
+                    scale: ss,
+                    caption: format!("slice {}: the quad blended in", p + 1),
+                },
+                matrix(Source::Shown, m, n, Band::None, sc, c_caption),
+            ],
+            Method::HallBlocked => {
+                let first = p * self.block;
+                let count = self.block.min(k.saturating_sub(first)).max(1);
+                vec![
+                    matrix(
+                        Source::A,
+                        m,
+                        k,
+                        Band::Columns(first, count),
+                        sa,
+                        format!("A ({m}×{k}), columns {}–{}", first + 1, first + count),
+                    ),
+                    matrix(
+                        Source::B,
+                        k,
+                        n,
+                        Band::Rows(first, count),
+                        sb,
+                        format!("B ({k}×{n}), rows {}–{}", first + 1, first + count),
+                    ),
+                    matrix(
+                        Source::Shown,
+                        m,
+                        n,
+                        Band::None,
+                        sc,
+                        format!("{c_caption} (b = {})", self.block),
+                    ),
+                ]
+            }
+            Method::HallPacked
+                if shown_format == wgpu::TextureFormat::Rgba32Float
+                    || shown_format == wgpu::TextureFormat::Rgba16Float
+                    || shown_format == wgpu::TextureFormat::Rgba8Unorm =>
+            {
+                let first = 2 * p * self.block;
+                let count = (2 * self.block).min(k.saturating_sub(first)).max(1);
+                let (pm, pn) = (2 * m.div_ceil(2), 2 * n.div_ceil(2));
+                vec![
+                    matrix(
+                        Source::A,
+                        m,
+                        k,
+                        Band::Columns(first, count),
+                        sa,
+                        format!("A ({m}×{k}), columns {}–{}", first + 1, first + count),
+                    ),
+                    matrix(
+                        Source::B,
+                        k,
+                        n,
+                        Band::Rows(first, count),
+                        sb,
+                        format!("B ({k}×{n}), rows {}–{}", first + 1, first + count),
+                    ),
+                    Panel {
+                        look: Look::Packed,
+                        source: Source::Shown,
+                        rows: pm,
+                        cols: pn,
+                        band: Band::None,
+                        slice: 0,
+                        scale: sc,
+                        caption: format!("C packed: {}×{} RGBA texels", pm / 2, pn / 2),
+                    },
+                    Panel {
+                        look: Look::Unpacked,
+                        source: Source::Shown,
+                        rows: m,
+                        cols: n,
+                        band: Band::None,
+                        slice: 0,
+                        scale: sc,
+                        caption: c_caption,
+                    },
+                ]
+            }
+            _ => vec![
+                matrix(Source::A, m, k, Band::None, sa, format!("A ({m}×{k})")),
+                matrix(Source::B, k, n, Band::None, sb, format!("B ({k}×{n})")),
+                matrix(Source::Shown, m, n, Band::None, sc, c_caption),
+            ],
+        }
+    }
+
+    /// Draw pass `pass` of `passes` with `shown` as the running sum.
+    fn draw(&self, shown: &wgpu::Texture, pass: usize, passes: usize) -> Result<()> {
+        let panels = self.panels(pass, passes, shown.format());
+        let scene = Scene {
+            a: self.a.clone(),
+            b: self.b.clone(),
+            packed_a: self.packed_a.clone(),
+            packed_b: self.packed_b.clone(),
+            shown: shown.clone(),
+            m: self.req.m as u32,
+            k: self.req.k as u32,
+            n: self.req.n as u32,
+            u8_mode: self.req.precision == Precision::U8,
+        };
+        let ctx = &*self.gpu.ctx;
+        let rects = self.renderer.draw(
+            ctx,
+            &scene,
+            &panels,
+            &self.frame.create_view(&Default::default()),
+            CANVAS,
+        )?;
+        self.present()?;
+        self.page.captions(&panels, &rects, pass, passes);
+        Ok(())
+    }
+}
+
+impl Canvas {
+    /// Copy the offscreen frame onto the page's 2D canvas: read back (rows of 960·4 bytes, a
+    /// multiple of 256), and put the pixels when the map completes — nothing waits for it.
+    fn present(&self) -> Result<()> {
+        let ctx = &*self.gpu.ctx;
+        let (w, h) = CANVAS;
+        let row = w * 4;
+        let buffer = ctx.scoped("reading a frame of the page back", || {
+            let buffer = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("page frame readback"),
+                size: (row * h) as u64,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            enc.copy_texture_to_buffer(
+                self.frame.as_image_copy(),
+                wgpu::TexelCopyBufferInfo {
+                    buffer: &buffer,
+                    layout: wgpu::TexelCopyBufferLayout {
+                        offset: 0,
+                        bytes_per_row: Some(row),
+                        rows_per_image: Some(h),
+                    },
+                },
+                self.frame.size(),
+            );
+            ctx.queue.submit([enc.finish()]);
+            Ok(buffer)
+        })?;
+        self.pending.set(self.pending.get() + 1);
+        let pending = self.pending.clone();
+        let canvas2d = self.gpu.canvas2d.clone();
+        let mapped = buffer.clone();
+        buffer.map_async(wgpu::MapMode::Read, .., move |r| {
+            pending.set(pending.get().saturating_sub(1));
+            if r.is_err() {
+                return;
+            }
+            if let Ok(view) = mapped.get_mapped_range(..) {
+                let pixels = wasm_bindgen::Clamped(&view[..]);
+                if let Ok(image) =
+                    web_sys::ImageData::new_with_u8_clamped_array_and_sh(pixels, w, h)
+                {
+                    let _ = canvas2d.put_image_data(&image, 0.0, 0.0);
+                }
+            }
+            mapped.unmap();
+        });
+        Ok(())
+    }
+}
+
+impl Observer for Canvas {
+    fn after_pass(
+        &mut self,
+        ctx: &GpuContext,
+        pass: usize,
+        passes: usize,
+        acc: &MatrixTexture,
+    ) -> Result<()> {
+        self.passes = passes;
+        let snap = frame::snapshot_texture(ctx, acc)?;
+        self.draw(&snap, pass, passes)?;
+        // Keep every pass up to MAX_SNAPSHOTS, else an even spread and the last.
+        let every = passes.div_ceil(MAX_SNAPSHOTS).max(1);
+        if pass % every == 0 || pass == passes || pass == 1 {
+            self.snapshots.push((pass, snap));
+        }
+        Ok(())
+    }
+}
+
+/// Poll the device while the page uses it on WebGL2: wgpu's GL backend completes its callbacks
+/// (work done, buffers mapped) only when polled; WebGPU's browser does it itself. Stops when
+/// the run and its replay have let go of the context.
+fn keep_polling(ctx: Rc<GpuContext>) {
+    wasm_bindgen_futures::spawn_local(async move {
+        while Rc::strong_count(&ctx) > 1 {
+            let _ = ctx.device.poll(wgpu::PollType::Poll);
+            sleep(2).await;
+        }
+    });
+}
+
+/// The Hall block size: as asked, else about 8 passes (the demos' choice); frag-mrt keeps its own.
+fn block_for(req: &Request) -> Option<u32> {
+    match req.method {
+        Method::HallBlocked => Some(
+            req.block
+                .unwrap_or_else(|| (req.k.div_ceil(8).max(if req.k >= 4 { 2 } else { 1 })) as u32),
+        ),
+        Method::HallPacked => Some(
+            req.block
+                .unwrap_or_else(|| req.k.div_ceil(2).div_ceil(8).max(1) as u32),
+        ),
+        _ => req.block,
+    }
+}
+
+thread_local! {
+    /// The latest run's number: a replay stops once another run has started.
+    static LATEST: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Mark the canvas with where the demo is: running, replay, held, done.
+fn canvas_state(page: &Page, state: &str) {
+    if let Some(c) = page.document.get_element_by_id("demo") {
+        let _ = c.set_attribute("data-state", state);
+    }
+}
+
+async fn run_request(req: &Request, page: &Page) -> Result<Value> {
+    let id = LATEST.with(|l| {
+        l.set(l.get() + 1);
+        l.get()
+    });
+    let gpu = Rc::new(open(req, page).await?);
+    canvas_state(page, "running");
+    let ctx = gpu.ctx.clone();
+    let (m, k, n) = (req.m, req.k, req.n);
+    let max = ctx.limits.max_texture_dimension_2d as usize;
+    for (name, v) in [("m", m), ("k", k), ("n", n)] {
+        if v > max {
+            return Err(Error::Invalid(format!(
+                "size {m}x{k}x{n}: {name} = {v} is past this adapter's largest texture side, {max} ({}, {})",
+                gpu.adapter, gpu.backend
+            )));
+        }
+    }
+    if gpu.backend == "webgl2" && !render_pass(req.method) {
+        return Err(Error::Invalid(format!(
+            "method {} is a compute shader, and WebGL2 has none; run it with WebGPU, or pick lm, hall-blocked, hall-packed or frag-mrt",
+            req.method
+        )));
+    }
+    // Inputs as `rendermm multiply --random MxKxN --seed S` draws them: in [0, 1) for u8.
+    let (lo, hi) = if req.precision == Precision::U8 {
+        (0.0, 1.0)
+    } else {
+        (-1.0, 1.0)
+    };
+    let a = Matrix::random(m, k, req.seed.wrapping_mul(2), lo, hi);
+    let b = Matrix::random(k, n, req.seed.wrapping_mul(2).wrapping_add(1), lo, hi);
+    let reference = cpu::reference_f64(&a, &b);
+    let c_scale = reference.iter().fold(0.0f64, |s, v| s.max(v.abs())) as f32;
+    let (sa, sb) = (a.max_abs(), b.max_abs());
+    let upload = |label: &str, x: &Matrix| {
+        MatrixTexture::upload(
+            &ctx,
+            label,
+            x,
+            rendermm::gpu::texture::ScalarFormat::R32Float,
+        )
+    };
+    let mut canvas = Canvas {
+        gpu: gpu.clone(),
+        renderer: frame::Renderer::new(&ctx, FRAME_FORMAT)?,
+        page: page.clone(),
+        req: req.clone(),
+        id,
+        scales: [sa, sb, sa * sb, c_scale],
+        block: block_for(req).unwrap_or(1),
+        a: upload("page A", &a)?,
+        b: upload("page B", &b)?,
+        packed_a: rendermm::methods::hall_packed::upload_packed(&ctx, "page packed A", &a)?,
+        packed_b: rendermm::methods::hall_packed::upload_packed(&ctx, "page packed B", &b)?,
+        snapshots: vec![],
+        passes: 0,
+        frame: frame::frame_texture(&ctx, CANVAS, FRAME_FORMAT)?,
+        pending: Rc::new(Cell::new(0)),
+    };
+    page.status(&format!(
+        "running {} on {} ({})…",
+        req.method, gpu.adapter, gpu.backend
+    ));
+    if gpu.backend == "webgl2" {
+        keep_polling(ctx.clone());
+    }
+    let (out, used) = {
+        let mut opts = Options {
+            // The methods with one accumulation texture are watched pass by pass; frag-mrt
+            // (C spread over several attachments) and the compute era show their result.
+            observer: if matches!(
+                req.method,
+                Method::Lm | Method::HallBlocked | Method::HallPacked
+            ) {
+                Some(&mut canvas)
+            } else {
+                None
+            },
+            precision: req.precision,
+            block: block_for(req),
+            ..Default::default()
+        };
+        let out = plan::multiply_async(&ctx, req.method, &a, &b, &mut opts).await;
+        (out, opts.precision)
+    };
+    let out = out?;
+    // Methods not watched pass by pass (frag-mrt, the compute era) show their result.
+    if canvas.snapshots.is_empty() {
+        let c = upload("page C", &out.c)?;
+        canvas.passes = out.passes.max(1);
+        canvas.snapshots.push((canvas.passes, c.texture.clone()));
+    }
+    let stats = check::compare(&out.c, &reference);
+    // Judged by the model of the pipeline that ran (the precision it used, its block size).
+    let judged = Options {
+        precision: used,
+        block: block_for(req),
+        ..Default::default()
+    };
+    let verdict = plan::verdict_for(req.method, &judged, &a, &b, &out.c);
+    let result = json!({
+        "method": req.method.name(),
+        "m": m,
+        "k": k,
+        "n": n,
+        "backend": gpu.backend,
+        "adapter": gpu.adapter,
+        "passes": out.passes,
+        "rel_err": stats.rel_err,
+        "passed": verdict.passed,
+        "precision": used.name(),
+    });
+    let mut lines = vec![format!(
+        "{} {m}x{k}x{n} on {} ({}), {}{}: {} passes, relative error {:.2e} against the f64 CPU reference: {} ({})",
+        req.method,
+        gpu.adapter,
+        gpu.backend,
+        used.name(),
+        if used != req.precision {
+            " (fallback)"
+        } else {
+            ""
+        },
+        out.passes,
+        stats.rel_err,
+        if verdict.passed { "passed" } else { "FAILED" },
+        verdict.tolerance
+    )];
+    lines.extend(out.notes.iter().map(|n| format!("note: {n}")));
+    page.status(&lines.join("\n"));
+    // The last pass, then the replay in a task of its own: the result is published now.
+    if let Some((p, t)) = canvas.snapshots.last() {
+        canvas.draw(t, *p, canvas.passes)?;
+    }
+    if req.pace > 0 || req.hold.is_some() {
+        canvas_state(page, "replay");
+        wasm_bindgen_futures::spawn_local(replay(canvas));
+    } else {
+        canvas_state(page, "done");
+    }
+    Ok(result)
+}
+
+/// Show the kept passes again, `pace` ms each, stopping at pass `hold` if given.
+async fn replay(canvas: Canvas) {
+    let (pace, hold) = (canvas.req.pace, canvas.req.hold);
+    let current = || LATEST.with(|l| l.get()) == canvas.id;
+    for (p, t) in &canvas.snapshots {
+        if !current() || hold.is_some_and(|h| *p > h) {
+            break;
+        }
+        if canvas.draw(t, *p, canvas.passes).is_err() {
+            return;
+        }
+        if hold == Some(*p) {
+            // Let the frame reach the page before saying so.
+            for _ in 0..500 {
+                if canvas.pending.get() == 0 {
+                    break;
+                }
+                sleep(10).await;
+            }
+            sleep(50).await;
+            if current() {
+                canvas_state(&canvas.page, "held");
+            }
+            return;
+        }
+        sleep(pace.max(16)).await;
+    }
+    if current() {
+        canvas_state(&canvas.page, "done");
+    }
+}

@@ -1,0 +1,316 @@
+#!/usr/bin/env python3
+"""Browser tests of the rendermm page (web/): headless Chromium through chromedriver (selenium).
+
+Against the served page (web/tests/run.sh builds and serves it):
+  - on WebGPU and on WebGL2, lm, hall-blocked with an odd b, hall-packed and frag-mrt multiply
+    1x1x1, 7x13x5 and 65x100x37 and pass the page's own check against its f64 CPU reference;
+  - a compute method on WebGPU, and its refusal on WebGL2;
+  - the demo held mid-run (the replay stopped at a pass) compared with a reference frame;
+  - bad parameters give {"error": ...} and a readable message, never a blank page.
+
+  python3 web/tests/test_page.py --url http://127.0.0.1:8000/web/dist/index.html
+  ... --only webgl2            one backend
+  ... --update-references      write the reference frames from this run (then look at them)
+
+Frames that differ are written beside the reference as NAME-actual.png and NAME-difference.png
+(under --out, default web/tests/out/).
+"""
+
+import argparse
+import json
+import os
+import struct
+import sys
+import tempfile
+import time
+import zlib
+
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REFERENCES = os.path.join(HERE, "reference")
+
+FLAGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--enable-unsafe-webgpu",
+    "--enable-features=Vulkan",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    # WebGL2 without a GPU runs on SwiftShader; Chromium warns that its automatic fallback to it
+    # is deprecated, and this keeps it on when the fallback goes.
+    "--enable-unsafe-swiftshader",
+    "--window-size=1100,1000",
+    "--force-device-scale-factor=1",
+]
+
+SIZES = ["1x1x1", "7x13x5", "65x100x37"]
+# (method, extra parameters): hall-blocked with an odd block size.
+RENDER_METHODS = [("lm", {}), ("hall-blocked", {"b": "3"}), ("hall-packed", {}), ("frag-mrt", {})]
+TOLERANCE = 1e-5
+
+
+# ---- PNG, without dependencies ---------------------------------------------------------------
+
+def png_read(data):
+    """(width, height, rows of RGBA bytes) of an 8-bit RGB/RGBA non-interlaced PNG."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, idat, w = 8, b"", None
+    while pos < len(data):
+        (length,) = struct.unpack(">I", data[pos:pos + 4])
+        kind = data[pos + 4:pos + 8]
+        body = data[pos + 8:pos + 8 + length]
+        pos += 12 + length
+        if kind == b"IHDR":
+            w, h, depth, colour, _, _, interlace = struct.unpack(">IIBBBBB", body)
+            assert depth == 8 and colour in (2, 6) and interlace == 0, "unsupported PNG"
+            bpp = 4 if colour == 6 else 3
+        elif kind == b"IDAT":
+            idat += body
+        elif kind == b"IEND":
+            break
+    raw = zlib.decompress(idat)
+    stride = w * bpp
+    rows, prev, i = [], bytearray(stride), 0
+    for _ in range(h):
+        f = raw[i]
+        line = bytearray(raw[i + 1:i + 1 + stride])
+        i += 1 + stride
+        for x in range(stride):
+            a = line[x - bpp] if x >= bpp else 0
+            b = prev[x]
+            c = prev[x - bpp] if x >= bpp else 0
+            if f == 1:
+                line[x] = (line[x] + a) & 255
+            elif f == 2:
+                line[x] = (line[x] + b) & 255
+            elif f == 3:
+                line[x] = (line[x] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        prev = line
+        if bpp == 3:
+            rgba = bytearray()
+            for x in range(w):
+                rgba += line[3 * x:3 * x + 3] + b"\xff"
+            line = rgba
+        rows.append(bytes(line))
+    return w, h, rows
+
+
+def png_write(path, w, h, rows):
+    def chunk(kind, body):
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+    raw = b"".join(b"\x00" + r for r in rows)
+    with open(path, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 6, 0, 0, 0))
+                + chunk(b"IDAT", zlib.compress(raw, 6)) + chunk(b"IEND", b""))
+
+
+def compare_frames(actual, reference):
+    """(share of pixels whose largest channel difference exceeds 24, mean difference, diff rows)."""
+    (w, h, a), (w2, h2, r) = actual, reference
+    if (w, h) != (w2, h2):
+        return 1.0, 255.0, None
+    bad, total, diff_rows = 0, 0, []
+    for ra, rr in zip(a, r):
+        row = bytearray()
+        for x in range(w):
+            d = max(abs(ra[4 * x + c] - rr[4 * x + c]) for c in range(3))
+            total += d
+            if d > 24:
+                bad += 1
+            v = min(255, d * 4)
+            row += bytes((v, 0 if d > 24 else v, 0 if d > 24 else v, 255))
+        diff_rows.append(bytes(row))
+    return bad / (w * h), total / (w * h), diff_rows
+
+
+# ---- the page --------------------------------------------------------------------------------
+
+class Page:
+    def __init__(self, url, driver):
+        self.url, self.driver = url, driver
+
+    def open(self, params, timeout=120):
+        """Load the page with `params` and run=1; the JSON of #result once it is not pending."""
+        q = "&".join(f"{k}={v}" for k, v in params.items())
+        self.driver.get(f"{self.url}?{q}&run=1")
+        end = time.time() + timeout
+        while time.time() < end:
+            text = self.driver.find_element(By.ID, "result").text.strip()
+            if text and text != "pending":
+                return json.loads(text)
+            time.sleep(0.1)
+        raise AssertionError(f"#result still pending after {timeout} s for {q}")
+
+    def status(self):
+        return self.driver.find_element(By.ID, "status").text
+
+    def wait_state(self, state, timeout=60):
+        end = time.time() + timeout
+        while time.time() < end:
+            got = self.driver.find_element(By.ID, "demo").get_attribute("data-state")
+            if got == state:
+                return
+            time.sleep(0.05)
+        raise AssertionError(f"canvas never reached state {state!r}")
+
+
+class Results:
+    def __init__(self):
+        self.failures, self.passed, self.notes = [], 0, []
+
+    def check(self, name, ok, detail=""):
+        mark = "ok  " if ok else "FAIL"
+        print(f"{mark} {name}{': ' + detail if detail else ''}", flush=True)
+        if ok:
+            self.passed += 1
+        else:
+            self.failures.append(f"{name}: {detail}")
+
+
+def test_products(page, backend, res):
+    for method, extra in RENDER_METHODS:
+        for size in SIZES:
+            name = f"{backend} {method} {size}" + "".join(f" {k}={v}" for k, v in extra.items())
+            params = {"method": method, "size": size, "seed": "7", "precision": "f32",
+                      "backend": backend, **extra}
+            try:
+                r = page.open(params)
+            except Exception as e:  # noqa: BLE001 - report and go on
+                res.check(name, False, f"no result: {e}")
+                continue
+            if "error" in r:
+                res.check(name, False, r["error"])
+                continue
+            m, k, n = (int(x) for x in size.split("x"))
+            ok = (r.get("passed") is True and r.get("rel_err", 1) <= TOLERANCE
+                  and r.get("backend") == backend and (r["m"], r["k"], r["n"]) == (m, k, n)
+                  and r.get("method") == method and r.get("passes", 0) >= 1 and r.get("adapter"))
+            res.check(name, ok, f"rel_err {r.get('rel_err'):.2e}, {r.get('passes')} passes, "
+                      f"{r.get('precision')}, adapter {r.get('adapter')!r}")
+
+
+def test_compute(page, backend, res):
+    r = page.open({"method": "cs-tiled-16", "size": "7x13x5", "seed": "2", "backend": backend})
+    if backend == "webgpu":
+        res.check("webgpu cs-tiled-16 7x13x5", r.get("passed") is True and r.get("backend") == "webgpu",
+                  json.dumps(r))
+    else:
+        res.check("webgl2 cs-tiled-16 refused", "error" in r and "WebGL2" in r["error"]
+                  and "Error" in page.status(), r.get("error", json.dumps(r)))
+
+
+def test_bad_parameters(page, backend, res):
+    cases = [
+        ({"method": "no-such-method", "size": "4x4x4"}, "method"),
+        ({"method": "lm", "size": "0x4x4"}, "0"),
+        ({"method": "lm", "size": "4x4"}, "size"),
+        ({"method": "lm", "size": "70000x1x1"}, "largest texture side"),
+        ({"method": "lm", "size": "4x4x4", "precision": "f64"}, "precision"),
+        ({"method": "frag-mrt", "size": "4x4x4", "precision": "u8"}, "f32 only"),
+        ({"method": "hall-blocked", "size": "4x4x4", "b": "0"}, "block size"),
+    ]
+    for params, needle in cases:
+        name = f"{backend} bad " + "&".join(f"{k}={v}" for k, v in params.items())
+        r = page.open({**params, "backend": backend})
+        status = page.status()
+        ok = (set(r) == {"error"} and needle.lower() in r["error"].lower()
+              and status.startswith("Error: ") and len(r["error"]) > 20)
+        res.check(name, ok, r.get("error", json.dumps(r)))
+
+
+FRAMES = [
+    # (name, parameters, the pass to hold at)
+    ("lm-24x17x9-seed3-pass6", {"method": "lm", "size": "24x17x9", "seed": "3"}, 6),
+    ("hall-packed-24x17x9-seed3-pass2", {"method": "hall-packed", "size": "24x17x9", "seed": "3", "b": "2"}, 2),
+]
+
+
+def test_frames(page, backend, res, out, update):
+    for name, params, hold in FRAMES:
+        label = f"{backend} frame {name}"
+        r = page.open({**params, "backend": backend, "hold": str(hold), "pace": "20"})
+        if "error" in r:
+            res.check(label, False, r["error"])
+            continue
+        page.wait_state("held")
+        canvas = page.driver.find_element(By.ID, "demo")
+        passes = canvas.get_attribute("data-passes")
+        shot = png_read(canvas.screenshot_as_png)
+        os.makedirs(out, exist_ok=True)
+        png_write(os.path.join(out, f"{name}-{backend}.png"), *shot)
+        ref_path = os.path.join(REFERENCES, f"{name}.png")
+        if update and backend == "webgpu":
+            os.makedirs(REFERENCES, exist_ok=True)
+            png_write(ref_path, *shot)
+            res.notes.append(f"wrote reference {ref_path}: look at it")
+        if not os.path.exists(ref_path):
+            res.check(label, False, f"no reference frame {ref_path} (run with --update-references)")
+            continue
+        share, mean, diff = compare_frames(shot, png_read(open(ref_path, "rb").read()))
+        ok = share <= 0.01 and mean <= 3.0 and canvas.get_attribute("data-pass") == str(hold)
+        if not ok and diff is not None:
+            png_write(os.path.join(out, f"{name}-{backend}-actual.png"), *shot)
+            png_write(os.path.join(out, f"{name}-{backend}-difference.png"), shot[0], shot[1], diff)
+        res.check(label, ok, f"pass {canvas.get_attribute('data-pass')} of {passes}: "
+                  f"{share:.2%} pixels differ, mean difference {mean:.2f}/255")
+
+
+def make_driver():
+    opts = Options()
+    for f in FLAGS:
+        opts.add_argument(f)
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    opts.add_argument(f"--user-data-dir={tempfile.mkdtemp(prefix='rendermm-chromium-')}")
+    binary = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    if os.path.exists(binary):
+        opts.binary_location = binary
+    driver_path = os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")
+    service = Service(driver_path) if os.path.exists(driver_path) else Service()
+    return webdriver.Chrome(options=opts, service=service)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--url", default="http://127.0.0.1:8000/web/dist/index.html")
+    ap.add_argument("--only", choices=["webgpu", "webgl2"])
+    ap.add_argument("--out", default=os.path.join(HERE, "out"))
+    ap.add_argument("--update-references", action="store_true")
+    args = ap.parse_args()
+
+    res = Results()
+    driver = make_driver()
+    try:
+        page = Page(args.url, driver)
+        for backend in ["webgpu", "webgl2"]:
+            if args.only and backend != args.only:
+                continue
+            test_products(page, backend, res)
+            test_compute(page, backend, res)
+            test_bad_parameters(page, backend, res)
+            test_frames(page, backend, res, args.out, args.update_references)
+        # Without a backend parameter the page picks WebGPU where the browser has it.
+        r = page.open({"method": "lm", "size": "3x3x3"})
+        res.check("auto backend", r.get("passed") is True and r.get("backend") in ("webgpu", "webgl2"),
+                  json.dumps(r))
+    finally:
+        driver.quit()
+    for n in res.notes:
+        print("note:", n)
+    print(f"\n{res.passed} passed, {len(res.failures)} failed")
+    for f in res.failures:
+        print("  FAIL", f)
+    sys.exit(1 if res.failures else 0)
+
+
+if __name__ == "__main__":
+    main()
