@@ -1399,7 +1399,7 @@ pub fn lm_fig3(ctx: &GpuContext, out: &Path) -> Result<()> {
     write_text(&out.with_extension("md"), &md)
 }
 
-/// L-M figures 4-5 from `reach --bench` (see [`crate::reach::breakdown_chart`]): on a CPU adapter
+/// L-M figures 4-5 from `reach --bench`, drawn by [`reach_chart`]: on a CPU adapter
 /// n = 256 and 8 powers (the paper's 1024 and 20 take minutes there), elsewhere the paper's.
 pub fn reach_bench(ctx: &GpuContext, out: &Path) -> Result<()> {
     let (n, powers) = if ctx.info.device_type == wgpu::DeviceType::Cpu {
