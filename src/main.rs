@@ -60,9 +60,10 @@ enum Command {
     },
     /// Regenerate every figure of the docs into a folder.
     Figures {
-        /// Output folder (the docs use docs/img).
-        #[arg(long, default_value = "docs/img")]
-        out: PathBuf,
+        /// Output folder. `--out docs/img` refreshes the docs' own pictures and the tables
+        /// spliced into their pages.
+        #[arg(long, required_unless_present = "list")]
+        out: Option<PathBuf>,
         /// Only list the figures.
         #[arg(long)]
         list: bool,
@@ -117,6 +118,6 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             cli::precision_ladder::run(&sizes, seed, json)
         }
         Command::Figure { name, out } => cli::figures::one(&name, out),
-        Command::Figures { out, list } => cli::figures::all(&out, list),
+        Command::Figures { out, list } => cli::figures::all(out.as_deref(), list),
     }
 }

@@ -21,13 +21,13 @@ pub fn one(name: &str, out: PathBuf) -> Result<()> {
 }
 
 /// List the figures, or draw every one into `out`.
-pub fn all(out: &Path, list: bool) -> Result<()> {
-    if list {
+pub fn all(out: Option<&Path>, list: bool) -> Result<()> {
+    let Some(out) = out.filter(|_| !list) else {
         for f in figures::ALL {
             println!("{:<16} {}", f.name, f.about);
         }
         return Ok(());
-    }
+    };
     let ctx = GpuContext::new()?;
     println!("adapter: {}", ctx.describe());
     let t = std::time::Instant::now();

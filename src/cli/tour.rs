@@ -131,9 +131,15 @@ fn tour_row(
         method.description()
     );
     if method == Method::Lm {
+        // The headline picture: structured inputs (a diagonal A, a checkerboard B) so the eye
+        // sees the product form slice by slice.
         let path = out.join("tour-lm.png");
-        picture::save_png(&path, &picture::panels(&[a, b, &run.c], 256))?;
-        pictures.push((path, "A | B | C = A·B by lm, blue < 0 < red".to_string()));
+        picture::save_png(&path, &figures::tour_picture(ctx)?)?;
+        pictures.push((
+            path,
+            "lm on a diagonal A and a checkerboard B: one slice, C after slices 0-5, and C = A·B"
+                .to_string(),
+        ));
     }
     Ok(if ok { Row::Passed } else { Row::Failed })
 }
