@@ -24,7 +24,14 @@ struct Block {
     len: u32,
     // 0: float pipeline (f32 / f16). Otherwise the 8-bit pipeline, polygon colour 1/depth.
     depth: u32,
-    _pad: u32,
+    // 0: the 8-bit pipeline at rendermm's default widths (8-bit block value, 8-bit sum). 1: L-M
+    // §4's widths (--u8-product-bits, --u8-sum-bits): the block's value kept at top_p = 2^P - 1
+    // steps, the running sum at top_s = 2^S - 1 steps (R8Unorm or R16Unorm targets).
+    wide: u32,
+    top_p: u32,
+    top_s: u32,
+    _pad0: u32,
+    _pad1: u32,
 };
 
 @group(0) @binding(0) var a_tex: texture_2d<f32>;
@@ -71,10 +78,70 @@ fn block_steps(ij: vec2i) -> u32 {
     return s / d + select(0u, 1u, 2u * (s % d) >= d);
 }
 
+// The block's exact integer sum of texel products (units of 1/255²).
+fn block_int(ij: vec2i) -> u32 {
+    var s = 0u;
+    for (var q = 0u; q < blk.len; q++) {
+        let p = i32(blk.start + q);
+        s = s + steps8(textureLoad(a_tex, vec2i(p, ij.y), 0).r) * steps8(textureLoad(b_tex, vec2i(ij.x, p), 0).r);
+    }
+    return s;
+}
+
+// round(x·mul / d), half up, exactly, for x·mul < 2^64 and 0 < d < 2^31: the 64-bit product from
+// 16-bit halves, then binary long division (the remainder stays below d, so 2r + 1 fits in u32).
+// The quotient must fit in u32, which the host guarantees. (As in larsen_mcallister.wgsl.)
+fn mul_div_round(x: u32, mul: u32, d: u32) -> u32 {
+    let x0 = x & 0xffffu;
+    let x1 = x >> 16u;
+    let m0 = mul & 0xffffu;
+    let m1 = mul >> 16u;
+    let p00 = x0 * m0;
+    let p01 = x0 * m1;
+    let p10 = x1 * m0;
+    let mid = (p00 >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);
+    let lo = (p00 & 0xffffu) | (mid << 16u);
+    let hi = x1 * m1 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u);
+    var q = 0u;
+    var r = 0u;
+    for (var i = 0u; i < 64u; i++) {
+        var bit: u32;
+        if i < 32u {
+            bit = (hi >> (31u - i)) & 1u;
+        } else {
+            bit = (lo >> (63u - i)) & 1u;
+        }
+        r = (r << 1u) | bit;
+        q = q << 1u;
+        if r >= d {
+            r = r - d;
+            q = q | 1u;
+        }
+    }
+    return q + select(0u, 1u, 2u * r >= d);
+}
+
+// L-M §4's widths: the block's exact sum s (units of 1/255²) times 1/depth, kept at
+// top_p = 2^P - 1 steps, then brought to the running sum's top_s = 2^S - 1 steps
+// (precision::U8Bits::pass_steps).
+fn wide_steps(s: u32) -> u32 {
+    let q = mul_div_round(s, blk.top_p, 65025u * blk.depth);
+    if blk.top_p == blk.top_s {
+        return q;
+    }
+    return mul_div_round(q, blk.top_s, blk.top_p);
+}
+
 @fragment
 fn fs_accumulate(@builtin(position) pos: vec4f) -> @location(0) vec4f {
     let ij = vec2i(pos.xy);
     let r4 = textureLoad(f_tex, ij, 0).r;
+    if blk.wide > 0u {
+        // F's sum in top_s steps plus this pass's value; the unorm store clamps at 1.0.
+        let top = f32(blk.top_s);
+        let acc = u32(round(r4 * top));
+        return vec4f(f32(acc + wide_steps(block_int(ij))) / top, 0.0, 0.0, 0.0);
+    }
     if blk.depth > 0u {
         // Values above 1.0 are clamped by the R8Unorm store: the saturation.
         return vec4f(f32(steps8(r4) + block_steps(ij)) / 255.0, 0.0, 0.0, 0.0);
@@ -85,6 +152,9 @@ fn fs_accumulate(@builtin(position) pos: vec4f) -> @location(0) vec4f {
 @fragment
 fn fs_blend(@builtin(position) pos: vec4f) -> @location(0) vec4f {
     let ij = vec2i(pos.xy);
+    if blk.wide > 0u {
+        return vec4f(f32(wide_steps(block_int(ij))) / f32(blk.top_s), 0.0, 0.0, 0.0);
+    }
     if blk.depth > 0u {
         return vec4f(f32(block_steps(ij)) / 255.0, 0.0, 0.0, 0.0);
     }

@@ -25,7 +25,14 @@ struct Block {
     len: u32,
     // 0: float pipeline (f32 / f16). Otherwise the 8-bit pipeline, polygon colour 1/depth.
     depth: u32,
-    _pad: u32,
+    // 0: the 8-bit pipeline at rendermm's default widths (8-bit block value, 8-bit sum). 1: L-M
+    // §4's widths (--u8-product-bits, --u8-sum-bits): the value of each channel's block kept at top_p = 2^P - 1
+    // steps, the running sum at top_s = 2^S - 1 steps (R8Unorm or R16Unorm targets).
+    wide: u32,
+    top_p: u32,
+    top_s: u32,
+    _pad0: u32,
+    _pad1: u32,
 };
 
 @group(0) @binding(0) var x_tex: texture_2d<f32>;
@@ -75,10 +82,78 @@ fn block_steps(ij: vec2i) -> vec4u {
     return s / d + select(vec4u(0u), vec4u(1u), 2u * (s % d) >= d);
 }
 
+// Algorithm (11) on the integer texels: each channel's exact sum of its 2b products (units of
+// 1/255²).
+fn block_int(ij: vec2i) -> vec4u {
+    var s = vec4u(0u);
+    for (var q = 0u; q < blk.len; q++) {
+        let p = i32(blk.start + q);
+        let r1 = steps8(textureLoad(x_tex, vec2i(p, ij.y), 0));
+        let r2 = steps8(textureLoad(y_tex, vec2i(ij.x, p), 0));
+        s = r1.rrbb * r2.rgrg + s;
+        s = r1.ggaa * r2.baba + s;
+    }
+    return s;
+}
+
+fn wide_steps4(s: vec4u) -> vec4u {
+    return vec4u(wide_steps(s.x), wide_steps(s.y), wide_steps(s.z), wide_steps(s.w));
+}
+
+// round(x·mul / d), half up, exactly, for x·mul < 2^64 and 0 < d < 2^31: the 64-bit product from
+// 16-bit halves, then binary long division (the remainder stays below d, so 2r + 1 fits in u32).
+// The quotient must fit in u32, which the host guarantees. (As in larsen_mcallister.wgsl.)
+fn mul_div_round(x: u32, mul: u32, d: u32) -> u32 {
+    let x0 = x & 0xffffu;
+    let x1 = x >> 16u;
+    let m0 = mul & 0xffffu;
+    let m1 = mul >> 16u;
+    let p00 = x0 * m0;
+    let p01 = x0 * m1;
+    let p10 = x1 * m0;
+    let mid = (p00 >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);
+    let lo = (p00 & 0xffffu) | (mid << 16u);
+    let hi = x1 * m1 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u);
+    var q = 0u;
+    var r = 0u;
+    for (var i = 0u; i < 64u; i++) {
+        var bit: u32;
+        if i < 32u {
+            bit = (hi >> (31u - i)) & 1u;
+        } else {
+            bit = (lo >> (63u - i)) & 1u;
+        }
+        r = (r << 1u) | bit;
+        q = q << 1u;
+        if r >= d {
+            r = r - d;
+            q = q | 1u;
+        }
+    }
+    return q + select(0u, 1u, 2u * r >= d);
+}
+
+// L-M §4's widths: the block's exact sum s (units of 1/255²) times 1/depth, kept at
+// top_p = 2^P - 1 steps, then brought to the running sum's top_s = 2^S - 1 steps
+// (precision::U8Bits::pass_steps).
+fn wide_steps(s: u32) -> u32 {
+    let q = mul_div_round(s, blk.top_p, 65025u * blk.depth);
+    if blk.top_p == blk.top_s {
+        return q;
+    }
+    return mul_div_round(q, blk.top_s, blk.top_p);
+}
+
 @fragment
 fn fs_accumulate(@builtin(position) pos: vec4f) -> @location(0) vec4f {
     let ij = vec2i(pos.xy);
     let r4 = textureLoad(f_tex, ij, 0);
+    if blk.wide > 0u {
+        // F's sums in top_s steps plus this pass's values; the unorm store clamps at 1.0.
+        let top = f32(blk.top_s);
+        let acc = vec4u(round(r4 * top));
+        return vec4f(acc + wide_steps4(block_int(ij))) / top;
+    }
     if blk.depth > 0u {
         // Values above 1.0 are clamped by the Rgba8Unorm store: the saturation.
         return vec4f(steps8(r4) + block_steps(ij)) / 255.0;
@@ -89,6 +164,9 @@ fn fs_accumulate(@builtin(position) pos: vec4f) -> @location(0) vec4f {
 @fragment
 fn fs_blend(@builtin(position) pos: vec4f) -> @location(0) vec4f {
     let ij = vec2i(pos.xy);
+    if blk.wide > 0u {
+        return vec4f(wide_steps4(block_int(ij))) / f32(blk.top_s);
+    }
     if blk.depth > 0u {
         return vec4f(block_steps(ij)) / 255.0;
     }

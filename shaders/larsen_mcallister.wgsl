@@ -20,9 +20,18 @@ struct Params {
     levels: f32,
     // 8-bit pipeline: the polygon colour is 1/depth (depth = k with --scale-by-depth, §4, else 1).
     depth: u32,
-    _pad: u32,
+    // 0: the 8-bit pipeline of 8-bit products and an 8-bit sum (rendermm's default). 1: the
+    // widths of L-M §4 (--u8-product-bits, --u8-sum-bits): the product kept at top_p = 2^P - 1
+    // steps, then brought to the sum's top_s = 2^S - 1 steps.
+    wide: u32,
+    top_p: u32,
+    top_s: u32,
+    _pad0: u32,
+    _pad1: u32,
 };
 @group(0) @binding(2) var<uniform> params: Params;
+// The final pass of a 16-bit sum: the R16Unorm / Rgba16Unorm running sum, reduced to 8 bits.
+@group(0) @binding(3) var sum_tex: texture_2d<f32>;
 
 struct VsOut {
     @builtin(position) position: vec4f,
@@ -51,6 +60,19 @@ fn vs_main(@builtin(vertex_index) vi: u32, @builtin(instance_index) p: u32) -> V
 fn fs_main(in: VsOut) -> @location(0) vec4f {
     let a = textureLoad(a_tex, vec2i(floor(in.a_coord)), 0);
     let b = textureLoad(b_tex, vec2i(floor(in.b_coord)), 0);
+    if params.wide > 0u {
+        // L-M §4's widths: the exact product ia·ib (units of 1/255²) times 1/depth, kept at P
+        // bits, then brought to the sum's S bits, each rounded half up in exact integer
+        // arithmetic (precision::U8Bits::pass_steps). The blend unit adds it to the R8Unorm or
+        // R16Unorm framebuffer, saturating at 1.0.
+        let ia = vec4u(round(a * 255.0));
+        let ib = vec4u(round(b * 255.0));
+        var out = vec4f(0.0);
+        for (var c = 0; c < 4; c++) {
+            out[c] = f32(pass_steps(ia[c] * ib[c], params.depth, params.top_p, params.top_s)) / f32(params.top_s);
+        }
+        return out;
+    }
     if params.levels > 0.0 {
         // The 8-bit pipeline: texels are i/255; the product times the polygon colour 1/depth
         // leaves the fragment stage as an 8-bit value. Integer arithmetic makes the rounding
@@ -63,4 +85,63 @@ fn fs_main(in: VsOut) -> @location(0) vec4f {
     }
     // Modulate: texture A × texture B (× polygon colour). The sum happens in the blend unit.
     return a * b * params.colour;
+}
+
+// round(x·mul / d), half up, exactly, for x·mul < 2^64 and 0 < d < 2^31: the 64-bit product from
+// 16-bit halves, then binary long division (the remainder stays below d, so 2r + 1 fits in u32).
+// The quotient must fit in u32, which the host guarantees.
+fn mul_div_round(x: u32, mul: u32, d: u32) -> u32 {
+    let x0 = x & 0xffffu;
+    let x1 = x >> 16u;
+    let m0 = mul & 0xffffu;
+    let m1 = mul >> 16u;
+    let p00 = x0 * m0;
+    let p01 = x0 * m1;
+    let p10 = x1 * m0;
+    let mid = (p00 >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);
+    let lo = (p00 & 0xffffu) | (mid << 16u);
+    let hi = x1 * m1 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u);
+    var q = 0u;
+    var r = 0u;
+    for (var i = 0u; i < 64u; i++) {
+        var bit: u32;
+        if i < 32u {
+            bit = (hi >> (31u - i)) & 1u;
+        } else {
+            bit = (lo >> (63u - i)) & 1u;
+        }
+        r = (r << 1u) | bit;
+        q = q << 1u;
+        if r >= d {
+            r = r - d;
+            q = q | 1u;
+        }
+    }
+    return q + select(0u, 1u, 2u * r >= d);
+}
+
+// The value a fragment hands on, in the running sum's steps: s (units of 1/255²) times the
+// polygon colour 1/depth kept at top_p = 2^P - 1 steps, then brought to top_s = 2^S - 1 steps
+// (precision::U8Bits::pass_steps, which the CPU model uses).
+fn pass_steps(s: u32, depth: u32, top_p: u32, top_s: u32) -> u32 {
+    let q = mul_div_round(s, top_p, 65025u * depth);
+    if top_p == top_s {
+        return q;
+    }
+    return mul_div_round(q, top_s, top_p);
+}
+
+// The output reduction of a 16-bit sum (L-M §4: "the output, stored in the framebuffer, reduces
+// the precision back to 8 bits"): a quad over the target; each fragment reads its 16-bit sum
+// acc and writes round(acc·255/65535) = round(acc/257), half up, into an 8-bit target.
+@vertex
+fn vs_full(@builtin(vertex_index) vi: u32) -> @builtin(position) vec4f {
+    let corner = vec2f(f32(vi & 1u), f32(vi >> 1u));
+    return vec4f(corner.x * 2.0 - 1.0, 1.0 - corner.y * 2.0, 0.0, 1.0);
+}
+
+@fragment
+fn fs_reduce(@builtin(position) pos: vec4f) -> @location(0) vec4f {
+    let acc = vec4u(round(textureLoad(sum_tex, vec2i(pos.xy), 0) * 65535.0));
+    return vec4f((2u * acc + vec4u(257u)) / vec4u(514u)) / 255.0;
 }

@@ -118,16 +118,33 @@ pub struct Verdict {
     /// u8: largest difference from the CPU model of the 8-bit pipeline, in 8-bit steps.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub u8_model_max_steps: Option<f64>,
+    /// u8: which CPU model the result was compared with (pipeline and widths).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub u8_model: Option<U8ModelId>,
     /// f16: largest ratio of the error to the derived elementwise bound.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub f16_bound_ratio: Option<f64>,
 }
 
+/// Which CPU model of the 8-bit pipeline a u8 result was held to: the method's pass structure
+/// and the widths of L-M §4 ([`crate::precision::U8Bits`]).
+#[derive(Clone, Debug, Serialize)]
+pub struct U8ModelId {
+    /// `L-M`, `hall-blocked (b = 7)`, `hall-packed (b = 7)`.
+    pub pipeline: String,
+    /// `product_bits` and `sum_bits`.
+    #[serde(flatten)]
+    pub bits: crate::precision::U8Bits,
+    /// The GPU of L-M §4 these widths are, if any (or rendermm's default).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<&'static str>,
+}
+
 /// Judge `c = a · b` computed by Larsen–McAllister at `precision`:
 /// - f32: relative Frobenius error ≤ `f32_tol` (the method's tolerance);
 /// - f16: every element within the f16 accumulation bound of [`precision::f16_bound`](crate::precision::f16_bound);
-/// - u8: every element within one 8-bit step of the CPU model of the 8-bit pipeline
-///   ([`precision::u8_model`](crate::precision::u8_model); k steps after `--scale-by-depth` rescales by k).
+/// - u8: every element equal to the CPU model of the 8-bit pipeline
+///   ([`precision::u8_model`](crate::precision::u8_model); times k after `--scale-by-depth`).
 ///
 /// For any method, [`crate::plan::verdict_for`] picks the method's own model and bound.
 pub fn verdict(
@@ -149,16 +166,42 @@ pub fn verdict(
     )
 }
 
-/// Judge `c = a · b` as a run of `pipeline` in `precision` made it:
-/// - u8: within one 8-bit step of the pipeline's CPU model, with the saturated count;
-/// - f16: within the pipeline's derived bound;
-/// - f32: relative Frobenius error ≤ `f32_tol`.
-///
-/// Which pipeline a method runs is the method's business ([`crate::plan::verdict_for`]).
+/// Judge `c = a · b` as a run of `pipeline` in `precision` made it, u8 at the default widths
+/// ([`judge_bits`]).
 pub fn judge(
     pipeline: crate::precision::Pipeline,
     precision: crate::precision::Precision,
     scale_by_depth: bool,
+    f32_tol: f64,
+    a: &Matrix,
+    b: &Matrix,
+    c: &Matrix,
+) -> Verdict {
+    judge_bits(
+        pipeline,
+        precision,
+        scale_by_depth,
+        crate::precision::U8Bits::default(),
+        f32_tol,
+        a,
+        b,
+        c,
+    )
+}
+
+/// Judge `c = a · b` as a run of `pipeline` in `precision` made it:
+/// - u8: equal to the pipeline's CPU model at the widths `bits` (L-M §4; up to the f32
+///   rounding of the rescale by k under `--scale-by-depth`), with the saturated count;
+/// - f16: within the pipeline's derived bound;
+/// - f32: relative Frobenius error ≤ `f32_tol`.
+///
+/// Which pipeline a method runs is the method's business ([`crate::plan::verdict_for`]).
+#[allow(clippy::too_many_arguments)]
+pub fn judge_bits(
+    pipeline: crate::precision::Pipeline,
+    precision: crate::precision::Precision,
+    scale_by_depth: bool,
+    bits: crate::precision::U8Bits,
     f32_tol: f64,
     a: &Matrix,
     b: &Matrix,
@@ -173,6 +216,7 @@ pub fn judge(
         saturated: None,
         saturated_share: None,
         u8_model_max_steps: None,
+        u8_model: None,
         f16_bound_ratio: None,
         stats,
     };
@@ -202,7 +246,8 @@ pub fn judge(
         }
         Precision::U8 => {
             let k = a.cols as f32;
-            let model = pipeline.u8_model(a, b, if scale_by_depth { a.cols as u32 } else { 1 });
+            let depth = if scale_by_depth { a.cols as u32 } else { 1 };
+            let model = pipeline.u8_model_bits(a, b, depth, bits);
             let rescale = if scale_by_depth { k } else { 1.0 };
             let step = precision::U8_STEP * rescale as f64;
             let steps = c
@@ -217,19 +262,25 @@ pub fn judge(
                     }
                 })
                 .fold(0.0f64, f64::max);
-            // 1e-3 of a step absorbs the f32 rounding of the rescale by k.
-            v.passed = v.stats.nonfinite == 0 && steps <= 1.0 + 1e-3;
+            // Exactly the model: 1e-3 of a step absorbs the f32 rounding of the rescale by k.
+            v.passed = v.stats.nonfinite == 0 && steps <= 1e-3;
             v.u8_model_max_steps = Some(steps);
             v.saturated = Some(model.saturated);
             v.saturated_share = Some(model.saturated as f64 / c.data.len() as f64);
             let of = pipeline.name();
+            let widths = bits.name();
             v.tolerance = if scale_by_depth {
                 format!(
-                    "within one 8-bit step (x{k} after rescaling) of the CPU model of the {of} 8-bit pipeline"
+                    "equal (after rescaling by {k}) to the CPU model of the {of} u8 pipeline, {widths}"
                 )
             } else {
-                format!("within one 8-bit step (1/255) of the CPU model of the {of} 8-bit pipeline")
+                format!("equal to the CPU model of the {of} u8 pipeline, {widths}")
             };
+            v.u8_model = Some(U8ModelId {
+                pipeline: of,
+                bits,
+                gpu: bits.gpu(),
+            });
         }
     }
     v

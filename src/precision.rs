@@ -277,6 +277,230 @@ pub fn abs_product(a: &Matrix, b: &Matrix) -> Vec<f64> {
     crate::cpu::reference_f64(&abs(a), &abs(b))
 }
 
+/// The widths of the 8-bit pipeline's intermediate values, as L-M §4 traces them: the inputs are
+/// always 8-bit texels and the output always an 8-bit framebuffer value; in between, the value a
+/// fragment hands on (L-M: the product of two texels; Hall: the exact sum of its block of
+/// products) is kept at `product` bits, and the running sum at `sum` bits.
+///
+/// - `product 8, sum 8` — rendermm's default and its u8 mode since the start: the value rounded
+///   to 8 bits as it leaves the fragment stage and added into an 8-bit (`R8Unorm` /
+///   `Rgba8Unorm`) framebuffer, saturating at 1.0. What any GPU does today with an 8-bit target.
+/// - `product 14, sum 16` — the GeForce2 of §4: "the GeForce2 uses 14 bits of precision at this
+///   step, so underflow errors can occur here (e.g. 1₈ * 1₈ = 00₈)"; the sum "requires k + 16
+///   bits, where only 16 are given", with saturation; "the output, stored in the framebuffer,
+///   reduces the precision back to 8 bits".
+/// - `product 16, sum 16` — the GeForce3 of §4: "this internal precision increased to 16 bits".
+///
+/// Every width counts in unorm units: a value v kept at w bits is round(v·(2^w − 1)), rounded
+/// half up (exact integer arithmetic, in the shaders as in [`U8Bits::pass_steps`]). Passing from
+/// w to w' bits is round(q·(2^w' − 1)/(2^w − 1)); 8 → 16 is exact (65535 = 255·257). The 16-bit
+/// sum lives in an `R16Unorm` / `Rgba16Unorm` target (wgpu's `TEXTURE_FORMAT_16BIT_NORM`), and a
+/// final pass reduces it to 8 bits into an `R8Unorm` / `Rgba8Unorm` target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct U8Bits {
+    /// Bits the value a fragment hands on is kept at: 8, 14 or 16.
+    #[serde(rename = "product_bits")]
+    pub product: u32,
+    /// Bits of the running sum: 8 or 16.
+    #[serde(rename = "sum_bits")]
+    pub sum: u32,
+}
+
+impl Default for U8Bits {
+    fn default() -> Self {
+        U8Bits::RENDERMM
+    }
+}
+
+impl U8Bits {
+    /// rendermm's default: an 8-bit value blended into an 8-bit framebuffer.
+    pub const RENDERMM: U8Bits = U8Bits { product: 8, sum: 8 };
+    /// L-M §4's GeForce2: 14-bit products, a 16-bit saturating sum, 8 bits out.
+    pub const GEFORCE2: U8Bits = U8Bits {
+        product: 14,
+        sum: 16,
+    };
+    /// L-M §4's GeForce3: 16-bit products, a 16-bit saturating sum, 8 bits out.
+    pub const GEFORCE3: U8Bits = U8Bits {
+        product: 16,
+        sum: 16,
+    };
+    /// The product widths `--u8-product-bits` takes.
+    pub const PRODUCT_BITS: [u32; 3] = [8, 14, 16];
+    /// The sum widths `--u8-sum-bits` takes.
+    pub const SUM_BITS: [u32; 2] = [8, 16];
+    /// Every combination, rendermm's default first.
+    pub const ALL: [U8Bits; 6] = [
+        U8Bits { product: 8, sum: 8 },
+        U8Bits {
+            product: 14,
+            sum: 8,
+        },
+        U8Bits {
+            product: 16,
+            sum: 8,
+        },
+        U8Bits {
+            product: 8,
+            sum: 16,
+        },
+        U8Bits::GEFORCE2,
+        U8Bits::GEFORCE3,
+    ];
+
+    /// The widths, or an error naming what is allowed.
+    pub fn new(product: u32, sum: u32) -> Result<Self> {
+        if !Self::PRODUCT_BITS.contains(&product) {
+            return Err(Error::Invalid(format!(
+                "--u8-product-bits {product}: use 8, 14 (GeForce2, L-M §4) or 16 (GeForce3)"
+            )));
+        }
+        if !Self::SUM_BITS.contains(&sum) {
+            return Err(Error::Invalid(format!(
+                "--u8-sum-bits {sum}: use 8 (an 8-bit framebuffer) or 16 (L-M §4's 16-bit sum)"
+            )));
+        }
+        Ok(U8Bits { product, sum })
+    }
+
+    /// Whether these are rendermm's default widths (the 8-bit pipeline as it always ran).
+    pub fn is_default(self) -> bool {
+        self == Self::RENDERMM
+    }
+
+    /// `product 16 bits, sum 16 bits`.
+    pub fn name(self) -> String {
+        format!("product {} bits, sum {} bits", self.product, self.sum)
+    }
+
+    /// `p16 s16`, for tables.
+    pub fn short(self) -> String {
+        format!("p{} s{}", self.product, self.sum)
+    }
+
+    /// Which GPU of L-M §4 these widths are, if any.
+    pub fn gpu(self) -> Option<&'static str> {
+        match self {
+            U8Bits::GEFORCE2 => Some("GeForce2, L-M §4"),
+            U8Bits::GEFORCE3 => Some("GeForce3, L-M §4"),
+            U8Bits::RENDERMM => Some("an 8-bit framebuffer, rendermm's default"),
+            _ => None,
+        }
+    }
+
+    /// The format of the texture the running sum lives in, for 1 or 4 channels.
+    pub fn sum_format(self, channels: u32) -> wgpu::TextureFormat {
+        use wgpu::TextureFormat as F;
+        match (self.sum, channels) {
+            (16, 4) => F::Rgba16Unorm,
+            (16, _) => F::R16Unorm,
+            (_, 4) => F::Rgba8Unorm,
+            _ => F::R8Unorm,
+        }
+    }
+
+    /// The largest integer of `bits` unorm bits: 2^bits − 1.
+    pub fn top(bits: u32) -> u64 {
+        (1u64 << bits) - 1
+    }
+
+    /// The value a fragment hands on, in units of the running sum: `s` is the exact sum of its
+    /// texel products in units of 1/255² (one product ia·ib for L-M, a block's for Hall), times
+    /// the polygon colour 1/`depth`, kept at `product` bits and then brought to `sum` bits, each
+    /// rounded half up.
+    pub fn pass_steps(self, s: u64, depth: u32) -> u64 {
+        let q = round_div(s * Self::top(self.product), 255 * 255 * depth.max(1) as u64);
+        if self.product == self.sum {
+            q
+        } else {
+            round_div(q * Self::top(self.sum), Self::top(self.product))
+        }
+    }
+
+    /// The running sum `acc` (in `sum`-bit units) as the 8-bit output holds it (rounded half up).
+    pub fn output_steps(self, acc: u64) -> u64 {
+        round_div(acc * 255, Self::top(self.sum))
+    }
+}
+
+/// x / d rounded half up, exactly.
+fn round_div(x: u64, d: u64) -> u64 {
+    x / d + u64::from(2 * (x % d) >= d)
+}
+
+/// The 8-bit pipeline of any render-pass method with any widths on the CPU, exact integer
+/// arithmetic: inputs quantized to 8 bits (`ia`, `ib`); pass t sums its products exactly,
+/// S_t = Σ_{p ∈ pass t} ia_p·ib_p, and adds `bits.pass_steps(S_t, depth)` to the running sum,
+/// which saturates at 2^sum − 1 (`FF + 01 = FF`); the output is the sum reduced to 8 bits
+/// ([`U8Bits::output_steps`]). `passes` lists the p of each pass ([`Pipeline::passes`]). With
+/// the default widths this is [`u8_model_passes`] (and for one p per pass [`u8_model`]) exactly.
+pub fn u8_model_bits(
+    a: &Matrix,
+    b: &Matrix,
+    passes: &[Vec<usize>],
+    depth: u32,
+    bits: U8Bits,
+) -> U8Model {
+    let (m, k, n) = (a.rows, a.cols, b.cols);
+    let qa: Vec<u64> = a.data.iter().map(|&v| to_unorm8(v) as u64).collect();
+    let qb: Vec<u64> = b.data.iter().map(|&v| to_unorm8(v) as u64).collect();
+    let top = U8Bits::top(bits.sum);
+    let mut acc = vec![0u64; m * n];
+    let mut sat = vec![false; m * n];
+    let mut s = vec![0u64; n];
+    for pass in passes {
+        for i in 0..m {
+            s.iter_mut().for_each(|x| *x = 0);
+            for &p in pass {
+                debug_assert!(p < k);
+                let ia = qa[i * k + p];
+                if ia == 0 {
+                    continue;
+                }
+                for (j, x) in s.iter_mut().enumerate() {
+                    *x += ia * qb[p * n + j];
+                }
+            }
+            for (j, &sj) in s.iter().enumerate() {
+                let total = acc[i * n + j] + bits.pass_steps(sj, depth);
+                if total > top {
+                    sat[i * n + j] = true;
+                }
+                acc[i * n + j] = total.min(top);
+            }
+        }
+    }
+    U8Model {
+        c: Matrix {
+            rows: m,
+            cols: n,
+            data: acc
+                .iter()
+                .map(|&v| bits.output_steps(v) as f32 / 255.0)
+                .collect(),
+        },
+        saturated: sat.iter().filter(|&&s| s).count(),
+    }
+}
+
+/// The most a u8 run with wide widths may divide by in the shaders' 32-bit integer arithmetic:
+/// 255²·depth must stay below 2³¹, so `--scale-by-depth` with these widths takes k ≤ 33025.
+pub fn check_wide_depth(bits: U8Bits, depth: u32) -> Result<()> {
+    let max = ((1u64 << 31) - 1) / (255 * 255);
+    if !bits.is_default() && depth as u64 > max {
+        return Err(Error::Limit {
+            what: format!(
+                "polygon colour 1/k with --u8-product-bits {} --u8-sum-bits {} (k)",
+                bits.product, bits.sum
+            ),
+            value: depth as u64,
+            limit: "the shaders' 32-bit integer rounding",
+            max,
+        });
+    }
+    Ok(())
+}
+
 /// The pass structure of a render-pass method, which its 8-bit model and its f16 bound follow.
 ///
 /// - [`Pipeline::Slices`]: Larsen–McAllister — k passes of one product each, summed by blending.
@@ -352,6 +576,16 @@ impl Pipeline {
         match self {
             Pipeline::Slices => u8_model(a, b, depth),
             _ => u8_model_passes(a, b, &self.passes(a.cols), depth),
+        }
+    }
+
+    /// The CPU model of this pipeline in the 8-bit pipeline of widths `bits`
+    /// ([`Pipeline::u8_model`] for the default widths, else [`u8_model_bits`]).
+    pub fn u8_model_bits(self, a: &Matrix, b: &Matrix, depth: u32, bits: U8Bits) -> U8Model {
+        if bits.is_default() {
+            self.u8_model(a, b, depth)
+        } else {
+            u8_model_bits(a, b, &self.passes(a.cols), depth, bits)
         }
     }
 

@@ -15,7 +15,7 @@ use rendermm::io::{self, Dtype};
 use rendermm::matrix::Matrix;
 use rendermm::methods::{Accumulate, Method, Timings, larsen_mcallister};
 use rendermm::plan::{self, Options};
-use rendermm::precision::{self, Precision};
+use rendermm::precision::{self, Precision, U8Bits};
 use rendermm::report::Report;
 use std::path::{Path, PathBuf};
 
@@ -73,6 +73,15 @@ pub struct MultiplyArgs {
     /// u8: polygon colour 1/k so the sum cannot saturate (L-M §4); the result is rescaled by k.
     #[arg(long)]
     scale_by_depth: bool,
+    /// u8: bits the value a fragment hands on (the product of two 8-bit texels; Hall: its
+    /// block's sum) is kept at — 8 (default, rendermm's u8), 14 (L-M §4's GeForce2) or 16
+    /// (GeForce3).
+    #[arg(long, value_name = "8|14|16")]
+    u8_product_bits: Option<u32>,
+    /// u8: bits of the running sum — 8 (default: an 8-bit framebuffer) or 16 (L-M §4: a 16-bit
+    /// saturating sum in an R16Unorm target, reduced to 8 bits by a last pass).
+    #[arg(long, value_name = "8|16")]
+    u8_sum_bits: Option<u32>,
     /// Products at once: 4 multiplies four (A, B) pairs through RGBA textures (L-M only); inputs
     /// as --random 4xMxKxN or .npy files with a leading dimension of 4.
     #[arg(long, default_value_t = 1)]
@@ -91,6 +100,8 @@ pub struct MultiplyArgs {
 struct Request {
     method: Method,
     precision: Precision,
+    /// The u8 widths (L-M §4).
+    u8_bits: U8Bits,
     accumulate: Accumulate,
     block: Option<BlockArg>,
     mem_budget: Option<u64>,
@@ -157,6 +168,16 @@ fn validate(args: &MultiplyArgs) -> Result<Request> {
             names(|m| m.info().takes.block)
         );
     }
+    let u8_bits = match (args.u8_product_bits, args.u8_sum_bits) {
+        (None, None) => U8Bits::default(),
+        (p, s) if precision != Precision::U8 => bail!(
+            "{}{}{} set the widths of the 8-bit pipeline (L-M §4); add --precision u8",
+            p.map_or(String::new(), |p| format!("--u8-product-bits {p}")),
+            if p.is_some() && s.is_some() { " " } else { "" },
+            s.map_or(String::new(), |s| format!("--u8-sum-bits {s}")),
+        ),
+        (p, s) => U8Bits::new(p.unwrap_or(8), s.unwrap_or(8))?,
+    };
     if args.normalize && precision != Precision::U8 {
         bail!(
             "--normalize maps inputs to [0, 1] for --precision u8; it does nothing for {precision}"
@@ -168,6 +189,7 @@ fn validate(args: &MultiplyArgs) -> Result<Request> {
     Ok(Request {
         method,
         precision,
+        u8_bits,
         accumulate,
         block,
         mem_budget,
@@ -308,6 +330,7 @@ fn options(args: &MultiplyArgs, req: &Request, block: Option<u32>) -> Options<'s
         allow_nonfinite: args.allow_nonfinite,
         precision: req.precision,
         scale_by_depth: args.scale_by_depth,
+        u8_bits: req.u8_bits,
         block,
         accumulate: req.accumulate,
         tiling: rendermm::plan::tiled::TileOptions {

@@ -46,6 +46,8 @@ fn wanted_features() -> wgpu::Features {
         | wgpu::Features::SHADER_F16
         | wgpu::Features::SUBGROUP
         | wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX
+        // R16Unorm / Rgba16Unorm: the 16-bit sum of `--u8-sum-bits 16` (L-M §4).
+        | wgpu::Features::TEXTURE_FORMAT_16BIT_NORM
 }
 
 /// What one adapter offers that matters to rendermm (`rendermm info --all`).

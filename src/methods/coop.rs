@@ -500,6 +500,7 @@ pub fn verdict(a: &Matrix, b: &Matrix, c: &Matrix) -> crate::check::Verdict {
         saturated: None,
         saturated_share: None,
         u8_model_max_steps: None,
+        u8_model: None,
         f16_bound_ratio: Some(ratio),
         stats,
     }

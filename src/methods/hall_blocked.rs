@@ -58,9 +58,12 @@ use crate::gpu::run::{Phase, Read, Work, copy_clock, run};
 use crate::gpu::texture::{MatrixTexture, TARGET_USAGE, extent};
 use crate::gpu::timer::Clock;
 use crate::matrix::Matrix;
-use crate::precision::{self, Precision};
+use crate::precision::{self, Precision, U8Bits};
 
 const SHADER: &str = include_str!("../../shaders/hall_blocked.wgsl");
+
+/// Bytes of one pass's uniforms (the shaders' `Block`).
+const BLOCK_BYTES: u32 = 32;
 
 pub use crate::precision::{DEFAULT_BLOCK, blocks};
 
@@ -144,15 +147,17 @@ pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Params) -> Re
     ctx.check_texture_dim("C height (m)", m)?;
     let setup = PrecisionSetup::new(ctx, opts, a, b, (block as usize).min(k))?;
     let precision = setup.precision;
-    crate::gpu::texture::check_target(ctx, "C", m, n, precision.format(1))?;
+    let sum_format = setup.sum_format(ctx, Method::HallBlocked, 1, opts.accumulate)?;
+    crate::gpu::texture::check_target(ctx, "C", m, n, sum_format)?;
 
     let at = MatrixTexture::upload_channels(ctx, "A", &[a], precision)?;
     let bt = MatrixTexture::upload_channels(ctx, "B", &[b], precision)?;
-    let engine = Engine::build(
+    let engine = Engine::build_bits(
         ctx,
         &SINGLE,
-        precision.format(1),
+        sum_format,
         setup.u8_depth,
+        setup.bits,
         &at,
         &bt,
         k,
@@ -161,9 +166,9 @@ pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Params) -> Re
     )?;
     let mut work = Work::new(engine.passes());
     let rec = engine.record(ctx, &mut work, None, per_pass)?;
-    work.read(Read::Texture(rec.result.clone()));
+    let reduced = setup.read_result(ctx, &mut work, &rec.result, 1)?;
     work.notes = rec.notes(&format!("{m}x{n}"), block, k);
-    let (notes, rescale) = setup.finish(rec.passes, "R8Unorm");
+    let (notes, rescale) = setup.finish(rec.passes, &format!("{sum_format:?}"), reduced);
     work.notes.extend(notes);
     work.finish(move |bytes| {
         let mut c = Matrix::new(m, n, precision.decode(&bytes[0]))?;
@@ -206,6 +211,21 @@ pub(crate) fn multiply_chunks(
         }
     };
     let terms = (block as usize).min(depth(a0)) * if packed { 2 } else { 1 };
+    if !opts.u8_bits.is_default() {
+        let bits = opts.u8_bits;
+        return Err(Error::Unsupported {
+            option: format!(
+                "--u8-product-bits {} --u8-sum-bits {}",
+                bits.product, bits.sum
+            ),
+            method: if packed {
+                Method::HallPacked.name()
+            } else {
+                Method::HallBlocked.name()
+            },
+            why: "a product tiled past the adapter's limits or the memory budget runs only at the default u8 widths (8 and 8); give a larger --mem-budget or smaller inputs".into(),
+        });
+    }
     let mut setup = PrecisionSetup::new(ctx, opts, a0, b0, terms)?;
     if setup.precision == Precision::U8 && setup.scale_by_depth {
         setup.u8_depth = k.max(1) as u32;
@@ -285,7 +305,8 @@ pub(crate) fn multiply_chunks(
     let mut c = c.expect("the last chunk read the sum back");
     t.device_ms = device;
     let mut notes = first.unwrap_or_default();
-    let (more, rescale) = setup.finish(passes, if packed { "Rgba8Unorm" } else { "R8Unorm" });
+    let (more, rescale) =
+        setup.finish(passes, if packed { "Rgba8Unorm" } else { "R8Unorm" }, false);
     notes.extend(more);
     rescale.apply(&mut c);
     Ok(RunOutput {
@@ -302,6 +323,8 @@ pub(super) struct PrecisionSetup {
     pub precision: Precision,
     /// The shader's `depth`: 0 for the float pipelines, else the u8 polygon colour 1/depth.
     pub u8_depth: u32,
+    /// The u8 widths (L-M §4): of the block's value as it leaves the fragment, and of the sum.
+    pub bits: U8Bits,
     /// The inner dimension k (the `--scale-by-depth` rescale).
     k: usize,
     scale_by_depth: bool,
@@ -350,26 +373,78 @@ impl PrecisionSetup {
                 });
             }
         }
+        let bits = super::larsen_mcallister::u8_bits(opts, precision)?;
         opts.precision = precision;
         let u8_depth = match precision {
             Precision::U8 if opts.scale_by_depth => a.cols.max(1) as u32,
             Precision::U8 => 1,
             _ => 0,
         };
+        precision::check_wide_depth(bits, u8_depth)?;
         Ok(Self {
             precision,
             u8_depth,
+            bits,
             k: a.cols,
             scale_by_depth: opts.scale_by_depth,
             notes,
         })
     }
 
+    /// The format the running sum lives in, for `channels` (1 or 4): the precision's, or for a
+    /// 16-bit u8 sum `R16Unorm` / `Rgba16Unorm`, which the adapter must render into (and, for
+    /// `--accumulate blend`, blend into).
+    pub fn sum_format(
+        &self,
+        ctx: &GpuContext,
+        method: Method,
+        channels: u32,
+        accumulate: Accumulate,
+    ) -> Result<wgpu::TextureFormat> {
+        if self.precision != Precision::U8 || self.bits.sum == 8 {
+            return Ok(self.precision.format(channels));
+        }
+        let format = self.bits.sum_format(channels);
+        super::larsen_mcallister::require_norm16(
+            ctx,
+            method,
+            format,
+            accumulate == Accumulate::Blend,
+        )?;
+        Ok(format)
+    }
+
+    /// Put the readback of `result` (the texture holding the running sum) into `work`; a 16-bit
+    /// u8 sum first goes through the last pass that reduces it to 8 bits (§4's output). Whether
+    /// it did.
+    pub fn read_result(
+        &self,
+        ctx: &GpuContext,
+        work: &mut Work,
+        result: &MatrixTexture,
+        channels: usize,
+    ) -> Result<bool> {
+        let out8 = self.precision.format(channels as u32);
+        if result.format == out8 {
+            work.read(Read::Texture(result.clone()));
+            return Ok(false);
+        }
+        let reduce = super::larsen_mcallister::Reduce16::new(ctx, result, out8, channels)?;
+        work.push(reduce.encode(ctx)?, Phase::Compute);
+        work.read(Read::Texture(reduce.output.clone()));
+        Ok(true)
+    }
+
     /// The notes, and the rescale by k the result needs after the readback under
-    /// `--scale-by-depth`.
-    pub fn finish(self, passes: usize, format: &str) -> (Vec<String>, Rescale) {
+    /// `--scale-by-depth`; `reduced`: a last pass reduced a 16-bit sum to 8 bits.
+    pub fn finish(self, passes: usize, format: &str, reduced: bool) -> (Vec<String>, Rescale) {
         let mut notes = self.notes;
-        if self.precision == Precision::U8 {
+        if self.precision == Precision::U8 && !self.bits.is_default() {
+            notes.push(format!(
+                "8-bit pipeline: 8-bit inputs, the running sum in {format}; each pass's block sum is exact in integers; {}",
+                super::larsen_mcallister::wide_note(self.bits, reduced, "the block's value")
+            ));
+        } else if self.precision == Precision::U8 {
             notes.push(format!(
                 "8-bit pipeline: {format} inputs and accumulation; each pass's block sum is exact in integers, rounded to 8 bits once per pass ({passes} roundings per element) and saturated at 1.0 by the unorm store or blend"
             ));
@@ -496,6 +571,37 @@ impl Engine {
         block: u32,
         accumulate: Accumulate,
     ) -> Result<Self> {
+        Self::build_bits(
+            ctx,
+            v,
+            format,
+            u8_depth,
+            U8Bits::default(),
+            x,
+            y,
+            depth,
+            block,
+            accumulate,
+        )
+    }
+
+    /// [`Engine::build`] with the u8 widths `bits` (L-M §4): the shader keeps each pass's block
+    /// value at `bits.product` bits and adds it to a `bits.sum`-bit running sum (`format` is then
+    /// `R16Unorm` / `Rgba16Unorm` for a 16-bit sum). The default widths run the shader's 8-bit
+    /// pipeline as it always ran.
+    #[allow(clippy::too_many_arguments)]
+    pub fn build_bits(
+        ctx: &GpuContext,
+        v: &Variant,
+        format: wgpu::TextureFormat,
+        u8_depth: u32,
+        bits: U8Bits,
+        x: &MatrixTexture,
+        y: &MatrixTexture,
+        depth: usize,
+        block: u32,
+        accumulate: Accumulate,
+    ) -> Result<Self> {
         ctx.require_render(
             v.method.name(),
             format,
@@ -504,7 +610,12 @@ impl Engine {
         )?;
         let (rows, cols) = (x.rows, y.cols);
         let blocks = blocks(depth, block);
-        let stride = 16u32.next_multiple_of(ctx.limits.min_uniform_buffer_offset_alignment);
+        let stride = BLOCK_BYTES.next_multiple_of(ctx.limits.min_uniform_buffer_offset_alignment);
+        let wide = u32::from(u8_depth > 0 && !bits.is_default());
+        let (top_p, top_s) = (
+            U8Bits::top(bits.product) as u32,
+            U8Bits::top(bits.sum) as u32,
+        );
         let module = ctx.shader(v.shader_file, v.source)?;
         let names: &[&str] = match accumulate {
             Accumulate::PingPong => &["C ping", "C pong"],
@@ -533,7 +644,7 @@ impl Engine {
                         ty: wgpu::BindingType::Buffer {
                             ty: wgpu::BufferBindingType::Uniform,
                             has_dynamic_offset: true,
-                            min_binding_size: wgpu::BufferSize::new(16),
+                            min_binding_size: wgpu::BufferSize::new(BLOCK_BYTES as u64),
                         },
                         count: None,
                     },
@@ -568,12 +679,13 @@ impl Engine {
                     write_mask: v.write_mask,
                 })],
             );
-            // Every pass's (start, len, u8 depth) at its own aligned offset.
+            // Every pass's (start, len, u8 depth, u8 widths) at its own aligned offset.
             let mut uniforms = vec![0u8; stride as usize * blocks.len()];
             for (t, &(start, len)) in blocks.iter().enumerate() {
                 let at = t * stride as usize;
-                uniforms[at..at + 12]
-                    .copy_from_slice(bytemuck::cast_slice(&[start, len, u8_depth]));
+                uniforms[at..at + 24].copy_from_slice(bytemuck::cast_slice(&[
+                    start, len, u8_depth, wide, top_p, top_s,
+                ]));
             }
             let ubuf = crate::gpu::buffer::create_buffer_init(
                 dev,
@@ -600,7 +712,7 @@ impl Engine {
                         resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
                             buffer: &ubuf,
                             offset: 0,
-                            size: wgpu::BufferSize::new(16),
+                            size: wgpu::BufferSize::new(BLOCK_BYTES as u64),
                         }),
                     },
                 ],

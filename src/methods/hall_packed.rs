@@ -172,15 +172,17 @@ pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Params) -> Re
     let n2 = n.div_ceil(2);
     let setup = PrecisionSetup::new(ctx, opts, a, b, 2 * (block as usize).min(k2))?;
     let precision = setup.precision;
-    crate::gpu::texture::check_target(ctx, "C packed", m2, n2, precision.format(4))?;
+    let sum_format = setup.sum_format(ctx, Method::HallPacked, 4, opts.accumulate)?;
+    crate::gpu::texture::check_target(ctx, "C packed", m2, n2, sum_format)?;
 
     let xt = upload_packed_as(ctx, "A packed", a, precision)?;
     let yt = upload_packed_as(ctx, "B packed", b, precision)?;
-    let engine = Engine::build(
+    let engine = Engine::build_bits(
         ctx,
         &PACKED,
-        precision.format(4),
+        sum_format,
         setup.u8_depth,
+        setup.bits,
         &xt,
         &yt,
         k2,
@@ -189,12 +191,12 @@ pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Params) -> Re
     )?;
     let mut work = Work::new(engine.passes());
     let rec = engine.record(ctx, &mut work, None, per_pass)?;
-    work.read(Read::Texture(rec.result.clone()));
+    let reduced = setup.read_result(ctx, &mut work, &rec.result, 4)?;
     work.notes = rec.notes(&format!("{m2}x{n2} RGBA"), block, k2);
     work.notes.push(format!(
         "2x2 channel-packed (eq. 8): A {m}x{k} as {m2}x{k2} RGBA, B {k}x{n} as {k2}x{n2} RGBA; packed and unpacked on the CPU"
     ));
-    let (notes, rescale) = setup.finish(rec.passes, "Rgba8Unorm");
+    let (notes, rescale) = setup.finish(rec.passes, &format!("{sum_format:?}"), reduced);
     work.notes.extend(notes);
     // Unpacking runs on the CPU inside readback_ms, as packing runs inside upload_ms.
     work.finish(move |bytes| {

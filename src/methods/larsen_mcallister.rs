@@ -25,7 +25,7 @@ pub use crate::gpu::pipeline::{texture_entry, uniform_entry};
 use crate::gpu::run::{Phase, Read, Work, run};
 use crate::gpu::texture::{MatrixTexture, TARGET_USAGE, split_channels};
 use crate::matrix::Matrix;
-use crate::precision::{self, Precision};
+use crate::precision::{self, Precision, U8Bits};
 
 const SHADER: &str = include_str!("../../shaders/larsen_mcallister.wgsl");
 
@@ -129,10 +129,21 @@ pub fn record_channels(
             "--scale-by-depth applies to --precision u8 only".into(),
         ));
     }
+    let bits = u8_bits(opts, precision)?;
     // What ran, for the caller's verdict (plan::verdict_for reads it).
     opts.precision = precision;
     // The polygon colour of §4: 1, or 1/k with --scale-by-depth (u8 only).
     let depth = if opts.scale_by_depth { k as u32 } else { 1 };
+    precision::check_wide_depth(bits, depth)?;
+    // The running sum's format: the precision's, or R16Unorm / Rgba16Unorm for a 16-bit u8 sum.
+    let sum_format = match precision {
+        Precision::U8 => bits.sum_format(ch),
+        _ => precision.format(ch),
+    };
+    if sum_format != precision.format(ch) {
+        require_norm16(ctx, Method::Lm, sum_format, true)?;
+        crate::gpu::texture::check_target(ctx, "C (16-bit sum)", m, n, sum_format)?;
+    }
     ctx.check_texture_dim("C width (n)", n)?;
     ctx.check_texture_dim("C height (m)", m)?;
     crate::gpu::texture::check_target(
@@ -146,10 +157,15 @@ pub fn record_channels(
     let format = precision.format(channels as u32);
     let at = MatrixTexture::upload_channels(ctx, "A", a, precision)?;
     let bt = MatrixTexture::upload_channels(ctx, "B", b, precision)?;
-    let target = MatrixTexture::new(ctx, "C (framebuffer)", m, n, format, TARGET_USAGE)?;
+    let target = MatrixTexture::new(ctx, "C (framebuffer)", m, n, sum_format, TARGET_USAGE)?;
     // Pipeline creation counts as setup (upload), as in the Hall methods, so compute_ms is the
     // passes alone.
-    let pipeline = Pipeline::new(ctx, &at, &bt, format, channels, depth, precision)?;
+    let pipeline =
+        Pipeline::with_bits(ctx, &at, &bt, sum_format, channels, depth, precision, bits)?;
+    // A 16-bit sum is reduced to 8 bits by a last pass into an 8-bit target (§4's output).
+    let reduce = (sum_format != format)
+        .then(|| Reduce16::new(ctx, &target, format, channels))
+        .transpose()?;
     let mut work = Work::new(k);
     if opts.observe {
         // One render pass per slice so the observer can look at C_p after each.
@@ -167,7 +183,15 @@ pub fn record_channels(
             Phase::Compute,
         );
     }
-    work.read(Read::Texture(target.clone()));
+    match &reduce {
+        Some(r) => {
+            work.push(r.encode(ctx)?, Phase::Compute);
+            work.read(Read::Texture(r.output.clone()));
+        }
+        None => {
+            work.read(Read::Texture(target.clone()));
+        }
+    }
     let rescale = opts.scale_by_depth.then_some(k as f32);
     if let Some(k) = rescale {
         notes.push(format!(
@@ -176,8 +200,11 @@ pub fn record_channels(
         ));
     }
     notes.push(format!(
-        "{k} additively blended slices into {format:?} ({m}x{n} fragments each, {channels} channel(s))"
+        "{k} additively blended slices into {sum_format:?} ({m}x{n} fragments each, {channels} channel(s))"
     ));
+    if precision == Precision::U8 && !bits.is_default() {
+        notes.push(wide_note(bits, reduce.is_some(), "each product"));
+    }
     work.notes = notes;
     work.finish(move |bytes| {
         let mut cs = split_channels(m, n, precision.decode(&bytes[0]), channels)?;
@@ -199,7 +226,7 @@ pub struct Pipeline {
 
 impl Pipeline {
     /// Build the additive-blend pipeline reading `a` and `b` into a `format` target; in u8 the
-    /// product is modulated by the polygon colour 1/`depth`.
+    /// product is modulated by the polygon colour 1/`depth` (8-bit products, 8-bit sum).
     pub fn new(
         ctx: &GpuContext,
         a: &MatrixTexture,
@@ -209,12 +236,39 @@ impl Pipeline {
         depth: u32,
         precision: Precision,
     ) -> Result<Self> {
+        Self::with_bits(
+            ctx,
+            a,
+            b,
+            format,
+            channels,
+            depth,
+            precision,
+            U8Bits::default(),
+        )
+    }
+
+    /// [`Pipeline::new`] with the widths `bits` of the u8 pipeline (L-M §4): the product kept at
+    /// `bits.product` bits and handed to the blend unit at `bits.sum` bits (`format` is then
+    /// `R16Unorm` / `Rgba16Unorm` for a 16-bit sum).
+    #[allow(clippy::too_many_arguments)]
+    pub fn with_bits(
+        ctx: &GpuContext,
+        a: &MatrixTexture,
+        b: &MatrixTexture,
+        format: wgpu::TextureFormat,
+        channels: usize,
+        depth: u32,
+        precision: Precision,
+        bits: U8Bits,
+    ) -> Result<Self> {
         let module = ctx.shader("larsen_mcallister.wgsl", SHADER)?;
         let levels = if precision == Precision::U8 {
             255.0f32
         } else {
             0.0
         };
+        let wide = u32::from(precision == Precision::U8 && !bits.is_default());
         ctx.scoped("building the Larsen–McAllister pipeline", || {
             let params = crate::gpu::buffer::create_buffer_init(
                 &ctx.device,
@@ -224,7 +278,10 @@ impl Pipeline {
                         bytemuck::bytes_of(&1.0f32),
                         bytemuck::bytes_of(&levels),
                         bytemuck::bytes_of(&depth),
-                        bytemuck::bytes_of(&0u32),
+                        bytemuck::bytes_of(&wide),
+                        bytemuck::bytes_of(&(U8Bits::top(bits.product) as u32)),
+                        bytemuck::bytes_of(&(U8Bits::top(bits.sum) as u32)),
+                        bytemuck::bytes_of(&[0u32; 2]),
                     ]
                     .concat(),
                     usage: wgpu::BufferUsages::UNIFORM,
@@ -303,6 +360,151 @@ impl Pipeline {
                 pass.set_pipeline(&self.pipeline);
                 pass.set_bind_group(0, &self.bind_group, &[]);
                 pass.draw(0..4, slices);
+            }
+            Ok(enc.finish())
+        })
+    }
+}
+
+/// The widths of a u8 run ([`Params::u8_bits`]): an error unless they are the default or the
+/// run is in u8.
+pub(super) fn u8_bits(opts: &Params, precision: Precision) -> Result<U8Bits> {
+    let bits = opts.u8_bits;
+    if !bits.is_default() && precision != Precision::U8 {
+        return Err(Error::Invalid(format!(
+            "--u8-product-bits {} --u8-sum-bits {} set the widths of the 8-bit pipeline; they need --precision u8 (this run is {precision})",
+            bits.product, bits.sum
+        )));
+    }
+    Ok(bits)
+}
+
+/// One clear error unless the device can render (and with `blend`, blend) into the 16-bit
+/// unorm `format` of a 16-bit u8 sum: wgpu's `TEXTURE_FORMAT_16BIT_NORM`, and the format's
+/// features on this adapter.
+pub(super) fn require_norm16(
+    ctx: &GpuContext,
+    method: Method,
+    format: wgpu::TextureFormat,
+    blend: bool,
+) -> Result<()> {
+    if !ctx.has(wgpu::Features::TEXTURE_FORMAT_16BIT_NORM) {
+        return Err(Error::Unsupported {
+            option: "--u8-sum-bits 16".into(),
+            method: method.name(),
+            why: format!(
+                "adapter '{}' ({:?}) has no 16-bit normalized textures (wgpu's TEXTURE_FORMAT_16BIT_NORM) to keep the sum in; use --u8-sum-bits 8",
+                ctx.info.name, ctx.info.backend
+            ),
+        });
+    }
+    ctx.require_render(
+        method.name(),
+        format,
+        blend,
+        "the 16-bit sum of --u8-sum-bits 16 lives in it; use --u8-sum-bits 8",
+    )
+}
+
+/// The report's note on a run with L-M §4's widths; `what` is the value a fragment hands on.
+pub(super) fn wide_note(bits: U8Bits, reduced: bool, what: &str) -> String {
+    format!(
+        "u8 widths: {what} kept at {} bits, the running sum at {} bits{}{}",
+        bits.product,
+        bits.sum,
+        bits.gpu().map_or(String::new(), |g| format!(" ({g})")),
+        if reduced {
+            ", reduced to 8 bits by a last pass into an 8-bit target"
+        } else {
+            ""
+        }
+    )
+}
+
+/// The last pass of a 16-bit u8 sum: the `R16Unorm` / `Rgba16Unorm` running sum reduced to 8
+/// bits (rounded half up) into an `R8Unorm` / `Rgba8Unorm` target, which is what is read back —
+/// "the output, stored in the framebuffer, reduces the precision back to 8 bits" (§4).
+pub(super) struct Reduce16 {
+    pipeline: wgpu::RenderPipeline,
+    bind_group: wgpu::BindGroup,
+    /// The 8-bit output.
+    pub output: MatrixTexture,
+}
+
+impl Reduce16 {
+    /// The pipeline reading `sum` into a new `format` (8-bit) target of the same size.
+    pub fn new(
+        ctx: &GpuContext,
+        sum: &MatrixTexture,
+        format: wgpu::TextureFormat,
+        channels: usize,
+    ) -> Result<Self> {
+        let module = ctx.shader("larsen_mcallister.wgsl", SHADER)?;
+        let output = MatrixTexture::new(
+            ctx,
+            "C (8-bit output)",
+            sum.rows,
+            sum.cols,
+            format,
+            TARGET_USAGE,
+        )?;
+        ctx.scoped("building the 16-to-8-bit output pass", || {
+            let layout = ctx
+                .device
+                .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                    label: Some("u8 output"),
+                    entries: &[texture_entry(3)],
+                });
+            let pl = ctx
+                .device
+                .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                    label: Some("u8 output"),
+                    bind_group_layouts: &[Some(&layout)],
+                    immediate_size: 0,
+                });
+            let pipeline = crate::gpu::pipeline::fullscreen(
+                &ctx.device,
+                "u8 output",
+                Some(&pl),
+                &module,
+                "vs_full",
+                wgpu::PrimitiveTopology::TriangleStrip,
+                "fs_reduce",
+                &[Some(wgpu::ColorTargetState {
+                    format,
+                    blend: None,
+                    write_mask: if channels == 4 {
+                        wgpu::ColorWrites::ALL
+                    } else {
+                        wgpu::ColorWrites::RED
+                    },
+                })],
+            );
+            let bind_group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("u8 output"),
+                layout: &layout,
+                entries: &[wgpu::BindGroupEntry {
+                    binding: 3,
+                    resource: wgpu::BindingResource::TextureView(&sum.view),
+                }],
+            });
+            Ok(Self {
+                pipeline,
+                bind_group,
+                output,
+            })
+        })
+    }
+
+    /// Record the pass.
+    pub fn encode(&self, ctx: &GpuContext) -> Result<wgpu::CommandBuffer> {
+        ctx.scoped("recording the 16-to-8-bit output pass", || {
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            {
+                let mut pass = color_pass(&mut enc, "u8 output", &[&self.output.view], true);
+                pass.set_pipeline(&self.pipeline);
+                pass.set_bind_group(0, &self.bind_group, &[]);
+                pass.draw(0..4, 0..1);
             }
             Ok(enc.finish())
         })

@@ -550,6 +550,9 @@ pub struct Params {
     /// u8 only: polygon colour 1/k so the blended sum cannot saturate (L-M §4; in the Hall
     /// methods it scales each block sum); result rescaled.
     pub scale_by_depth: bool,
+    /// u8 only: the widths of the value a fragment hands on and of the running sum (L-M §4;
+    /// `--u8-product-bits`, `--u8-sum-bits`); the default is 8 and 8.
+    pub u8_bits: crate::precision::U8Bits,
 }
 
 #[cfg(test)]

@@ -36,6 +36,9 @@ pub struct Options<'a> {
     /// u8 only: polygon colour 1/k so the blended sum cannot saturate (L-M §4; in the Hall
     /// methods it scales each block sum); result rescaled.
     pub scale_by_depth: bool,
+    /// u8 only: the widths of the value a fragment hands on and of the running sum (L-M §4;
+    /// `--u8-product-bits`, `--u8-sum-bits`); the default, 8 and 8, is rendermm's u8 mode.
+    pub u8_bits: precision::U8Bits,
     /// Tiling of products past the adapter's limits or the memory budget ([`tiled`]):
     /// `--mem-budget`, `--no-tile`, the progress bar.
     pub tiling: tiled::TileOptions,
@@ -54,6 +57,7 @@ impl Options<'_> {
             accumulate: self.accumulate,
             precision: self.precision,
             scale_by_depth: self.scale_by_depth,
+            u8_bits: self.u8_bits,
         };
         let out = f(&mut p);
         self.precision = p.precision;
@@ -281,9 +285,9 @@ pub fn multiply_checked(
 
 /// Judge `c = a · b` as `method` computed it with `opts`: `opts.precision` is the precision the
 /// run used (the render-pass methods write back the f16 they fall back to), `opts.block` the
-/// Hall block size, `opts.scale_by_depth` the u8 polygon colour 1/k. The render-pass methods are
-/// held to their own pipeline ([`Method::pipeline`]):
-/// - u8: within one 8-bit step of that method's CPU model, with the saturated count;
+/// Hall block size, `opts.scale_by_depth` the u8 polygon colour 1/k, `opts.u8_bits` the u8 widths.
+/// The render-pass methods are held to their own pipeline ([`Method::pipeline`]):
+/// - u8: exactly that method's CPU model at those widths, with the saturated count;
 /// - f16: within that method's derived bound;
 /// - f32 (every method): relative Frobenius error ≤ `method.tolerance()`;
 /// - `coop` (f16 inputs, f32 accumulation): every element within
@@ -294,10 +298,11 @@ pub fn verdict_for(method: Method, opts: &Options, a: &Matrix, b: &Matrix, c: &M
         return crate::methods::coop::verdict(a, b, c);
     }
     match method.pipeline(opts.block) {
-        Some(pipeline) => check::judge(
+        Some(pipeline) => check::judge_bits(
             pipeline,
             opts.precision,
             opts.scale_by_depth,
+            opts.u8_bits,
             method.tolerance(),
             a,
             b,
