@@ -27,8 +27,10 @@ use wasm_bindgen::prelude::*;
 const MAX_WORK: u64 = 1 << 30;
 /// Canvas size in pixels.
 const CANVAS: (u32, u32) = (960, 360);
-/// Pass snapshots kept for the replay.
+/// Pass snapshots kept for the replay, at most.
 const MAX_SNAPSHOTS: usize = 256;
+/// ... and at most this many bytes of them on the GPU.
+const SNAPSHOT_BYTES: u64 = 256 << 20;
 
 #[wasm_bindgen(start)]
 pub fn start() {
@@ -728,9 +730,16 @@ impl Observer for Canvas {
     ) -> Result<()> {
         self.passes = passes;
         let snap = frame::snapshot_texture(ctx, acc)?;
-        self.draw(&snap, pass, passes)?;
-        // Keep every pass up to MAX_SNAPSHOTS, else an even spread and the last.
-        let every = passes.div_ceil(MAX_SNAPSHOTS).max(1);
+        // Live frames are dropped while the page is still taking earlier ones (a long run on a
+        // slow GPU would otherwise pile up readbacks); the last pass is always drawn after the run.
+        if self.pending.get() < 3 {
+            self.draw(&snap, pass, passes)?;
+        }
+        // Keep every pass up to MAX_SNAPSHOTS (and SNAPSHOT_BYTES of GPU memory), else an even
+        // spread, the first and the last.
+        let bytes = (acc.rows * acc.cols) as u64 * acc.bytes_per_texel() as u64;
+        let room = (SNAPSHOT_BYTES / bytes.max(1)).clamp(2, MAX_SNAPSHOTS as u64) as usize;
+        let every = passes.div_ceil(room).max(1);
         if pass % every == 0 || pass == passes || pass == 1 {
             self.snapshots.push((pass, snap));
         }
