@@ -44,6 +44,9 @@
 //!   (`FF + 01 = FF`). With b = 1 this is L-M's 8-bit pipeline; with larger b a sum is rounded
 //!   ⌈k/b⌉ times instead of k. All three accumulation modes give the same bytes, which
 //!   [`crate::precision::u8_model_blocked`] reproduces on the CPU.
+//! - **u8 at the widths of L-M §4** (`Params::u8_bits`): the block's exact sum kept at 8, 14 or 16
+//!   bits as it leaves the fragment, the running sum at 8 or 16 bits (`R16Unorm`, reduced to 8
+//!   bits by a last pass); CPU model [`crate::precision::u8_model_bits`].
 //!
 //! The method writes the precision it actually ran in back into `Params::precision`, so a
 //! caller judging the result ([`crate::plan::verdict_for`]) judges what ran.

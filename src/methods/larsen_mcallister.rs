@@ -14,6 +14,10 @@
 //! at 1.0 in the unorm blend (`FF + 01 = FF`). `--scale-by-depth` sets the polygon colour to 1/k
 //! so the sum cannot saturate, losing the low log2(k) bits; the result is rescaled by k.
 //! Four channels (RGBA) multiply four independent pairs in the same passes ("RGBA", §5).
+//! The widths of §4 (`Params::u8_bits`, `--u8-product-bits 8|14|16`, `--u8-sum-bits 8|16`):
+//! the product kept at 14 (GeForce2) or 16 (GeForce3) bits, the sum at 16 bits in an `R16Unorm`
+//! / `Rgba16Unorm` framebuffer, reduced to 8 bits by a last pass; CPU model
+//! [`crate::precision::u8_model_bits`].
 //!
 //! Shader: `shaders/larsen_mcallister.wgsl`.
 
