@@ -39,7 +39,9 @@ pub struct MultiplyArgs {
     #[arg(long, value_parser = named::<AccumulateArg>("accumulation mode"),
           default_value_t = AccumulateArg(Accumulate::PingPong))]
     accumulate: AccumulateArg,
-    /// Random inputs of shape MxKxN, uniform in [-1, 1) ([0, 1) in u8).
+    /// Random inputs of shape MxKxN, uniform in [-1, 1); in u8, in [0, min(1, √(2/k))), so that
+    /// a sum of k products is 0.5 on average and most sums stay below the 8-bit ceiling
+    /// (inputs in [0, 1) would saturate every element from k ≈ 6 on).
     #[arg(long)]
     random: Option<String>,
     /// Seed for --random.
@@ -171,7 +173,7 @@ fn validate(args: &MultiplyArgs) -> Result<Request> {
     let u8_bits = match (args.u8_product_bits, args.u8_sum_bits) {
         (None, None) => U8Bits::default(),
         (p, s) if precision != Precision::U8 => bail!(
-            "{}{}{} set the widths of the 8-bit pipeline (L-M §4); add --precision u8",
+            "{}{}{}: the widths of the 8-bit pipeline (L-M §4) need --precision u8",
             p.map_or(String::new(), |p| format!("--u8-product-bits {p}")),
             if p.is_some() && s.is_some() { " " } else { "" },
             s.map_or(String::new(), |s| format!("--u8-sum-bits {s}")),
@@ -229,10 +231,12 @@ fn validate_output(out: &Path, batch: bool, dtype: OutDtype) -> Result<()> {
 
 /// Read or draw the inputs; `--normalize` maps them to [0, 1] (its notes say how).
 fn load(args: &MultiplyArgs, req: &Request) -> Result<(Operands, Vec<String>)> {
-    let range = if req.precision == Precision::U8 {
-        (0.0, 1.0)
-    } else {
-        (-1.0, 1.0)
+    let range = match (&args.random, req.precision) {
+        (Some(shape), Precision::U8) => {
+            let k = operands::parse_random_shape(shape)?.1.1;
+            (0.0, (2.0 / k.max(1) as f32).sqrt().min(1.0))
+        }
+        _ => (-1.0, 1.0),
     };
     let source = match (&args.a, &req.b_file, &args.random) {
         (Some(a), Some(b), None) => Source::Files { a, b },
