@@ -25,7 +25,9 @@ if ! python3 -c "import selenium" 2>/dev/null; then
   python3 -m pip install -q selenium 2>/dev/null || python3 -m pip install -q --break-system-packages selenium
 fi
 
-web/build.sh
+# RENDERMM_WEB_BUILD=debug: a debug build (about half the compile time of a clean release
+# build; the tests pass the same).
+if [[ "${RENDERMM_WEB_BUILD:-release}" == debug ]]; then web/build.sh --debug; else web/build.sh; fi
 
 port="${RENDERMM_WEB_PORT:-8765}"
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
