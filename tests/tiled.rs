@@ -339,3 +339,24 @@ fn cli_reports_the_tiling_in_json_and_refuses_with_no_tile() {
         "{err}"
     );
 }
+
+/// The tiled driver runs u8 only at the default widths: the paper's wider widths
+/// (`--u8-product-bits`, `--u8-sum-bits`) are refused by name rather than run at 8 and 8.
+#[test]
+fn tiled_u8_at_the_papers_widths_is_refused_not_run_at_eight_bits() {
+    let a = Matrix::random(64, 128, 5, 0.0, 0.1);
+    let b = Matrix::random(128, 64, 6, 0.0, 0.1);
+    for method in [Method::Lm, Method::HallBlocked, Method::HallPacked] {
+        let mut opts = Options {
+            precision: Precision::U8,
+            u8_bits: rendermm::precision::U8Bits::GEFORCE3,
+            tiling: budget(16 << 10),
+            ..Default::default()
+        };
+        let err = plan::multiply(Some(ctx()), method, &a, &b, &mut opts).unwrap_err();
+        assert!(
+            matches!(err, Error::Unsupported { .. }) && err.to_string().contains("u8 widths"),
+            "{method}: {err}"
+        );
+    }
+}

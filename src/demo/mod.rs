@@ -49,7 +49,8 @@ impl Kind {
 
     pub fn name(self) -> &'static str {
         match self {
-            Kind::Lm => "lm",
+            // The L-M demo is named after the method it draws.
+            Kind::Lm => crate::methods::Method::Lm.name(),
             Kind::Hall => "hall",
             Kind::Packed => "packed",
             Kind::Cube => "cube",

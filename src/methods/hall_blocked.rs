@@ -49,7 +49,7 @@
 //!   bits by a last pass); CPU model [`crate::precision::u8_model_bits`].
 //!
 //! The method writes the precision it actually ran in back into `Params::precision`, so a
-//! caller judging the result ([`crate::plan::verdict_for`]) judges what ran.
+//! caller judging the result (the entry point's verdict, a layer up) judges what ran.
 //!
 //! Shader: `shaders/hall_blocked.wgsl`.
 
@@ -181,7 +181,7 @@ pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Params) -> Re
     Ok(work)
 }
 
-/// One block of C for [`crate::plan::tiled`]: `Σ_c a[c] · b[c]` over the chunks of k, each chunk's
+/// One block of C for the tiled driver (a layer up): `Σ_c a[c] · b[c]` over the chunks of k, each chunk's
 /// passes continuing from the running sum the previous chunk left on the GPU
 /// ([`Engine::record`] from a start); only the block's final sum is read back. Each chunk is a
 /// [`Work`] of its own, run before the next chunk's tiles are uploaded, so only one pair of
@@ -214,21 +214,7 @@ pub(crate) fn multiply_chunks(
         }
     };
     let terms = (block as usize).min(depth(a0)) * if packed { 2 } else { 1 };
-    if !opts.u8_bits.is_default() {
-        let bits = opts.u8_bits;
-        return Err(Error::Unsupported {
-            option: format!(
-                "--u8-product-bits {} --u8-sum-bits {}",
-                bits.product, bits.sum
-            ),
-            method: if packed {
-                Method::HallPacked.name()
-            } else {
-                Method::HallBlocked.name()
-            },
-            why: "a product tiled past the adapter's limits or the memory budget runs only at the default u8 widths (8 and 8); give a larger --mem-budget or smaller inputs".into(),
-        });
-    }
+    // Non-default u8 widths are refused by the tiled driver before it gets here.
     let mut setup = PrecisionSetup::new(ctx, opts, a0, b0, terms)?;
     if setup.precision == Precision::U8 && setup.scale_by_depth {
         setup.u8_depth = k.max(1) as u32;
@@ -795,7 +781,7 @@ impl Engine {
     ///
     /// The running sum starts at zero, or at `start`: `start` is copied into the first F
     /// (ping-pong, copy) or into the framebuffer the first pass then blends onto (blend).
-    /// [`crate::plan::tiled`] uses it to carry one block of C from one chunk of k to the next on
+    /// The tiled driver (a layer up) uses it to carry one block of C from one chunk of k to the next on
     /// the GPU; with chunks that are whole blocks of b the passes, and so the sums, are exactly
     /// those of one run over the whole of k.
     pub fn record(

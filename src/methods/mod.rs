@@ -4,7 +4,7 @@
 //! its paper. Adding a method: its file, its shader, one variant of [`Method`] and one row.
 //!
 //! This layer may use `error`, `matrix`, `cpu`, `precision` and `gpu`; the entry point that
-//! validates, tiles and dispatches ([`crate::plan`]) sits above it.
+//! validates, tiles and dispatches (`plan/`) sits above it.
 
 pub mod cannon;
 pub mod cannon_tiled;
@@ -531,7 +531,7 @@ impl std::fmt::Display for Method {
 }
 
 /// The options a method reads besides A and B; each reads the ones that concern it (its row's
-/// [`Takes`]). The entry point ([`crate::plan::multiply`]) fills them from its own options.
+/// [`Takes`]). The entry point (`plan::multiply`, a layer up) fills them from its own options.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Params {
     /// An observer will watch the runner: record one command buffer per pass and mark the

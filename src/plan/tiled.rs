@@ -754,6 +754,19 @@ pub fn multiply_tiled(
 ) -> Result<RunOutput> {
     crate::matrix::check_product(a, b)?;
     let (m, k, n) = (a.rows, a.cols, b.cols);
+    if !opts.u8_bits.is_default() {
+        let bits = opts.u8_bits;
+        return Err(Error::Unsupported {
+            option: format!(
+                "--u8-product-bits {} --u8-sum-bits {}",
+                bits.product, bits.sum
+            ),
+            method: method.name(),
+            why: format!(
+                "a product tiled past the adapter's limits or the memory budget ({m}x{k}x{n} here) runs only at the default u8 widths (8 and 8); give a larger --mem-budget or smaller inputs"
+            ),
+        });
+    }
     if opts.precision == Precision::U8 {
         // Whole matrices, so a bad element is named by its place in A or B, not in a tile.
         precision::check_unit_range(a, "A")?;

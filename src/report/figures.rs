@@ -906,7 +906,7 @@ const STAGES: [(&str, &str); 6] = [
 const ERA_ROWS: [EraRow; 3] = [
     EraRow {
         name: "Larsen–McAllister 2001",
-        methods: "lm",
+        methods: Method::Lm.name(),
         group: 0,
         stages: [
             Some((
