@@ -3,6 +3,7 @@
 
 use crate::error::{Error, Result};
 use serde::Serialize;
+#[cfg(not(target_arch = "wasm32"))]
 use std::future::Future;
 use std::sync::{Arc, Mutex};
 
@@ -198,7 +199,11 @@ impl GpuContext {
                 compatible_surface,
                 ..Default::default()
             };
-            instance.request_adapter(&options).await.into_iter().collect()
+            instance
+                .request_adapter(&options)
+                .await
+                .into_iter()
+                .collect()
         };
         let wanted_name = std::env::var("WGPU_ADAPTER_NAME")
             .ok()
@@ -410,8 +415,19 @@ impl GpuContext {
         Ok(())
     }
 
+    /// Run `f`; in a browser nothing may wait for an error scope to pop, so an error wgpu
+    /// reports reaches [`GpuContext::check_lost`] through the uncaptured-error handler instead.
+    #[cfg(target_arch = "wasm32")]
+    pub fn scoped<T>(&self, during: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
+        let out = f();
+        self.check_lost()
+            .map_err(|e| Error::Invalid(format!("{e} (during {during})")))?;
+        out
+    }
+
     /// Run `f` inside validation, out-of-memory and internal error scopes; any error wgpu reports
     /// while it runs becomes an [`Error::Wgpu`] naming `during`.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn scoped<T>(&self, during: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
         let internal = self.device.push_error_scope(wgpu::ErrorFilter::Internal);
         let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
@@ -495,6 +511,7 @@ fn relock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 fn block<F: Future>(f: F) -> F::Output {
     pollster::block_on(f)
 }
