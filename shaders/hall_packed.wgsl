@@ -79,7 +79,7 @@ fn block_steps(ij: vec2i) -> vec4u {
         s = r1.ggaa * r2.baba + s;
     }
     let d = vec4u(255u * blk.depth);
-    return s / d + select(vec4u(0u), vec4u(1u), 2u * (s % d) >= d);
+    return s / d + vec4u(2u * (s % d) >= d);
 }
 
 // Algorithm (11) on the integer texels: each channel's exact sum of its 2b products (units of

@@ -124,7 +124,7 @@ pub struct Tiling {
 }
 
 /// What a method keeps on the GPU, for the limits and the byte estimates.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Family {
     Lm,
     Hall {
@@ -132,9 +132,17 @@ enum Family {
     },
     /// A compute method (the method that runs, after any fallback).
     Compute(Method),
-    /// Any other GPU method: textures and buffers of f32 A, B and C.
-    #[default]
-    Generic,
+    /// Any other GPU method: f32 A, B and C in textures, and in storage buffers when `storage`
+    /// (a compute method whose plan pads its own buffers).
+    Generic {
+        storage: bool,
+    },
+}
+
+impl Default for Family {
+    fn default() -> Self {
+        Family::Generic { storage: false }
+    }
 }
 
 /// Device bytes of one multiply, part by part.
@@ -277,12 +285,12 @@ fn family(ctx: &GpuContext, method: Method, m: usize, k: usize, n: usize) -> Fam
         _ => {}
     }
     if !method.is_compute() {
-        return Family::Generic;
+        return Family::Generic { storage: false };
     }
     let eff = super::compute_runs_as(method, &ctx.limits, m, k, n);
     match super::compute_plan(eff, &ctx.limits, m.min(64), k.min(64), n.min(64)) {
         Some(Ok(p)) if p.trusted.is_none() => Family::Compute(eff),
-        _ => Family::Generic,
+        _ => Family::Generic { storage: true },
     }
 }
 
@@ -385,7 +393,7 @@ fn family_footprint(
             }
             f.add("readback", m64 * n64 * 4);
         }
-        Family::Generic => {
+        Family::Generic { .. } => {
             f.add("A", m64 * k64 * 4);
             f.add("B", k64 * n64 * 4);
             f.add("C", m64 * n64 * 4);
@@ -449,18 +457,20 @@ fn fits(ctx: &GpuContext, fam: Family, opts: &Options, m: usize, k: usize, n: us
             }
             Ok(())
         }
-        Family::Generic => {
-            // Whatever the method keeps its matrices in: both a texture's sides and a storage
-            // buffer's size must do.
+        Family::Generic { storage } => {
+            // A texture's sides must do, and a storage buffer's size where the method keeps its
+            // matrices in storage buffers (a fragment method does not: WebGL2 has none).
             side("m", m)?;
             side("k", k)?;
             side("n", n)?;
-            for (what, bytes) in [
-                (format!("A, {m}x{k} f32"), buffer::matrix_bytes(m, k)),
-                (format!("B, {k}x{n} f32"), buffer::matrix_bytes(k, n)),
-                (format!("C, {m}x{n} f32"), buffer::matrix_bytes(m, n)),
-            ] {
-                check_storage_size(l, &what, bytes)?;
+            if storage {
+                for (what, bytes) in [
+                    (format!("A, {m}x{k} f32"), buffer::matrix_bytes(m, k)),
+                    (format!("B, {k}x{n} f32"), buffer::matrix_bytes(k, n)),
+                    (format!("C, {m}x{n} f32"), buffer::matrix_bytes(m, n)),
+                ] {
+                    check_storage_size(l, &what, bytes)?;
+                }
             }
             readback(m, n, 4)
         }
@@ -599,7 +609,7 @@ pub fn plan(
         (_, Family::Lm) => "gpu-blend",
         (_, Family::Hall { .. }) => "gpu-passes",
         (_, Family::Compute(_)) => "gpu-add",
-        (_, Family::Generic) => "host-f64",
+        (_, Family::Generic { .. }) => "host-f64",
     };
     let ran_as = match fam {
         Family::Compute(eff) => eff.name().to_string(),
@@ -683,8 +693,10 @@ fn search(
             return Ok(shape);
         }
         // Where splitting k would change the passes a u8 or f16 check models, k goes last.
-        let k_last = !matches!(fam, Family::Lm | Family::Compute(_) | Family::Generic)
-            && render_precision(ctx, fam, opts) != Precision::F32
+        let k_last = !matches!(
+            fam,
+            Family::Lm | Family::Compute(_) | Family::Generic { .. }
+        ) && render_precision(ctx, fam, opts) != Precision::F32
             && caps[0].max(caps[2]) > 1;
         let i = if caps[1] > caps[0].max(caps[2]) && !k_last {
             1
@@ -807,7 +819,7 @@ pub fn multiply_tiled(
                 Family::Hall { packed } => opts
                     .with_params(|p| hall_blocked::multiply_chunks(ctx, packed, &xs, &ys, k, p))?,
                 Family::Compute(eff) => compute_block(ctx, eff, &xs, &ys, adder.as_ref())?,
-                Family::Generic => generic_block(ctx, method, &xs, &ys, opts)?,
+                Family::Generic { .. } => generic_block(ctx, method, &xs, &ys, opts)?,
             };
             place(&mut c, &out.c, r0, c0);
             t.upload_ms += out.timings.upload_ms;
