@@ -109,3 +109,70 @@ fn bench_ceilings_json_reports_every_ceiling() {
         assert!(names.contains(&want), "{want} missing from {names:?}");
     }
 }
+
+/// A short soak: every GPU method, two rounds, in one process. Each product passes its check and
+/// neither host nor device memory grows from the end of the first round to the end. (The
+/// timing ratio is printed, not asserted: speed goals live in the benchmark, not in tests.)
+#[test]
+fn short_soak_checks_every_product_and_does_not_grow() {
+    let out = Command::new(env!("CARGO_BIN_EXE_rendermm"))
+        .args(["bench", "--soak", "2", "--soak-size", "24", "--json"])
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "no JSON ({e}): {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    let rows = v["rows"].as_array().unwrap();
+    let ran: Vec<&serde_json::Value> = rows.iter().filter(|r| r["skipped"].is_null()).collect();
+    assert!(
+        ran.len() >= 20,
+        "most GPU methods run on lavapipe: {rows:?}"
+    );
+    for r in &ran {
+        assert_eq!(r["passed"], true, "{r}");
+        assert_eq!(r["compute_ms"].as_array().unwrap().len(), 2, "{r}");
+    }
+    for what in ["host_bytes", "device_bytes"] {
+        if let (Some(first), Some(last)) = (v[what][0].as_u64(), v[what][1].as_u64()) {
+            assert!(
+                last <= first + first / 10 + (32 << 20),
+                "{what} grew from {first} to {last}"
+            );
+        }
+    }
+}
+
+/// The JSON of a multiply carries the data path: setup, upload and readback times and the bytes
+/// each moved (the readback of an m×n f32 result is 4·m·n bytes, whatever the method padded).
+#[test]
+fn multiply_json_reports_the_data_path() {
+    for (method, size, m, n) in [("cs-fast", "37x70x53", 37, 53), ("lm", "5x9x3", 5, 3)] {
+        let out = Command::new(env!("CARGO_BIN_EXE_rendermm"))
+            .args([
+                "multiply", "--method", method, "--random", size, "--check", "--json",
+            ])
+            .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        for key in ["setup_ms", "upload_ms", "compute_ms", "readback_ms"] {
+            assert!(v[key].as_f64().is_some_and(|x| x >= 0.0), "{key} in {v}");
+        }
+        assert_eq!(
+            v["readback_bytes"].as_u64(),
+            Some(4 * m * n),
+            "{method}: {v}"
+        );
+        assert!(v["upload_bytes"].as_u64().unwrap() > 0, "{method}: {v}");
+    }
+}

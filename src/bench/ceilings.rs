@@ -26,6 +26,37 @@ pub struct Ceiling {
     /// How it was measured (work size, repeats).
     pub detail: String,
     pub clock: Clock,
+    /// The hardware's theoretical rate in `unit` where it is known for this adapter
+    /// ([`theoretical`]), printed beside the measured one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub theoretical: Option<f64>,
+    /// Where the theoretical figure comes from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub theoretical_source: Option<String>,
+}
+
+/// The theoretical rate of ceiling `name` on the adapter called `adapter`, and its source, where
+/// known. NVIDIA H100 SXM5 (the adapter the project measures on): 132 SMs × 128 FP32 lanes × 2
+/// flops × 1.98 GHz boost = 66.9 TFLOP/s FP32 (NVIDIA H100 Tensor Core GPU Architecture
+/// whitepaper, 2022, table 3); HBM3 3.35 TB/s (same table); PCIe Gen5 x16, 64 GB/s each way
+/// before protocol overhead (PCI-SIG PCIe 5.0 specification, 32 GT/s × 16 lanes, 128b/130b).
+pub fn theoretical(adapter: &str, name: &str) -> Option<(f64, &'static str)> {
+    if !adapter.contains("H100") {
+        return None;
+    }
+    const FP32: &str = "132 SMs x 128 FP32 lanes x 2 flops x 1.98 GHz (NVIDIA H100 architecture whitepaper, table 3)";
+    const HBM: &str = "HBM3, 3.35 TB/s (NVIDIA H100 architecture whitepaper, table 3)";
+    const PCIE: &str = "PCIe Gen5 x16: 32 GT/s x 16 lanes x 128/130 (PCIe 5.0 specification)";
+    match name {
+        "compute-fma" => Some((66_908.0, FP32)),
+        "copy-d2d" => Some((
+            3_350.0 / 2.0,
+            "HBM3 3.35 TB/s, each byte read once and written once",
+        )),
+        "texture-fetch" | "texture-fetch-rgba32f" => Some((3_350.0, HBM)),
+        "copy-h2d" | "copy-d2h" => Some((63.0, PCIE)),
+        _ => None,
+    }
 }
 
 /// All ceilings of one adapter.
@@ -201,20 +232,49 @@ pub fn measure(ctx: &GpuContext, quick: bool) -> Result<Ceilings> {
         ));
     }
 
-    // Copies.
-    for (name, what) in [
-        ("copy-d2d", Copy::DeviceToDevice),
-        ("copy-h2d", Copy::HostToDevice),
-        ("copy-d2h", Copy::DeviceToHost),
-    ] {
-        let (ms, clock) = copy_bandwidth(ctx, what, s.copy_bytes, s.repeats)?;
-        out.push(ceiling(
-            name,
-            s.copy_bytes as f64 / ms / 1e6,
-            "GB/s",
-            format!("{} MiB", s.copy_bytes >> 20),
-            clock,
-        ));
+    // Copies: on the device; host to device the best way wgpu allows here; device to host
+    // until the bytes are in host memory.
+    let (ms, clock) = copy_bandwidth(ctx, Copy::DeviceToDevice, s.copy_bytes, s.repeats)?;
+    out.push(ceiling(
+        "copy-d2d",
+        s.copy_bytes as f64 / ms / 1e6,
+        "GB/s",
+        format!("{} MiB buffer to buffer", s.copy_bytes >> 20),
+        clock,
+    ));
+    let gbps = |ms: f64| s.copy_bytes as f64 / ms / 1e6;
+    let (queue_ms, _) = copy_bandwidth(ctx, Copy::QueueWrite, s.copy_bytes, s.repeats)?;
+    let (staged_ms, clock) = copy_bandwidth(ctx, Copy::Staged, s.copy_bytes, s.repeats)?;
+    out.push(ceiling(
+        "copy-h2d",
+        gbps(queue_ms.min(staged_ms)),
+        "GB/s",
+        format!(
+            "{} MiB host memory to a device buffer, the faster of Queue::write_buffer ({:.2} GB/s) and a pooled mapped staging buffer + copy ({:.2} GB/s, what rendermm's uploads do)",
+            s.copy_bytes >> 20,
+            gbps(queue_ms),
+            gbps(staged_ms)
+        ),
+        clock,
+    ));
+    let (mapped_ms, _) = copy_bandwidth(ctx, Copy::DeviceToMapped, s.copy_bytes, s.repeats)?;
+    let (host_ms, clock) = copy_bandwidth(ctx, Copy::DeviceToHost, s.copy_bytes, s.repeats)?;
+    out.push(ceiling(
+        "copy-d2h",
+        gbps(host_ms),
+        "GB/s",
+        format!(
+            "{} MiB device buffer into host memory: copy to a reused MAP_READ buffer, map, copy the bytes out (the copy and map alone: {:.2} GB/s)",
+            s.copy_bytes >> 20,
+            gbps(mapped_ms)
+        ),
+        clock,
+    ));
+    for c in &mut out {
+        if let Some((v, src)) = theoretical(&ctx.info.name, &c.name) {
+            c.theoretical = Some(v);
+            c.theoretical_source = Some(src.into());
+        }
     }
     Ok(Ceilings {
         adapter: ctx.info.name.clone(),
@@ -230,6 +290,8 @@ fn ceiling(name: &str, value: f64, unit: &str, detail: String, clock: Clock) -> 
         unit: unit.into(),
         detail,
         clock,
+        theoretical: None,
+        theoretical_source: None,
     }
 }
 
@@ -398,7 +460,13 @@ fn dispatch_fma(
 #[derive(Clone, Copy)]
 enum Copy {
     DeviceToDevice,
-    HostToDevice,
+    /// `Queue::write_buffer` of a host vector.
+    QueueWrite,
+    /// A pooled mapped staging buffer filled from a host vector, then copied on the device.
+    Staged,
+    /// A copy into a reused `MAP_READ` buffer and its mapping, the bytes not read.
+    DeviceToMapped,
+    /// As `DeviceToMapped`, then the bytes copied into a host vector.
     DeviceToHost,
 }
 
@@ -408,55 +476,67 @@ fn copy_bandwidth(
     bytes: u64,
     repeats: usize,
 ) -> Result<(f64, Clock)> {
-    let (src, dst) = ctx.scoped("allocating copy buffers", || {
-        let make = |label, usage| {
-            ctx.device.create_buffer(&wgpu::BufferDescriptor {
+    let make = |label, usage| {
+        ctx.scoped("allocating copy buffers", || {
+            Ok(ctx.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(label),
                 size: bytes,
                 usage,
                 mapped_at_creation: false,
-            })
-        };
-        Ok(match what {
-            Copy::DeviceToDevice => (
-                make("copy src", wgpu::BufferUsages::COPY_SRC),
-                make("copy dst", wgpu::BufferUsages::COPY_DST),
-            ),
-            Copy::HostToDevice => (
-                make("unused", wgpu::BufferUsages::COPY_SRC),
-                make("h2d dst", wgpu::BufferUsages::COPY_DST),
-            ),
-            Copy::DeviceToHost => (
-                make("d2h src", wgpu::BufferUsages::COPY_SRC),
-                make(
-                    "d2h dst",
-                    wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
-                ),
-            ),
+            }))
         })
-    })?;
+    };
+    let read_back = |src: &wgpu::Buffer, dst: &wgpu::Buffer, host: Option<&mut Vec<u8>>| {
+        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        enc.copy_buffer_to_buffer(src, 0, dst, 0, bytes);
+        ctx.queue.submit([enc.finish()]);
+        crate::gpu::texture::map_read(ctx, dst, |b| {
+            if let Some(h) = host {
+                h.copy_from_slice(&b[..bytes as usize]);
+            }
+        })
+    };
     let host = vec![1u8; bytes as usize];
     match what {
-        Copy::DeviceToDevice => best(ctx, repeats, || {
-            let mut enc = ctx.device.create_command_encoder(&Default::default());
-            enc.copy_buffer_to_buffer(&src, 0, &dst, 0, bytes);
-            ctx.queue.submit([enc.finish()]);
-            Ok(())
-        }),
+        Copy::DeviceToDevice => {
+            let src = make("copy src", wgpu::BufferUsages::COPY_SRC)?;
+            let dst = make("copy dst", wgpu::BufferUsages::COPY_DST)?;
+            best(ctx, repeats, || {
+                let mut enc = ctx.device.create_command_encoder(&Default::default());
+                enc.copy_buffer_to_buffer(&src, 0, &dst, 0, bytes);
+                ctx.queue.submit([enc.finish()]);
+                Ok(())
+            })
+        }
         // Host transfers include the CPU side, so they are timed by the wall clock.
-        Copy::HostToDevice => best_wall(ctx, repeats, || {
-            ctx.queue.write_buffer(&dst, 0, &host);
-            ctx.queue.submit([]);
-            ctx.wait()
-        }),
-        Copy::DeviceToHost => best_wall(ctx, repeats, || {
-            let mut enc = ctx.device.create_command_encoder(&Default::default());
-            enc.copy_buffer_to_buffer(&src, 0, &dst, 0, bytes);
-            ctx.queue.submit([enc.finish()]);
-            let sum = crate::gpu::texture::map_read(ctx, &dst, |b| b.len())?;
-            debug_assert_eq!(sum as u64, bytes);
-            Ok(())
-        }),
+        Copy::QueueWrite => {
+            let dst = make("h2d dst", wgpu::BufferUsages::COPY_DST)?;
+            best_wall(ctx, repeats, || {
+                ctx.queue.write_buffer(&dst, 0, &host);
+                ctx.queue.submit([]);
+                ctx.wait()
+            })
+        }
+        Copy::Staged => {
+            let dst = make("h2d dst", wgpu::BufferUsages::COPY_DST)?;
+            best_wall(ctx, repeats, || {
+                ctx.staging
+                    .upload(ctx, &dst, 0, bytes, |mut w| w.copy_from_slice(&host))?;
+                ctx.wait()
+            })
+        }
+        Copy::DeviceToMapped | Copy::DeviceToHost => {
+            let src = make("d2h src", wgpu::BufferUsages::COPY_SRC)?;
+            let dst = make(
+                "d2h dst",
+                wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+            )?;
+            let mut out = vec![0u8; bytes as usize];
+            let into_host = matches!(what, Copy::DeviceToHost);
+            best_wall(ctx, repeats, || {
+                read_back(&src, &dst, into_host.then_some(&mut out))
+            })
+        }
     }
 }
 

@@ -60,9 +60,17 @@ pub struct SweepRow {
     pub compute_median_ms: f64,
     pub compute_min_ms: f64,
     pub compute_max_ms: f64,
+    /// Median milliseconds of the data path and of pipeline creation, and the bytes moved (so
+    /// the rates can be recomputed from the file).
+    pub setup_ms: f64,
     pub upload_ms: f64,
     pub copy_ms: f64,
     pub readback_ms: f64,
+    pub upload_bytes: u64,
+    pub readback_bytes: u64,
+    /// upload_bytes / upload_ms and readback_bytes / readback_ms, in GB/s.
+    pub upload_gbps: f64,
+    pub readback_gbps: f64,
     /// 2·n³ / median compute time.
     pub gflops: f64,
     /// u8: the L-M paper's byte operations per second over the total time, in GBops.
@@ -189,9 +197,14 @@ fn skipped(method: Method, precision: Precision, n: usize, why: String) -> Sweep
         compute_median_ms: f64::NAN,
         compute_min_ms: f64::NAN,
         compute_max_ms: f64::NAN,
+        setup_ms: f64::NAN,
         upload_ms: f64::NAN,
         copy_ms: f64::NAN,
         readback_ms: f64::NAN,
+        upload_bytes: 0,
+        readback_bytes: 0,
+        upload_gbps: f64::NAN,
+        readback_gbps: f64::NAN,
         gflops: f64::NAN,
         gbops: None,
         model_gbps: None,
@@ -280,11 +293,14 @@ fn run_row(
     let med = median(&mut compute);
     let med_of = |f: fn(&Timings) -> f64| median(&mut times.iter().map(f).collect::<Vec<_>>());
     let mut med_timings = Timings {
+        setup_ms: med_of(|t| t.setup_ms),
         upload_ms: med_of(|t| t.upload_ms),
         compute_ms: med,
         copy_ms: med_of(|t| t.copy_ms),
         readback_ms: med_of(|t| t.readback_ms),
         device_ms: None,
+        upload_bytes: last.timings.upload_bytes,
+        readback_bytes: last.timings.readback_bytes,
     };
     if clock == Clock::GpuTimestamp {
         med_timings.device_ms = Some(med);
@@ -342,9 +358,15 @@ fn run_row(
         compute_median_ms: med,
         compute_min_ms: min,
         compute_max_ms: max,
+        setup_ms: med_timings.setup_ms,
         upload_ms: med_timings.upload_ms,
         copy_ms: med_timings.copy_ms,
         readback_ms: med_timings.readback_ms,
+        upload_bytes: med_timings.upload_bytes,
+        readback_bytes: med_timings.readback_bytes,
+        upload_gbps: med_timings.upload_bytes as f64 / (med_timings.upload_ms.max(1e-9) * 1e6),
+        readback_gbps: med_timings.readback_bytes as f64
+            / (med_timings.readback_ms.max(1e-9) * 1e6),
         gflops: flops / (med * 1e6),
         gbops: report.gbops,
         model_gbps: report.model_gbps,
@@ -439,12 +461,12 @@ pub fn table(s: &Sweep) -> String {
 /// The sweep as CSV.
 pub fn csv(s: &Sweep) -> String {
     let mut out = String::from(
-        "method,precision,n,runs,clock,compute_median_ms,compute_min_ms,compute_max_ms,upload_ms,copy_ms,readback_ms,gflops,gbops,model_gbps,model_ginst_per_s,ceiling,ceiling_fraction,checked,passed,rel_err,skipped\n",
+        "method,precision,n,runs,clock,compute_median_ms,compute_min_ms,compute_max_ms,upload_ms,copy_ms,readback_ms,gflops,gbops,model_gbps,model_ginst_per_s,ceiling,ceiling_fraction,checked,passed,rel_err,skipped,setup_ms,upload_bytes,readback_bytes,upload_gbps,readback_gbps\n",
     );
     let opt = |x: Option<f64>| x.map_or(String::new(), |v| format!("{v}"));
     for r in &s.rows {
         out.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},\"{}\",{},{},\"{}\"\n",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},\"{}\",{},{},\"{}\",{},{},{},{},{}\n",
             r.method,
             r.precision,
             r.n,
@@ -465,7 +487,12 @@ pub fn csv(s: &Sweep) -> String {
             r.checked,
             r.passed,
             opt(r.rel_err),
-            r.skipped.clone().unwrap_or_default().replace('"', "'")
+            r.skipped.clone().unwrap_or_default().replace('"', "'"),
+            r.setup_ms,
+            r.upload_bytes,
+            r.readback_bytes,
+            r.upload_gbps,
+            r.readback_gbps,
         ));
     }
     out

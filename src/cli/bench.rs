@@ -6,7 +6,7 @@ use super::values::{MethodArg, PrecisionArg, SuiteArg, named};
 use super::{check_failed, guard, progress};
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use rendermm::bench::{self, ceilings, sweep};
+use rendermm::bench::{self, ceilings, soak, sweep};
 use rendermm::gpu::GpuContext;
 use rendermm::io;
 use rendermm::matrix::parse_mkn;
@@ -25,6 +25,13 @@ pub struct BenchArgs {
     /// fetch, copies).
     #[arg(long)]
     ceilings: bool,
+    /// Soak: N rounds of every GPU method (or those of --methods) in one process, each product
+    /// checked; fails if a method's later runs take over 1.2x its first or memory grows.
+    #[arg(long, value_name = "N", conflicts_with_all = ["suite", "ceilings"])]
+    soak: Option<usize>,
+    /// Soak: the size n of the n×n·n×n products (default 256; 64 with --quick).
+    #[arg(long, value_name = "N", requires = "soak")]
+    soak_size: Option<usize>,
     /// Small sizes and the small ceiling workloads: a whole sweep in under two minutes on lavapipe.
     #[arg(long)]
     quick: bool,
@@ -84,6 +91,9 @@ pub fn run(args: BenchArgs) -> Result<()> {
     if let Some(suite) = args.suite {
         return run_suite(&ctx, &args, suite.0);
     }
+    if let Some(rounds) = args.soak {
+        return run_soak(&ctx, &args, rounds);
+    }
     if !args.json_stdout() {
         eprintln!("adapter: {}", ctx.describe());
         eprintln!("measuring the ceilings ...");
@@ -101,11 +111,42 @@ pub fn run(args: BenchArgs) -> Result<()> {
     Ok(())
 }
 
+/// `--soak N`: the rounds, the table (or JSON), and exit status 1 if it failed.
+fn run_soak(ctx: &GpuContext, args: &BenchArgs, rounds: usize) -> Result<()> {
+    let methods: Vec<Method> = if args.methods.is_empty() {
+        Method::ALL.to_vec()
+    } else {
+        args.methods.iter().map(|m| m.0).collect()
+    };
+    let n = args.soak_size.unwrap_or(if args.quick { 64 } else { 256 });
+    let s = soak::soak(ctx, &methods, rounds, n, args.seed)?;
+    if args.json_stdout() {
+        println!("{}", serde_json::to_string_pretty(&s)?);
+    } else {
+        print!("{}", s.render());
+    }
+    write_json_file(args, &s)?;
+    let failures = s.failures();
+    if !failures.is_empty() {
+        check_failed!("soak failed: {}", failures.join("; "));
+    }
+    Ok(())
+}
+
 /// Refuse bad sizes and unwritable outputs before the GPU is opened: the method and precision
 /// names were refused by the parser already.
 fn validate(args: &BenchArgs) -> Result<()> {
     if args.sizes.contains(&0) {
         bail!("--sizes: every size must be at least 1");
+    }
+    if args.soak == Some(0) {
+        bail!("--soak: give the number of rounds, at least 1");
+    }
+    if let Some(n) = args.soak_size {
+        if n == 0 {
+            bail!("--soak-size: the size must be at least 1");
+        }
+        guard::product_memory(&format!("--soak-size {n}"), (n, n, n), 2)?;
     }
     for &n in &args.sizes {
         guard::product_memory(&format!("--sizes {n}"), (n, n, n), 2)?;
@@ -181,15 +222,35 @@ fn show_ceilings(args: &BenchArgs, ceil: &ceilings::Ceilings) -> Result<()> {
     if args.json_stdout() {
         println!("{}", serde_json::to_string_pretty(ceil)?);
     } else {
+        println!(
+            "{:<22} {:>12} {:<13} {:>12} {:>6} {:<14} how",
+            "ceiling", "measured", "unit", "theoretical", "share", "clock"
+        );
         for c in &ceil.ceilings {
+            let (theory, share) = match c.theoretical {
+                Some(t) => (format!("{t:.2}"), format!("{:.0}%", 100.0 * c.value / t)),
+                None => ("–".into(), "–".into()),
+            };
             println!(
-                "{:<22} {:>12.2} {:<13} {:<14} {}",
+                "{:<22} {:>12.2} {:<13} {:>12} {:>6} {:<14} {}",
                 c.name,
                 c.value,
                 c.unit,
+                theory,
+                share,
                 c.clock.name(),
                 c.detail
             );
+        }
+        if ceil.ceilings.iter().any(|c| c.theoretical.is_some()) {
+            println!("theoretical figures:");
+            let mut seen = vec![];
+            for c in &ceil.ceilings {
+                if let Some(src) = c.theoretical_source.as_ref().filter(|s| !seen.contains(s)) {
+                    println!("  {}: {src}", c.name);
+                    seen.push(src);
+                }
+            }
         }
     }
     write_json_file(args, ceil)

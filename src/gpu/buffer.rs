@@ -83,6 +83,43 @@ impl MatrixBuffer {
         Ok(buf)
     }
 
+    /// Upload `m` (or `mᵀ` when `transpose`) zero-padded to `rows × cols` into a new storage
+    /// buffer, laid out on the way into the staging memory ([`layout_rows`]): no padded or
+    /// transposed copy of the matrix is made on the host.
+    pub fn upload_laid_out(
+        ctx: &GpuContext,
+        label: &str,
+        m: &Matrix,
+        transpose: bool,
+        rows: usize,
+        cols: usize,
+    ) -> Result<Self> {
+        let (r, c) = if transpose {
+            (m.cols, m.rows)
+        } else {
+            (m.rows, m.cols)
+        };
+        if rows < r || cols < c {
+            return Err(Error::Invalid(format!(
+                "{label}: padding {r}x{c} to {rows}x{cols} would cut it"
+            )));
+        }
+        let buf = Self::new(ctx, label, rows, cols)?;
+        if rows * cols == 0 {
+            return Ok(buf);
+        }
+        let row_bytes = cols * 4;
+        buf.write_with(ctx, |mut w| {
+            let mut at = 0;
+            layout_rows(m, transpose, rows, cols, |row| {
+                w.slice(at..at + row_bytes)
+                    .copy_from_slice(bytemuck::cast_slice(row));
+                at += row_bytes;
+            });
+        })?;
+        Ok(buf)
+    }
+
     /// A new output buffer, poisoned with NaN so that unwritten elements show.
     pub fn output(ctx: &GpuContext, label: &str, rows: usize, cols: usize) -> Result<Self> {
         let buf = Self::new(ctx, label, rows, cols)?;
@@ -90,13 +127,13 @@ impl MatrixBuffer {
         Ok(buf)
     }
 
-    /// Fill the whole buffer with [`POISON_BITS`] (NaN).
+    /// Fill the whole buffer with [`POISON_BITS`] (NaN), by copies on the device.
     pub fn poison(&self, ctx: &GpuContext) -> Result<()> {
-        let words = (self.buffer.size() / 4) as usize;
-        let poison = vec![POISON_BITS; words];
         ctx.scoped("poisoning an output buffer", || {
-            ctx.queue
-                .write_buffer(&self.buffer, 0, bytemuck::cast_slice(&poison));
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            ctx.staging
+                .poison(ctx, &mut enc, &self.buffer, 0, self.buffer.size())?;
+            ctx.queue.submit([enc.finish()]);
             Ok(())
         })
     }
@@ -115,43 +152,104 @@ impl MatrixBuffer {
         if data.is_empty() {
             return Ok(());
         }
-        ctx.scoped("uploading a buffer", || {
-            ctx.queue
-                .write_buffer(&self.buffer, 0, bytemuck::cast_slice(data));
-            Ok(())
-        })
+        let bytes: &[u8] = bytemuck::cast_slice(data);
+        ctx.staging
+            .upload(ctx, &self.buffer, 0, bytes.len() as u64, |mut w| {
+                w.copy_from_slice(bytes)
+            })
+    }
+
+    /// Fill the buffer through mapped staging memory: `fill` gets the whole buffer's bytes,
+    /// write-only, and must write every one (a layout done on the way up, with no
+    /// intermediate matrix).
+    pub fn write_with(
+        &self,
+        ctx: &GpuContext,
+        fill: impl FnOnce(wgpu::WriteOnly<'_, [u8]>),
+    ) -> Result<()> {
+        ctx.staging
+            .upload(ctx, &self.buffer, 0, self.buffer.size(), fill)
     }
 
     /// Copy the buffer into a staging buffer, map it and return the matrix.
     pub fn read_matrix(&self, ctx: &GpuContext) -> Result<Matrix> {
         let bytes = read_buffer_bytes(ctx, &self.buffer, (self.rows * self.cols * 4) as u64)?;
-        Matrix::new(self.rows, self.cols, bytemuck::pod_collect_to_vec(&bytes))
+        Matrix::new(self.rows, self.cols, bytes.into_f32s())
     }
 }
 
 /// Read the first `len` bytes of a `COPY_SRC` buffer back to the host through a `MAP_READ`
 /// staging buffer, blocking ([`super::run::read_buffer_bytes`] is the runner's form).
-pub fn read_buffer_bytes(ctx: &GpuContext, buffer: &wgpu::Buffer, len: u64) -> Result<Vec<u8>> {
+pub fn read_buffer_bytes(
+    ctx: &GpuContext,
+    buffer: &wgpu::Buffer,
+    len: u64,
+) -> Result<super::staging::Bytes> {
     pollster::block_on(super::run::read_buffer_bytes(ctx, buffer, len))
 }
 
-/// A `MAP_READ` staging buffer with the first `len` bytes of `buffer` copied in (submitted; the
-/// caller maps it).
+/// Hand `m` (or `mᵀ` when `transpose`), zero-padded to `rows × cols`, to `put` one whole row of
+/// `cols` values at a time, in order. The transpose gathers 16 output rows per sweep over `m`,
+/// so each cache line of `m` is read once.
+pub fn layout_rows(
+    m: &Matrix,
+    transpose: bool,
+    rows: usize,
+    cols: usize,
+    mut put: impl FnMut(&[f32]),
+) {
+    if !transpose {
+        let mut row = vec![0.0f32; cols];
+        for r in 0..rows {
+            if r < m.rows && cols == m.cols {
+                put(&m.data[r * m.cols..(r + 1) * m.cols]);
+            } else {
+                row.fill(0.0);
+                if r < m.rows {
+                    row[..m.cols].copy_from_slice(&m.data[r * m.cols..(r + 1) * m.cols]);
+                }
+                put(&row);
+            }
+        }
+        return;
+    }
+    const BAND: usize = 16;
+    // Output row p is column p of m; columns i ≥ m.rows stay zero.
+    let mut band = vec![0.0f32; BAND * cols];
+    for p0 in (0..rows).step_by(BAND) {
+        let pe = (p0 + BAND).min(rows);
+        // Rows p0..live are columns of m; live..pe are padding.
+        let live = pe.min(m.cols).max(p0);
+        if live > p0 {
+            for i in 0..m.rows {
+                let src = &m.data[i * m.cols + p0..i * m.cols + live];
+                for (q, &v) in src.iter().enumerate() {
+                    band[q * cols + i] = v;
+                }
+            }
+        }
+        for p in live..pe {
+            band[(p - p0) * cols..(p - p0 + 1) * cols].fill(0.0);
+        }
+        for p in p0..pe {
+            put(&band[(p - p0) * cols..(p - p0 + 1) * cols]);
+        }
+    }
+}
+
+/// A pooled `MAP_READ` staging buffer with the first `len` bytes of `buffer` copied in
+/// (submitted; the caller maps it and gives it back to [`GpuContext::staging`]).
 pub fn stage_readback(ctx: &GpuContext, buffer: &wgpu::Buffer, len: u64) -> Result<wgpu::Buffer> {
+    let staging = ctx.staging.take_read(ctx, len)?;
     ctx.scoped("readback", || {
-        let staging = ctx.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("readback"),
-            size: len.max(4),
-            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
-            mapped_at_creation: false,
-        });
         if len > 0 {
             let mut enc = ctx.device.create_command_encoder(&Default::default());
             enc.copy_buffer_to_buffer(buffer, 0, &staging, 0, len);
             ctx.queue.submit([enc.finish()]);
         }
-        Ok(staging)
-    })
+        Ok(())
+    })?;
+    Ok(staging)
 }
 
 /// A small uniform buffer holding `bytes` (shapes and other per-dispatch constants).

@@ -485,7 +485,12 @@ pub fn with_timed_repeats<T>(repeats: usize, f: impl FnOnce() -> T) -> (T, Vec<f
 
 /// Run `plan` on `a · b`: check, upload, build, dispatch, read back (blocking).
 pub fn run(ctx: &GpuContext, plan: &Plan, a: &Matrix, b: &Matrix) -> Result<RunOutput> {
-    run_with(ctx, plan, || Operands::upload(ctx, plan, a, b), |c| c)
+    run_with(
+        ctx,
+        plan,
+        || Operands::upload(ctx, plan, a, b),
+        (a.rows, b.cols),
+    )
 }
 
 /// Remember the device times of the repetitions of the last run on this thread, for
@@ -496,16 +501,15 @@ pub fn note_repeats(repeats_ms: &[f64]) {
 
 /// [`run`] for a method that lays its operands out itself: `upload` makes and fills them
 /// (timed as upload: padding, transposing or converting the inputs happens there, see
-/// [`Operands::from_buffers`]), `read` turns the C buffer, read back as its own
-/// rows × cols, into the result (timed as readback: e.g. cropping the padding off). Blocking;
-/// [`record`] is the recording itself.
+/// [`Operands::from_buffers`]); the result is the top-left `out` = (rows, cols) of C (timed as
+/// readback). Blocking; [`record`] is the recording itself.
 pub fn run_with(
     ctx: &GpuContext,
     plan: &Plan,
     upload: impl FnOnce() -> Result<Operands>,
-    read: impl FnOnce(Matrix) -> Matrix + 'static,
+    out: (usize, usize),
 ) -> Result<RunOutput> {
-    let ran = super::run::run(ctx, None, || record(ctx, plan, upload()?, read))?;
+    let ran = super::run::run(ctx, None, || record(ctx, plan, upload()?, out))?;
     LAST_RUNS.with(|l| *l.borrow_mut() = ran.repeats_ms.clone());
     ran.into_output()
 }
@@ -513,13 +517,9 @@ pub fn run_with(
 /// Record `plan` over `ops` for the runner: the pipelines (their build time is setup, kept out
 /// of the upload time and noted), the dispatches in one compute pass — submitted as many times
 /// as [`with_timed_repeats`] asks, each repetition timed on its own — and the readback of C,
-/// which `read` turns into the result.
-pub fn record(
-    ctx: &GpuContext,
-    plan: &Plan,
-    ops: Operands,
-    read: impl FnOnce(Matrix) -> Matrix + 'static,
-) -> Result<Work> {
+/// of which the top-left `out` = (rows, cols) is the result (a method that padded C crops it
+/// there, on the way out of the staging buffer).
+pub fn record(ctx: &GpuContext, plan: &Plan, ops: Operands, out: (usize, usize)) -> Result<Work> {
     let repeats = TIMED_REPEATS.with(|r| r.get());
     let t1 = Instant::now();
     let prepared = std::rc::Rc::new(Prepared::new(ctx, plan, &ops)?);
@@ -534,13 +534,26 @@ pub fn record(
     let device = ctx.device.clone();
     work.repeat(repeats, move || prepared.encode(&device, label));
     let (rows, cols) = (ops.c.rows, ops.c.cols);
-    work.read(Read::Buffer {
+    // The top-left out_rows × out_cols of C (all of it unless the method padded it), de-padded
+    // straight into the result.
+    let (out_rows, out_cols) = out;
+    if out_rows > rows || out_cols > cols {
+        return Err(Error::Invalid(format!(
+            "{label}: result {out_rows}x{out_cols} is larger than C, {rows}x{cols}"
+        )));
+    }
+    work.read(Read::Rows {
         buffer: ops.c.buffer.clone(),
-        len: (rows * cols * 4) as u64,
+        rows: out_rows,
+        row_bytes: out_cols * 4,
+        pitch: cols * 4,
     });
-    work.finish(move |bytes| {
-        let c = Matrix::new(rows, cols, bytemuck::pod_collect_to_vec(&bytes[0]))?;
-        Ok(vec![read(c)])
+    work.finish(move |mut bytes| {
+        Ok(vec![Matrix::new(
+            out_rows,
+            out_cols,
+            bytes.remove(0).into_f32s(),
+        )?])
     });
 
     let mut notes = plan.notes.clone();

@@ -33,6 +33,8 @@ pub struct GpuContext {
     /// happened on: wgpu reports an error on the thread that made the call, and each thread
     /// collects only its own, so one thread's fault never fails another's run.
     uncaptured: Arc<Mutex<Vec<(std::thread::ThreadId, String)>>>,
+    /// Staging buffers kept between uploads and readbacks, and the poison source.
+    pub staging: super::staging::Staging,
 }
 
 /// Features we ask for when the adapter offers them.
@@ -301,6 +303,7 @@ impl GpuContext {
             limits,
             lost,
             uncaptured,
+            staging: Default::default(),
         };
         if let Some(note) = ctx.fallback_note() {
             static ONCE: std::sync::Once = std::sync::Once::new();

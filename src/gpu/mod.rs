@@ -7,6 +7,7 @@ pub mod compute;
 pub mod context;
 pub mod pipeline;
 pub mod run;
+pub mod staging;
 pub mod texture;
 pub mod timer;
 

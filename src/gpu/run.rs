@@ -6,6 +6,8 @@
 //! types.
 
 use super::context::GpuContext;
+pub use super::staging::Bytes;
+use super::staging::depad;
 use super::texture::MatrixTexture;
 use super::timer::{Clock, Span};
 use crate::clock::Instant;
@@ -28,9 +30,12 @@ pub trait Observer {
     ) -> Result<()>;
 }
 
-/// Wall-clock milliseconds of each phase, split as in the L-M paper's figures 4-5.
+/// Wall-clock milliseconds of each phase, split as in the L-M paper's figures 4-5, and the bytes
+/// the data path moved.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Timings {
+    /// Building pipelines (and compiling their shaders), where the method times it apart.
+    pub setup_ms: f64,
     /// Creating the textures and loading the matrices into them.
     pub upload_ms: f64,
     /// The passes themselves.
@@ -43,11 +48,16 @@ pub struct Timings {
     /// then `compute_ms`, wall clock after a full wait, is the only figure).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub device_ms: Option<f64>,
+    /// Bytes written from the host to the device (matrices as laid out for the method).
+    pub upload_bytes: u64,
+    /// Bytes read back from the device to the host.
+    pub readback_bytes: u64,
 }
 
 impl Timings {
+    /// Host to host: setup, upload, compute, copies and readback.
     pub fn total_ms(&self) -> f64 {
-        self.upload_ms + self.compute_ms + self.copy_ms + self.readback_ms
+        self.setup_ms + self.upload_ms + self.compute_ms + self.copy_ms + self.readback_ms
     }
 
     /// The best figure for the compute phase: device time where timestamps exist, else the wall
@@ -107,18 +117,28 @@ struct Step {
 }
 
 /// Something the host wants back once the work is done: a texture (read through a staging
-/// buffer with rows padded to 256 bytes, de-padded on the way out) or the first `len` bytes of
-/// a buffer.
+/// buffer with rows padded to 256 bytes, de-padded on the way out), the first `len` bytes of
+/// a buffer, or `rows` rows of `row_bytes` bytes lying `pitch` bytes apart at the start of a
+/// buffer (the top-left corner of a padded matrix, de-padded on the way out).
 pub enum Read {
     Texture(MatrixTexture),
-    Buffer { buffer: wgpu::Buffer, len: u64 },
+    Buffer {
+        buffer: wgpu::Buffer,
+        len: u64,
+    },
+    Rows {
+        buffer: wgpu::Buffer,
+        rows: usize,
+        row_bytes: usize,
+        pitch: usize,
+    },
 }
 
 /// Records the compute phase again, for runs that time several repetitions of it.
 pub type Repeat = Box<dyn Fn() -> Result<wgpu::CommandBuffer>>;
 
 /// Turns the bytes of a run's reads (in the order they were asked for) into its result.
-pub type Finish = Box<dyn FnOnce(Vec<Vec<u8>>) -> Result<Vec<Matrix>>>;
+pub type Finish = Box<dyn FnOnce(Vec<Bytes>) -> Result<Vec<Matrix>>>;
 
 /// GPU work a method recorded for one product — command buffers in order, the readbacks it
 /// wants, and how to turn them into matrices — for [`run`] (natively) or [`run_async`] (in a
@@ -188,7 +208,7 @@ impl Work {
 
     /// How the read bytes become the result (default: each read an R32Float matrix texture or
     /// buffer, taken as it is).
-    pub fn finish(&mut self, f: impl FnOnce(Vec<Vec<u8>>) -> Result<Vec<Matrix>> + 'static) {
+    pub fn finish(&mut self, f: impl FnOnce(Vec<Bytes>) -> Result<Vec<Matrix>> + 'static) {
         self.finish = Some(Box::new(f));
     }
 }
@@ -245,10 +265,13 @@ pub async fn run_async(
     record: impl FnOnce() -> Result<Work>,
 ) -> Result<Ran> {
     let t0 = Instant::now();
+    let uploaded = ctx.staging.uploaded();
     let work = record()?;
     settle(ctx).await?;
     // Setup the method measured apart (pipeline creation) is not upload.
     let upload_ms = (ms(t0) - work.setup_ms).max(0.0);
+    let setup_ms = work.setup_ms;
+    let upload_bytes = ctx.staging.uploaded() - uploaded;
 
     let Work {
         steps,
@@ -284,20 +307,24 @@ pub async fn run_async(
     let t2 = Instant::now();
     let mut bytes = Vec::with_capacity(reads.len());
     for r in &reads {
-        bytes.push(match r {
-            Read::Texture(tex) => read_texture_bytes(ctx, tex).await?,
-            Read::Buffer { buffer, len } => read_buffer_bytes(ctx, buffer, *len).await?,
-        });
+        bytes.push(read(ctx, r).await?);
     }
+    let readback_bytes = bytes.iter().map(|b| b.len() as u64).sum();
     let cs = match finish {
         Some(f) => f(bytes)?,
         None => bytes
             .into_iter()
             .zip(&reads)
             .map(|(b, r)| match r {
-                Read::Texture(t) => Matrix::new(t.rows, t.cols, bytemuck::pod_collect_to_vec(&b)),
+                Read::Texture(t) => Matrix::new(t.rows, t.cols, b.into_f32s()),
+                Read::Rows { rows, .. } => {
+                    let rows = *rows;
+                    let v = b.into_f32s();
+                    Matrix::new(rows, v.len().checked_div(rows).unwrap_or(0), v)
+                }
                 Read::Buffer { .. } => {
-                    Matrix::new(1, b.len() / 4, bytemuck::pod_collect_to_vec(&b))
+                    let v = b.into_f32s();
+                    Matrix::new(1, v.len(), v)
                 }
             })
             .collect::<Result<_>>()?,
@@ -307,11 +334,14 @@ pub async fn run_async(
         cs,
         passes,
         timings: Timings {
+            setup_ms,
             upload_ms,
             compute_ms,
             copy_ms,
             readback_ms,
             device_ms,
+            upload_bytes,
+            readback_bytes,
         },
         notes,
         repeats_ms,
@@ -489,38 +519,72 @@ pub async fn map_read<T>(
     Ok(out)
 }
 
-/// Copy `tex` into a staging buffer (rows padded to 256 bytes, the buffer poisoned with 0xFF
-/// bytes first — a NaN in every float format — so an element the copy misses cannot pass for a
-/// result), map it and return the tightly packed rows.
-pub async fn read_texture_bytes(ctx: &GpuContext, tex: &MatrixTexture) -> Result<Vec<u8>> {
-    let staging = super::texture::stage_readback(ctx, tex)?;
-    let (rows, row_bytes) = (tex.rows, tex.cols * tex.bytes_per_texel() as usize);
-    let padded = super::texture::padded_bytes_per_row(tex.cols, tex.bytes_per_texel()) as usize;
-    map_read(ctx, &staging, |data| {
-        if padded == row_bytes {
-            data[..rows * row_bytes].to_vec()
-        } else {
-            let mut out = Vec::with_capacity(row_bytes * rows);
-            for r in 0..rows {
-                out.extend_from_slice(&data[r * padded..r * padded + row_bytes]);
-            }
-            out
-        }
-    })
-    .await
+/// Read `r` back: copy it into a pooled staging buffer, map it, and copy the wanted bytes
+/// (de-padded) straight into the result.
+pub async fn read(ctx: &GpuContext, r: &Read) -> Result<Bytes> {
+    match r {
+        Read::Texture(tex) => read_texture_bytes(ctx, tex).await,
+        Read::Buffer { buffer, len } => read_buffer_bytes(ctx, buffer, *len).await,
+        Read::Rows {
+            buffer,
+            rows,
+            row_bytes,
+            pitch,
+        } => read_rows(ctx, buffer, *rows, *row_bytes, *pitch).await,
+    }
 }
 
-/// The first `len` bytes of a `COPY_SRC` buffer, through a `MAP_READ` staging buffer.
-pub async fn read_buffer_bytes(
+/// Copy `tex` into a staging buffer (rows padded to 256 bytes), map it and return the tightly
+/// packed rows. The copy writes every byte that is read out of the staging buffer (wgpu
+/// checks its extent); the texture itself was poisoned before the passes wrote it.
+pub async fn read_texture_bytes(ctx: &GpuContext, tex: &MatrixTexture) -> Result<Bytes> {
+    let (rows, row_bytes) = (tex.rows, tex.cols * tex.bytes_per_texel() as usize);
+    let padded = super::texture::padded_bytes_per_row(tex.cols, tex.bytes_per_texel()) as usize;
+    let staging = super::texture::stage_readback(ctx, tex)?;
+    unstage(ctx, staging, rows, row_bytes, padded).await
+}
+
+/// The first `len` bytes of a `COPY_SRC` buffer, through a pooled `MAP_READ` staging buffer.
+pub async fn read_buffer_bytes(ctx: &GpuContext, buffer: &wgpu::Buffer, len: u64) -> Result<Bytes> {
+    read_rows(ctx, buffer, 1, len as usize, len as usize).await
+}
+
+/// `rows` rows of `row_bytes` bytes lying `pitch` bytes apart from the start of a `COPY_SRC`
+/// buffer, tightly packed.
+pub async fn read_rows(
     ctx: &GpuContext,
     buffer: &wgpu::Buffer,
-    len: u64,
-) -> Result<Vec<u8>> {
-    if len == 0 {
-        return Ok(vec![]);
+    rows: usize,
+    row_bytes: usize,
+    pitch: usize,
+) -> Result<Bytes> {
+    if rows == 0 || row_bytes == 0 {
+        return Ok(Bytes::default());
     }
-    let staging = super::buffer::stage_readback(ctx, buffer, len)?;
-    map_read(ctx, &staging, |data| data[..len as usize].to_vec()).await
+    // Up to the end of the last row, rounded to the copy alignment.
+    let span = ((rows - 1) * pitch + row_bytes) as u64;
+    let len = span.div_ceil(wgpu::COPY_BUFFER_ALIGNMENT) * wgpu::COPY_BUFFER_ALIGNMENT;
+    let staging = super::buffer::stage_readback(ctx, buffer, len.min(buffer.size()))?;
+    unstage(ctx, staging, rows, row_bytes, pitch).await
+}
+
+/// Map a staging buffer the copy into which was submitted, copy `rows` rows of `row_bytes`
+/// bytes (`pitch` apart) into the result, and give the buffer back to the pool.
+async fn unstage(
+    ctx: &GpuContext,
+    staging: wgpu::Buffer,
+    rows: usize,
+    row_bytes: usize,
+    pitch: usize,
+) -> Result<Bytes> {
+    let out = map_read(ctx, &staging, |data| {
+        Bytes::filled(rows * row_bytes, |dst| {
+            depad(data, dst, rows, row_bytes, pitch)
+        })
+    })
+    .await?;
+    ctx.staging.give_read(staging);
+    Ok(out)
 }
 
 /// A one-shot channel whose receiver is a future: what a wgpu callback completes.

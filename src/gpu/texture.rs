@@ -187,6 +187,7 @@ impl MatrixTexture {
                 },
                 extent(self.rows, self.cols),
             );
+            ctx.staging.count_upload(bytes.len() as u64);
             Ok(())
         })
     }
@@ -199,14 +200,8 @@ impl MatrixTexture {
     }
 
     /// Read the texture back as tightly packed rows of texels.
-    pub fn read_bytes(&self, ctx: &GpuContext) -> Result<Vec<u8>> {
-        read_texture_bytes(
-            ctx,
-            &self.texture,
-            self.rows,
-            self.cols,
-            self.bytes_per_texel(),
-        )
+    pub fn read_bytes(&self, ctx: &GpuContext) -> Result<super::staging::Bytes> {
+        pollster::block_on(super::run::read_texture_bytes(ctx, self))
     }
 
     /// Read an `R32Float` texture back as a matrix.
@@ -218,7 +213,7 @@ impl MatrixTexture {
             )));
         }
         let bytes = self.read_bytes(ctx)?;
-        Matrix::new(self.rows, self.cols, bytemuck::pod_collect_to_vec(&bytes))
+        Matrix::new(self.rows, self.cols, bytes.into_f32s())
     }
 }
 
@@ -324,29 +319,18 @@ pub fn read_texture_bytes(
         format: texture.format(),
     };
     let _ = bytes_per_texel;
-    pollster::block_on(super::run::read_texture_bytes(ctx, &tex))
+    Ok(pollster::block_on(super::run::read_texture_bytes(ctx, &tex))?.to_vec())
 }
 
-/// A `MAP_READ` staging buffer holding a copy of `tex` (rows padded to 256 bytes), poisoned with
-/// 0xFF bytes (a NaN in every float format) before the copy, so an element the copy misses
-/// cannot pass for a result. The copy is submitted; the caller maps the buffer.
+/// A pooled `MAP_READ` staging buffer holding a copy of `tex` (rows padded to 256 bytes). The
+/// copy is submitted; the caller maps the buffer and gives it back to
+/// [`GpuContext::staging`].
 pub fn stage_readback(ctx: &GpuContext, tex: &MatrixTexture) -> Result<wgpu::Buffer> {
     let (rows, cols, bpt) = (tex.rows, tex.cols, tex.bytes_per_texel());
     let size = check_readback_size(ctx, "texture", rows, cols, bpt)?;
     let padded = padded_bytes_per_row(cols, bpt);
+    let buffer = ctx.staging.take_read(ctx, size)?;
     ctx.scoped("readback", || {
-        let buffer = ctx.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("readback"),
-            size,
-            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
-            mapped_at_creation: true,
-        });
-        buffer
-            .get_mapped_range_mut(..)
-            .map_err(|e| Error::Readback(e.to_string()))?
-            .slice(..)
-            .fill(0xFF);
-        buffer.unmap();
         let mut enc = ctx.device.create_command_encoder(&Default::default());
         enc.copy_texture_to_buffer(
             tex.texture.as_image_copy(),
@@ -361,8 +345,9 @@ pub fn stage_readback(ctx: &GpuContext, tex: &MatrixTexture) -> Result<wgpu::Buf
             extent(rows, cols),
         );
         ctx.queue.submit([enc.finish()]);
-        Ok(buffer)
-    })
+        Ok(())
+    })?;
+    Ok(buffer)
 }
 
 /// Map a `MAP_READ` buffer, wait, and hand its bytes to `f` (blocking; see

@@ -335,7 +335,7 @@ pub fn record_variant(ctx: &GpuContext, v: &Variant, a: &Matrix, b: &Matrix) -> 
     let bb = f16_buffer(ctx, "B (f16, padded)", &f16_packed(b, kp, np, lb))?;
     let c = MatrixBuffer::output(ctx, "C (padded)", mp, np)?;
     let ops = Operands::from_buffers(ctx, &p, ab, bb, c, (mp, kp, np))?;
-    compute::record(ctx, &p, ops, move |c| super::cs_fast::cropped(c, m, n))
+    compute::record(ctx, &p, ops, (m, n))
 }
 
 /// Largest finite f16.
@@ -422,11 +422,11 @@ fn f16_buffer(
         (rows * cols * 2) as u64,
     )?;
     let buf = MatrixBuffer::new(ctx, label, rows, cols / 2)?;
-    ctx.scoped(&format!("uploading {label}"), || {
-        ctx.queue
-            .write_buffer(&buf.buffer, 0, bytemuck::cast_slice(halves));
-        Ok(())
-    })?;
+    let bytes: &[u8] = bytemuck::cast_slice(halves);
+    ctx.staging
+        .upload(ctx, &buf.buffer, 0, bytes.len() as u64, |mut w| {
+            w.copy_from_slice(bytes)
+        })?;
     Ok(buf)
 }
 

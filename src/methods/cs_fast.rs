@@ -268,73 +268,11 @@ pub fn record_variant(ctx: &GpuContext, v: &Variant, a: &Matrix, b: &Matrix) -> 
     let p = plan(v, m, k, n)?;
     let (mp, kp, np) = padded(v, m, k, n);
     p.check(&ctx.limits)?;
-    let at = MatrixBuffer::upload(ctx, "A transposed (padded)", &transposed_padded(a, kp, mp))?;
-    let bb = MatrixBuffer::upload(ctx, "B (padded)", &padded_copy(b, kp, np))?;
+    let at = MatrixBuffer::upload_laid_out(ctx, "A transposed (padded)", a, true, kp, mp)?;
+    let bb = MatrixBuffer::upload_laid_out(ctx, "B (padded)", b, false, kp, np)?;
     let c = MatrixBuffer::output(ctx, "C (padded)", mp, np)?;
     let ops = Operands::from_buffers(ctx, &p, at, bb, c, (mp, kp, np))?;
-    compute::record(ctx, &p, ops, move |c| cropped(c, m, n))
-}
-
-/// Aᵀ zero-padded to `rows × cols` (rows ≥ a.cols, cols ≥ a.rows): out(p, i) = A(i, p).
-/// Transposed in 32×32 blocks so that both sides stay in cache.
-pub fn transposed_padded(a: &Matrix, rows: usize, cols: usize) -> Matrix {
-    assert!(
-        rows >= a.cols && cols >= a.rows,
-        "padding must not cut the matrix"
-    );
-    let mut out = vec![0.0f32; rows * cols];
-    const BLOCK: usize = 32;
-    for i0 in (0..a.rows).step_by(BLOCK) {
-        for p0 in (0..a.cols).step_by(BLOCK) {
-            for i in i0..(i0 + BLOCK).min(a.rows) {
-                let row = &a.data[i * a.cols..(i + 1) * a.cols];
-                for p in p0..(p0 + BLOCK).min(a.cols) {
-                    out[p * cols + i] = row[p];
-                }
-            }
-        }
-    }
-    Matrix {
-        rows,
-        cols,
-        data: out,
-    }
-}
-
-/// `m` zero-padded to `rows × cols`.
-pub fn padded_copy(m: &Matrix, rows: usize, cols: usize) -> Matrix {
-    assert!(
-        rows >= m.rows && cols >= m.cols,
-        "padding must not cut the matrix"
-    );
-    if (rows, cols) == (m.rows, m.cols) {
-        return m.clone();
-    }
-    let mut out = vec![0.0f32; rows * cols];
-    for i in 0..m.rows {
-        out[i * cols..i * cols + m.cols].copy_from_slice(&m.data[i * m.cols..(i + 1) * m.cols]);
-    }
-    Matrix {
-        rows,
-        cols,
-        data: out,
-    }
-}
-
-/// The top-left `rows × cols` of `m`.
-pub fn cropped(m: Matrix, rows: usize, cols: usize) -> Matrix {
-    if (rows, cols) == (m.rows, m.cols) {
-        return m;
-    }
-    let mut out = Vec::with_capacity(rows * cols);
-    for i in 0..rows {
-        out.extend_from_slice(&m.data[i * m.cols..i * m.cols + cols]);
-    }
-    Matrix {
-        rows,
-        cols,
-        data: out,
-    }
+    compute::record(ctx, &p, ops, (m, n))
 }
 
 #[cfg(test)]
@@ -355,13 +293,31 @@ mod tests {
     }
 
     #[test]
-    fn padding_and_cropping_round_trip() {
+    fn operands_are_laid_out_transposed_and_padded() {
         let a = Matrix::from_fn(3, 5, |i, j| (i * 10 + j) as f32);
-        let t = transposed_padded(&a, 8, 4);
-        assert_eq!(t.get(4, 2), a.get(2, 4));
-        assert_eq!(t.get(5, 0), 0.0);
-        assert_eq!(t.get(0, 3), 0.0);
-        let p = padded_copy(&a, 4, 8);
-        assert_eq!(cropped(p, 3, 5), a);
+        let lay = |t, rows, cols| {
+            let mut out = vec![];
+            crate::gpu::buffer::layout_rows(&a, t, rows, cols, |r: &[f32]| {
+                assert_eq!(r.len(), cols);
+                out.extend_from_slice(r)
+            });
+            Matrix::new(rows, cols, out).unwrap()
+        };
+        for (rows, cols) in [(5, 3), (8, 4), (40, 7)] {
+            let t = lay(true, rows, cols);
+            for p in 0..rows {
+                for i in 0..cols {
+                    let want = if p < 5 && i < 3 { a.get(i, p) } else { 0.0 };
+                    assert_eq!(t.get(p, i), want, "transposed ({p}, {i}) of {rows}x{cols}");
+                }
+            }
+        }
+        let p = lay(false, 4, 8);
+        for i in 0..4 {
+            for j in 0..8 {
+                let want = if i < 3 && j < 5 { a.get(i, j) } else { 0.0 };
+                assert_eq!(p.get(i, j), want);
+            }
+        }
     }
 }

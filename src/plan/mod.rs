@@ -186,7 +186,7 @@ fn record(
                 Err(Error::Invalid(format!("{runs} is not a compute method")))
             })?;
             let ops = compute::Operands::upload(ctx, &plan, a, b)?;
-            let mut work = compute::record(ctx, &plan, ops, |c| c)?;
+            let mut work = compute::record(ctx, &plan, ops, (m, n))?;
             if runs != method {
                 let why = compute_plan(method, &ctx.limits, m, k, n)
                     .and_then(|p| p.err())

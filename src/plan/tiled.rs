@@ -1017,12 +1017,8 @@ fn compute_block(
                     buffer: s.buffer.clone(),
                     len: (rows * cols * 4) as u64,
                 });
-                work.finish(move |bytes| {
-                    Ok(vec![Matrix::new(
-                        rows,
-                        cols,
-                        bytemuck::pod_collect_to_vec(&bytes[0]),
-                    )?])
+                work.finish(move |mut bytes| {
+                    Ok(vec![Matrix::new(rows, cols, bytes.remove(0).into_f32s())?])
                 });
             }
             Ok(work)
@@ -1047,7 +1043,10 @@ fn compute_block(
 /// Add the times of one run to `t`; device time only while every run has it.
 fn add_timings(t: &mut Timings, run: &Timings) {
     let first = t.total_ms() == 0.0 && t.device_ms.is_none();
+    t.setup_ms += run.setup_ms;
     t.upload_ms += run.upload_ms;
+    t.upload_bytes += run.upload_bytes;
+    t.readback_bytes += run.readback_bytes;
     t.compute_ms += run.compute_ms;
     t.copy_ms += run.copy_ms;
     t.readback_ms += run.readback_ms;

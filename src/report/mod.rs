@@ -34,11 +34,17 @@ pub struct Report {
     pub adapter: String,
     pub backend: String,
     pub passes: usize,
+    /// Pipeline creation, where the method times it apart from the upload.
+    pub setup_ms: f64,
     pub upload_ms: f64,
     pub compute_ms: f64,
     pub copy_ms: f64,
     pub readback_ms: f64,
+    /// Host to host: setup, upload, compute, copies, readback.
     pub total_ms: f64,
+    /// Bytes the upload and the readback moved.
+    pub upload_bytes: u64,
+    pub readback_bytes: u64,
     /// GPU time of the compute phase from timestamp queries, where the adapter has them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub device_ms: Option<f64>,
@@ -145,11 +151,14 @@ impl Report {
             adapter,
             backend,
             passes,
+            setup_ms: t.setup_ms,
             upload_ms: t.upload_ms,
             compute_ms: t.compute_ms,
             copy_ms: t.copy_ms,
             readback_ms: t.readback_ms,
             total_ms: t.total_ms(),
+            upload_bytes: t.upload_bytes,
+            readback_bytes: t.readback_bytes,
             device_ms: t.device_ms,
             timing: t.compute_time().1,
             gflops: flops / (t.compute_time().0.max(1e-9) * 1e6),

@@ -1,0 +1,330 @@
+//! The data path between host memory and the device: staging buffers kept across calls, uploads
+//! written straight into mapped memory, readbacks copied (and de-padded) straight into the
+//! result, and output buffers poisoned by the GPU.
+//!
+//! Why each part (measured with `rendermm bench --data-path`, numbers in `docs/performance.md`):
+//! - A fresh `MAP_READ` buffer is slow to *read* the first time: every page of its mapping
+//!   faults in on first touch (on lavapipe 4 MiB read at 1.7 GB/s from a fresh mapping, 13 GB/s
+//!   from one read before). So staging buffers are pooled and reused.
+//! - `Queue::write_buffer` allocates a new staging buffer per call and copies the data into it;
+//!   a pooled `MAP_WRITE` buffer, re-mapped in the background once its copy has run, takes the
+//!   data (already laid out: padded, transposed) in one pass, with no intermediate matrix.
+//! - Poisoning an output with NaN from the host meant a host vector as large as the output and
+//!   an upload of it; a GPU copy from a small poison buffer does the same on the device.
+//!
+//! Pools are bounded ([`POOL_BUFFERS`] buffers each, none above [`POOL_MAX_BYTES`] kept), so a
+//! long-running process does not grow.
+
+use super::context::GpuContext;
+use crate::error::{Error, Result};
+use std::sync::{Arc, Mutex};
+
+/// Buffers kept per pool (read and write).
+pub const POOL_BUFFERS: usize = 4;
+
+/// A staging buffer larger than this is used once and dropped, not kept.
+pub const POOL_MAX_BYTES: u64 = 1 << 30;
+
+/// Bytes of the device-side poison source (0xFF bytes: a NaN in every float format), copied
+/// over an output as many times as needed.
+const POISON_BYTES: u64 = 4 << 20;
+
+/// Staging buffers kept between calls, and the poison source.
+#[derive(Default)]
+pub struct Staging {
+    /// Unmapped `MAP_READ | COPY_DST` buffers.
+    read: Mutex<Vec<wgpu::Buffer>>,
+    /// `MAP_WRITE | COPY_SRC` buffers that are mapped and ready to write.
+    write: Arc<Mutex<Vec<wgpu::Buffer>>>,
+    poison: Mutex<Option<wgpu::Buffer>>,
+    /// Bytes uploaded through this context so far ([`Staging::uploaded`]).
+    uploaded: std::sync::atomic::AtomicU64,
+}
+
+fn relock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Take the smallest pooled buffer of at least `size` bytes (and at most 4× it, so a small
+/// read does not hold a huge buffer).
+fn take_fitting(pool: &mut Vec<wgpu::Buffer>, size: u64) -> Option<wgpu::Buffer> {
+    let i = pool
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.size() >= size && b.size() <= size.saturating_mul(4).max(1 << 16))
+        .min_by_key(|(_, b)| b.size())
+        .map(|(i, _)| i)?;
+    Some(pool.swap_remove(i))
+}
+
+/// Put `buf` back into `pool`, keeping the pool bounded (the smallest buffer goes first).
+fn keep(pool: &mut Vec<wgpu::Buffer>, buf: wgpu::Buffer) {
+    if buf.size() > POOL_MAX_BYTES {
+        return;
+    }
+    pool.push(buf);
+    if pool.len() > POOL_BUFFERS {
+        let smallest = (0..pool.len()).min_by_key(|&i| pool[i].size()).unwrap_or(0);
+        pool.swap_remove(smallest);
+    }
+}
+
+/// Staging sizes are whole multiples of this (so that nearby sizes share buffers).
+fn rounded(size: u64) -> u64 {
+    size.max(4).div_ceil(256) * 256
+}
+
+impl Staging {
+    /// Bytes uploaded from the host through this context so far (the runner takes the
+    /// difference across a recording as the run's `upload_bytes`).
+    pub fn uploaded(&self) -> u64 {
+        self.uploaded.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Count `bytes` uploaded another way (`Queue::write_texture`).
+    pub fn count_upload(&self, bytes: u64) {
+        self.uploaded
+            .fetch_add(bytes, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// An unmapped `MAP_READ | COPY_DST` buffer of at least `size` bytes, from the pool or new.
+    pub fn take_read(&self, ctx: &GpuContext, size: u64) -> Result<wgpu::Buffer> {
+        if let Some(b) = take_fitting(&mut relock(&self.read), size) {
+            return Ok(b);
+        }
+        ctx.scoped("creating a readback staging buffer", || {
+            Ok(ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("readback staging"),
+                size: rounded(size),
+                usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+                mapped_at_creation: false,
+            }))
+        })
+    }
+
+    /// Give an unmapped read buffer back for the next readback.
+    pub fn give_read(&self, buf: wgpu::Buffer) {
+        keep(&mut relock(&self.read), buf);
+    }
+
+    /// A mapped `MAP_WRITE | COPY_SRC` buffer of at least `size` bytes: a pooled one whose
+    /// re-mapping has completed, or a new one mapped at creation.
+    fn take_write(&self, ctx: &GpuContext, size: u64) -> Result<wgpu::Buffer> {
+        if let Some(b) = take_fitting(&mut relock(&self.write), size) {
+            return Ok(b);
+        }
+        ctx.scoped("creating an upload staging buffer", || {
+            Ok(ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("upload staging"),
+                size: rounded(size),
+                usage: wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::MAP_WRITE,
+                mapped_at_creation: true,
+            }))
+        })
+    }
+
+    /// Once the copies out of `buf` (submitted) have run, map it again and return it to the
+    /// pool: the mapping completes at the next device poll, in the background.
+    fn recycle_write(&self, buf: wgpu::Buffer) {
+        if buf.size() > POOL_MAX_BYTES {
+            return;
+        }
+        let pool = self.write.clone();
+        let again = buf.clone();
+        buf.map_async(wgpu::MapMode::Write, .., move |r| {
+            if r.is_ok() {
+                keep(&mut relock(&pool), again);
+            }
+        });
+    }
+
+    /// Write `size` bytes at `offset` of `dst` (a `COPY_DST` buffer): `fill` writes them into
+    /// mapped staging memory (write-only: it may be write-combined), then a copy moves them to
+    /// `dst`, submitted at once (ahead of any later submission, as `Queue::write_buffer` is).
+    pub fn upload(
+        &self,
+        ctx: &GpuContext,
+        dst: &wgpu::Buffer,
+        offset: u64,
+        size: u64,
+        fill: impl FnOnce(wgpu::WriteOnly<'_, [u8]>),
+    ) -> Result<()> {
+        if size == 0 {
+            return Ok(());
+        }
+        if size % wgpu::COPY_BUFFER_ALIGNMENT != 0 {
+            return Err(Error::Invalid(format!(
+                "an upload of {size} bytes: buffer copies move whole multiples of {} bytes",
+                wgpu::COPY_BUFFER_ALIGNMENT
+            )));
+        }
+        let staging = self.take_write(ctx, size)?;
+        {
+            // A new buffer mapped at creation fails to map only when it is invalid: the device
+            // was lost (or destroyed), which check_lost names.
+            let mut view = staging.get_mapped_range_mut(..size).map_err(|e| {
+                // A poll that does not wait lets the device-lost callback run.
+                let _ = ctx.device.poll(wgpu::PollType::Poll);
+                ctx.check_lost().err().unwrap_or_else(|| {
+                    Error::Readback(format!("mapping an upload staging buffer: {e}"))
+                })
+            })?;
+            fill(view.slice(..));
+        }
+        staging.unmap();
+        ctx.scoped("uploading through a staging buffer", || {
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            enc.copy_buffer_to_buffer(&staging, 0, dst, offset, size);
+            ctx.queue.submit([enc.finish()]);
+            Ok(())
+        })?;
+        self.recycle_write(staging);
+        self.count_upload(size);
+        Ok(())
+    }
+
+    /// Record copies filling `bytes` of `dst` from `offset` with 0xFF (a quiet NaN in every float
+    /// format) into `enc`, from the device-side poison source.
+    pub fn poison(
+        &self,
+        ctx: &GpuContext,
+        enc: &mut wgpu::CommandEncoder,
+        dst: &wgpu::Buffer,
+        offset: u64,
+        bytes: u64,
+    ) -> Result<()> {
+        let src = {
+            let mut p = relock(&self.poison);
+            if p.is_none() {
+                *p = Some(ctx.scoped("creating the poison source", || {
+                    Ok(super::buffer::create_buffer_init(
+                        &ctx.device,
+                        &wgpu::util::BufferInitDescriptor {
+                            label: Some("poison source"),
+                            contents: &vec![0xFF; POISON_BYTES as usize],
+                            usage: wgpu::BufferUsages::COPY_SRC,
+                        },
+                    ))
+                })?);
+            }
+            p.clone().expect("set above")
+        };
+        let mut done = 0;
+        while done < bytes {
+            let n = POISON_BYTES.min(bytes - done);
+            enc.copy_buffer_to_buffer(&src, 0, dst, offset + done, n);
+            done += n;
+        }
+        Ok(())
+    }
+}
+
+/// Bytes read back from the device, held 4-aligned so that f32 results are taken without a
+/// copy ([`Bytes::into_f32s`]); dereferences to the bytes.
+#[derive(Clone, Debug, Default)]
+pub struct Bytes {
+    words: Vec<u32>,
+    len: usize,
+}
+
+impl Bytes {
+    /// `len` bytes, filled by `fill` (which must write every one of them).
+    pub fn filled(len: usize, fill: impl FnOnce(&mut [u8])) -> Bytes {
+        let mut words = vec![0u32; len.div_ceil(4)];
+        huge_pages(&mut words);
+        fill(&mut bytemuck::cast_slice_mut(&mut words)[..len]);
+        Bytes { words, len }
+    }
+
+    /// The bytes as f32 values (little-endian, as the device wrote them), without a copy when
+    /// the length is a whole number of them.
+    pub fn into_f32s(self) -> Vec<f32> {
+        let Bytes { mut words, len } = self;
+        words.truncate(len / 4);
+        bytemuck::allocation::cast_vec(words)
+    }
+}
+
+/// Ask Linux to back a large, fresh allocation with transparent huge pages before it is first
+/// written: a 64 MiB result then faults in 32 times instead of 16 384 (where the kernel's
+/// transparent huge pages are in `madvise` mode, as on Debian; a no-op elsewhere).
+fn huge_pages(words: &mut [u32]) {
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let bytes = std::mem::size_of_val(words);
+        if bytes < 2 * HUGE {
+            return;
+        }
+        let start = words.as_mut_ptr() as usize;
+        let first = start.next_multiple_of(4096);
+        let end = (start + bytes) & !4095;
+        // SAFETY: the range lies inside `words`, page-aligned; MADV_HUGEPAGE changes only how
+        // the kernel backs those pages, not their contents.
+        unsafe {
+            libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_HUGEPAGE);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = words;
+}
+
+impl std::ops::Deref for Bytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &bytemuck::cast_slice(&self.words)[..self.len]
+    }
+}
+
+/// Copy `rows` rows of `row_bytes` bytes, `pitch` bytes apart in `src`, tightly into `dst` (one
+/// copy when there is no padding).
+pub fn depad(src: &[u8], dst: &mut [u8], rows: usize, row_bytes: usize, pitch: usize) {
+    if pitch == row_bytes {
+        dst.copy_from_slice(&src[..rows * row_bytes]);
+        return;
+    }
+    for (r, out) in dst
+        .chunks_exact_mut(row_bytes.max(1))
+        .take(rows)
+        .enumerate()
+    {
+        out.copy_from_slice(&src[r * pitch..r * pitch + row_bytes]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn depad_keeps_the_rows_and_drops_the_padding() {
+        let src: Vec<u8> = (0..24).collect();
+        let mut dst = vec![0u8; 9];
+        depad(&src, &mut dst, 3, 3, 8);
+        assert_eq!(dst, [0, 1, 2, 8, 9, 10, 16, 17, 18]);
+        let mut all = vec![0u8; 24];
+        depad(&src, &mut all, 3, 8, 8);
+        assert_eq!(all, src);
+    }
+
+    #[test]
+    fn bytes_become_f32s_without_losing_any() {
+        let values = [1.5f32, -2.0, f32::NAN, 0.0];
+        let b = Bytes::filled(16, |d| d.copy_from_slice(bytemuck::cast_slice(&values)));
+        assert_eq!(&*b, bytemuck::cast_slice::<f32, u8>(&values));
+        let back = b.into_f32s();
+        assert_eq!(back.len(), 4);
+        assert_eq!(back[0].to_bits(), values[0].to_bits());
+        assert!(back[2].is_nan());
+        let odd = Bytes::filled(3, |d| d.copy_from_slice(&[7, 8, 9]));
+        assert_eq!(&*odd, &[7, 8, 9]);
+    }
+
+    #[test]
+    fn the_pool_stays_bounded_and_prefers_the_smallest_fit() {
+        // Sizes only: take_fitting and keep work on any list of sized things through these rules.
+        assert_eq!(rounded(1), 256);
+        assert_eq!(rounded(256), 256);
+        assert_eq!(rounded(257), 512);
+    }
+}
