@@ -374,12 +374,24 @@ fn headline(v: &View) -> (String, String) {
             let info = method.info();
             (
                 format!(
-                    "{} ({}) · {m}×{k}×{n} {} · the result, after {} passes",
-                    info.name, info.source, v.precision, v.passes
+                    "{} ({}) · {m}×{k}×{n} {} · the result, after {}",
+                    info.name,
+                    info.source,
+                    v.precision,
+                    passes(v.passes)
                 ),
                 info.summary.to_string(),
             )
         }
+    }
+}
+
+/// "1 pass", "7 passes".
+fn passes(n: usize) -> String {
+    if n == 1 {
+        "1 pass".into()
+    } else {
+        format!("{n} passes")
     }
 }
 
@@ -446,7 +458,7 @@ fn panel_specs(v: &View) -> Vec<Panel> {
                 Band::None,
                 sc.c,
                 format!("C {m}×{n}"),
-                format!("= A·B after {} passes", v.passes),
+                format!("= A·B after {}", passes(v.passes)),
             ),
         ],
         Kind::Lm | Kind::Cube => {
