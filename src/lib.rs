@@ -27,7 +27,8 @@ pub mod precision;
 
 #[cfg(feature = "native")]
 pub mod bench;
-#[cfg(feature = "native")]
+// The demos' drawing (scene, layout, font, renderer) builds for the browser too; their window,
+// method thread and command line are native (see `demo`'s own gates).
 pub mod demo;
 #[cfg(feature = "native")]
 pub mod model;

@@ -221,7 +221,7 @@ fn shown_textures_hold_what_each_pass_rendered() {
         assert_eq!(s.pass(), p);
         let (a, b) = (&s.a, &s.b);
         let partial = Matrix::from_fn(8, 8, |i, j| (0..p).map(|q| a.get(i, q) * b.get(q, j)).sum());
-        let shown = read_r32(&ctx, &s.textures.shown[0]);
+        let shown = read_r32(&ctx, &s.shown[0]);
         let err = shown
             .data
             .iter()
@@ -243,7 +243,7 @@ fn shown_textures_hold_what_each_pass_rendered() {
             })
         };
         for (slot, want) in [(p % 2, upto(p)), ((p + 1) % 2, upto(p - 1))] {
-            let shown = read_r32(&ctx, &s.textures.shown[slot]);
+            let shown = read_r32(&ctx, &s.shown[slot]);
             let err = shown
                 .data
                 .iter()

@@ -287,7 +287,7 @@ fn bench(args: &ReachArgs, opts: &ReachOptions) -> Result<()> {
         println!("adapter: {}", ctx.describe());
     }
     let r = reach::bench(&ctx, args.n, args.powers, args.seed, opts)?;
-    picture::save_png(&chart, &reach::breakdown_chart(&r))?;
+    reach::breakdown_chart(&r, &chart)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&r)?);
         eprintln!("wrote {}", chart.display());

@@ -1,27 +1,89 @@
-//! The demos' labels: the text style of every rendermm picture ([`crate::report::text`], the
-//! bundled DejaVu Sans through `ab_glyph`, anti-aliased, mixed case), rasterized on the CPU into
-//! an 8-bit coverage mask that the renderer blends over the frame.
+//! The demos' labels: the text style of every rendermm picture (the bundled DejaVu Sans through
+//! `ab_glyph`, anti-aliased, mixed case, at the sizes of `report::text`), rasterized on the CPU
+//! into an 8-bit coverage mask that the renderer blends over the frame.
+//!
+//! The glyph metrics and the rasterizer are here, not borrowed from `report::text`, because the
+//! renderer builds for the browser too, where `report` (figures, charts, the `image` crate) is
+//! not compiled; natively a test checks that both draw the same text the same way.
 
-use crate::report::text;
+use ab_glyph::{Font, FontRef, PxScale, ScaleFont, point};
+use std::sync::OnceLock;
+
+/// DejaVu Sans, compiled in: natively the copy `report::text` compiles in (one in the binary);
+/// in the browser build the same file.
+#[cfg(feature = "native")]
+const FONT: &[u8] = crate::report::text::FONT;
+#[cfg(not(feature = "native"))]
+const FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
+
+/// `report::text::SMALL`: the figures' small print, the demos' text in small frames.
+pub const SMALL: f32 = 13.0;
+/// `report::text::LABEL` + 3: a little larger than the figures' panel titles, in large frames.
+pub const LARGE: f32 = 18.0;
+
+fn font() -> &'static FontRef<'static> {
+    static F: OnceLock<FontRef<'static>> = OnceLock::new();
+    F.get_or_init(|| FontRef::try_from_slice(FONT).expect("the bundled DejaVu Sans parses"))
+}
 
 /// Pixel size of the text at a layout's text scale (1 in small frames, 2 from 900×420 up): the
 /// figures' small print, and a little larger than their panel titles in large frames.
 pub fn px(scale: u32) -> f32 {
-    if scale >= 2 {
-        text::LABEL + 3.0
-    } else {
-        text::SMALL
+    if scale >= 2 { LARGE } else { SMALL }
+}
+
+/// Width in pixels of `text` at `px` (kerning included).
+pub fn width_px(text: &str, px: f32) -> f32 {
+    let f = font().as_scaled(PxScale::from(px));
+    let mut x = 0.0;
+    let mut prev = None;
+    for c in text.chars() {
+        let id = f.glyph_id(c);
+        if let Some(p) = prev {
+            x += f.kern(p, id);
+        }
+        x += f.h_advance(id);
+        prev = Some(id);
+    }
+    x
+}
+
+/// Distance between the baselines of two lines at `px` (1.2 line boxes, ascent to descent).
+pub fn line_px(px: f32) -> f32 {
+    let f = font().as_scaled(PxScale::from(px));
+    ((f.ascent() - f.descent()) * 1.2).ceil()
+}
+
+/// Rasterize `text` at `px` with its line box's top-left corner at (`x`, `y`), calling `put(x, y,
+/// coverage)` for every pixel it touches (coverage in 0..=1; the caller clips).
+pub fn raster(text: &str, px: f32, x: f32, y: f32, mut put: impl FnMut(i32, i32, f32)) {
+    let f = font().as_scaled(PxScale::from(px));
+    let baseline = y + f.ascent();
+    let mut pen = x;
+    let mut prev = None;
+    for c in text.chars() {
+        let id = f.glyph_id(c);
+        if let Some(p) = prev {
+            pen += f.kern(p, id);
+        }
+        let glyph = id.with_scale_and_position(PxScale::from(px), point(pen, baseline));
+        if let Some(g) = font().outline_glyph(glyph) {
+            let b = g.px_bounds();
+            g.draw(|gx, gy, cov| put(b.min.x as i32 + gx as i32, b.min.y as i32 + gy as i32, cov));
+        }
+        pen += f.h_advance(id);
+        prev = Some(id);
     }
 }
 
 /// Distance in pixels between two lines of text at `scale`.
 pub fn line(scale: u32) -> u32 {
-    text::line(px(scale)) as u32
+    line_px(px(scale)) as u32
 }
 
 /// Width in pixels of `text` drawn at `scale`.
 pub fn text_width(text: &str, scale: u32) -> u32 {
-    text::width(text, px(scale)).ceil() as u32
+    width_px(text, px(scale)).ceil() as u32
 }
 
 /// An 8-bit coverage mask (255 = ink) the size of a frame.
@@ -44,7 +106,7 @@ impl Mask {
     /// outside the mask is clipped.
     pub fn text(&mut self, x: i32, y: i32, text: &str, scale: u32) {
         let (w, h) = (self.width as i32, self.height as i32);
-        text::raster(text, px(scale), x as f32, y as f32, |px, py, cov| {
+        raster(text, px(scale), x as f32, y as f32, |px, py, cov| {
             if px >= 0 && py >= 0 && px < w && py < h {
                 let i = (py * w + px) as usize;
                 let v = (cov.clamp(0.0, 1.0) * 255.0).round() as u8;
@@ -73,5 +135,28 @@ mod tests {
         // Anti-aliased: partial coverage at glyph edges, not only 0 and 255.
         assert!(m.data.iter().any(|&v| v > 0 && v < 255));
         assert!(text_width("pass", 2) > text_width("pass", 1));
+    }
+
+    /// The demos' text is the figures' text: same sizes, widths, line heights and pixels.
+    #[cfg(feature = "native")]
+    #[test]
+    fn the_demos_draw_text_as_report_text_does() {
+        use crate::report::text;
+        assert_eq!(SMALL, text::SMALL);
+        assert_eq!(LARGE, text::LABEL + 3.0);
+        for s in [
+            "Larsen–McAllister 2001 · 24×17×9 f32 · pass 6 of 17",
+            "−0.25",
+            "C 8×8",
+        ] {
+            for px in [SMALL, LARGE] {
+                assert_eq!(width_px(s, px), text::width(s, px), "{s} at {px}");
+                assert_eq!(line_px(px), text::line(px));
+                let (mut ours, mut theirs) = (vec![], vec![]);
+                raster(s, px, 3.0, 4.0, |x, y, c| ours.push((x, y, c.to_bits())));
+                text::raster(s, px, 3.0, 4.0, |x, y, c| theirs.push((x, y, c.to_bits())));
+                assert_eq!(ours, theirs, "{s} at {px}");
+            }
+        }
     }
 }

@@ -131,7 +131,7 @@ pub struct View {
     pub block: (u32, u32),
     /// Hall–Carr–Hart b.
     pub b: u32,
-    pub scales: super::state::Scales,
+    pub scales: super::scene::Scales,
     /// Key hints at the bottom (the window shows them; image files do not).
     pub keys: bool,
     /// A status line (the error against the CPU once done).
@@ -282,10 +282,7 @@ fn colour_bar(v: &View, bar: Rect, scale: f32, s: u32, labels: &mut Vec<Label>) 
     let (lo, hi) = if u8_ramp {
         ("0".to_string(), "1".to_string())
     } else {
-        (
-            format!("−{}", crate::report::picture::number(scale)),
-            format!("+{}", crate::report::picture::number(scale)),
-        )
+        (format!("−{}", number(scale)), format!("+{}", number(scale)))
     };
     let ty = (bar.y + bar.h + 1.0) as i32;
     labels.push(Label {
@@ -316,6 +313,22 @@ fn colour_bar(v: &View, bar: Rect, scale: f32, s: u32, labels: &mut Vec<Label>) 
         scale,
         frame: None,
         label: [String::new(), String::new()],
+    }
+}
+
+/// A tick label: two significant digits, trailing zeros dropped (`report::picture::number`,
+/// which natively a test compares).
+pub fn number(v: f32) -> String {
+    let a = v.abs();
+    if a == 0.0 || !a.is_finite() {
+        return format!("{v}");
+    }
+    let digits = (1 - a.log10().floor() as i32).max(0) as usize;
+    let s = format!("{v:.digits$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
     }
 }
 
@@ -357,6 +370,28 @@ fn headline(v: &View) -> (String, String) {
             ),
             "The k slices behind the front face sum onto it, one per pass".into(),
         ),
+        Kind::Result(method) => {
+            let info = method.info();
+            (
+                format!(
+                    "{} ({}) · {m}×{k}×{n} {} · the result, after {}",
+                    info.name,
+                    info.source,
+                    v.precision,
+                    passes(v.passes)
+                ),
+                info.summary.to_string(),
+            )
+        }
+    }
+}
+
+/// "1 pass", "7 passes".
+fn passes(n: usize) -> String {
+    if n == 1 {
+        "1 pass".into()
+    } else {
+        format!("{n} passes")
     }
 }
 
@@ -394,6 +429,38 @@ fn panel_specs(v: &View) -> Vec<Panel> {
     let (f, c) = v.block;
     let range = index_range(f, c);
     match v.kind {
+        Kind::Result(_) => vec![
+            panel(
+                Look::Matrix,
+                Source::A,
+                m,
+                k,
+                Band::None,
+                sc.a,
+                format!("A {m}×{k}"),
+                String::new(),
+            ),
+            panel(
+                Look::Matrix,
+                Source::B,
+                k,
+                n,
+                Band::None,
+                sc.b,
+                format!("B {k}×{n}"),
+                String::new(),
+            ),
+            panel(
+                Look::Matrix,
+                Source::Shown0,
+                m,
+                n,
+                Band::None,
+                sc.c,
+                format!("C {m}×{n}"),
+                format!("= A·B after {}", passes(v.passes)),
+            ),
+        ],
         Kind::Lm | Kind::Cube => {
             // Before the first pass the slice panel shows slice 0, the next one; after pass p
             // (counted from 1) it shows slice p − 1, the one just blended.
@@ -639,4 +706,24 @@ fn place(
         y += rh + below + gap + label_h;
     }
     lefts
+}
+
+#[cfg(all(test, feature = "native"))]
+mod tests {
+    #[test]
+    fn tick_labels_are_the_pictures_numbers() {
+        for v in [
+            0.0,
+            1.0,
+            -2.5,
+            0.0123,
+            17.94,
+            123.4,
+            1e-7,
+            3.0e5,
+            f32::INFINITY,
+        ] {
+            assert_eq!(super::number(v), crate::report::picture::number(v), "{v}");
+        }
+    }
 }

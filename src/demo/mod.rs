@@ -1,4 +1,5 @@
-//! The demos: a multiply drawn pass by pass as it happens, in a window or into image files.
+//! The demos: a multiply drawn pass by pass as it happens, in a window, into image files or on
+//! the web page.
 //!
 //! - `lm`: A, B, the current slice (column p of A replicated across × row p of B replicated
 //!   down — Larsen–McAllister figure 2) and the running sum C growing pass by pass.
@@ -9,21 +10,35 @@
 //! - `cube`: the processor cube of L-M §3 in 3-D: k slices stacked behind the front face, each
 //!   textured with its product, summing onto the front face.
 //!
-//! One code path serves the window and the headless frames, as the wgpu examples share one
-//! framework between their windows and their image tests: a [`state::DemoState`] steps the real
-//! method ([`stepper`]) and a [`render::Renderer`] draws the state into any texture view — the
-//! window's surface, or an offscreen texture that becomes a PNG, a GIF frame or a screenshot.
+//! One code path serves the window, the headless frames and the browser, as the wgpu examples
+//! share one framework between their windows and their image tests: a [`scene::Scene`] holds the
+//! problem and its textures, and a [`render::Renderer`] draws a [`scene::Frame`] of it (the
+//! scene, the running sums of the pass shown, where the run stands) into any texture view — the
+//! window's surface, or an offscreen texture that becomes a PNG, a GIF frame, a screenshot or a
+//! frame of the web page.
+//!
+//! The drawing part (scene, layout, font, cube, renderer) builds for the browser
+//! (`--no-default-features`, wasm32) and never waits on the device; what steps the method on a
+//! thread ([`state`], [`stepper`]), the window, the headless writer and the command line are
+//! native.
 
+#[cfg(feature = "native")]
 pub mod cli;
 pub mod cube;
 pub mod font;
+#[cfg(feature = "native")]
 pub mod headless;
 pub mod layout;
 pub mod render;
+pub mod scene;
+#[cfg(feature = "native")]
 pub mod state;
+#[cfg(feature = "native")]
 pub mod stepper;
+#[cfg(feature = "native")]
 pub mod window;
 
+#[cfg(feature = "native")]
 pub use cli::{DemoArgs, run};
 
 use crate::error::{Error, Result};
@@ -41,6 +56,9 @@ pub enum Kind {
     Hall,
     Packed,
     Cube,
+    /// Not one of the four demos: a method not watched pass by pass (the web page's `frag-mrt`
+    /// and compute methods), drawn as A, B and its result C.
+    Result(Method),
 }
 
 impl Kind {
@@ -54,6 +72,7 @@ impl Kind {
             Kind::Hall => "hall",
             Kind::Packed => "packed",
             Kind::Cube => "cube",
+            Kind::Result(m) => m.name(),
         }
     }
 
@@ -72,7 +91,31 @@ impl Kind {
             Kind::Lm | Kind::Cube => Method::Lm,
             Kind::Hall => Method::HallBlocked,
             Kind::Packed => Method::HallPacked,
+            Kind::Result(m) => m,
         }
+    }
+
+    /// The demo of `method`: lm, hall or packed for the methods watched pass by pass, else
+    /// [`Kind::Result`].
+    pub fn of(method: Method) -> Self {
+        match method {
+            Method::Lm => Kind::Lm,
+            Method::HallBlocked => Kind::Hall,
+            Method::HallPacked => Kind::Packed,
+            m => Kind::Result(m),
+        }
+    }
+
+    /// Whether the method ping-pongs between two running sums (Hall–Carr–Hart §3): pass p
+    /// (1-based) writes texture p mod 2 and reads the other.
+    pub fn ping_pong(self) -> bool {
+        matches!(self, Kind::Hall | Kind::Packed)
+    }
+
+    /// Which of a frame's two shown textures holds the running sum after pass `pass`: the one
+    /// the pass wrote (p mod 2) when the method ping-pongs, else the first.
+    pub fn shown_slot(self, pass: usize) -> usize {
+        if self.ping_pong() { pass % 2 } else { 0 }
     }
 
     /// Whether the demo has u8 / f16 modes (the Larsen–McAllister ones; the Hall methods have
@@ -147,19 +190,27 @@ pub struct Inputs {
 }
 
 impl Inputs {
-    /// Random m×k and k×n inputs from `seed`, in the range `precision` can hold.
+    /// Random m×k and k×n inputs from `seed`, in the range `precision` can hold; sides from 1
+    /// to [`MAX_SIDE`].
     pub fn random(m: usize, k: usize, n: usize, seed: u64, precision: Precision) -> Result<Self> {
         check_shape(m, k, n)?;
+        Ok(Self::draw(m, k, n, seed, precision))
+    }
+
+    /// Random inputs of any shape, as `rendermm multiply --random MxKxN --seed S` draws them:
+    /// uniform in [-1, 1), in [0, 1) for u8. The web page's, whose sides reach the texture
+    /// limit.
+    pub fn draw(m: usize, k: usize, n: usize, seed: u64, precision: Precision) -> Self {
         let (lo, hi) = if precision == Precision::U8 {
             (0.0, 1.0)
         } else {
             (-1.0, 1.0)
         };
-        Ok(Self {
+        Self {
             a: Matrix::random(m, k, seed.wrapping_mul(2), lo, hi),
-            b: Matrix::random(k, n, seed.wrapping_mul(2) + 1, lo, hi),
+            b: Matrix::random(k, n, seed.wrapping_mul(2).wrapping_add(1), lo, hi),
             source: Source::Random { seed },
-        })
+        }
     }
 
     /// Inputs given as matrices (read from files); checks the product and the size limit.
@@ -192,7 +243,7 @@ impl Inputs {
         match &self.source {
             Source::Random { seed } => {
                 let (m, k, n) = self.shape();
-                let r = Inputs::random(m, k, n, *seed, Precision::U8)?;
+                let r = Inputs::draw(m, k, n, *seed, Precision::U8);
                 Ok((r.a, r.b, vec![]))
             }
             Source::Files { .. } => {

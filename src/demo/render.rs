@@ -1,15 +1,17 @@
-//! The one renderer behind the window, the headless frames and the screenshots: it draws a
-//! [`DemoState`] into any texture view with wgpu (`shaders/demo.wgsl`).
+//! The one renderer behind the window, the headless frames, the screenshots and the web page: it
+//! draws a [`Frame`] into any texture view with wgpu (`shaders/demo.wgsl`). Drawing records and
+//! submits; it never waits on the device, so it runs in a browser as it does natively. Frames are
+//! read back blocking natively ([`Renderer::render_image`]) and awaited in a browser
+//! ([`read_frame`], through the runner's readback).
 
-use super::Kind;
 use super::cube::{self, Quad};
 use super::font::Mask;
-use super::layout::{self, Band, Layout, View};
-use super::state::DemoState;
-use super::stepper::Progress;
+use super::layout::{self, Band, Layout};
+use super::scene::Frame;
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
-use crate::gpu::texture::read_texture_bytes;
+use crate::gpu::pipeline::{texture_entry, uniform_entry};
+use crate::gpu::texture::MatrixTexture;
 use crate::precision::Precision;
 use glam::Vec3;
 use std::collections::HashMap;
@@ -50,7 +52,10 @@ struct Pipelines {
 /// The text mask, its size, and the labels and font scale it was drawn from.
 type TextMask = (wgpu::Texture, (u32, u32), Vec<layout::Label>, u32);
 
-/// Draws demo states. Pipelines are made per target format on first use.
+/// The textures a bind group binds (A, B, the two shown, packed A and B, the text mask).
+type Bound = [wgpu::Texture; 7];
+
+/// Draws demo frames. Pipelines are made per target format on first use.
 pub struct Renderer {
     module: wgpu::ShaderModule,
     bind_layout: wgpu::BindGroupLayout,
@@ -61,8 +66,8 @@ pub struct Renderer {
     quads: wgpu::Buffer,
     /// The text mask, its size, and the labels and font scale it holds.
     text: Option<TextMask>,
-    /// The bind group and what it was made for: (state generation, text size).
-    bind_group: Option<(u64, (u32, u32), wgpu::BindGroup)>,
+    /// The bind group and the textures it binds.
+    bind_group: Option<(Bound, wgpu::BindGroup)>,
 }
 
 impl Renderer {
@@ -70,18 +75,8 @@ impl Renderer {
         let module = ctx.shader("demo.wgsl", SHADER)?;
         ctx.scoped("building the demo renderer", || {
             let dev = &ctx.device;
-            let uniform = |binding: u32| wgpu::BindGroupLayoutEntry {
-                binding,
-                visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Uniform,
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                count: None,
-            };
-            let mut entries = vec![uniform(0), uniform(1), uniform(2)];
-            entries.extend((3..=9).map(crate::methods::larsen_mcallister::texture_entry));
+            let mut entries = vec![uniform_entry(0), uniform_entry(1), uniform_entry(2)];
+            entries.extend((3..=9).map(texture_entry));
             let bind_layout = dev.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
                 label: Some("demo"),
                 entries: &entries,
@@ -170,36 +165,27 @@ impl Renderer {
         Ok(())
     }
 
-    /// Draw `state` into `target` (`format`, `width`×`height`), with the key hints if `keys`.
-    pub fn render(
+    /// Draw `frame` into `target` (`format`, `width`×`height`).
+    pub fn draw(
         &mut self,
-        state: &DemoState,
+        ctx: &GpuContext,
+        frame: &Frame,
         target: &wgpu::TextureView,
         format: wgpu::TextureFormat,
         (width, height): (u32, u32),
-        keys: bool,
-        status: bool,
     ) -> Result<()> {
-        let ctx = state.ctx().clone();
-        let ctx = &*ctx;
         self.pipelines(ctx, format)?;
-        let view = view_of(state, keys, status);
+        let scene = frame.scene;
+        let view = frame.view();
         let mut lay = layout::layout(&view, width, height);
-        let (m, k, n) = state.shape();
+        let (m, k, n) = scene.shape();
 
         // The cube: quads, camera, and labels where the faces land on screen.
         let mut quads = vec![];
         let mut view_proj = glam::Mat4::IDENTITY;
         if let Some(r) = lay.cube {
-            view_proj = state.camera.view_proj(r.w / r.h);
-            quads = cube::quads(
-                m,
-                k,
-                n,
-                state.pass(),
-                state.anim,
-                state.camera.eye(r.w / r.h),
-            );
+            view_proj = frame.camera.view_proj(r.w / r.h);
+            quads = cube::quads(m, k, n, frame.pass, frame.anim, frame.camera.eye(r.w / r.h));
             quads.truncate(MAX_QUADS);
             let e = cube::extent(m, k, n);
             let spots = [
@@ -222,9 +208,9 @@ impl Renderer {
             }
         }
 
-        let precision = state.precision;
+        let precision = scene.precision;
         let u8_mode = precision == Precision::U8;
-        let depth = if state.settings.scale_by_depth && u8_mode {
+        let depth = if scene.settings.scale_by_depth && u8_mode {
             k as u32
         } else {
             1
@@ -245,10 +231,10 @@ impl Renderer {
                 (lay.panels.len() + lay.bars.len()) as u32,
             ],
             scales: [
-                state.scales.a,
-                state.scales.b,
-                state.scales.slice,
-                state.scales.c,
+                scene.scales.a,
+                scene.scales.b,
+                scene.scales.slice,
+                scene.scales.c,
             ],
         };
         let s = lay.text_scale as f32;
@@ -281,10 +267,10 @@ impl Renderer {
                 .write_buffer(&self.quads, 0, bytemuck::cast_slice(&quads));
         }
         self.update_text(ctx, &lay, (width, height))?;
-        self.update_bind_group(ctx, state)?;
+        self.update_bind_group(ctx, frame)?;
 
         let pipelines = &self.pipelines[&format];
-        let bind_group = &self.bind_group.as_ref().expect("bind group made above").2;
+        let bind_group = &self.bind_group.as_ref().expect("bind group made above").1;
         ctx.scoped("drawing a demo frame", || {
             let mut enc = ctx.device.create_command_encoder(&Default::default());
             {
@@ -370,28 +356,25 @@ impl Renderer {
         Ok(())
     }
 
-    fn update_bind_group(&mut self, ctx: &GpuContext, state: &DemoState) -> Result<()> {
-        let (_, size, _, _) = self.text.as_ref().expect("text mask made first");
-        if let Some((generation, s, _)) = &self.bind_group
-            && *generation == state.generation
-            && s == size
-        {
+    fn update_bind_group(&mut self, ctx: &GpuContext, frame: &Frame) -> Result<()> {
+        let t = &frame.scene.textures;
+        let text = &self.text.as_ref().expect("text mask made first").0;
+        let bound: Bound = [
+            t.a.texture.clone(),
+            t.b.texture.clone(),
+            frame.shown[0].clone(),
+            frame.shown[1].clone(),
+            t.packed_a.clone(),
+            t.packed_b.clone(),
+            text.clone(),
+        ];
+        if self.bind_group.as_ref().is_some_and(|(b, _)| *b == bound) {
             return Ok(());
         }
-        let t = &state.textures;
-        let text = &self.text.as_ref().expect("text mask").0;
-        let views: Vec<wgpu::TextureView> = [
-            &t.a.texture,
-            &t.b.texture,
-            &t.shown[0],
-            &t.shown[1],
-            &t.packed_a,
-            &t.packed_b,
-            text,
-        ]
-        .iter()
-        .map(|tex| tex.create_view(&Default::default()))
-        .collect();
+        let views: Vec<wgpu::TextureView> = bound
+            .iter()
+            .map(|tex| tex.create_view(&Default::default()))
+            .collect();
         let group = ctx.scoped("binding the demo textures", || {
             let mut entries = vec![
                 wgpu::BindGroupEntry {
@@ -417,14 +400,31 @@ impl Renderer {
                 entries: &entries,
             }))
         })?;
-        self.bind_group = Some((state.generation, *size, group));
+        self.bind_group = Some((bound, group));
         Ok(())
     }
 
-    /// Draw `state` into a new offscreen texture and read it back as an image.
+    /// Draw `state` into `target` (`format`, `width`×`height`), with the key hints if `keys`
+    /// and the status line (the error against the CPU once done) if `status`.
+    #[cfg(feature = "native")]
+    pub fn render(
+        &mut self,
+        state: &super::state::DemoState,
+        target: &wgpu::TextureView,
+        format: wgpu::TextureFormat,
+        size: (u32, u32),
+        keys: bool,
+        status: bool,
+    ) -> Result<()> {
+        let ctx = state.ctx().clone();
+        self.draw(&ctx, &state.frame(keys, status), target, format, size)
+    }
+
+    /// Draw `state` into a new offscreen texture and read it back as an image (blocking).
+    #[cfg(feature = "native")]
     pub fn render_image(
         &mut self,
-        state: &DemoState,
+        state: &super::state::DemoState,
         size: (u32, u32),
         keys: bool,
         status: bool,
@@ -463,60 +463,33 @@ pub fn offscreen(ctx: &GpuContext, (w, h): (u32, u32)) -> Result<wgpu::Texture> 
     })
 }
 
-/// Read an offscreen frame back as an image.
+/// An offscreen frame as the runner reads textures back: `height` rows of `width` RGBA texels.
+fn as_matrix_texture(texture: &wgpu::Texture) -> MatrixTexture {
+    MatrixTexture {
+        texture: texture.clone(),
+        view: texture.create_view(&Default::default()),
+        rows: texture.height() as usize,
+        cols: texture.width() as usize,
+        format: texture.format(),
+    }
+}
+
+/// Read an offscreen frame back without blocking, through the runner
+/// ([`crate::gpu::run::read_texture_bytes`]): its RGBA rows, tightly packed. Awaited in a
+/// browser; the copy is recorded when the future is first polled, so draw the next frame into
+/// another texture.
+pub async fn read_frame(ctx: &GpuContext, texture: &wgpu::Texture) -> Result<Vec<u8>> {
+    let bytes = crate::gpu::run::read_texture_bytes(ctx, &as_matrix_texture(texture)).await?;
+    Ok(bytes.to_vec())
+}
+
+/// Read an offscreen frame back as an image (blocking; natively).
+#[cfg(feature = "native")]
 pub fn read_image(ctx: &GpuContext, texture: &wgpu::Texture) -> Result<image::RgbaImage> {
     let (w, h) = (texture.width(), texture.height());
-    let bytes = read_texture_bytes(ctx, texture, h as usize, w as usize, 4)?;
+    let bytes = crate::gpu::texture::read_texture_bytes(ctx, texture, h as usize, w as usize, 4)?;
     image::RgbaImage::from_raw(w, h, bytes)
         .ok_or_else(|| Error::Readback("frame size does not match its bytes".into()))
-}
-
-/// What the layout needs of a state.
-pub fn view_of(state: &DemoState, keys: bool, status: bool) -> View {
-    let (m, k, n) = state.shape();
-    let status = status.then(|| status_line(state)).flatten();
-    View {
-        kind: state.settings.kind,
-        m,
-        k,
-        n,
-        precision: state.precision,
-        pass: state.pass(),
-        passes: state.passes(),
-        block: state.block(),
-        b: if matches!(state.settings.kind, Kind::Hall | Kind::Packed) {
-            state.settings.block_for(k)
-        } else {
-            1
-        },
-        scales: state.scales,
-        keys,
-        status,
-    }
-}
-
-/// The bottom line once the run is done: its error against the CPU.
-fn status_line(state: &DemoState) -> Option<String> {
-    match (state.progress(), state.verdict()) {
-        (Progress::Done, Some(v)) => {
-            let mut s = format!(
-                "Done · error {:.1e} (largest {:.1e}) against the CPU, {}",
-                v.stats.rel_err,
-                v.stats.max_abs_err,
-                if v.passed {
-                    "within tolerance"
-                } else {
-                    "outside tolerance"
-                }
-            );
-            if let Some(n) = v.saturated.filter(|&n| n > 0) {
-                s += &format!(" · {n} saturated to white, as in the paper");
-            }
-            Some(s)
-        }
-        (Progress::Failed(msg), _) => Some(format!("Error: {msg}")),
-        _ => None,
-    }
 }
 
 use bytemuck::Zeroable;

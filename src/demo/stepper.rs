@@ -10,6 +10,7 @@
 //! texture p mod 2, so the observer copies the written one into `shown[p mod 2]`; `shown[(p + 1)
 //! mod 2]` still holds what the previous pass wrote, which is exactly what pass p read.
 
+use super::Kind;
 use crate::check::{self, Verdict};
 use crate::error::{Error, Result};
 use crate::gpu::texture::extent;
@@ -75,7 +76,7 @@ struct ShowObserver {
     go: Receiver<()>,
     reports: Sender<Report>,
     shown: [wgpu::Texture; 2],
-    ping_pong: bool,
+    kind: Kind,
 }
 
 impl Observer for ShowObserver {
@@ -90,8 +91,7 @@ impl Observer for ShowObserver {
         self.go
             .recv()
             .map_err(|_| Error::Invalid("demo stopped before the last pass".into()))?;
-        let slot = if self.ping_pong { pass % 2 } else { 0 };
-        let dst = &self.shown[slot];
+        let dst = &self.shown[self.kind.shown_slot(pass)];
         if dst.format() != acc.format
             || (dst.width() as usize, dst.height() as usize) != (acc.cols, acc.rows)
         {
@@ -127,7 +127,7 @@ impl Stepper {
     pub fn start(ctx: Arc<GpuContext>, job: Job, shown: [wgpu::Texture; 2]) -> Result<Self> {
         let (go_tx, go_rx) = mpsc::channel();
         let (rep_tx, rep_rx) = mpsc::channel();
-        let ping_pong = matches!(job.method, Method::HallBlocked | Method::HallPacked);
+        let kind = Kind::of(job.method);
         let handle = std::thread::Builder::new()
             .name("rendermm demo method".into())
             .spawn(move || {
@@ -135,7 +135,7 @@ impl Stepper {
                     go: go_rx,
                     reports: rep_tx.clone(),
                     shown,
-                    ping_pong,
+                    kind,
                 };
                 let mut opts = Options {
                     observer: Some(&mut obs),

@@ -1,214 +1,166 @@
-//! The bar chart of `reach --bench`: figure 4 (the three memory copies, per n×n matrix) beside
-//! figure 5 (where the time of the whole run went), drawn with rectangles and a 3×5 bitmap font
-//! built in here, so no system font is needed.
+//! The bar chart of `reach --bench` and of `rendermm figure reach-bench`: L-M figure 4 (the three
+//! memory movements of one n×n matrix) beside figure 5 (where the time of the whole run went),
+//! drawn by [`crate::report::plots`] in the text style of every rendermm picture (the bundled
+//! DejaVu Sans through `ab_glyph`, mixed case), with a title, the adapter, a legend and axes in
+//! milliseconds.
 
-use super::BenchReport;
-use image::{Rgb, RgbImage};
+use super::{BenchReport, Transfer};
+use crate::error::Result;
+use crate::report::plots::{self, NamedBar};
+use plotters::style::RGBColor;
+use std::path::Path;
 
-const BG: Rgb<u8> = Rgb([250, 250, 250]);
-const INK: Rgb<u8> = Rgb([30, 30, 30]);
-const GRID: Rgb<u8> = Rgb([215, 215, 215]);
-const GRID_TEXT: Rgb<u8> = Rgb([110, 110, 110]);
-const COPY_GPU: Rgb<u8> = Rgb([152, 223, 138]);
-const LOAD: Rgb<u8> = Rgb([31, 119, 180]);
-const COPY: Rgb<u8> = Rgb([44, 160, 44]);
-const READ: Rgb<u8> = Rgb([255, 127, 14]);
-const MUL: Rgb<u8> = Rgb([214, 39, 40]);
-const CLAMP: Rgb<u8> = Rgb([148, 103, 189]);
+const LOAD: RGBColor = RGBColor(31, 119, 180);
+const COPY: RGBColor = RGBColor(44, 160, 44);
+const COPY_GPU: RGBColor = RGBColor(152, 223, 138);
+const READ: RGBColor = RGBColor(255, 127, 14);
+const MUL: RGBColor = RGBColor(214, 39, 40);
+const CLAMP: RGBColor = RGBColor(148, 103, 189);
 
-/// Text pixels per font pixel.
-const SCALE: u32 = 2;
-
-/// Figures 4 and 5 of the L-M paper from a bench run, as one picture.
-pub fn breakdown_chart(r: &BenchReport) -> RgbImage {
-    let (w, h) = (960u32, 460u32);
-    let mut img = RgbImage::from_pixel(w, h, BG);
-    let title = format!(
-        "RENDERMM REACH BENCH: N={} POWERS={} {} {}",
-        r.n,
-        r.powers,
-        r.method.to_uppercase(),
-        r.precision.to_uppercase()
-    );
-    text(&mut img, 20, 8, &title, INK);
-    let adapter: String = r.adapter.chars().take(110).collect();
-    text(&mut img, 20, 24, &adapter, GRID_TEXT);
-    let b = &r.breakdown;
-    let mut fig4 = vec![
-        ("LOAD", r.load_per_matrix_ms, LOAD),
-        ("COPY", r.copy_per_matrix_ms, COPY),
+/// Figures 4 and 5 of the L-M paper from a bench run, as one PNG at `path`.
+pub fn breakdown_chart(r: &BenchReport, path: &Path) -> Result<()> {
+    let via_host = r.transfer == Transfer::HostRoundTrip;
+    let (copy_bar, copies_bar, copy_legend) = if via_host {
+        (
+            "round trip via the host",
+            "round trips",
+            "round trip: the framebuffer read back and uploaded again (--via-host)",
+        )
+    } else {
+        (
+            "copy, framebuffer → texture",
+            "copies",
+            "copy: framebuffer → texture inside the GPU",
+        )
+    };
+    let mut fig4: Vec<NamedBar> = vec![
+        ("texture load", r.load_per_matrix_ms, LOAD),
+        (copy_bar, r.copy_per_matrix_ms, COPY),
     ];
     if let Some(gpu) = r.copy_gpu_per_matrix_ms {
-        fig4.push(("COPY GPU TS", gpu, COPY_GPU));
+        fig4.push(("copy, by GPU timestamps", gpu, COPY_GPU));
     }
-    fig4.push(("READ BACK", r.readback_per_matrix_ms, READ));
-    let mut fig5 = vec![
-        ("LOAD", b.load_ms, LOAD),
-        ("COPIES", b.copy_ms, COPY),
-        ("READ BACK", b.readback_ms, READ),
-        ("MULTIPLIES", b.multiply_ms, MUL),
+    fig4.push(("readback", r.readback_per_matrix_ms, READ));
+    let b = &r.breakdown;
+    let mut fig5: Vec<NamedBar> = vec![
+        ("texture load", b.load_ms, LOAD),
+        (copies_bar, b.copy_ms, COPY),
+        ("readback", b.readback_ms, READ),
+        ("multiplies", b.multiply_ms, MUL),
     ];
     if b.clamp_ms > 0.0 {
-        fig5.push(("CLAMP", b.clamp_ms, CLAMP));
+        fig5.push(("clamps", b.clamp_ms, CLAMP));
     }
-    panel(
-        &mut img,
-        20,
-        50,
-        420,
-        390,
-        "FIG 4: ONE NXN MATRIX, MS (WALL CLOCK)",
-        &fig4,
+    let mut legend: Vec<(&str, RGBColor)> = vec![
+        ("texture load: M uploaded into its texture", LOAD),
+        (copy_legend, COPY),
+    ];
+    if r.copy_gpu_per_matrix_ms.is_some() {
+        legend.push(("the same copy timed by GPU timestamps", COPY_GPU));
+    }
+    legend.push(("readback: the last product to the host", READ));
+    legend.push(("multiplies: the render passes of every product", MUL));
+    if b.clamp_ms > 0.0 {
+        legend.push(("clamps: min(F, 1) after each product (f16, f32)", CLAMP));
+    }
+    let title = format!(
+        "L-M figures 4-5: {} {}, n = {}, {} products chained {}",
+        r.method,
+        r.precision,
+        r.n,
+        b.products,
+        if via_host {
+            "through the host"
+        } else {
+            "on the GPU"
+        }
     );
-    panel(
-        &mut img,
-        500,
-        50,
-        440,
-        390,
-        &format!("FIG 5: WHOLE RUN, {} PRODUCTS, MS", b.products),
-        &fig5,
-    );
-    img
-}
-
-/// One bar chart in the box (x0, y0, w, h): title on top, bars with their values above and
-/// their names below, on a linear scale from 0 to the largest value.
-fn panel(
-    img: &mut RgbImage,
-    x0: u32,
-    y0: u32,
-    w: u32,
-    h: u32,
-    title: &str,
-    bars: &[(&str, f64, Rgb<u8>)],
-) {
-    text(img, x0, y0, title, INK);
-    let top = y0 + 40;
-    let base = y0 + h - 30;
-    let max = bars.iter().map(|b| b.1).fold(0.0f64, f64::max).max(1e-9);
-    for q in 0..=4 {
-        let y = base - (base - top) * q / 4;
-        rect(img, x0, y, w, 1, GRID);
-    }
-    rect(img, x0, base, w, 2, INK);
-    let slot = w / bars.len().max(1) as u32;
-    let bar_w = (slot * 3 / 5).max(4);
-    for (i, &(name, value, colour)) in bars.iter().enumerate() {
-        let x = x0 + i as u32 * slot + (slot - bar_w) / 2;
-        let height = ((value.max(0.0) / max) * (base - top) as f64).round() as u32;
-        let height = height.max(1);
-        rect(img, x, base - height, bar_w, height, colour);
-        let label = number(value);
-        let lx = (x + bar_w / 2).saturating_sub(text_width(&label) / 2);
-        text(img, lx, base - height - 14, &label, INK);
-        let nx = (x + bar_w / 2).saturating_sub(text_width(name) / 2);
-        text(img, nx.max(x0), base + 8, name, INK);
-    }
-}
-
-/// A value with about three significant digits.
-fn number(v: f64) -> String {
-    if v >= 100.0 {
-        format!("{v:.0}")
-    } else if v >= 10.0 {
-        format!("{v:.1}")
-    } else if v >= 1.0 {
-        format!("{v:.2}")
+    let fig4_axis = if r.copy_gpu_per_matrix_ms.is_some() {
+        "milliseconds per matrix (wall clock; one bar by GPU timestamps)"
     } else {
-        format!("{v:.3}")
-    }
-}
-
-pub(super) fn rect(img: &mut RgbImage, x0: u32, y0: u32, w: u32, h: u32, c: Rgb<u8>) {
-    for y in y0..(y0 + h).min(img.height()) {
-        for x in x0..(x0 + w).min(img.width()) {
-            img.put_pixel(x, y, c);
-        }
-    }
-}
-
-fn text_width(s: &str) -> u32 {
-    s.chars().count() as u32 * 4 * SCALE
-}
-
-/// Draw `s` with its top-left corner at (x, y); characters the font lacks are left blank.
-pub(super) fn text(img: &mut RgbImage, x: u32, y: u32, s: &str, c: Rgb<u8>) {
-    for (i, ch) in s.chars().enumerate() {
-        let rows = glyph(ch.to_ascii_uppercase());
-        let gx = x + i as u32 * 4 * SCALE;
-        for (r, bits) in rows.iter().enumerate() {
-            for col in 0..3u32 {
-                if bits & (0b100 >> col) != 0 {
-                    rect(img, gx + col * SCALE, y + r as u32 * SCALE, SCALE, SCALE, c);
-                }
-            }
-        }
-    }
-}
-
-/// A 3×5 glyph, one row of three bits (left bit first) per entry.
-fn glyph(c: char) -> [u8; 5] {
-    match c {
-        '0' => [0b111, 0b101, 0b101, 0b101, 0b111],
-        '1' => [0b010, 0b110, 0b010, 0b010, 0b111],
-        '2' => [0b111, 0b001, 0b111, 0b100, 0b111],
-        '3' => [0b111, 0b001, 0b111, 0b001, 0b111],
-        '4' => [0b101, 0b101, 0b111, 0b001, 0b001],
-        '5' => [0b111, 0b100, 0b111, 0b001, 0b111],
-        '6' => [0b111, 0b100, 0b111, 0b101, 0b111],
-        '7' => [0b111, 0b001, 0b001, 0b001, 0b001],
-        '8' => [0b111, 0b101, 0b111, 0b101, 0b111],
-        '9' => [0b111, 0b101, 0b111, 0b001, 0b111],
-        'A' => [0b010, 0b101, 0b111, 0b101, 0b101],
-        'B' => [0b110, 0b101, 0b110, 0b101, 0b110],
-        'C' => [0b011, 0b100, 0b100, 0b100, 0b011],
-        'D' => [0b110, 0b101, 0b101, 0b101, 0b110],
-        'E' => [0b111, 0b100, 0b110, 0b100, 0b111],
-        'F' => [0b111, 0b100, 0b110, 0b100, 0b100],
-        'G' => [0b011, 0b100, 0b101, 0b101, 0b011],
-        'H' => [0b101, 0b101, 0b111, 0b101, 0b101],
-        'I' => [0b111, 0b010, 0b010, 0b010, 0b111],
-        'J' => [0b001, 0b001, 0b001, 0b101, 0b010],
-        'K' => [0b101, 0b101, 0b110, 0b101, 0b101],
-        'L' => [0b100, 0b100, 0b100, 0b100, 0b111],
-        'M' => [0b101, 0b111, 0b111, 0b101, 0b101],
-        'N' => [0b110, 0b101, 0b101, 0b101, 0b101],
-        'O' => [0b010, 0b101, 0b101, 0b101, 0b010],
-        'P' => [0b110, 0b101, 0b110, 0b100, 0b100],
-        'Q' => [0b010, 0b101, 0b101, 0b110, 0b011],
-        'R' => [0b110, 0b101, 0b110, 0b101, 0b101],
-        'S' => [0b011, 0b100, 0b010, 0b001, 0b110],
-        'T' => [0b111, 0b010, 0b010, 0b010, 0b010],
-        'U' => [0b101, 0b101, 0b101, 0b101, 0b111],
-        'V' => [0b101, 0b101, 0b101, 0b101, 0b010],
-        'W' => [0b101, 0b101, 0b111, 0b111, 0b101],
-        'X' => [0b101, 0b101, 0b010, 0b101, 0b101],
-        'Y' => [0b101, 0b101, 0b010, 0b010, 0b010],
-        'Z' => [0b111, 0b001, 0b010, 0b100, 0b111],
-        '.' => [0b000, 0b000, 0b000, 0b000, 0b010],
-        ',' => [0b000, 0b000, 0b000, 0b010, 0b010],
-        ':' => [0b000, 0b010, 0b000, 0b010, 0b000],
-        '-' => [0b000, 0b000, 0b111, 0b000, 0b000],
-        '=' => [0b000, 0b111, 0b000, 0b111, 0b000],
-        '/' => [0b001, 0b001, 0b010, 0b100, 0b100],
-        '(' => [0b010, 0b100, 0b100, 0b100, 0b010],
-        ')' => [0b010, 0b001, 0b001, 0b001, 0b010],
-        '%' => [0b101, 0b001, 0b010, 0b100, 0b101],
-        '+' => [0b000, 0b010, 0b111, 0b010, 0b000],
-        '^' => [0b010, 0b101, 0b000, 0b000, 0b000],
-        _ => [0; 5],
-    }
+        "milliseconds per matrix (wall clock)"
+    };
+    let fig5_title = format!(
+        "Figure 5: where the whole run's time went, {} products",
+        b.products
+    );
+    plots::two_bar_panels(
+        path,
+        &title,
+        &r.adapter,
+        &legend,
+        [
+            ("Figure 4: one n×n matrix moved", fig4_axis, &fig4),
+            (
+                &fig5_title,
+                "milliseconds over the whole run (wall clock)",
+                &fig5,
+            ),
+        ],
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::reach::Breakdown;
+
+    fn report(transfer: Transfer, clamp_ms: f64, gpu: Option<f64>) -> BenchReport {
+        BenchReport {
+            n: 256,
+            powers: 8,
+            method: "lm".into(),
+            precision: "u8".into(),
+            adapter: "llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan, llvmpipe Mesa 22.3.6)".into(),
+            transfer,
+            seed: 1,
+            breakdown: Breakdown {
+                load_ms: 0.5,
+                multiply_ms: 800.0,
+                clamp_ms,
+                copy_ms: 2.1,
+                copy_gpu_ms: gpu.map(|g| 7.0 * g),
+                readback_ms: 0.25,
+                setup_ms: 7.0,
+                products: 8,
+                copies: 7,
+            },
+            load_per_matrix_ms: 0.5,
+            copy_per_matrix_ms: 0.3,
+            copy_gpu_per_matrix_ms: gpu,
+            readback_per_matrix_ms: 0.25,
+            multiply_per_product_ms: 100.0,
+            gbops: 0.3,
+            multiply_share: 0.99,
+            notes: vec![],
+        }
+    }
 
     #[test]
-    fn every_character_of_the_chart_labels_has_a_glyph() {
-        for c in "RENDERMM REACH BENCH: N=1024 POWERS=20 LM U8 FIG 4: ONE NXN MATRIX, MS FIG 5: WHOLE RUN, 20 PRODUCTS, MS LOAD COPY COPIES READ BACK MULTIPLIES CLAMP 0.123456789 HALL-BLOCKED HALL-PACKED F16 F32 M = I + A M^2: WITHIN 2 STEPS CLOSURE: 6 COMPONENTS".chars() {
-            assert!(c == ' ' || glyph(c) != [0; 5], "no glyph for {c:?}");
+    fn the_chart_is_drawn_for_every_kind_of_run() {
+        let dir = std::env::temp_dir().join(format!("rendermm-reach-chart-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (i, r) in [
+            report(Transfer::GpuCopy, 0.0, Some(0.1)),
+            report(Transfer::GpuCopy, 0.5, None),
+            report(Transfer::HostRoundTrip, 0.0, None),
+        ]
+        .iter()
+        .enumerate()
+        {
+            let path = dir.join(format!("chart-{i}.png"));
+            breakdown_chart(r, &path).unwrap();
+            let img = image::open(&path).unwrap().to_rgb8();
+            assert_eq!(img.width(), 1200);
+            assert!(img.height() >= 400, "{}", img.height());
+            // The bars' colours are there: the multiplies' red, the load's blue.
+            for c in [MUL, LOAD] {
+                assert!(
+                    img.pixels().any(|p| p.0 == [c.0, c.1, c.2]),
+                    "no {c:?} in chart {i}"
+                );
+            }
         }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

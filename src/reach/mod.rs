@@ -1027,49 +1027,6 @@ pub fn reach_picture(r: &Matrix) -> Result<image::RgbImage> {
     Ok(img)
 }
 
-/// The docs' picture of the sample application on `assets/graph-example.txt` (24 nodes in six
-/// components: a path, a cycle, K5, a star and two isolated nodes), computed on `ctx`'s adapter with L-M in u8: M = I + A,
-/// M² (within two steps) and the closure, white where row u reaches column v.
-pub fn example_figure(ctx: &GpuContext) -> Result<image::RgbImage> {
-    use image::{Rgb, RgbImage};
-    let text = include_str!("../../assets/graph-example.txt");
-    let g = crate::reach::graph::parse_edge_list(
-        std::path::Path::new("assets/graph-example.txt"),
-        text,
-        Default::default(),
-    )?;
-    let o = ReachOptions::default();
-    let two = reach(ctx, &g, Goal::Steps(2), &o)?;
-    let closure = reach(ctx, &g, Goal::Closure, &o)?;
-    let count = closure.components.as_ref().map_or(0, Components::count);
-    let panels = [
-        (
-            "M = I + A".to_string(),
-            power(ctx, &g.reach_base(), &[], &o)?.matrix,
-        ),
-        ("M^2: WITHIN 2 STEPS".to_string(), two.matrix),
-        (format!("CLOSURE: {count} COMPONENTS"), closure.matrix),
-    ];
-    let cell = 10u32;
-    let side = g.nodes as u32 * cell;
-    let (gap, top) = (30u32, 40u32);
-    let mut img = RgbImage::from_pixel(3 * side + 4 * gap, side + top + gap, Rgb([236, 236, 236]));
-    for (p, (label, m)) in panels.iter().enumerate() {
-        let x0 = gap + p as u32 * (side + gap);
-        chart::text(&mut img, x0, 14, label, Rgb([30, 30, 30]));
-        for u in 0..g.nodes {
-            for v in 0..g.nodes {
-                let c = if m.get(u, v) != 0.0 { 255 } else { 0 };
-                let edge = Rgb([60, 60, 60]);
-                let (x, y) = (x0 + v as u32 * cell, top + u as u32 * cell);
-                chart::rect(&mut img, x, y, cell, cell, edge);
-                chart::rect(&mut img, x + 1, y + 1, cell - 1, cell - 1, Rgb([c, c, c]));
-            }
-        }
-    }
-    Ok(img)
-}
-
 /// The paper's experiment: an n×n 0/1 matrix (`M = I + A` of a random graph with 2n edges)
 /// multiplied by itself `powers` times, each result the next input (M, M², M⁴, …).
 #[derive(Clone, Debug, Serialize)]

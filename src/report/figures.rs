@@ -1399,8 +1399,9 @@ pub fn lm_fig3(ctx: &GpuContext, out: &Path) -> Result<()> {
     write_text(&out.with_extension("md"), &md)
 }
 
-/// L-M figures 4-5 from `reach --bench`, drawn by [`reach_chart`]: on a CPU adapter
-/// n = 256 and 8 powers (the paper's 1024 and 20 take minutes there), elsewhere the paper's.
+/// L-M figures 4-5 from `reach --bench`, drawn by [`crate::reach::breakdown_chart`] (the chart
+/// `reach --bench` draws): on a CPU adapter n = 256 and 8 powers (the paper's 1024 and 20 take
+/// minutes there), elsewhere the paper's.
 pub fn reach_bench(ctx: &GpuContext, out: &Path) -> Result<()> {
     let (n, powers) = if ctx.info.device_type == wgpu::DeviceType::Cpu {
         (256, 8)
@@ -1413,7 +1414,7 @@ pub fn reach_bench(ctx: &GpuContext, out: &Path) -> Result<()> {
         ..Default::default()
     };
     let r = crate::reach::bench(ctx, n, powers, 1, &opts)?;
-    reach_chart(&r, out)?;
+    crate::reach::breakdown_chart(&r, out)?;
     let mut md = provenance(
         Some(ctx),
         Some(&format!("rendermm reach --bench --n {n} --powers {powers}")),
@@ -1455,54 +1456,6 @@ pub fn reach_bench(ctx: &GpuContext, out: &Path) -> Result<()> {
         r.gbops
     );
     write_text(&out.with_extension("md"), &md)
-}
-
-/// L-M figures 4 and 5 from a `reach --bench` run, as charts: one n×n matrix's load, copy and
-/// readback, and where the whole run's time went.
-fn reach_chart(r: &crate::reach::BenchReport, out: &Path) -> Result<()> {
-    use plotters::style::RGBColor;
-    let (load, copy, copy_gpu, read, mul, clamp) = (
-        RGBColor(31, 119, 180),
-        RGBColor(44, 160, 44),
-        RGBColor(152, 223, 138),
-        RGBColor(255, 127, 14),
-        RGBColor(214, 39, 40),
-        RGBColor(148, 103, 189),
-    );
-    let mut fig4: Vec<plots::NamedBar> = vec![
-        ("texture load", r.load_per_matrix_ms, load),
-        ("copy, framebuffer → texture", r.copy_per_matrix_ms, copy),
-    ];
-    if let Some(gpu) = r.copy_gpu_per_matrix_ms {
-        fig4.push(("copy, by GPU timestamps", gpu, copy_gpu));
-    }
-    fig4.push(("readback", r.readback_per_matrix_ms, read));
-    let b = &r.breakdown;
-    let mut fig5: Vec<plots::NamedBar> = vec![
-        ("texture load", b.load_ms, load),
-        ("copies", b.copy_ms, copy),
-        ("readback", b.readback_ms, read),
-        ("multiplies", b.multiply_ms, mul),
-    ];
-    if b.clamp_ms > 0.0 {
-        fig5.push(("clamp", b.clamp_ms, clamp));
-    }
-    let fig5_title = format!("Figure 5: the whole run, {} products", b.products);
-    plots::two_bar_panels(
-        out,
-        &format!(
-            "L-M figures 4-5 on {}: {} {} at n = {}, {} powers",
-            r.adapter, r.method, r.precision, r.n, r.powers
-        ),
-        [
-            (
-                "Figure 4: one n×n matrix moved",
-                "milliseconds (wall clock)",
-                &fig4,
-            ),
-            (&fig5_title, "milliseconds (wall clock)", &fig5),
-        ],
-    )
 }
 
 /// One row of Hall's tables: ours from the model, the paper's formula and its value.

@@ -1,5 +1,6 @@
 //! PNG plots of a benchmark sweep, drawn with plotters into memory and written atomically. The
-//! font (DejaVu Sans, `assets/fonts/`) is compiled in, so no system font package is needed.
+//! font (DejaVu Sans, `assets/fonts/`) is compiled in, so no system font package is needed, and
+//! every piece of text is drawn by [`text`], the helper of the figures ([`Backend`]).
 //!
 //! - `gflops-vs-n.png`: GFLOP/s against n per method, log-log (L-M figure 3's view);
 //! - `breakdown.png`: each method's time split into texture load, compute, GPU-side copy and
@@ -25,7 +26,150 @@ const TITLE: f64 = text::TITLE as f64;
 const LABEL: f64 = text::LABEL as f64;
 const SMALL: f64 = text::SMALL as f64;
 
-type Area<'a> = DrawingArea<BitMapBackend<'a>, Shift>;
+type Area<'a> = DrawingArea<Backend<'a>, Shift>;
+
+/// plotters' bitmap backend with its text drawn by [`text`], the helper every figure and demo
+/// uses: DejaVu Sans through `ab_glyph`, each glyph placed at its own bearing on a common
+/// baseline, kerned. (plotters' own `ab_glyph` text drops the glyphs' side bearings and aligns
+/// each glyph by its own box, so letters drift apart — "cop y" — and full stops float to
+/// mid-height.) Text is measured by [`text::width`] and [`text::height`], anchored as plotters
+/// asks, and rotated by its transform (the vertical axis names); there is one font, so the
+/// family is not looked at.
+pub struct Backend<'a>(BitMapBackend<'a>);
+
+type BackendError<'a> =
+    plotters_backend::DrawingErrorKind<<BitMapBackend<'a> as DrawingBackend>::ErrorType>;
+
+impl<'a> DrawingBackend for Backend<'a> {
+    type ErrorType = <BitMapBackend<'a> as DrawingBackend>::ErrorType;
+
+    fn get_size(&self) -> (u32, u32) {
+        self.0.get_size()
+    }
+
+    fn ensure_prepared(&mut self) -> std::result::Result<(), BackendError<'a>> {
+        self.0.ensure_prepared()
+    }
+
+    fn present(&mut self) -> std::result::Result<(), BackendError<'a>> {
+        self.0.present()
+    }
+
+    fn draw_pixel(
+        &mut self,
+        point: plotters_backend::BackendCoord,
+        color: plotters_backend::BackendColor,
+    ) -> std::result::Result<(), BackendError<'a>> {
+        self.0.draw_pixel(point, color)
+    }
+
+    fn draw_line<S: plotters_backend::BackendStyle>(
+        &mut self,
+        from: plotters_backend::BackendCoord,
+        to: plotters_backend::BackendCoord,
+        style: &S,
+    ) -> std::result::Result<(), BackendError<'a>> {
+        self.0.draw_line(from, to, style)
+    }
+
+    fn draw_rect<S: plotters_backend::BackendStyle>(
+        &mut self,
+        upper_left: plotters_backend::BackendCoord,
+        bottom_right: plotters_backend::BackendCoord,
+        style: &S,
+        fill: bool,
+    ) -> std::result::Result<(), BackendError<'a>> {
+        self.0.draw_rect(upper_left, bottom_right, style, fill)
+    }
+
+    fn draw_path<S: plotters_backend::BackendStyle, I: IntoIterator<Item = (i32, i32)>>(
+        &mut self,
+        path: I,
+        style: &S,
+    ) -> std::result::Result<(), BackendError<'a>> {
+        self.0.draw_path(path, style)
+    }
+
+    fn draw_circle<S: plotters_backend::BackendStyle>(
+        &mut self,
+        center: plotters_backend::BackendCoord,
+        radius: u32,
+        style: &S,
+        fill: bool,
+    ) -> std::result::Result<(), BackendError<'a>> {
+        self.0.draw_circle(center, radius, style, fill)
+    }
+
+    fn fill_polygon<S: plotters_backend::BackendStyle, I: IntoIterator<Item = (i32, i32)>>(
+        &mut self,
+        vert: I,
+        style: &S,
+    ) -> std::result::Result<(), BackendError<'a>> {
+        self.0.fill_polygon(vert, style)
+    }
+
+    fn blit_bitmap(
+        &mut self,
+        pos: plotters_backend::BackendCoord,
+        (iw, ih): (u32, u32),
+        src: &[u8],
+    ) -> std::result::Result<(), BackendError<'a>> {
+        self.0.blit_bitmap(pos, (iw, ih), src)
+    }
+
+    fn estimate_text_size<T: plotters_backend::BackendTextStyle>(
+        &self,
+        s: &str,
+        style: &T,
+    ) -> std::result::Result<(u32, u32), BackendError<'a>> {
+        let px = style.size() as f32;
+        Ok((
+            text::width(s, px).ceil() as u32,
+            text::height(px).ceil() as u32,
+        ))
+    }
+
+    fn draw_text<T: plotters_backend::BackendTextStyle>(
+        &mut self,
+        s: &str,
+        style: &T,
+        pos: plotters_backend::BackendCoord,
+    ) -> std::result::Result<(), BackendError<'a>> {
+        use plotters_backend::text_anchor::{HPos, VPos};
+        let color = style.color();
+        if color.alpha == 0.0 {
+            return Ok(());
+        }
+        let px = style.size() as f32;
+        let (w, h) = (text::width(s, px), text::height(px));
+        let anchor = style.anchor();
+        let dx = match anchor.h_pos {
+            HPos::Left => 0.0,
+            HPos::Center => -w / 2.0,
+            HPos::Right => -w,
+        };
+        let dy = match anchor.v_pos {
+            VPos::Top => 0.0,
+            VPos::Center => -h / 2.0,
+            VPos::Bottom => -h,
+        };
+        let trans = style.transform();
+        let (iw, ih) = self.get_size();
+        let mut result = Ok(());
+        text::raster(s, px, dx.round(), dy.round(), |x, y, cov| {
+            let (x, y) = trans.transform(x, y);
+            let (x, y) = (pos.0 + x, pos.1 + y);
+            if result.is_ok() && x >= 0 && y >= 0 && x < iw as i32 && y < ih as i32 {
+                let c = plotters_backend::BackendColor {
+                    alpha: color.alpha * cov.clamp(0.0, 1.0) as f64,
+                    rgb: color.rgb,
+                };
+                result = self.0.draw_pixel((x, y), c);
+            }
+        });
+        result
+    }
+}
 
 fn register_font() {
     static ONCE: Once = Once::new();
@@ -56,7 +200,7 @@ fn render_to(
     let name = path.display().to_string();
     let mut buf = vec![255u8; (w * h * 3) as usize];
     {
-        let root = BitMapBackend::with_buffer(&mut buf, (w, h)).into_drawing_area();
+        let root = Backend(BitMapBackend::with_buffer(&mut buf, (w, h))).into_drawing_area();
         root.fill(&WHITE).map_err(plot_err(&name))?;
         draw(&root)?;
         root.present().map_err(plot_err(&name))?;
@@ -167,13 +311,10 @@ impl<'b> Pixels<'_, 'b> {
     fn draw_series<E, I>(
         &self,
         items: I,
-    ) -> std::result::Result<
-        (),
-        DrawingAreaErrorKind<<BitMapBackend<'b> as DrawingBackend>::ErrorType>,
-    >
+    ) -> std::result::Result<(), DrawingAreaErrorKind<<Backend<'b> as DrawingBackend>::ErrorType>>
     where
         I: IntoIterator<Item = E>,
-        E: Drawable<BitMapBackend<'b>>,
+        E: Drawable<Backend<'b>>,
         for<'e> &'e E: PointCollection<'e, (i32, i32)>,
     {
         for e in items {
@@ -226,29 +367,18 @@ fn draw_mark(area: &Area, (x, y): (i32, i32), mark: Mark) -> Result<()> {
 /// used.
 fn legend_rows(area: &Area, entries: &[(String, Option<Mark>)]) -> Result<i32> {
     let (w, _) = area.dim_in_pixel();
-    let row_h = 22;
-    let (mut x, mut y) = (10i32, 12i32);
-    for (name, mark) in entries {
-        let tw = text::width(name, text::SMALL).ceil() as i32;
+    let (places, height) = legend_layout(w as i32, entries);
+    for ((name, mark), (x, y)) in entries.iter().zip(places) {
         match mark {
             None => {
-                if x > 10 {
-                    y += row_h;
-                }
                 area.draw(&Text::new(
                     name.clone(),
-                    (10, y - 8),
+                    (x, y - 8),
                     ("sans-serif", SMALL).into_font().color(&BLACK),
                 ))
                 .map_err(plot_err("a legend"))?;
-                x = 20 + tw;
             }
             Some(m) => {
-                let need = 30 + tw + 18;
-                if x + need > w as i32 && x > 10 {
-                    x = 10;
-                    y += row_h;
-                }
                 draw_mark(area, (x, y), *m)?;
                 area.draw(&Text::new(
                     name.clone(),
@@ -258,11 +388,45 @@ fn legend_rows(area: &Area, entries: &[(String, Option<Mark>)]) -> Result<i32> {
                         .color(&RGBColor(40, 40, 40)),
                 ))
                 .map_err(plot_err("a legend"))?;
+            }
+        }
+    }
+    Ok(height)
+}
+
+/// The height [`legend_rows`] takes for `entries` in an area `w` pixels wide.
+fn legend_height(w: i32, entries: &[(String, Option<Mark>)]) -> i32 {
+    legend_layout(w, entries).1
+}
+
+/// Where [`legend_rows`] puts each entry (its mark's left edge and its row's middle) in an area
+/// `w` pixels wide, and the height used.
+fn legend_layout(w: i32, entries: &[(String, Option<Mark>)]) -> (Vec<(i32, i32)>, i32) {
+    let row_h = 22;
+    let (mut x, mut y) = (10i32, 12i32);
+    let mut places = Vec::with_capacity(entries.len());
+    for (name, mark) in entries {
+        let tw = text::width(name, text::SMALL).ceil() as i32;
+        match mark {
+            None => {
+                if x > 10 {
+                    y += row_h;
+                }
+                places.push((10, y));
+                x = 20 + tw;
+            }
+            Some(_) => {
+                let need = 30 + tw + 18;
+                if x + need > w && x > 10 {
+                    x = 10;
+                    y += row_h;
+                }
+                places.push((x, y));
                 x += need;
             }
         }
     }
-    Ok(y + row_h)
+    (places, y + row_h)
 }
 
 /// A legend in a column (`area`, beside a chart): a `None` mark is an era heading.
@@ -379,6 +543,9 @@ fn bars_on(
                 .y_labels(rows + 1)
                 .y_label_formatter(&|y| category_label(&labels, y))
                 .x_label_formatter(&|x| short(*x))
+                // About 80 pixels a tick label, so that labels like 0.020 do not run together
+                // on a narrow axis.
+                .x_labels(((plot_w / 80.0) as usize).clamp(3, 10))
                 .label_style(("sans-serif", SMALL))
                 .axis_desc_style(("sans-serif", LABEL))
                 .x_desc(x_desc)
@@ -894,20 +1061,54 @@ fn ladder(s: &Sweep, dir: &Path) -> Result<PathBuf> {
 /// One bar of [`two_bar_panels`]: name, value, colour.
 pub type NamedBar<'a> = (&'a str, f64, RGBColor);
 
-/// Two bar charts side by side saved at `path` (L-M figures 4 and 5): each panel a title, an axis
-/// name and its bars, each bar's value printed after it.
+/// Two bar charts side by side saved at `path` (L-M figures 4 and 5): a title, a subtitle under
+/// it (in muted text; empty for none), a legend of colour swatches in a strip under both, outside
+/// the bars, then each panel with its title, its axis name and its bars, each bar's value (in
+/// milliseconds) printed after it.
 pub fn two_bar_panels(
     path: &Path,
     title: &str,
+    subtitle: &str,
+    legend: &[(&str, RGBColor)],
     panels: [(&str, &str, &[NamedBar]); 2],
 ) -> Result<()> {
+    let entries: Vec<(String, Option<Mark>)> = legend
+        .iter()
+        .map(|(name, c)| (name.to_string(), Some(Mark::Swatch(*c))))
+        .collect();
+    let sub_h = if subtitle.is_empty() {
+        0
+    } else {
+        text::line(text::SMALL) as u32 + 6
+    };
+    let legend_h = if entries.is_empty() {
+        0
+    } else {
+        legend_height(W as i32, &entries) as u32 + 8
+    };
     let rows = panels.iter().map(|p| p.2.len()).max().unwrap_or(1);
-    let h = (170 + 46 * rows as u32).max(360);
+    let h = (170 + 46 * rows as u32).max(360) + sub_h + legend_h;
     render_to(path, (W, h), |root| {
         let root = root
             .titled(title, ("sans-serif", TITLE))
             .map_err(plot_err(title))?;
-        let areas = root.split_evenly((1, 2));
+        let (head, body) = root.split_vertically(sub_h + legend_h);
+        if !subtitle.is_empty() {
+            let x = (W as f32 - text::width(subtitle, text::SMALL)) / 2.0;
+            head.draw(&Text::new(
+                subtitle.to_string(),
+                (x.max(4.0) as i32, 0),
+                ("sans-serif", SMALL)
+                    .into_font()
+                    .color(&RGBColor(95, 95, 95)),
+            ))
+            .map_err(plot_err(title))?;
+        }
+        if !entries.is_empty() {
+            let (_, strip) = head.split_vertically(sub_h);
+            legend_rows(&strip, &entries)?;
+        }
+        let areas = body.split_evenly((1, 2));
         for (area, (ptitle, x_desc, named)) in areas.iter().zip(panels) {
             let area = area
                 .titled(ptitle, ("sans-serif", LABEL))
@@ -927,4 +1128,60 @@ pub fn two_bar_panels(
         }
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use image::{Rgb, RgbImage};
+
+    /// Draw `s` at (x, y), anchored top-left, through [`Backend`] as plotters draws a chart's
+    /// text, into a white `w × h` picture.
+    fn through_plotters(s: &str, (x, y): (i32, i32), (w, h): (u32, u32)) -> RgbImage {
+        register_font();
+        let mut buf = vec![255u8; (w * h * 3) as usize];
+        {
+            let root = Backend(BitMapBackend::with_buffer(&mut buf, (w, h))).into_drawing_area();
+            root.draw(&Text::new(
+                s.to_string(),
+                (x, y),
+                ("sans-serif", LABEL).into_font().color(&BLACK),
+            ))
+            .unwrap();
+            root.present().unwrap();
+        }
+        RgbImage::from_raw(w, h, buf).unwrap()
+    }
+
+    #[test]
+    fn chart_text_is_the_figures_text() {
+        // Side bearings and full stops are where plotters' own ab_glyph text goes wrong.
+        let s = "copy, by GPU timestamps: 0.59 ms";
+        let (w, h) = (360, 40);
+        let chart = through_plotters(s, (6, 8), (w, h));
+        let mut figure = RgbImage::from_pixel(w, h, Rgb([255, 255, 255]));
+        text::left(&mut figure, 6.0, 8.0, s, text::LABEL, Rgb([0, 0, 0]));
+        // The same pixels, up to the rounding of two blends (plotters' and the helper's).
+        let mut inked = 0;
+        for (a, b) in chart.pixels().zip(figure.pixels()) {
+            for c in 0..3 {
+                assert!(a.0[c].abs_diff(b.0[c]) <= 4, "{a:?} against {b:?}");
+            }
+            inked += usize::from(b.0[0] < 128);
+        }
+        assert!(inked > 100, "no text drawn");
+    }
+
+    #[test]
+    fn chart_text_measures_as_the_figures_text() {
+        let mut buf = [0u8; 3];
+        let b = Backend(BitMapBackend::with_buffer(&mut buf, (1, 1)));
+        let style = TextStyle::from(("sans-serif", SMALL).into_font());
+        let (w, h) = b.estimate_text_size("GFLOP/s (log scale)", &style).unwrap();
+        assert_eq!(
+            w,
+            text::width("GFLOP/s (log scale)", text::SMALL).ceil() as u32
+        );
+        assert_eq!(h, text::height(text::SMALL).ceil() as u32);
+    }
 }

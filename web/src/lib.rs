@@ -1,17 +1,20 @@
 //! rendermm in a web page. `run` multiplies through the library's own methods
 //! (`rendermm::plan::multiply_async`: WebGPU, or WebGL2 through wgpu's GL backend), draws the
-//! passes on the page's canvas as they accumulate (frame.rs, with `shaders/demo.wgsl`), checks
-//! the product against the f64 CPU reference computed here, and returns one JSON object for
-//! `<pre id="result">`. Every parameter is checked here, in Rust, so the page and a test see
-//! the same one-sentence errors. See docs/web.md.
+//! passes on the page's canvas as they accumulate with the renderer of `rendermm demo`
+//! (`rendermm::demo`: its scene, layout, labels and `shaders/demo.wgsl`; frame.rs puts the
+//! frames on the page), checks the product against the f64 CPU reference computed here, and
+//! returns one JSON object for `<pre id="result">`. Every parameter is checked here, in Rust, so
+//! the page and a test see the same one-sentence errors. See docs/web.md.
 
 mod frame;
 
-use frame::{Band, Look, Panel, Scene, Source};
 use rendermm::check;
 use rendermm::cpu;
+use rendermm::demo::render::Renderer;
+use rendermm::demo::scene::{Scene, done_line};
+use rendermm::demo::{Inputs, Kind, Settings};
 use rendermm::error::{Error, Result};
-use rendermm::gpu::texture::MatrixTexture;
+use rendermm::gpu::texture::{MatrixTexture, ScalarFormat};
 use rendermm::gpu::{GpuContext, run::Observer};
 use rendermm::matrix::Matrix;
 use rendermm::methods::{Era, Method};
@@ -25,8 +28,8 @@ use wasm_bindgen::prelude::*;
 /// Products up to this many multiply-adds (m·k·n) run here: the f64 reference is computed in
 /// the page, on one thread.
 const MAX_WORK: u64 = 1 << 30;
-/// Canvas size in pixels.
-const CANVAS: (u32, u32) = (960, 360);
+/// Canvas size in pixels: the size of `rendermm demo --headless` frames.
+const CANVAS: (u32, u32) = (960, 420);
 /// Pass snapshots kept for the replay, at most.
 const MAX_SNAPSHOTS: usize = 256;
 /// ... and at most this many bytes of them on the GPU.
@@ -317,32 +320,13 @@ impl Page {
         Ok(canvas)
     }
 
-    /// Captions under the canvas's pictures, placed at their rectangles.
-    fn captions(&self, panels: &[Panel], rects: &[[f32; 4]], pass: usize, passes: usize) {
+    /// Mark the canvas with the pass it shows (for tests).
+    fn mark(&self, pass: usize, passes: usize) {
         if let Some(c) = self.document.get_element_by_id("demo") {
             let _ = c.set_attribute("data-pass", &pass.to_string());
             let _ = c.set_attribute("data-passes", &passes.to_string());
         }
-        let Some(bar) = self.document.get_element_by_id("captions") else {
-            return;
-        };
-        let mut html = String::new();
-        for (p, r) in panels.iter().zip(rects) {
-            html += &format!(
-                "<span style=\"left:{}px;width:{}px\">{}</span>",
-                r[0],
-                r[2].max(60.0),
-                escape(&p.caption)
-            );
-        }
-        bar.set_inner_html(&html);
     }
-}
-
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
 }
 
 /// A JS promise resolved after `ms` milliseconds.
@@ -371,10 +355,6 @@ struct Gpu {
     /// The visible canvas's 2D context, which each frame is copied into.
     canvas2d: web_sys::CanvasRenderingContext2d,
 }
-
-/// Frames are drawn offscreen in this format and copied onto the page's 2D canvas, whose
-/// ImageData takes 8-bit RGBA (sRGB-encoded values, as demo.wgsl writes to a non-sRGB target).
-const FRAME_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
 
 /// The adapter's description from `navigator.gpu` (wgpu's WebGPU backend leaves the name empty;
 /// browsers give vendor and architecture at most).
@@ -477,245 +457,40 @@ async fn open(req: &Request, page: &Page) -> Result<Gpu> {
     })
 }
 
-/// Draws frames on the canvas and keeps the passes for the replay.
+/// Draws the demo's frames on the canvas and keeps the passes for the replay.
 struct Canvas {
-    gpu: Rc<Gpu>,
-    renderer: frame::Renderer,
+    /// The context and, on WebGL2, the surface its adapter came from, kept for the replay.
+    _gpu: Rc<Gpu>,
+    screen: frame::Screen,
+    renderer: Renderer,
+    /// The problem as `rendermm demo` shows it: inputs, their textures, colour scales.
+    scene: Scene,
     page: Page,
     req: Request,
     /// Which run this is (a newer run stops this one's replay).
     id: u64,
-    /// Colour scales: A, B, a slice, C.
-    scales: [f32; 4],
-    /// The block size the Hall methods run with.
-    block: u32,
-    a: MatrixTexture,
-    b: MatrixTexture,
-    packed_a: MatrixTexture,
-    packed_b: MatrixTexture,
-    /// (pass, copy of the running sum after it).
-    snapshots: Vec<(usize, wgpu::Texture)>,
+    /// (pass, running sums after it: [the one it wrote, the one before]).
+    snapshots: Vec<(usize, [wgpu::Texture; 2])>,
+    /// The running sum after the last pass seen (what the next pass of a ping-pong method reads).
+    last: Option<wgpu::Texture>,
     passes: usize,
-    /// The offscreen frame the renderer draws into.
-    frame: wgpu::Texture,
-    /// Frames drawn but not yet on the page (their readback is under way).
-    pending: Rc<Cell<usize>>,
+    /// The bottom line of the last frame once the run is checked.
+    status: Option<String>,
 }
 
 impl Canvas {
-    /// The pictures for pass `pass` of `passes` (`pass == passes` with `Look::Matrix` of the
-    /// result for methods drawn only at the end).
-    fn panels(&self, pass: usize, passes: usize, shown_format: wgpu::TextureFormat) -> Vec<Panel> {
-        let (m, k, n) = (self.req.m as u32, self.req.k as u32, self.req.n as u32);
-        let [sa, sb, ss, sc] = self.scales;
-        let p = pass.max(1) as u32 - 1;
-        let matrix = |source, rows, cols, band, scale, caption: String| Panel {
-            look: Look::Matrix,
-            source,
-            rows,
-            cols,
-            band,
-            slice: 0,
-            scale,
-            caption,
-        };
-        let c_caption = if pass >= passes {
-            format!("C = A·B ({m}×{n}), after all {passes} passes")
-        } else {
-            format!("C after pass {pass} of {passes}")
-        };
-        match self.req.method {
-            Method::Lm => vec![
-                matrix(
-                    Source::A,
-                    m,
-                    k,
-                    Band::Columns(p, 1),
-                    sa,
-                    format!("A ({m}×{k}), column {}", p + 1),
-                ),
-                matrix(
-                    Source::B,
-                    k,
-                    n,
-                    Band::Rows(p, 1),
-                    sb,
-                    format!("B ({k}×{n}), row {}", p + 1),
-                ),
-                Panel {
-                    look: Look::Slice,
-                    source: Source::A,
-                    rows: m,
-                    cols: n,
-                    band: Band::None,
-                    slice: p,
-                    scale: ss,
-                    caption: format!("slice {}: the quad blended in", p + 1),
-                },
-                matrix(Source::Shown, m, n, Band::None, sc, c_caption),
-            ],
-            Method::HallBlocked => {
-                let first = p * self.block;
-                let count = self.block.min(k.saturating_sub(first)).max(1);
-                vec![
-                    matrix(
-                        Source::A,
-                        m,
-                        k,
-                        Band::Columns(first, count),
-                        sa,
-                        format!("A ({m}×{k}), columns {}–{}", first + 1, first + count),
-                    ),
-                    matrix(
-                        Source::B,
-                        k,
-                        n,
-                        Band::Rows(first, count),
-                        sb,
-                        format!("B ({k}×{n}), rows {}–{}", first + 1, first + count),
-                    ),
-                    matrix(
-                        Source::Shown,
-                        m,
-                        n,
-                        Band::None,
-                        sc,
-                        format!("{c_caption} (b = {})", self.block),
-                    ),
-                ]
-            }
-            Method::HallPacked
-                if shown_format == wgpu::TextureFormat::Rgba32Float
-                    || shown_format == wgpu::TextureFormat::Rgba16Float
-                    || shown_format == wgpu::TextureFormat::Rgba8Unorm =>
-            {
-                let first = 2 * p * self.block;
-                let count = (2 * self.block).min(k.saturating_sub(first)).max(1);
-                let (pm, pn) = (2 * m.div_ceil(2), 2 * n.div_ceil(2));
-                vec![
-                    matrix(
-                        Source::A,
-                        m,
-                        k,
-                        Band::Columns(first, count),
-                        sa,
-                        format!("A ({m}×{k}), columns {}–{}", first + 1, first + count),
-                    ),
-                    matrix(
-                        Source::B,
-                        k,
-                        n,
-                        Band::Rows(first, count),
-                        sb,
-                        format!("B ({k}×{n}), rows {}–{}", first + 1, first + count),
-                    ),
-                    Panel {
-                        look: Look::Packed,
-                        source: Source::Shown,
-                        rows: pm,
-                        cols: pn,
-                        band: Band::None,
-                        slice: 0,
-                        scale: sc,
-                        caption: format!("C packed: {}×{} RGBA texels", pm / 2, pn / 2),
-                    },
-                    Panel {
-                        look: Look::Unpacked,
-                        source: Source::Shown,
-                        rows: m,
-                        cols: n,
-                        band: Band::None,
-                        slice: 0,
-                        scale: sc,
-                        caption: c_caption,
-                    },
-                ]
-            }
-            _ => vec![
-                matrix(Source::A, m, k, Band::None, sa, format!("A ({m}×{k})")),
-                matrix(Source::B, k, n, Band::None, sb, format!("B ({k}×{n})")),
-                matrix(Source::Shown, m, n, Band::None, sc, c_caption),
-            ],
+    /// Draw pass `pass` of `passes`: `sums` holds the running sum after it and the one before.
+    fn draw(&mut self, pass: usize, passes: usize, sums: &[wgpu::Texture; 2]) -> Result<()> {
+        // The written sum in the slot the demo shows it in; the one the pass read in the other.
+        let slot = self.scene.settings.kind.shown_slot(pass);
+        let mut shown = [&sums[1], &sums[1]];
+        shown[slot] = &sums[0];
+        let mut frame = self.scene.frame(shown, pass, passes);
+        if pass >= passes {
+            frame.status = self.status.clone();
         }
-    }
-
-    /// Draw pass `pass` of `passes` with `shown` as the running sum.
-    fn draw(&self, shown: &wgpu::Texture, pass: usize, passes: usize) -> Result<()> {
-        let panels = self.panels(pass, passes, shown.format());
-        let scene = Scene {
-            a: self.a.clone(),
-            b: self.b.clone(),
-            packed_a: self.packed_a.clone(),
-            packed_b: self.packed_b.clone(),
-            shown: shown.clone(),
-            m: self.req.m as u32,
-            k: self.req.k as u32,
-            n: self.req.n as u32,
-            u8_mode: self.req.precision == Precision::U8,
-        };
-        let ctx = &*self.gpu.ctx;
-        let rects = self.renderer.draw(
-            ctx,
-            &scene,
-            &panels,
-            &self.frame.create_view(&Default::default()),
-            CANVAS,
-        )?;
-        self.present()?;
-        self.page.captions(&panels, &rects, pass, passes);
-        Ok(())
-    }
-}
-
-impl Canvas {
-    /// Copy the offscreen frame onto the page's 2D canvas: read back (rows of 960·4 bytes, a
-    /// multiple of 256), and put the pixels when the map completes — nothing waits for it.
-    fn present(&self) -> Result<()> {
-        let ctx = &*self.gpu.ctx;
-        let (w, h) = CANVAS;
-        let row = w * 4;
-        let buffer = ctx.scoped("reading a frame of the page back", || {
-            let buffer = ctx.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("page frame readback"),
-                size: (row * h) as u64,
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            });
-            let mut enc = ctx.device.create_command_encoder(&Default::default());
-            enc.copy_texture_to_buffer(
-                self.frame.as_image_copy(),
-                wgpu::TexelCopyBufferInfo {
-                    buffer: &buffer,
-                    layout: wgpu::TexelCopyBufferLayout {
-                        offset: 0,
-                        bytes_per_row: Some(row),
-                        rows_per_image: Some(h),
-                    },
-                },
-                self.frame.size(),
-            );
-            ctx.queue.submit([enc.finish()]);
-            Ok(buffer)
-        })?;
-        self.pending.set(self.pending.get() + 1);
-        let pending = self.pending.clone();
-        let canvas2d = self.gpu.canvas2d.clone();
-        let mapped = buffer.clone();
-        buffer.map_async(wgpu::MapMode::Read, .., move |r| {
-            pending.set(pending.get().saturating_sub(1));
-            if r.is_err() {
-                return;
-            }
-            if let Ok(view) = mapped.get_mapped_range(..) {
-                let pixels = wasm_bindgen::Clamped(&view[..]);
-                if let Ok(image) =
-                    web_sys::ImageData::new_with_u8_clamped_array_and_sh(pixels, w, h)
-                {
-                    let _ = canvas2d.put_image_data(&image, 0.0, 0.0);
-                }
-            }
-            mapped.unmap();
-        });
+        self.screen.show(&mut self.renderer, &frame)?;
+        self.page.mark(pass, passes);
         Ok(())
     }
 }
@@ -730,19 +505,30 @@ impl Observer for Canvas {
     ) -> Result<()> {
         self.passes = passes;
         let snap = frame::snapshot_texture(ctx, acc)?;
+        let before = match self.last.take() {
+            Some(t) => t,
+            None => frame::blank_like(ctx, acc)?,
+        };
+        let sums = [snap.clone(), before];
         // Live frames are dropped while the page is still taking earlier ones (a long run on a
         // slow GPU would otherwise pile up readbacks); the last pass is always drawn after the run.
-        if self.pending.get() < 3 {
-            self.draw(&snap, pass, passes)?;
+        if self.screen.pending.get() < 3 {
+            self.draw(pass, passes, &sums)?;
         }
-        // Keep every pass up to MAX_SNAPSHOTS (and SNAPSHOT_BYTES of GPU memory), else an even
-        // spread, the first and the last.
-        let bytes = (acc.rows * acc.cols) as u64 * acc.bytes_per_texel() as u64;
+        // Keep every pass up to MAX_SNAPSHOTS (and SNAPSHOT_BYTES of GPU memory, two sums a pass
+        // for a ping-pong method), else an even spread, the first and the last.
+        let per_pass = if self.scene.settings.kind.ping_pong() {
+            2
+        } else {
+            1
+        };
+        let bytes = (acc.rows * acc.cols) as u64 * acc.bytes_per_texel() as u64 * per_pass;
         let room = (SNAPSHOT_BYTES / bytes.max(1)).clamp(2, MAX_SNAPSHOTS as u64) as usize;
         let every = passes.div_ceil(room).max(1);
-        if pass % every == 0 || pass == passes || pass == 1 {
-            self.snapshots.push((pass, snap));
+        if pass.is_multiple_of(every) || pass == passes || pass == 1 {
+            self.snapshots.push((pass, sums));
         }
+        self.last = Some(snap);
         Ok(())
     }
 }
@@ -759,18 +545,25 @@ fn keep_polling(ctx: Rc<GpuContext>) {
     });
 }
 
-/// The Hall block size: as asked, else about 8 passes (the demos' choice); frag-mrt keeps its own.
+/// The demo's settings for a request: lm, hall or packed for the methods watched pass by
+/// pass, else the method's result.
+fn settings_for(req: &Request) -> Settings {
+    Settings {
+        kind: Kind::of(req.method),
+        precision: req.precision,
+        block: req.block,
+        scale_by_depth: false,
+    }
+}
+
+/// The block size the method runs with: the Hall methods' as the demos choose it (as asked, else
+/// about 8 passes); frag-mrt keeps its own.
 fn block_for(req: &Request) -> Option<u32> {
-    match req.method {
-        Method::HallBlocked => Some(
-            req.block
-                .unwrap_or_else(|| (req.k.div_ceil(8).max(if req.k >= 4 { 2 } else { 1 })) as u32),
-        ),
-        Method::HallPacked => Some(
-            req.block
-                .unwrap_or_else(|| req.k.div_ceil(2).div_ceil(8).max(1) as u32),
-        ),
-        _ => req.block,
+    let settings = settings_for(req);
+    if settings.kind.ping_pong() {
+        Some(settings.block_for(req.k))
+    } else {
+        req.block
     }
 }
 
@@ -811,40 +604,38 @@ async fn run_request(req: &Request, page: &Page) -> Result<Value> {
         )));
     }
     // Inputs as `rendermm multiply --random MxKxN --seed S` draws them: in [0, 1) for u8.
-    let (lo, hi) = if req.precision == Precision::U8 {
-        (0.0, 1.0)
-    } else {
-        (-1.0, 1.0)
-    };
-    let a = Matrix::random(m, k, req.seed.wrapping_mul(2), lo, hi);
-    let b = Matrix::random(k, n, req.seed.wrapping_mul(2).wrapping_add(1), lo, hi);
+    let inputs = Inputs::draw(m, k, n, req.seed, req.precision);
+    let (a, b) = (inputs.a.clone(), inputs.b.clone());
     let reference = cpu::reference_f64(&a, &b);
-    let c_scale = reference.iter().fold(0.0f64, |s, v| s.max(v.abs())) as f32;
-    let (sa, sb) = (a.max_abs(), b.max_abs());
-    let upload = |label: &str, x: &Matrix| {
-        MatrixTexture::upload(
-            &ctx,
-            label,
-            x,
-            rendermm::gpu::texture::ScalarFormat::R32Float,
-        )
+    let product = Matrix {
+        rows: m,
+        cols: n,
+        data: reference.iter().map(|&v| v as f32).collect(),
     };
+    let scene = Scene::build(
+        &ctx,
+        &settings_for(req),
+        &inputs,
+        req.precision,
+        Some(&product),
+    )?;
     let mut canvas = Canvas {
-        gpu: gpu.clone(),
-        renderer: frame::Renderer::new(&ctx, FRAME_FORMAT)?,
+        _gpu: gpu.clone(),
+        screen: frame::Screen {
+            ctx: ctx.clone(),
+            canvas2d: gpu.canvas2d.clone(),
+            size: CANVAS,
+            pending: Rc::new(Cell::new(0)),
+        },
+        renderer: Renderer::new(&ctx)?,
+        scene,
         page: page.clone(),
         req: req.clone(),
         id,
-        scales: [sa, sb, sa * sb, c_scale],
-        block: block_for(req).unwrap_or(1),
-        a: upload("page A", &a)?,
-        b: upload("page B", &b)?,
-        packed_a: rendermm::methods::hall_packed::upload_packed(&ctx, "page packed A", &a)?,
-        packed_b: rendermm::methods::hall_packed::upload_packed(&ctx, "page packed B", &b)?,
         snapshots: vec![],
+        last: None,
         passes: 0,
-        frame: frame::frame_texture(&ctx, CANVAS, FRAME_FORMAT)?,
-        pending: Rc::new(Cell::new(0)),
+        status: None,
     };
     page.status(&format!(
         "running {} on {} ({})…",
@@ -855,15 +646,12 @@ async fn run_request(req: &Request, page: &Page) -> Result<Value> {
     }
     let (out, used) = {
         let mut opts = Options {
-            // The methods with one accumulation texture are watched pass by pass; frag-mrt
-            // (C spread over several attachments) and the compute era show their result.
-            observer: if matches!(
-                req.method,
-                Method::Lm | Method::HallBlocked | Method::HallPacked
-            ) {
-                Some(&mut canvas)
-            } else {
-                None
+            // The methods with one accumulation texture are watched pass by pass (the demos lm,
+            // hall and packed); frag-mrt (C spread over several attachments) and the compute era
+            // show their result.
+            observer: match Kind::of(req.method) {
+                Kind::Result(_) => None,
+                _ => Some(&mut canvas),
             },
             precision: req.precision,
             block: block_for(req),
@@ -875,9 +663,11 @@ async fn run_request(req: &Request, page: &Page) -> Result<Value> {
     let out = out?;
     // Methods not watched pass by pass (frag-mrt, the compute era) show their result.
     if canvas.snapshots.is_empty() {
-        let c = upload("page C", &out.c)?;
+        let c = MatrixTexture::upload(&ctx, "page C", &out.c, ScalarFormat::R32Float)?;
         canvas.passes = out.passes.max(1);
-        canvas.snapshots.push((canvas.passes, c.texture.clone()));
+        canvas
+            .snapshots
+            .push((canvas.passes, [c.texture.clone(), c.texture]));
     }
     let stats = check::compare(&out.c, &reference);
     // Judged by the model of the pipeline that ran (the precision it used, its block size).
@@ -887,6 +677,7 @@ async fn run_request(req: &Request, page: &Page) -> Result<Value> {
         ..Default::default()
     };
     let verdict = plan::verdict_for(req.method, &judged, &a, &b, &out.c);
+    canvas.status = Some(done_line(&verdict));
     let result = json!({
         "method": req.method.name(),
         "m": m,
@@ -918,8 +709,8 @@ async fn run_request(req: &Request, page: &Page) -> Result<Value> {
     lines.extend(out.notes.iter().map(|n| format!("note: {n}")));
     page.status(&lines.join("\n"));
     // The last pass, then the replay in a task of its own: the result is published now.
-    if let Some((p, t)) = canvas.snapshots.last() {
-        canvas.draw(t, *p, canvas.passes)?;
+    if let Some((p, sums)) = canvas.snapshots.last().cloned() {
+        canvas.draw(p, canvas.passes, &sums)?;
     }
     if req.pace > 0 || req.hold.is_some() {
         canvas_state(page, "replay");
@@ -931,20 +722,22 @@ async fn run_request(req: &Request, page: &Page) -> Result<Value> {
 }
 
 /// Show the kept passes again, `pace` ms each, stopping at pass `hold` if given.
-async fn replay(canvas: Canvas) {
+async fn replay(mut canvas: Canvas) {
     let (pace, hold) = (canvas.req.pace, canvas.req.hold);
-    let current = || LATEST.with(|l| l.get()) == canvas.id;
-    for (p, t) in &canvas.snapshots {
+    let id = canvas.id;
+    let current = || LATEST.with(|l| l.get()) == id;
+    let snapshots = std::mem::take(&mut canvas.snapshots);
+    for (p, sums) in &snapshots {
         if !current() || hold.is_some_and(|h| *p > h) {
             break;
         }
-        if canvas.draw(t, *p, canvas.passes).is_err() {
+        if canvas.draw(*p, canvas.passes, sums).is_err() {
             return;
         }
         if hold == Some(*p) {
             // Let the frame reach the page before saying so.
             for _ in 0..500 {
-                if canvas.pending.get() == 0 {
+                if canvas.screen.pending.get() == 0 {
                     break;
                 }
                 sleep(10).await;

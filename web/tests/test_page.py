@@ -7,12 +7,17 @@ Against the served page (web/tests/run.sh builds and serves it):
     (frag-mrt, where the backend has fewer than its 8 colour attachments: refused in a sentence);
   - lm in u8 and hall-blocked in f16, judged by their models;
   - a compute method on WebGPU, and its refusal on WebGL2;
-  - the demo held mid-run (the replay stopped at a pass) compared with a reference frame;
+  - the demo held mid-run (the replay stopped at a pass) compared with a reference frame: the
+    frame `rendermm demo --headless` writes for the same problem and pass (the page draws with the
+    same renderer, so a browser's frame and the native one agree);
   - bad parameters give {"error": ...} and a readable message, never a blank page.
 
   python3 web/tests/test_page.py --url http://127.0.0.1:8000/web/dist/index.html
   ... --only webgl2            one backend
   ... --update-references      write the reference frames from this run (then look at them)
+
+The reference frames are the native demo's (960x420, the page's canvas size); remake them after an
+intended change of the pictures with the commands in FRAMES, and look at them.
 
 Frames that differ are written beside the reference as NAME-actual.png and NAME-difference.png
 (under --out, default web/tests/out/).
@@ -244,7 +249,11 @@ def test_bad_parameters(page, backend, res):
 
 
 FRAMES = [
-    # (name, parameters, the pass to hold at)
+    # (name, parameters, the pass to hold at). web/tests/reference/NAME.png is the native frame:
+    #   rendermm demo lm --random 24x17x9 --seed 3 --headless --frames /tmp/f
+    #   cp /tmp/f/lm-0006.png web/tests/reference/lm-24x17x9-seed3-pass6.png
+    #   rendermm demo packed --random 24x17x9 --seed 3 --block 2 --headless --frames /tmp/f
+    #   cp /tmp/f/packed-0002.png web/tests/reference/hall-packed-24x17x9-seed3-pass2.png
     ("lm-24x17x9-seed3-pass6", {"method": "lm", "size": "24x17x9", "seed": "3"}, 6),
     ("hall-packed-24x17x9-seed3-pass2", {"method": "hall-packed", "size": "24x17x9", "seed": "3", "b": "2"}, 2),
 ]
