@@ -368,7 +368,7 @@ fn headline(v: &View) -> (String, String) {
                 "The processor cube (L-M §3) · {m}×{k}×{n} {} · {at}",
                 v.precision
             ),
-            "The k slices behind the front face sum onto it, one per pass".into(),
+            "A left, B on top (the paper: A on top, Bᵀ on a side; swapped so C reads m×n) · the k slices sum onto C".into(),
         ),
         Kind::Result(method) => {
             let info = method.info();
