@@ -119,18 +119,12 @@ impl Soak {
     }
 }
 
+/// The median of `v`, NaN when empty.
 fn median(v: &[f64]) -> f64 {
     if v.is_empty() {
         return f64::NAN;
     }
-    let mut v = v.to_vec();
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        0.5 * (v[n / 2 - 1] + v[n / 2])
-    }
+    super::sweep::median(&mut v.to_vec())
 }
 
 /// Resident bytes of this process (Linux `/proc/self/statm`).

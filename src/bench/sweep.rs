@@ -218,7 +218,8 @@ fn skipped(method: Method, precision: Precision, n: usize, why: String) -> Sweep
     }
 }
 
-fn median(v: &mut [f64]) -> f64 {
+/// The median of `v` (sorted in place).
+pub(crate) fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
     let n = v.len();
     if n % 2 == 1 {

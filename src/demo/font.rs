@@ -2,19 +2,15 @@
 //! `ab_glyph`, anti-aliased, mixed case, at the sizes of `report::text`), rasterized on the CPU
 //! into an 8-bit coverage mask that the renderer blends over the frame.
 //!
-//! The glyph metrics and the rasterizer are here, not borrowed from `report::text`, because the
-//! renderer builds for the browser too, where `report` (figures, charts, the `image` crate) is
-//! not compiled; natively a test checks that both draw the same text the same way.
+//! The glyph metrics and the rasterizer live here, the one copy, because the renderer builds for
+//! the browser too, where `report` (figures, charts, the `image` crate) is not compiled;
+//! `report::text` draws its figures and charts with them.
 
 use ab_glyph::{Font, FontRef, PxScale, ScaleFont, point};
 use std::sync::OnceLock;
 
-/// DejaVu Sans, compiled in: natively the copy `report::text` compiles in (one in the binary);
-/// in the browser build the same file.
-#[cfg(feature = "native")]
-const FONT: &[u8] = crate::report::text::FONT;
-#[cfg(not(feature = "native"))]
-const FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
+/// DejaVu Sans, compiled in (`assets/fonts/`), so no system font is needed.
+pub const FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
 
 /// `report::text::SMALL`: the figures' small print, the demos' text in small frames.
 pub const SMALL: f32 = 13.0;
@@ -48,10 +44,15 @@ pub fn width_px(text: &str, px: f32) -> f32 {
     x
 }
 
+/// Height of a line's box at `px`: ascent to descent.
+pub fn height_px(px: f32) -> f32 {
+    let f = font().as_scaled(PxScale::from(px));
+    f.ascent() - f.descent()
+}
+
 /// Distance between the baselines of two lines at `px` (1.2 line boxes, ascent to descent).
 pub fn line_px(px: f32) -> f32 {
-    let f = font().as_scaled(PxScale::from(px));
-    ((f.ascent() - f.descent()) * 1.2).ceil()
+    (height_px(px) * 1.2).ceil()
 }
 
 /// Rasterize `text` at `px` with its line box's top-left corner at (`x`, `y`), calling `put(x, y,
@@ -135,28 +136,5 @@ mod tests {
         // Anti-aliased: partial coverage at glyph edges, not only 0 and 255.
         assert!(m.data.iter().any(|&v| v > 0 && v < 255));
         assert!(text_width("pass", 2) > text_width("pass", 1));
-    }
-
-    /// The demos' text is the figures' text: same sizes, widths, line heights and pixels.
-    #[cfg(feature = "native")]
-    #[test]
-    fn the_demos_draw_text_as_report_text_does() {
-        use crate::report::text;
-        assert_eq!(SMALL, text::SMALL);
-        assert_eq!(LARGE, text::LABEL + 3.0);
-        for s in [
-            "Larsen–McAllister 2001 · 24×17×9 f32 · pass 6 of 17",
-            "−0.25",
-            "C 8×8",
-        ] {
-            for px in [SMALL, LARGE] {
-                assert_eq!(width_px(s, px), text::width(s, px), "{s} at {px}");
-                assert_eq!(line_px(px), text::line(px));
-                let (mut ours, mut theirs) = (vec![], vec![]);
-                raster(s, px, 3.0, 4.0, |x, y, c| ours.push((x, y, c.to_bits())));
-                text::raster(s, px, 3.0, 4.0, |x, y, c| theirs.push((x, y, c.to_bits())));
-                assert_eq!(ours, theirs, "{s} at {px}");
-            }
-        }
     }
 }

@@ -253,7 +253,7 @@ pub fn done_line(v: &Verdict) -> String {
 }
 
 /// A colour scale that a few outliers do not wash out: the largest magnitude, but at most three
-/// times the root mean square (`report::picture::robust_scale`, which natively a test compares).
+/// times the root mean square (the figures' scale too: `report::picture` uses this one).
 pub fn robust_scale(m: &Matrix) -> f32 {
     let n = m.data.iter().filter(|v| v.is_finite()).count().max(1);
     let rms = (m
@@ -283,17 +283,4 @@ pub fn placeholder(ctx: &GpuContext, format: wgpu::TextureFormat) -> wgpu::Textu
         usage: wgpu::TextureUsages::TEXTURE_BINDING,
         view_formats: &[],
     })
-}
-
-#[cfg(all(test, feature = "native"))]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn robust_scale_is_the_pictures_one() {
-        let mut m = Matrix::from_fn(9, 7, |i, j| ((i * 7 + j * 3) % 11) as f32 / 10.0 - 0.5);
-        assert_eq!(robust_scale(&m), crate::report::picture::robust_scale(&m));
-        m.data[5] = 40.0;
-        assert_eq!(robust_scale(&m), crate::report::picture::robust_scale(&m));
-    }
 }

@@ -103,19 +103,8 @@ pub fn save_png(path: &Path, img: &RgbImage) -> Result<()> {
 }
 
 /// A colour scale that keeps a few large elements from washing out the rest: the smaller of the
-/// largest |value| and three times the root mean square.
-pub fn robust_scale(m: &Matrix) -> f32 {
-    let n = m.data.iter().filter(|v| v.is_finite()).count().max(1);
-    let rms = (m
-        .data
-        .iter()
-        .filter(|v| v.is_finite())
-        .map(|v| (v * v) as f64)
-        .sum::<f64>()
-        / n as f64)
-        .sqrt() as f32;
-    m.max_abs().min(3.0 * rms)
-}
+/// largest |value| and three times the root mean square (the demos' scale, one function).
+pub use crate::demo::scene::robust_scale;
 
 /// One panel of [`titled_panels`]: a matrix, the lines of its title, and the colour scale it is
 /// drawn on (± `scale` is full colour; `None`: its own [`robust_scale`]).
@@ -360,20 +349,9 @@ pub fn colour_bar(
     }
 }
 
-/// A value with two significant digits for a scale's ticks (`0.5`, `1`, `2.4`, `310`).
-pub fn number(v: f32) -> String {
-    let a = v.abs();
-    if a == 0.0 || !a.is_finite() {
-        return format!("{v}");
-    }
-    let digits = (1 - a.log10().floor() as i32).max(0) as usize;
-    let s = format!("{v:.digits$}");
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
-    }
-}
+/// A value with two significant digits for a scale's ticks (`0.5`, `1`, `2.4`, `310`): the
+/// demos' tick labels, one function.
+pub use crate::demo::layout::number;
 
 /// Fill the rectangle (`x`, `y`, `w`, `h`) with `c`, clipped to the image.
 pub fn fill(img: &mut RgbImage, x: i32, y: i32, w: u32, h: u32, c: Rgb<u8>) {

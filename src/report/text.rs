@@ -3,12 +3,11 @@
 //! rasterized with anti-aliasing by `ab_glyph`, the same rasterizer the charts' plotters uses,
 //! in mixed case, in dark ink, at the sizes below.
 
-use ab_glyph::{Font, FontRef, PxScale, ScaleFont, point};
+use crate::demo::font;
 use image::{Rgb, RgbImage};
-use std::sync::OnceLock;
 
-/// DejaVu Sans, compiled in.
-pub const FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
+/// DejaVu Sans, compiled in (the demos' copy: one in the binary).
+pub const FONT: &[u8] = font::FONT;
 
 /// A picture's title.
 pub const TITLE: f32 = 20.0;
@@ -22,11 +21,6 @@ pub const INK: Rgb<u8> = Rgb([25, 25, 25]);
 /// Secondary text (notes, file names).
 pub const MUTED: Rgb<u8> = Rgb([95, 95, 95]);
 
-fn font() -> &'static FontRef<'static> {
-    static F: OnceLock<FontRef<'static>> = OnceLock::new();
-    F.get_or_init(|| FontRef::try_from_slice(FONT).expect("the bundled DejaVu Sans parses"))
-}
-
 /// Horizontal anchor of a line of text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Align {
@@ -37,24 +31,12 @@ pub enum Align {
 
 /// Width in pixels of `text` at `px` (kerning included).
 pub fn width(text: &str, px: f32) -> f32 {
-    let f = font().as_scaled(PxScale::from(px));
-    let mut x = 0.0;
-    let mut prev = None;
-    for c in text.chars() {
-        let id = f.glyph_id(c);
-        if let Some(p) = prev {
-            x += f.kern(p, id);
-        }
-        x += f.h_advance(id);
-        prev = Some(id);
-    }
-    x
+    font::width_px(text, px)
 }
 
 /// Height of a line's box at `px`: ascent to descent.
 pub fn height(px: f32) -> f32 {
-    let f = font().as_scaled(PxScale::from(px));
-    f.ascent() - f.descent()
+    font::height_px(px)
 }
 
 /// Distance between the baselines of two lines at `px`.
@@ -65,24 +47,8 @@ pub fn line(px: f32) -> f32 {
 /// Rasterize `text` at `px` with its line box's top-left corner at (`x`, `y`), calling `put(x, y,
 /// coverage)` for every pixel it touches (coverage in 0..=1; pixels may be negative or beyond
 /// any image, the caller clips).
-pub fn raster(text: &str, px: f32, x: f32, y: f32, mut put: impl FnMut(i32, i32, f32)) {
-    let f = font().as_scaled(PxScale::from(px));
-    let baseline = y + f.ascent();
-    let mut pen = x;
-    let mut prev = None;
-    for c in text.chars() {
-        let id = f.glyph_id(c);
-        if let Some(p) = prev {
-            pen += f.kern(p, id);
-        }
-        let glyph = id.with_scale_and_position(PxScale::from(px), point(pen, baseline));
-        if let Some(g) = font().outline_glyph(glyph) {
-            let b = g.px_bounds();
-            g.draw(|gx, gy, cov| put(b.min.x as i32 + gx as i32, b.min.y as i32 + gy as i32, cov));
-        }
-        pen += f.h_advance(id);
-        prev = Some(id);
-    }
+pub fn raster(text: &str, px: f32, x: f32, y: f32, put: impl FnMut(i32, i32, f32)) {
+    font::raster(text, px, x, y, put)
 }
 
 /// Draw `text` onto `img` in `colour`, blended by coverage, anchored at (`x`, `y`): `y` is the
