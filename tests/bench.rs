@@ -176,3 +176,43 @@ fn multiply_json_reports_the_data_path() {
         assert!(v["upload_bytes"].as_u64().unwrap() > 0, "{method}: {v}");
     }
 }
+
+/// `--replot` reads a sweep's JSON (the H100's, kept in docs/perf) and draws its charts again
+/// without opening a GPU; a file that is not a sweep is refused in one line.
+#[test]
+fn replot_draws_a_saved_sweep_and_refuses_other_json() {
+    let dir = std::env::temp_dir().join(format!("rendermm-replot-{}", std::process::id()));
+    let json = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/perf/h100/bench.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_rendermm"))
+        .args(["bench", "--replot", json, "--plots"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for png in [
+        "gflops-vs-n.png",
+        "methods-at-largest-n.png",
+        "breakdown.png",
+    ] {
+        let img = image::open(dir.join(png)).unwrap();
+        assert!(img.width() > 400 && img.height() > 200, "{png}");
+    }
+    let bad = dir.join("not-a-sweep.json");
+    std::fs::write(&bad, "{\"rows\": 3}").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_rendermm"))
+        .args(["bench", "--replot"])
+        .arg(&bad)
+        .arg("--plots")
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("not the JSON of a bench sweep"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -7,7 +7,7 @@
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::gpu::timer::{Clock, Span};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 const SHADER: &str = include_str!("../../shaders/ceilings.wgsl");
 
@@ -15,7 +15,7 @@ const SHADER: &str = include_str!("../../shaders/ceilings.wgsl");
 const FLOPS_PER_ITERATION: f64 = 16.0 * 4.0 * 2.0;
 
 /// One measured ceiling.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Ceiling {
     /// Short name: `fragment-fma` (GFLOP/s), `compute-fma` (GFLOP/s), `blend-r32f`
     /// (Gfragments/s), `texture-fetch` (GB/s), `copy-d2d`, `copy-h2d`, `copy-d2h` (GB/s).
@@ -28,10 +28,10 @@ pub struct Ceiling {
     pub clock: Clock,
     /// The hardware's theoretical rate in `unit` where it is known for this adapter
     /// ([`theoretical`]), printed beside the measured one.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub theoretical: Option<f64>,
     /// Where the theoretical figure comes from.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub theoretical_source: Option<String>,
 }
 
@@ -60,7 +60,7 @@ pub fn theoretical(adapter: &str, name: &str) -> Option<(f64, &'static str)> {
 }
 
 /// All ceilings of one adapter.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Ceilings {
     pub adapter: String,
     pub backend: String,

@@ -18,7 +18,7 @@ use crate::plan::{self, Options};
 use crate::precision::Precision;
 use crate::report::Report;
 use rand::{Rng, SeedableRng, rngs::StdRng};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What to sweep.
 #[derive(Clone, Debug)]
@@ -49,7 +49,7 @@ impl SweepOptions {
 }
 
 /// One measured row.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SweepRow {
     pub method: String,
     pub precision: String,
@@ -57,21 +57,33 @@ pub struct SweepRow {
     /// Timed runs behind the statistics (0 if the row was skipped).
     pub runs: usize,
     pub clock: Clock,
+    #[serde(deserialize_with = "nan_if_null")]
     pub compute_median_ms: f64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub compute_min_ms: f64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub compute_max_ms: f64,
     /// Median milliseconds of the data path and of pipeline creation, and the bytes moved (so
     /// the rates can be recomputed from the file).
+    #[serde(default = "nan", deserialize_with = "nan_if_null")]
     pub setup_ms: f64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub upload_ms: f64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub copy_ms: f64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub readback_ms: f64,
+    #[serde(default)]
     pub upload_bytes: u64,
+    #[serde(default)]
     pub readback_bytes: u64,
     /// upload_bytes / upload_ms and readback_bytes / readback_ms, in GB/s.
+    #[serde(default = "nan", deserialize_with = "nan_if_null")]
     pub upload_gbps: f64,
+    #[serde(default = "nan", deserialize_with = "nan_if_null")]
     pub readback_gbps: f64,
     /// 2·n³ / median compute time.
+    #[serde(deserialize_with = "nan_if_null")]
     pub gflops: f64,
     /// u8: the L-M paper's byte operations per second over the total time, in GBops.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -96,8 +108,18 @@ pub struct SweepRow {
     pub skipped: Option<String>,
 }
 
+/// A time or rate as JSON holds it: a number, or `null` where the row had none (JSON has no NaN;
+/// serde_json writes NaN as `null`), read back as NaN.
+fn nan_if_null<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
+}
+
+fn nan() -> f64 {
+    f64::NAN
+}
+
 /// The whole sweep with the ceilings it is measured against.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Sweep {
     pub adapter: String,
     pub backend: String,

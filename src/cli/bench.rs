@@ -70,6 +70,10 @@ pub struct BenchArgs {
     /// Write the sweep's PNG plots into this folder.
     #[arg(long, value_name = "DIR")]
     plots: Option<PathBuf>,
+    /// Measure nothing: read a sweep a bench run wrote with --json (on any machine) and draw its
+    /// --plots again, e.g. the H100's into docs/img.
+    #[arg(long, value_name = "FILE", requires = "plots", conflicts_with_all = ["suite", "ceilings", "soak"])]
+    replot: Option<PathBuf>,
 }
 
 impl BenchArgs {
@@ -87,6 +91,17 @@ impl BenchArgs {
 /// Run `rendermm bench`.
 pub fn run(args: BenchArgs) -> Result<()> {
     validate(&args)?;
+    if let Some(file) = &args.replot {
+        let text =
+            std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+        let sweep: sweep::Sweep = serde_json::from_str(&text).with_context(|| {
+            format!(
+                "{}: not the JSON of a bench sweep (rendermm bench --json FILE)",
+                file.display()
+            )
+        })?;
+        return write_sweep(&args, &sweep);
+    }
     let ctx = GpuContext::new()?;
     if let Some(suite) = args.suite {
         return run_suite(&ctx, &args, suite.0);

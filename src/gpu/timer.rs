@@ -13,7 +13,7 @@ use crate::error::Result;
 use serde::Serialize;
 
 /// Which clock a time came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Clock {
     /// GPU timestamp queries.
