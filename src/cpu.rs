@@ -26,7 +26,8 @@ pub fn fast(a: &Matrix, b: &Matrix) -> Matrix {
     naive(a, b)
 }
 
-/// A fast, multithreaded f32 GEMM (`gemm` crate: packed panels, SIMD micro-kernels).
+/// A fast, multithreaded f32 GEMM (`gemm` crate: packed panels, SIMD micro-kernels; AVX-512
+/// where the CPU has it, AVX2 elsewhere).
 #[cfg(feature = "native")]
 pub fn fast(a: &Matrix, b: &Matrix) -> Matrix {
     assert_eq!(a.cols, b.rows, "cpu::fast: inner dimensions differ");
