@@ -28,8 +28,9 @@ pub struct SweepOptions {
     pub precisions: Vec<Precision>,
     pub warmup: usize,
     pub repeats: usize,
-    /// A method whose single run at some size takes longer than this is not run at larger sizes,
-    /// and its repeats are cut so that one row takes about this long.
+    /// A method whose single run at some size takes longer than this, or whose run at the next
+    /// size would take more than 4× this (predicted from n³), is not run at larger sizes; its
+    /// repeats are cut so that one row takes about this long.
     pub max_run_s: f64,
     pub seed: u64,
 }
@@ -40,7 +41,7 @@ impl SweepOptions {
         let software = ctx.info.device_type == wgpu::DeviceType::Cpu;
         let max = ctx.limits.max_texture_dimension_2d as usize;
         let ladder: &[usize] = match (software, quick) {
-            (_, true) => &[64, 128],
+            (_, true) => &[64, 128, 512],
             (true, false) => &[64, 128, 256, 512],
             (false, false) => &[256, 512, 1024, 2048, 4096],
         };
@@ -180,14 +181,24 @@ pub fn run(
         };
         for precision in precisions {
             let mut too_slow: Option<String> = None;
-            for &n in &opts.sizes {
+            for (i, &n) in opts.sizes.iter().enumerate() {
                 let row = match &too_slow {
                     Some(why) => skipped(method, precision, n, why.clone()),
                     None => match run_row(ctx, method, precision, n, opts, ceilings) {
                         Ok((row, one_run_s)) => {
+                            // The next size's run, at n³ work, predicted from this one.
+                            let next = opts
+                                .sizes
+                                .get(i + 1)
+                                .map_or(0.0, |&m| one_run_s * (m as f64 / n as f64).powi(3));
                             if one_run_s > opts.max_run_s {
                                 too_slow = Some(format!(
                                     "one run at n = {n} took {one_run_s:.1} s (> {} s)",
+                                    opts.max_run_s
+                                ));
+                            } else if next > 4.0 * opts.max_run_s {
+                                too_slow = Some(format!(
+                                    "one run at n = {n} took {one_run_s:.2} s, so about {next:.0} s at the next size (> 4 × {} s)",
                                     opts.max_run_s
                                 ));
                             }
