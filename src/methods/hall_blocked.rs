@@ -63,7 +63,12 @@ use crate::gpu::timer::Clock;
 use crate::matrix::Matrix;
 use crate::precision::{self, Precision, U8Bits};
 
-const SHADER: &str = include_str!("../../shaders/hall_blocked.wgsl");
+/// `shaders/hall_blocked.wgsl` with the 8-bit widths' arithmetic it shares (`shaders/u8_widths.wgsl`).
+const SHADER: &str = concat!(
+    include_str!("../../shaders/hall_blocked.wgsl"),
+    "\n",
+    include_str!("../../shaders/u8_widths.wgsl")
+);
 
 /// Bytes of one pass's uniforms (the shaders' `Block`).
 const BLOCK_BYTES: u32 = 32;

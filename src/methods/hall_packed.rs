@@ -39,7 +39,12 @@ use crate::gpu::texture::{INPUT_USAGE, MatrixTexture};
 use crate::matrix::Matrix;
 use crate::precision::Precision;
 
-const SHADER: &str = include_str!("../../shaders/hall_packed.wgsl");
+/// `shaders/hall_packed.wgsl` with the 8-bit widths' arithmetic it shares (`shaders/u8_widths.wgsl`).
+const SHADER: &str = concat!(
+    include_str!("../../shaders/hall_packed.wgsl"),
+    "\n",
+    include_str!("../../shaders/u8_widths.wgsl")
+);
 
 pub(super) const PACKED: Variant = Variant {
     method: Method::HallPacked,

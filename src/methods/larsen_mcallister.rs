@@ -31,7 +31,12 @@ use crate::gpu::texture::{MatrixTexture, TARGET_USAGE, split_channels};
 use crate::matrix::Matrix;
 use crate::precision::{self, Precision, U8Bits};
 
-const SHADER: &str = include_str!("../../shaders/larsen_mcallister.wgsl");
+/// `shaders/larsen_mcallister.wgsl` with the 8-bit widths' arithmetic it shares (`shaders/u8_widths.wgsl`).
+const SHADER: &str = concat!(
+    include_str!("../../shaders/larsen_mcallister.wgsl"),
+    "\n",
+    include_str!("../../shaders/u8_widths.wgsl")
+);
 
 /// Record `a · b` by k additively blended slices, for the runner.
 pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Params) -> Result<Work> {
