@@ -349,7 +349,8 @@ impl Layout {
 
     /// C from the attachments' texels (each tiles_m × tiles_n, row-major): attachment
     /// t = r·(C/4) + j, tile (J, I), channel c is C[R·I + r][C·J + 4j + c]. Padding is dropped.
-    pub fn unpack(&self, attachments: &[Vec<[f32; 4]>]) -> Result<Matrix> {
+    pub fn unpack<T: AsRef<[[f32; 4]]>>(&self, attachments: &[T]) -> Result<Matrix> {
+        let attachments: Vec<&[[f32; 4]]> = attachments.iter().map(|t| t.as_ref()).collect();
         let s = self.shape;
         let want = self.tiles_m * self.tiles_n;
         if attachments.len() != s.attachments() as usize
@@ -358,7 +359,7 @@ impl Layout {
             return Err(Error::Invalid(format!(
                 "frag-mrt unpack: {} attachments of {:?} texels given, a {} block over {}x{} tiles needs {} of {want}",
                 attachments.len(),
-                attachments.iter().map(Vec::len).collect::<Vec<_>>(),
+                attachments.iter().map(|t| t.len()).collect::<Vec<_>>(),
                 s.name(),
                 self.tiles_m,
                 self.tiles_n,
@@ -648,10 +649,14 @@ pub fn record_with(
         work.read(Read::Texture(t.clone()));
     }
     work.finish(move |bytes| {
-        let texels: Vec<Vec<[f32; 4]>> = bytes
+        // The RGBA32F texels where they were read back (4-aligned), without a copy.
+        let texels = bytes
             .iter()
-            .map(|b| bytemuck::pod_collect_to_vec(b))
-            .collect();
+            .map(|b| {
+                bytemuck::try_cast_slice::<u8, [f32; 4]>(b)
+                    .map_err(|e| Error::Readback(format!("frag-mrt: an attachment's texels: {e}")))
+            })
+            .collect::<Result<Vec<_>>>()?;
         Ok(vec![layout.unpack(&texels)?])
     });
 

@@ -106,6 +106,12 @@ pub fn unpack_bytes(
     rows: usize,
     cols: usize,
 ) -> Result<Matrix> {
+    // f32 texels read back 4-aligned are unpacked where they lie, without a copy.
+    if precision == Precision::F32 {
+        if let Ok(texels) = bytemuck::try_cast_slice::<u8, [f32; 4]>(bytes) {
+            return unpack(texels, rows, cols);
+        }
+    }
     let values = precision.decode(bytes);
     let texels: Vec<[f32; 4]> = values
         .chunks_exact(4)
