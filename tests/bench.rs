@@ -2,11 +2,10 @@
 //! CSV and the three plots; the ceilings come back as JSON with every rate.
 
 mod common;
-use common::ctx;
+use common::{ctx, rendermm};
 use rendermm::bench::sweep::{self, SweepOptions};
 use rendermm::methods::Method;
 use rendermm::precision::Precision;
-use std::process::Command;
 
 #[test]
 fn sweep_checks_every_row_and_writes_plots() {
@@ -80,11 +79,7 @@ fn sampled_check_catches_a_wrong_element() {
 
 #[test]
 fn bench_ceilings_json_reports_every_ceiling() {
-    let out = Command::new(env!("CARGO_BIN_EXE_rendermm"))
-        .args(["bench", "--ceilings", "--quick", "--json"])
-        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
-        .output()
-        .unwrap();
+    let out = rendermm(&["bench", "--ceilings", "--quick", "--json"]);
     assert!(
         out.status.success(),
         "{}",
@@ -115,11 +110,7 @@ fn bench_ceilings_json_reports_every_ceiling() {
 /// timing ratio is printed, not asserted: speed goals live in the benchmark, not in tests.)
 #[test]
 fn short_soak_checks_every_product_and_does_not_grow() {
-    let out = Command::new(env!("CARGO_BIN_EXE_rendermm"))
-        .args(["bench", "--soak", "2", "--soak-size", "24", "--json"])
-        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
-        .output()
-        .unwrap();
+    let out = rendermm(&["bench", "--soak", "2", "--soak-size", "24", "--json"]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(
             "no JSON ({e}): {}{}",
@@ -152,13 +143,9 @@ fn short_soak_checks_every_product_and_does_not_grow() {
 #[test]
 fn multiply_json_reports_the_data_path() {
     for (method, size, m, n) in [("cs-fast", "37x70x53", 37, 53), ("lm", "5x9x3", 5, 3)] {
-        let out = Command::new(env!("CARGO_BIN_EXE_rendermm"))
-            .args([
-                "multiply", "--method", method, "--random", size, "--check", "--json",
-            ])
-            .env("XDG_RUNTIME_DIR", std::env::temp_dir())
-            .output()
-            .unwrap();
+        let out = rendermm(&[
+            "multiply", "--method", method, "--random", size, "--check", "--json",
+        ]);
         assert!(
             out.status.success(),
             "{}",
@@ -182,12 +169,9 @@ fn multiply_json_reports_the_data_path() {
 #[test]
 fn replot_draws_a_saved_sweep_and_refuses_other_json() {
     let dir = std::env::temp_dir().join(format!("rendermm-replot-{}", std::process::id()));
+    let dir_s = dir.to_str().unwrap();
     let json = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/perf/h100/bench.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_rendermm"))
-        .args(["bench", "--replot", json, "--plots"])
-        .arg(&dir)
-        .output()
-        .unwrap();
+    let out = rendermm(&["bench", "--replot", json, "--plots", dir_s]);
     assert!(
         out.status.success(),
         "{}",
@@ -203,13 +187,7 @@ fn replot_draws_a_saved_sweep_and_refuses_other_json() {
     }
     let bad = dir.join("not-a-sweep.json");
     std::fs::write(&bad, "{\"rows\": 3}").unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_rendermm"))
-        .args(["bench", "--replot"])
-        .arg(&bad)
-        .arg("--plots")
-        .arg(&dir)
-        .output()
-        .unwrap();
+    let out = rendermm(&["bench", "--replot", bad.to_str().unwrap(), "--plots", dir_s]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("not the JSON of a bench sweep"), "{err}");

@@ -27,3 +27,12 @@ pub const SHAPES: &[(usize, usize, usize)] = &[
     (3, 257, 2),
     (127, 5, 1),
 ];
+
+/// Run the `rendermm` binary with `args` (XDG_RUNTIME_DIR set, as lavapipe wants).
+pub fn rendermm(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_rendermm"))
+        .args(args)
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .output()
+        .expect("run rendermm")
+}
