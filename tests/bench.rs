@@ -194,3 +194,34 @@ fn replot_draws_a_saved_sweep_and_refuses_other_json() {
     assert_eq!(err.trim().lines().count(), 1, "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The staging pools stay bounded however many sizes go through them: after readbacks and
+/// uploads of ten different sizes, each pool holds at most its four buffers, and reading the
+/// same size again reuses a pooled buffer (the results stay right throughout).
+#[test]
+fn staging_pools_stay_bounded_and_are_reused() {
+    use rendermm::gpu::buffer::MatrixBuffer;
+    use rendermm::gpu::staging::POOL_BUFFERS;
+    use rendermm::matrix::Matrix;
+    let ctx = ctx();
+    for n in 1..=10usize {
+        let m = Matrix::random(n * 7, n * 5, n as u64, -1.0, 1.0);
+        let buf = MatrixBuffer::upload(ctx, "pool test", &m).unwrap();
+        let back = buf.read_matrix(ctx).unwrap();
+        assert_eq!(back, m, "{n}");
+    }
+    let (read, write) = ctx.staging.pooled();
+    assert!(
+        read <= POOL_BUFFERS && write <= POOL_BUFFERS,
+        "{read} read, {write} write buffers kept"
+    );
+    let m = Matrix::random(70, 50, 3, -1.0, 1.0);
+    let buf = MatrixBuffer::upload(ctx, "pool test", &m).unwrap();
+    let before = ctx.staging.pooled().0;
+    assert_eq!(buf.read_matrix(ctx).unwrap(), m);
+    assert_eq!(
+        ctx.staging.pooled().0,
+        before,
+        "a same-size readback reuses a pooled buffer"
+    );
+}

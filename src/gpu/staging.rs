@@ -12,8 +12,8 @@
 //! - Poisoning an output with NaN from the host meant a host vector as large as the output and
 //!   an upload of it; a GPU copy from a small poison buffer does the same on the device.
 //!
-//! Pools are bounded ([`POOL_BUFFERS`] buffers each, none above [`POOL_MAX_BYTES`] kept), so a
-//! long-running process does not grow.
+//! Pools are bounded ([`POOL_BUFFERS`] buffers and [`POOL_MAX_BYTES`] each), so a long-running
+//! process does not grow.
 
 use super::context::GpuContext;
 use crate::error::{Error, Result};
@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex};
 /// Buffers kept per pool (read and write).
 pub const POOL_BUFFERS: usize = 4;
 
-/// A staging buffer larger than this is used once and dropped, not kept.
+/// Bytes a pool keeps in all (a larger staging buffer is used once and dropped).
 pub const POOL_MAX_BYTES: u64 = 1 << 30;
 
 /// Bytes of the device-side poison source (0xFF bytes: a NaN in every float format), copied
@@ -39,6 +39,8 @@ pub struct Staging {
     poison: Mutex<Option<wgpu::Buffer>>,
     /// Bytes uploaded through this context so far ([`Staging::uploaded`]).
     uploaded: std::sync::atomic::AtomicU64,
+    /// Staging buffers created so far ([`Staging::created`]).
+    created: std::sync::atomic::AtomicU64,
 }
 
 fn relock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -57,16 +59,23 @@ fn take_fitting(pool: &mut Vec<wgpu::Buffer>, size: u64) -> Option<wgpu::Buffer>
     Some(pool.swap_remove(i))
 }
 
-/// Put `buf` back into `pool`, keeping the pool bounded (the smallest buffer goes first).
+/// Put `buf` back into `pool`, keeping the pool bounded: at most [`POOL_BUFFERS`] buffers and
+/// [`POOL_MAX_BYTES`] in all (the smallest of the others goes first).
 fn keep(pool: &mut Vec<wgpu::Buffer>, buf: wgpu::Buffer) {
     if buf.size() > POOL_MAX_BYTES {
         return;
     }
-    pool.push(buf);
-    if pool.len() > POOL_BUFFERS {
-        let smallest = (0..pool.len()).min_by_key(|&i| pool[i].size()).unwrap_or(0);
+    // Make room first, so the buffer just given back is the one kept.
+    while !pool.is_empty()
+        && (pool.len() + 1 > POOL_BUFFERS
+            || pool.iter().map(|b| b.size()).sum::<u64>() + buf.size() > POOL_MAX_BYTES)
+    {
+        let smallest = (0..pool.len())
+            .min_by_key(|&i| pool[i].size())
+            .expect("the pool is not empty");
         pool.swap_remove(smallest);
     }
+    pool.push(buf);
 }
 
 /// Staging sizes are whole multiples of this (so that nearby sizes share buffers).
@@ -81,6 +90,16 @@ impl Staging {
         self.uploaded.load(std::sync::atomic::Ordering::Relaxed)
     }
 
+    /// How many buffers the read and the write pools hold now.
+    pub fn pooled(&self) -> (usize, usize) {
+        (relock(&self.read).len(), relock(&self.write).len())
+    }
+
+    /// How many staging buffers this context has created (a reused one is not counted again).
+    pub fn created(&self) -> u64 {
+        self.created.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// Count `bytes` uploaded another way (`Queue::write_texture`).
     pub fn count_upload(&self, bytes: u64) {
         self.uploaded
@@ -92,6 +111,8 @@ impl Staging {
         if let Some(b) = take_fitting(&mut relock(&self.read), size) {
             return Ok(b);
         }
+        self.created
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         ctx.scoped("creating a readback staging buffer", || {
             Ok(ctx.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("readback staging"),
@@ -113,6 +134,8 @@ impl Staging {
         if let Some(b) = take_fitting(&mut relock(&self.write), size) {
             return Ok(b);
         }
+        self.created
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         ctx.scoped("creating an upload staging buffer", || {
             Ok(ctx.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("upload staging"),
@@ -321,8 +344,7 @@ mod tests {
     }
 
     #[test]
-    fn the_pool_stays_bounded_and_prefers_the_smallest_fit() {
-        // Sizes only: take_fitting and keep work on any list of sized things through these rules.
+    fn staging_sizes_are_whole_multiples_of_256_bytes() {
         assert_eq!(rounded(1), 256);
         assert_eq!(rounded(256), 256);
         assert_eq!(rounded(257), 512);
