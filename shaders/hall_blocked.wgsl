@@ -1,6 +1,8 @@
 // Hall, Carr & Hart, "Cache and Bandwidth Aware Matrix Multiplication on the GPU" (2003), §3,
 // algorithm (5): the single-channel blocked multiply.
 //
+// The host appends u8_widths.wgsl to this file (mul_div_round, pass_steps).
+//
 // One pass draws a quad covering the whole m×n target. Its fragment (i, j) sums the b products
 // A[i][p]·B[p][j] of the pass's block p = start .. start+len-1 in a register (R3 in the paper),
 // then either adds the running sum read from the accumulation texture F (R4, `fs_accumulate`,

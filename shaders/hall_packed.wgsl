@@ -1,6 +1,8 @@
 // Hall, Carr & Hart, "Cache and Bandwidth Aware Matrix Multiplication on the GPU" (2003), §4,
 // equations (8)-(11): the 2×2 channel-packed multiply.
 //
+// The host appends u8_widths.wgsl to this file (mul_div_round, pass_steps).
+//
 // Each matrix is split into quadrants and stored as one RGBA texture of half the size each way
 // (eq. 8):  X = ( A_r  B_g )   Y = ( E_r  F_g )   so texel (i, j) of X holds A[i][j], B[i][j],
 //               ( C_b  D_a )       ( G_b  H_a )   C[i][j], D[i][j] in r, g, b, a.

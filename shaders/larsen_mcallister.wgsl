@@ -1,5 +1,7 @@
 // Larsen & McAllister, "Fast Matrix Multiplies using Graphics Hardware" (SC2001), §3.
 //
+// The host appends u8_widths.wgsl to this file (mul_div_round, pass_steps).
+//
 // One draw instance is one slice p of the processor cube: a quad covering the whole m×n target,
 // textured so that column p of A is replicated across it and row p of B down it (figure 2).
 // The fragment stage multiplies the two texels ("modulate"); the blend unit, set to

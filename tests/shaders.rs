@@ -16,7 +16,17 @@ fn every_shader_validates_with_naga() {
         if path.extension().and_then(|e| e.to_str()) != Some("wgsl") {
             continue;
         }
-        let src = std::fs::read_to_string(&path).unwrap();
+        let mut src = std::fs::read_to_string(&path).unwrap();
+        // A file the host compiles with another appended says so ("The host appends X.wgsl");
+        // validate it as compiled.
+        let appended = src
+            .split("The host appends ")
+            .nth(1)
+            .map(|rest| rest.split_whitespace().next().unwrap().to_string());
+        if let Some(name) = appended {
+            src.push('\n');
+            src.push_str(&std::fs::read_to_string(dir.join(name)).unwrap());
+        }
         let module = naga::front::wgsl::parse_str(&src)
             .unwrap_or_else(|e| panic!("{}: {}", path.display(), e.emit_to_string(&src)));
         naga::valid::Validator::new(
