@@ -228,3 +228,31 @@ fn staging_pools_stay_bounded_and_are_reused() {
         "same-size readbacks reuse a pooled staging buffer"
     );
 }
+
+/// Bad combinations of the soak and replot options are refused in one line each, before any
+/// GPU work, with the usage exit status.
+#[test]
+fn soak_and_replot_options_are_checked_in_one_line() {
+    for (args, says) in [
+        (
+            &["bench", "--soak", "0"][..],
+            "--soak: give the number of rounds",
+        ),
+        (&["bench", "--soak-size", "5"][..], "give --soak N"),
+        (
+            &["bench", "--soak", "2", "--ceilings"][..],
+            "pick one of them",
+        ),
+        (&["bench", "--replot", "x.json"][..], "give --plots DIR"),
+        (
+            &["bench", "--soak", "1", "--soak-size", "0"][..],
+            "at least 1",
+        ),
+    ] {
+        let out = rendermm(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+    }
+}

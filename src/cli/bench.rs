@@ -27,10 +27,10 @@ pub struct BenchArgs {
     ceilings: bool,
     /// Soak: N rounds of every GPU method (or those of --methods) in one process, each product
     /// checked; fails if a method's later runs take over 1.2x its first or memory grows.
-    #[arg(long, value_name = "N", conflicts_with_all = ["suite", "ceilings"])]
+    #[arg(long, value_name = "N")]
     soak: Option<usize>,
     /// Soak: the size n of the n×n·n×n products (default 256; 64 with --quick).
-    #[arg(long, value_name = "N", requires = "soak")]
+    #[arg(long, value_name = "N")]
     soak_size: Option<usize>,
     /// Small sizes and the small ceiling workloads: a whole sweep in under two minutes on lavapipe.
     #[arg(long)]
@@ -72,7 +72,7 @@ pub struct BenchArgs {
     plots: Option<PathBuf>,
     /// Measure nothing: read a sweep a bench run wrote with --json (on any machine) and draw its
     /// --plots again, e.g. the H100's into docs/img.
-    #[arg(long, value_name = "FILE", requires = "plots", conflicts_with_all = ["suite", "ceilings", "soak"])]
+    #[arg(long, value_name = "FILE")]
     replot: Option<PathBuf>,
 }
 
@@ -156,6 +156,22 @@ fn validate(args: &BenchArgs) -> Result<()> {
     }
     if args.soak == Some(0) {
         bail!("--soak: give the number of rounds, at least 1");
+    }
+    let modes = [
+        (args.suite.is_some(), "--suite"),
+        (args.ceilings, "--ceilings"),
+        (args.soak.is_some(), "--soak"),
+        (args.replot.is_some(), "--replot"),
+    ];
+    let chosen: Vec<&str> = modes.iter().filter(|m| m.0).map(|m| m.1).collect();
+    if chosen.len() > 1 {
+        bail!("{}: pick one of them per run", chosen.join(" and "));
+    }
+    if args.soak_size.is_some() && args.soak.is_none() {
+        bail!("--soak-size is the size of a soak's products: give --soak N (the rounds) too");
+    }
+    if args.replot.is_some() && args.plots.is_none() {
+        bail!("--replot draws a saved sweep's charts: give --plots DIR, the folder they go to");
     }
     if let Some(n) = args.soak_size {
         if n == 0 {
