@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 8's cs-fast and coop on the H100, in one device run (about 2-4 minutes): every variant
+# cs-fast and coop on the H100, in one device run (about 2-4 minutes): every variant
 # timed at n = 4096 (`rendermm tune`, each variant's result checked against the f64 reference on
 # 512 sampled elements; coop against its f16 bound), coop checked in full on awkward shapes for
 # every variant, and the best variants printed as the environment for `bench/run-gpu.sh`.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# frag-mrt's block shapes side by side on one adapter (issue 8): for each shape, the best of
+# frag-mrt's block shapes side by side on one adapter: for each shape, the best of
 # REPEATS device-timed runs at N×N×N, then one checked run at an odd size near 1000.
 #
 #   bench/frag-mrt-shapes.sh [N]      # from the repo root; N defaults to 4096

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """One ratio table from one run: rendermm's sweep (`rendermm bench --json FILE`) against the
 adapter's own ceilings (measured in the same run) and the cuBLAS/PyTorch anchor
-(`bench/cublas.py`), at the largest n both have. Targets are issue 8's.
+(`bench/cublas.py`), at the largest n both have, with the project's targets (docs/performance.md).
 
     python3 bench/ratios.py bench.json cublas.json
 """
@@ -19,7 +19,9 @@ def main() -> None:
     anchor = json.load(open(sys.argv[2]))
     ceil = {c["name"]: c["value"] for c in bench["ceilings"]["ceilings"]}
     rows = [r for r in bench["rows"] if r.get("skipped") is None and r.get("passed")]
-    anchor_rows = {(r["method"], r["n"]): r["gflops"] for r in anchor["rows"]}
+    anchor_rows = {(r["method"], r["n"]): r["gflops"] for r in anchor["rows"] if "n" in r}
+    anchor_ms = {(r["method"], r["n"]): r["median_ms"] for r in anchor["rows"] if "n" in r}
+    anchor_gbps = {r["method"]: r["gbps"] for r in anchor["rows"] if "gbps" in r}
     n = max(n for (_, n) in anchor_rows)
     at_n = [r for r in rows if r["n"] == n and r["precision"] == "f32"]
     if not at_n:
@@ -54,12 +56,29 @@ def main() -> None:
     sgemm = anchor_rows.get(("torch-f32-notf32", n))
     line("best compute method", c, f'{c["gflops"]:.0f} GFLOP/s' if c else "",
          f'cuBLAS SGEMM (TF32 off) {sgemm:.0f} GFLOP/s' if sgemm else "cuBLAS not run",
-         c["gflops"] / sgemm if c and sgemm else None, 0.60)
+         c["gflops"] / sgemm if c and sgemm else None, 0.85)
     co = next((x for x in rows if x["method"] == "coop" and x["n"] == n), None)
     h = anchor_rows.get(("torch-f16", n))
     line("cooperative matrix (f16 in, f32 acc)", co, f'{co["gflops"]:.0f} GFLOP/s' if co else "",
          f'torch float16 {h:.0f} GFLOP/s' if h else "torch f16 not run",
-         co["gflops"] / h if co and h else None, 0.30)
+         co["gflops"] / h if co and h else None, 0.45)
+    fast = next((x for x in at_n if x["method"] == "cs-fast"), None)
+    if fast and "readback_gbps" in fast:
+        d2h, h2d = ceil.get("copy-d2h"), ceil.get("copy-h2d")
+        line("cs-fast readback", fast, f'{fast["readback_gbps"]:.2f} GB/s',
+             f'copy-d2h {d2h:.2f} GB/s' if d2h else "no copy-d2h",
+             fast["readback_gbps"] / d2h if d2h else None, 0.70)
+        th = anchor_gbps.get("torch-h2d")
+        line("cs-fast upload", fast, f'{fast["upload_gbps"]:.2f} GB/s',
+             f'copy-h2d {h2d:.2f} GB/s' + (f' (PyTorch from numpy {th:.2f} GB/s)' if th else ""),
+             fast["upload_gbps"] / h2d if h2d else None, 0.70)
+        total = sum(fast[k] for k in ("setup_ms", "upload_ms", "compute_median_ms", "copy_ms", "readback_ms"))
+        torch_host = anchor_ms.get(("torch-f32-host", n))
+        line("cs-fast host to host", fast, f'{total:.1f} ms',
+             f'PyTorch numpy→GPU→matmul→numpy {torch_host:.1f} ms' if torch_host else "not run",
+             torch_host / total if torch_host else None, 1.00)
+    over = [x for x in rows if (x.get("ceiling_fraction") or 0) > 1.0]
+    out.append(f'| no method above its ceiling | {", ".join(x["method"] + " n=" + str(x["n"]) for x in over) or "none"} | each row\'s ceiling | — | — | {"not met" if over else "met"} |')
     print(f'adapter: {bench["adapter"]} ({bench["backend"]}); anchor: {anchor.get("device", "?")}, torch {anchor.get("torch", "?")}; n = {n}')
     print()
     print("| method family | best | yardstick | ratio | target | |")

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The H100 run of issues 7-8: builds nothing. Runs rendermm's sweep (ceilings measured in the same
-# run) and the cuBLAS anchor back to back, then prints one ratio table.
+# The H100 run: builds nothing. Runs rendermm's sweep (ceilings measured in the same run), the
+# cuBLAS/PyTorch anchor (device and host to host) back to back, a soak of every GPU method in one
+# process, then prints one ratio table.
 #
 #   bench/run-gpu.sh [OUT_DIR]        # from the repo root, with the release binary at .bin/rendermm
 #
@@ -21,4 +22,6 @@ export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp}
 "$bin" bench --sizes "$sizes" --repeats "${REPEATS:-5}" --max-run-s "${MAX_RUN_S:-8}" \
     --json "$out/bench.json" --csv "$out/bench.csv" --plots "$out" > "$out/bench.txt"
 python3 bench/cublas.py --sizes "$sizes" > "$out/cublas.json"
+"$bin" bench --soak "${SOAK_ROUNDS:-3}" --soak-size "${SOAK_SIZE:-1024}" --json "$out/soak.json" \
+    > "$out/soak.txt" || echo "the soak failed: see $out/soak.txt"
 python3 bench/ratios.py "$out/bench.json" "$out/cublas.json" | tee "$out/ratios.md"
