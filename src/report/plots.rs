@@ -794,6 +794,9 @@ fn gflops_vs_n(s: &Sweep, dir: &Path) -> Result<PathBuf> {
         if rows.is_empty() {
             return Err(Error::Invalid("no rows ran; nothing to plot".into()));
         }
+        let mut sizes: Vec<f64> = rows.iter().map(|r| r.n as f64).collect();
+        sizes.sort_by(f64::total_cmp);
+        sizes.dedup();
         let root = root
             .titled(
                 &format!("GFLOP/s against n, {}", s.adapter),
@@ -844,7 +847,8 @@ fn gflops_vs_n(s: &Sweep, dir: &Path) -> Result<PathBuf> {
             .x_label_area_size(48)
             .y_label_area_size(72)
             .build_cartesian_2d(
-                (nmin * 0.8..nmax * 1.25).log_scale(),
+                // Ticks at the sizes measured.
+                (nmin * 0.8..nmax * 1.25).log_scale().with_key_points(sizes),
                 (gmin * 0.5..gmax * 2.0).log_scale(),
             )
             .map_err(plot_err("gflops-vs-n"))?;
