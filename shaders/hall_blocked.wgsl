@@ -71,11 +71,7 @@ fn steps8(x: f32) -> u32 {
 // 8-bit pipeline: the block's sum times 1/depth in 8-bit steps, rounded half up. S ≤ 255²·b fits
 // in u32 for b < 66052 (the host refuses larger); the remainder test avoids doubling S.
 fn block_steps(ij: vec2i) -> u32 {
-    var s = 0u;
-    for (var q = 0u; q < blk.len; q++) {
-        let p = i32(blk.start + q);
-        s = s + steps8(textureLoad(a_tex, vec2i(p, ij.y), 0).r) * steps8(textureLoad(b_tex, vec2i(ij.x, p), 0).r);
-    }
+    let s = block_int(ij);
     let d = 255u * blk.depth;
     return s / d + select(0u, 1u, 2u * (s % d) >= d);
 }

@@ -72,14 +72,7 @@ fn steps8(x: vec4f) -> vec4u {
 // 8-bit pipeline: algorithm (11) on the integer texels, then times 1/depth in 8-bit steps,
 // rounded half up. S ≤ 2·255²·b fits in u32 for b < 33026 (the host refuses larger).
 fn block_steps(ij: vec2i) -> vec4u {
-    var s = vec4u(0u);
-    for (var q = 0u; q < blk.len; q++) {
-        let p = i32(blk.start + q);
-        let r1 = steps8(textureLoad(x_tex, vec2i(p, ij.y), 0));
-        let r2 = steps8(textureLoad(y_tex, vec2i(ij.x, p), 0));
-        s = r1.rrbb * r2.rgrg + s;
-        s = r1.ggaa * r2.baba + s;
-    }
+    let s = block_int(ij);
     let d = vec4u(255u * blk.depth);
     return s / d + vec4u(2u * (s % d) >= d);
 }

@@ -15,6 +15,34 @@ pub const ADDITIVE: wgpu::BlendState = wgpu::BlendState {
     },
 };
 
+/// A bind group layout of `entries` (group 0) and the pipeline layout holding it alone.
+pub fn one_group_layout(
+    device: &wgpu::Device,
+    label: &str,
+    entries: &[wgpu::BindGroupLayoutEntry],
+) -> (wgpu::BindGroupLayout, wgpu::PipelineLayout) {
+    let group = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some(label),
+        entries,
+    });
+    let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some(label),
+        bind_group_layouts: &[Some(&group)],
+        immediate_size: 0,
+    });
+    (group, layout)
+}
+
+/// The colour channels a target of `channels` matrices writes: all four (RGBA, four products or
+/// one packed), or red alone.
+pub fn write_mask(channels: usize) -> wgpu::ColorWrites {
+    if channels == 4 {
+        wgpu::ColorWrites::ALL
+    } else {
+        wgpu::ColorWrites::RED
+    }
+}
+
 /// A screen-covering render pipeline: vertex entry `vs` (its primitive generated from
 /// `vertex_index`, drawn as `topology`), fragment entry `fs`, colour `targets`; `layout` `None`
 /// derives the layout from the shader.

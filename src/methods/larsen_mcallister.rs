@@ -296,19 +296,11 @@ impl Pipeline {
                     usage: wgpu::BufferUsages::UNIFORM,
                 },
             );
-            let layout = ctx
-                .device
-                .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                    label: Some("larsen_mcallister"),
-                    entries: &[texture_entry(0), texture_entry(1), uniform_entry(2)],
-                });
-            let pl = ctx
-                .device
-                .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                    label: Some("larsen_mcallister"),
-                    bind_group_layouts: &[Some(&layout)],
-                    immediate_size: 0,
-                });
+            let (layout, pl) = crate::gpu::pipeline::one_group_layout(
+                &ctx.device,
+                "larsen_mcallister",
+                &[texture_entry(0), texture_entry(1), uniform_entry(2)],
+            );
             let pipeline = crate::gpu::pipeline::fullscreen(
                 &ctx.device,
                 "larsen_mcallister",
@@ -320,11 +312,7 @@ impl Pipeline {
                 &[Some(wgpu::ColorTargetState {
                     format,
                     blend: Some(crate::gpu::pipeline::ADDITIVE),
-                    write_mask: if channels == 4 {
-                        wgpu::ColorWrites::ALL
-                    } else {
-                        wgpu::ColorWrites::RED
-                    },
+                    write_mask: crate::gpu::pipeline::write_mask(channels),
                 })],
             );
             let bind_group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -458,19 +446,11 @@ impl Reduce16 {
             TARGET_USAGE,
         )?;
         ctx.scoped("building the 16-to-8-bit output pass", || {
-            let layout = ctx
-                .device
-                .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                    label: Some("u8 output"),
-                    entries: &[texture_entry(3)],
-                });
-            let pl = ctx
-                .device
-                .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                    label: Some("u8 output"),
-                    bind_group_layouts: &[Some(&layout)],
-                    immediate_size: 0,
-                });
+            let (layout, pl) = crate::gpu::pipeline::one_group_layout(
+                &ctx.device,
+                "u8 output",
+                &[texture_entry(3)],
+            );
             let pipeline = crate::gpu::pipeline::fullscreen(
                 &ctx.device,
                 "u8 output",
@@ -482,11 +462,7 @@ impl Reduce16 {
                 &[Some(wgpu::ColorTargetState {
                     format,
                     blend: None,
-                    write_mask: if channels == 4 {
-                        wgpu::ColorWrites::ALL
-                    } else {
-                        wgpu::ColorWrites::RED
-                    },
+                    write_mask: crate::gpu::pipeline::write_mask(channels),
                 })],
             );
             let bind_group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {

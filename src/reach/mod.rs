@@ -681,11 +681,7 @@ impl<'c> Run<'c> {
 /// The clamp pipeline: a quad of colour 1 blended with Min into a `format` framebuffer.
 fn clamp_pipeline(ctx: &GpuContext, format: wgpu::TextureFormat) -> Result<wgpu::RenderPipeline> {
     let module = ctx.shader("reach_clamp.wgsl", CLAMP_SHADER)?;
-    let write_mask = if format.components() == 4 {
-        wgpu::ColorWrites::ALL
-    } else {
-        wgpu::ColorWrites::RED
-    };
+    let write_mask = crate::gpu::pipeline::write_mask(format.components() as usize);
     ctx.scoped("building the clamp pipeline", || {
         let min = wgpu::BlendComponent {
             src_factor: wgpu::BlendFactor::One,
