@@ -98,13 +98,20 @@ impl Soak {
                 s.push_str(&format!("{:<24} skipped: {why}\n", r.method));
                 continue;
             }
-            let later = median(&r.compute_ms[1.min(r.compute_ms.len())..]);
+            // One round has no later runs to compare.
+            let (later, ratio) = match r.compute_ms.len() {
+                0 | 1 => ("–".to_string(), "–".to_string()),
+                _ => (
+                    format!("{:.3}", median(&r.compute_ms[1..])),
+                    format!("{:.2}x", r.ratio),
+                ),
+            };
             s.push_str(&format!(
-                "{:<24} {:>11.3} {:>13.3} {:>6.2}x  {}\n",
+                "{:<24} {:>11.3} {:>13} {:>7}  {}\n",
                 r.method,
                 r.compute_ms.first().copied().unwrap_or(f64::NAN),
                 later,
-                r.ratio,
+                ratio,
                 if r.passed { "ok" } else { "FAILED" }
             ));
         }
