@@ -83,7 +83,29 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             bytemuck::cast_slice_mut::<f32, u8>(&mut prefaulted)
                 .copy_from_slice(&st.get_mapped_range(..).expect("mapped"))
         });
+        step(
+            &format!(
+                "read: reused mapping into fresh memory, {} threads",
+                rendermm::gpu::host::threads_for(bytes as usize)
+            ),
+            bytes,
+            || {
+                let data = st.get_mapped_range(..).expect("mapped");
+                rendermm::gpu::staging::Bytes::copied_rows(&data, 1, data.len(), data.len())
+            },
+        );
         st.unmap();
+        step("host: copy into fresh memory, 1 thread", bytes, || {
+            bytemuck::cast_slice::<f32, u8>(&host).to_vec()
+        });
+        step(
+            "host: copy into memory touched before, 1 thread",
+            bytes,
+            || {
+                bytemuck::cast_slice_mut::<f32, u8>(&mut prefaulted)
+                    .copy_from_slice(bytemuck::cast_slice(&host))
+            },
+        );
         // Upload.
         step("poison: a host vector of NaN, write_buffer", bytes, || {
             let poison = vec![u32::MAX; n * n];
@@ -102,12 +124,29 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             q.submit([]);
             wait()
         })?;
-        step("upload: pooled mapped staging + copy", bytes, || {
-            ctx.staging.upload(&ctx, &src, 0, bytes, |mut w| {
-                w.copy_from_slice(bytemuck::cast_slice(&host))
-            })?;
-            wait()
-        })?;
+        step(
+            "upload: pooled mapped staging + copy, 1 thread",
+            bytes,
+            || {
+                ctx.staging.upload(&ctx, &src, 0, bytes, |mut w| {
+                    w.copy_from_slice(bytemuck::cast_slice(&host))
+                })?;
+                wait()
+            },
+        )?;
+        step(
+            &format!(
+                "upload: pooled mapped staging + copy, {} threads",
+                rendermm::gpu::host::threads_for(bytes as usize)
+            ),
+            bytes,
+            || {
+                ctx.staging.upload(&ctx, &src, 0, bytes, |w| {
+                    rendermm::gpu::host::copy_into(w, bytemuck::cast_slice(&host))
+                })?;
+                wait()
+            },
+        )?;
         let a = Matrix::random(n, n, 1, -1.0, 1.0);
         step(
             "layout: Aᵀ on the host (cs-fast's operand)",
@@ -119,6 +158,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             },
         );
         step("layout: a clone of A on the host", bytes, || a.clone());
+        step("layout: A up as given, Aᵀ on the device", bytes, || {
+            let t = rendermm::gpu::layout::upload_laid_out_at(
+                &ctx,
+                rendermm::gpu::layout::Where::Device,
+                "Aᵀ",
+                &a,
+                true,
+                n,
+                n,
+            )?;
+            wait()?;
+            Ok::<_, rendermm::error::Error>(t)
+        })?;
     }
     Ok(())
 }

@@ -202,3 +202,59 @@ fn coop_refuses_values_beyond_f16() {
     let e = coop::check_f16_range(&a, "A").unwrap_err();
     assert!(matches!(e, Error::OutOfRange { .. }), "{e}");
 }
+
+/// The device's layout pass (`shaders/layout.wgsl`: what cs-fast's operands go through on a
+/// real GPU) against the host-side model `layout_rows`, bit for bit, transposed and not, on
+/// shapes that are and are not whole tiles of 16, padded and not.
+#[test]
+fn the_device_layout_pass_matches_the_host_model_bit_for_bit() {
+    use rendermm::gpu::buffer::layout_rows;
+    use rendermm::gpu::layout::{Where, upload_laid_out_at};
+    let shapes = [
+        (1, 1),
+        (1, 7),
+        (7, 1),
+        (13, 5),
+        (16, 16),
+        (37, 100),
+        (129, 31),
+    ];
+    for (i, &(r, c)) in shapes.iter().enumerate() {
+        let m = Matrix::random(r, c, 90 + i as u64, -1.0, 1.0);
+        for transpose in [false, true] {
+            let (lr, lc) = if transpose { (c, r) } else { (r, c) };
+            for (rows, cols) in [
+                (lr, lc),
+                (lr + 3, lc),
+                (lr, lc + 17),
+                (lr.div_ceil(16) * 16 + 16, lc.div_ceil(64) * 64),
+            ] {
+                let mut want = vec![];
+                layout_rows(&m, transpose, rows, cols, |row| want.extend_from_slice(row));
+                for at in [Where::Device, Where::Host] {
+                    let buf = upload_laid_out_at(ctx(), at, "operand", &m, transpose, rows, cols)
+                        .unwrap_or_else(|e| {
+                            panic!("{r}x{c} t={transpose} to {rows}x{cols} {at:?}: {e}")
+                        });
+                    let got = buf.read_matrix(ctx()).unwrap();
+                    assert_eq!((got.rows, got.cols), (rows, cols));
+                    let same = got
+                        .data
+                        .iter()
+                        .zip(&want)
+                        .all(|(g, w)| g.to_bits() == w.to_bits());
+                    assert!(
+                        same,
+                        "{r}x{c} transpose={transpose} to {rows}x{cols} at {at:?}"
+                    );
+                }
+            }
+        }
+    }
+    // A padding that would cut the matrix is refused in one line.
+    let m = Matrix::random(5, 9, 1, -1.0, 1.0);
+    let e = upload_laid_out_at(ctx(), Where::Device, "A", &m, true, 8, 4)
+        .err()
+        .expect("refused");
+    assert!(e.to_string().contains("would cut it"), "{e}");
+}

@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 
 const SHADER: &str = include_str!("../../shaders/ceilings.wgsl");
 
-/// Flops per loop iteration of `fma_chains` in the shader: 16 vec4 FMAs.
-const FLOPS_PER_ITERATION: f64 = 16.0 * 4.0 * 2.0;
+/// Flops per loop iteration of `fma_chains` in the shader: 32 vec4 FMAs.
+const FLOPS_PER_ITERATION: f64 = 32.0 * 4.0 * 2.0;
 
 /// One measured ceiling.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -38,22 +38,25 @@ pub struct Ceiling {
 /// The theoretical rate of ceiling `name` on the adapter called `adapter`, and its source, where
 /// known. NVIDIA H100 SXM5 (the adapter the project measures on): 132 SMs × 128 FP32 lanes × 2
 /// flops × 1.98 GHz boost = 66.9 TFLOP/s FP32 (NVIDIA H100 Tensor Core GPU Architecture
-/// whitepaper, 2022, table 3); HBM3 3.35 TB/s (same table); PCIe Gen5 x16, 64 GB/s each way
+/// whitepaper, 2022, table 3); HBM3 3.35 TB/s (same table); pixel shaders on 4 SMs (a
+/// hypothesis the measurements fit) for the fragment and texture rates; PCIe Gen5 x16, 64 GB/s each way
 /// before protocol overhead (PCI-SIG PCIe 5.0 specification, 32 GT/s × 16 lanes, 128b/130b).
 pub fn theoretical(adapter: &str, name: &str) -> Option<(f64, &'static str)> {
     if !adapter.contains("H100") {
         return None;
     }
     const FP32: &str = "132 SMs x 128 FP32 lanes x 2 flops x 1.98 GHz (NVIDIA H100 architecture whitepaper, table 3)";
-    const HBM: &str = "HBM3, 3.35 TB/s (NVIDIA H100 architecture whitepaper, table 3)";
     const PCIE: &str = "PCIe Gen5 x16: 32 GT/s x 16 lanes x 128/130 (PCIe 5.0 specification)";
+    const FRAG: &str = "4 SMs x 128 FP32 lanes x 2 flops x 1.98 GHz: pixel shaders on 4 of the 132 SMs, the hypothesis the measured fragment/compute ratio fits (docs/performance.md), not a published figure";
+    const TEX: &str = "4 SMs x 4 texture units x 1.98 GHz x 4 bytes (four texture units per SM: NVIDIA H100 architecture whitepaper, SM diagram), on the 4 SMs that run pixel shaders (a hypothesis, see fragment-fma)";
     match name {
         "compute-fma" => Some((66_908.0, FP32)),
+        "fragment-fma" => Some((4.0 * 128.0 * 2.0 * 1.98, FRAG)),
+        "texture-fetch" => Some((4.0 * 4.0 * 1.98 * 4.0, TEX)),
         "copy-d2d" => Some((
             3_350.0 / 2.0,
             "HBM3 3.35 TB/s, each byte read once and written once",
         )),
-        "texture-fetch" | "texture-fetch-rgba32f" => Some((3_350.0, HBM)),
         "copy-h2d" | "copy-d2h" => Some((63.0, PCIE)),
         _ => None,
     }
@@ -92,7 +95,7 @@ fn sizes(ctx: &GpuContext, quick: bool) -> Sizes {
     let mut s = if software || quick {
         Sizes {
             side: 512,
-            fma_iterations: 64,
+            fma_iterations: 32,
             blend_layers: 16,
             fetch_iterations: 32,
             copy_bytes: 16 << 20,
@@ -101,7 +104,7 @@ fn sizes(ctx: &GpuContext, quick: bool) -> Sizes {
     } else {
         Sizes {
             side: 4096,
-            fma_iterations: 2048,
+            fma_iterations: 512,
             blend_layers: 64,
             fetch_iterations: 256,
             copy_bytes: 512 << 20,
@@ -123,9 +126,8 @@ pub fn measure(ctx: &GpuContext, quick: bool) -> Result<Ceilings> {
     let fragments = s.side as f64 * s.side as f64;
     let flops = fragments * s.fma_iterations as f64 * FLOPS_PER_ITERATION;
     let params = params_buffer(ctx, s.fma_iterations);
-    let (ms, clock) = best(ctx, s.repeats, || {
-        draw_fullscreen(ctx, &module, "fs_fma", &params, None, s.side, 1, false)
-    })?;
+    let draw = draw_fullscreen(ctx, &module, "fs_fma", &params, None, s.side, 1, false)?;
+    let (ms, clock) = best(ctx, s.repeats, &draw)?;
     out.push(ceiling(
         "fragment-fma",
         flops / ms / 1e6,
@@ -141,9 +143,8 @@ pub fn measure(ctx: &GpuContext, quick: bool) -> Result<Ceilings> {
     let groups = ((fragments as u64) / 256)
         .clamp(1, ctx.limits.max_compute_workgroups_per_dimension as u64) as u32;
     let invocations = groups as f64 * 256.0;
-    let (ms, clock) = best(ctx, s.repeats, || {
-        dispatch_fma(ctx, &module, &params, groups)
-    })?;
+    let dispatch = dispatch_fma(ctx, &module, &params, groups)?;
+    let (ms, clock) = best(ctx, s.repeats, &dispatch)?;
     out.push(ceiling(
         "compute-fma",
         invocations * s.fma_iterations as f64 * FLOPS_PER_ITERATION / ms / 1e6,
@@ -158,18 +159,17 @@ pub fn measure(ctx: &GpuContext, quick: bool) -> Result<Ceilings> {
     // Additive blend into R32Float: side² fragments per layer, `blend_layers` layers.
     if ctx.has(wgpu::Features::FLOAT32_BLENDABLE) {
         let params = params_buffer(ctx, 1);
-        let (ms, clock) = best(ctx, s.repeats, || {
-            draw_fullscreen(
-                ctx,
-                &module,
-                "fs_blend",
-                &params,
-                None,
-                s.side,
-                s.blend_layers,
-                true,
-            )
-        })?;
+        let draw = draw_fullscreen(
+            ctx,
+            &module,
+            "fs_blend",
+            &params,
+            None,
+            s.side,
+            s.blend_layers,
+            true,
+        )?;
+        let (ms, clock) = best(ctx, s.repeats, &draw)?;
         out.push(ceiling(
             "blend-r32f",
             fragments * s.blend_layers as f64 / ms / 1e6,
@@ -217,9 +217,8 @@ pub fn measure(ctx: &GpuContext, quick: bool) -> Result<Ceilings> {
             }))
         })?;
         let view = tex.create_view(&Default::default());
-        let (ms, clock) = best(ctx, s.repeats, || {
-            draw_fullscreen(ctx, &module, entry, &params, Some(&view), s.side, 1, false)
-        })?;
+        let draw = draw_fullscreen(ctx, &module, entry, &params, Some(&view), s.side, 1, false)?;
+        let (ms, clock) = best(ctx, s.repeats, &draw)?;
         out.push(ceiling(
             name,
             fragments * s.fetch_iterations as f64 * bytes / ms / 1e6,
@@ -259,13 +258,16 @@ pub fn measure(ctx: &GpuContext, quick: bool) -> Result<Ceilings> {
     ));
     let (mapped_ms, _) = copy_bandwidth(ctx, Copy::DeviceToMapped, s.copy_bytes, s.repeats)?;
     let (host_ms, clock) = copy_bandwidth(ctx, Copy::DeviceToHost, s.copy_bytes, s.repeats)?;
+    let (new_ms, _) = copy_bandwidth(ctx, Copy::DeviceToNewHost, s.copy_bytes, s.repeats)?;
     out.push(ceiling(
         "copy-d2h",
-        gbps(host_ms),
+        gbps(host_ms.min(new_ms)),
         "GB/s",
         format!(
-            "{} MiB device buffer into host memory: copy to a reused MAP_READ buffer, map, copy the bytes out (the copy and map alone: {:.2} GB/s)",
+            "{} MiB device buffer into host memory: copy to a reused MAP_READ buffer, map, copy the bytes out; the faster of into memory used before ({:.2} GB/s) and into new memory as a readback does ({:.2} GB/s); the copy and map alone: {:.2} GB/s",
             s.copy_bytes >> 20,
+            gbps(host_ms),
+            gbps(new_ms),
             gbps(mapped_ms)
         ),
         clock,
@@ -301,6 +303,8 @@ fn best(
     repeats: usize,
     mut f: impl FnMut() -> Result<()>,
 ) -> Result<(f64, Clock)> {
+    // Only submissions go between the timestamps: pipelines and resources are built before
+    // (a pipeline built inside the span put its compile time into the first FMA ceilings).
     f()?;
     ctx.wait()?;
     let mut best = (f64::INFINITY, Clock::WallClock);
@@ -340,17 +344,17 @@ fn params_buffer(ctx: &GpuContext, iterations: u32) -> wgpu::Buffer {
 
 /// Draw `layers` full-screen triangles with fragment entry `fs` into a side×side R32Float target.
 #[allow(clippy::too_many_arguments)]
-fn draw_fullscreen(
-    ctx: &GpuContext,
+fn draw_fullscreen<'a>(
+    ctx: &'a GpuContext,
     module: &wgpu::ShaderModule,
-    fs: &str,
+    fs: &'a str,
     params: &wgpu::Buffer,
     texture: Option<&wgpu::TextureView>,
     side: u32,
     layers: u32,
     blend: bool,
-) -> Result<()> {
-    ctx.scoped(&format!("ceiling {fs}"), || {
+) -> Result<impl Fn() -> Result<()> + 'a> {
+    let (view, pipeline, bg) = ctx.scoped(&format!("ceiling {fs}"), || {
         let target = ctx.device.create_texture(&wgpu::TextureDescriptor {
             label: Some("ceiling target"),
             size: wgpu::Extent3d {
@@ -366,7 +370,6 @@ fn draw_fullscreen(
             view_formats: &[],
         });
         let view = target.create_view(&Default::default());
-
         let pipeline = crate::gpu::pipeline::fullscreen(
             &ctx.device,
             fs,
@@ -396,25 +399,30 @@ fn draw_fullscreen(
             layout: &pipeline.get_bind_group_layout(0),
             entries: &entries,
         });
-        let mut enc = ctx.device.create_command_encoder(&Default::default());
-        {
-            let mut pass = crate::gpu::pipeline::color_pass(&mut enc, fs, &[&view], true);
-            pass.set_pipeline(&pipeline);
-            pass.set_bind_group(0, &bg, &[]);
-            pass.draw(0..3, 0..layers);
-        }
-        ctx.queue.submit([enc.finish()]);
-        Ok(())
+        Ok((view, pipeline, bg))
+    })?;
+    Ok(move || {
+        ctx.scoped(&format!("ceiling {fs}"), || {
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            {
+                let mut pass = crate::gpu::pipeline::color_pass(&mut enc, fs, &[&view], true);
+                pass.set_pipeline(&pipeline);
+                pass.set_bind_group(0, &bg, &[]);
+                pass.draw(0..3, 0..layers);
+            }
+            ctx.queue.submit([enc.finish()]);
+            Ok(())
+        })
     })
 }
 
-fn dispatch_fma(
-    ctx: &GpuContext,
+fn dispatch_fma<'a>(
+    ctx: &'a GpuContext,
     module: &wgpu::ShaderModule,
     params: &wgpu::Buffer,
     groups: u32,
-) -> Result<()> {
-    ctx.scoped("ceiling cs_fma", || {
+) -> Result<impl Fn() -> Result<()> + 'a> {
+    let (pipeline, bg) = ctx.scoped("ceiling cs_fma", || {
         let sink = ctx.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("fma sink"),
             size: groups as u64 * 256 * 4,
@@ -445,15 +453,20 @@ fn dispatch_fma(
                 },
             ],
         });
-        let mut enc = ctx.device.create_command_encoder(&Default::default());
-        {
-            let mut pass = enc.begin_compute_pass(&Default::default());
-            pass.set_pipeline(&pipeline);
-            pass.set_bind_group(0, &bg, &[]);
-            pass.dispatch_workgroups(groups, 1, 1);
-        }
-        ctx.queue.submit([enc.finish()]);
-        Ok(())
+        Ok((pipeline, bg))
+    })?;
+    Ok(move || {
+        ctx.scoped("ceiling cs_fma", || {
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            {
+                let mut pass = enc.begin_compute_pass(&Default::default());
+                pass.set_pipeline(&pipeline);
+                pass.set_bind_group(0, &bg, &[]);
+                pass.dispatch_workgroups(groups, 1, 1);
+            }
+            ctx.queue.submit([enc.finish()]);
+            Ok(())
+        })
     })
 }
 
@@ -466,8 +479,11 @@ enum Copy {
     Staged,
     /// A copy into a reused `MAP_READ` buffer and its mapping, the bytes not read.
     DeviceToMapped,
-    /// As `DeviceToMapped`, then the bytes copied into a host vector.
+    /// As `DeviceToMapped`, then the bytes copied into a host vector used before.
     DeviceToHost,
+    /// As `DeviceToMapped`, then the bytes copied into new memory, as a readback does
+    /// (`Bytes::copied_rows`: several threads when large).
+    DeviceToNewHost,
 }
 
 fn copy_bandwidth(
@@ -520,9 +536,27 @@ fn copy_bandwidth(
         Copy::Staged => {
             let dst = make("h2d dst", wgpu::BufferUsages::COPY_DST)?;
             best_wall(ctx, repeats, || {
-                ctx.staging
-                    .upload(ctx, &dst, 0, bytes, |mut w| w.copy_from_slice(&host))?;
+                ctx.staging.upload(ctx, &dst, 0, bytes, |w| {
+                    crate::gpu::host::copy_into(w, &host)
+                })?;
                 ctx.wait()
+            })
+        }
+        Copy::DeviceToNewHost => {
+            let src = make("d2h src", wgpu::BufferUsages::COPY_SRC)?;
+            let dst = make(
+                "d2h dst",
+                wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+            )?;
+            best_wall(ctx, repeats, || {
+                let mut enc = ctx.device.create_command_encoder(&Default::default());
+                enc.copy_buffer_to_buffer(&src, 0, &dst, 0, bytes);
+                ctx.queue.submit([enc.finish()]);
+                let got = crate::gpu::texture::map_read(ctx, &dst, |b| {
+                    crate::gpu::staging::Bytes::copied_rows(b, 1, bytes as usize, bytes as usize)
+                })?;
+                drop(std::hint::black_box(got));
+                Ok(())
             })
         }
         Copy::DeviceToMapped | Copy::DeviceToHost => {

@@ -84,8 +84,7 @@ impl MatrixBuffer {
     }
 
     /// Upload `m` (or `mᵀ` when `transpose`) zero-padded to `rows × cols` into a new storage
-    /// buffer, laid out on the way into the staging memory ([`layout_rows`]): no padded or
-    /// transposed copy of the matrix is made on the host.
+    /// buffer: `m` goes up as it is and the device lays it out ([`super::layout`]).
     pub fn upload_laid_out(
         ctx: &GpuContext,
         label: &str,
@@ -94,30 +93,7 @@ impl MatrixBuffer {
         rows: usize,
         cols: usize,
     ) -> Result<Self> {
-        let (r, c) = if transpose {
-            (m.cols, m.rows)
-        } else {
-            (m.rows, m.cols)
-        };
-        if rows < r || cols < c {
-            return Err(Error::Invalid(format!(
-                "{label}: padding {r}x{c} to {rows}x{cols} would cut it"
-            )));
-        }
-        let buf = Self::new(ctx, label, rows, cols)?;
-        if rows * cols == 0 {
-            return Ok(buf);
-        }
-        let row_bytes = cols * 4;
-        buf.write_with(ctx, |mut w| {
-            let mut at = 0;
-            layout_rows(m, transpose, rows, cols, |row| {
-                w.slice(at..at + row_bytes)
-                    .copy_from_slice(bytemuck::cast_slice(row));
-                at += row_bytes;
-            });
-        })?;
-        Ok(buf)
+        super::layout::upload_laid_out(ctx, label, m, transpose, rows, cols)
     }
 
     /// A new output buffer, poisoned with NaN so that unwritten elements show.
@@ -154,8 +130,8 @@ impl MatrixBuffer {
         }
         let bytes: &[u8] = bytemuck::cast_slice(data);
         ctx.staging
-            .upload(ctx, &self.buffer, 0, bytes.len() as u64, |mut w| {
-                w.copy_from_slice(bytes)
+            .upload(ctx, &self.buffer, 0, bytes.len() as u64, |w| {
+                super::host::copy_into(w, bytes)
             })
     }
 
@@ -189,7 +165,8 @@ pub fn read_buffer_bytes(
 }
 
 /// Hand `m` (or `mᵀ` when `transpose`), zero-padded to `rows × cols`, to `put` one whole row of
-/// `cols` values at a time, in order. The transpose gathers 16 output rows per sweep over `m`,
+/// `cols` values at a time, in order: the host-side model of the device's layout pass
+/// ([`super::layout`]), which the tests compare it against. The transpose gathers 16 output rows per sweep over `m`,
 /// so each cache line of `m` is read once.
 pub fn layout_rows(
     m: &Matrix,

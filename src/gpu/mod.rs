@@ -5,6 +5,8 @@
 pub mod buffer;
 pub mod compute;
 pub mod context;
+pub mod host;
+pub mod layout;
 pub mod pipeline;
 pub mod run;
 pub mod staging;

@@ -7,7 +7,6 @@
 
 use super::context::GpuContext;
 pub use super::staging::Bytes;
-use super::staging::depad;
 use super::texture::MatrixTexture;
 use super::timer::{Clock, Span};
 use crate::clock::Instant;
@@ -578,9 +577,7 @@ async fn unstage(
     pitch: usize,
 ) -> Result<Bytes> {
     let out = map_read(ctx, &staging, |data| {
-        Bytes::filled(rows * row_bytes, |dst| {
-            depad(data, dst, rows, row_bytes, pitch)
-        })
+        Bytes::copied_rows(data, rows, row_bytes, pitch)
     })
     .await?;
     ctx.staging.give_read(staging);

@@ -2,13 +2,14 @@
 //! written straight into mapped memory, readbacks copied (and de-padded) straight into the
 //! result, and output buffers poisoned by the GPU.
 //!
-//! Why each part (measured with `rendermm bench --data-path`, numbers in `docs/performance.md`):
+//! Why each part (measured with `cargo run --release --example data_path`, numbers in `docs/performance.md`):
 //! - A fresh `MAP_READ` buffer is slow to *read* the first time: every page of its mapping
 //!   faults in on first touch (on lavapipe 4 MiB read at 1.7 GB/s from a fresh mapping, 13 GB/s
 //!   from one read before). So staging buffers are pooled and reused.
 //! - `Queue::write_buffer` allocates a new staging buffer per call and copies the data into it;
 //!   a pooled `MAP_WRITE` buffer, re-mapped in the background once its copy has run, takes the
-//!   data (already laid out: padded, transposed) in one pass, with no intermediate matrix.
+//!   data in one straight copy (on several threads when large, [`super::host`]); padding and
+//!   transposes are done on the device ([`super::layout`]).
 //! - Poisoning an output with NaN from the host meant a host vector as large as the output and
 //!   an upload of it; a GPU copy from a small poison buffer does the same on the device.
 //!
@@ -16,6 +17,7 @@
 //! process does not grow.
 
 use super::context::GpuContext;
+use super::host::copy_rows_raw;
 use crate::error::{Error, Result};
 use std::sync::{Arc, Mutex};
 
@@ -37,6 +39,8 @@ pub struct Staging {
     /// `MAP_WRITE | COPY_SRC` buffers that are mapped and ready to write.
     write: Arc<Mutex<Vec<wgpu::Buffer>>>,
     poison: Mutex<Option<wgpu::Buffer>>,
+    /// The operand layout pipeline ([`super::layout`]), built on first use.
+    layout: Mutex<Option<Arc<super::layout::LayoutPipeline>>>,
     /// Bytes uploaded through this context so far ([`Staging::uploaded`]).
     uploaded: std::sync::atomic::AtomicU64,
     /// Staging buffers created so far ([`Staging::created`]).
@@ -104,6 +108,19 @@ impl Staging {
     pub fn count_upload(&self, bytes: u64) {
         self.uploaded
             .fetch_add(bytes, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The operand layout pipeline, built by `build` the first time it is asked for.
+    pub fn layout_pipeline(
+        &self,
+        ctx: &GpuContext,
+        build: impl FnOnce(&GpuContext) -> Result<super::layout::LayoutPipeline>,
+    ) -> Result<Arc<super::layout::LayoutPipeline>> {
+        let mut slot = relock(&self.layout);
+        if slot.is_none() {
+            *slot = Some(Arc::new(build(ctx)?));
+        }
+        Ok(slot.clone().expect("set above"))
     }
 
     /// An unmapped `MAP_READ | COPY_DST` buffer of at least `size` bytes, from the pool or new.
@@ -251,11 +268,24 @@ pub struct Bytes {
 }
 
 impl Bytes {
-    /// `len` bytes, filled by `fill` (which must write every one of them).
-    pub fn filled(len: usize, fill: impl FnOnce(&mut [u8])) -> Bytes {
-        let mut words = vec![0u32; len.div_ceil(4)];
-        huge_pages(&mut words);
-        fill(&mut bytemuck::cast_slice_mut(&mut words)[..len]);
+    /// `rows` rows of `row_bytes` bytes, `pitch` bytes apart in `src`, copied tightly into new
+    /// memory that is never zeroed first ([`super::host::copy_rows_raw`], on several threads
+    /// when large).
+    pub fn copied_rows(src: &[u8], rows: usize, row_bytes: usize, pitch: usize) -> Bytes {
+        let len = rows * row_bytes;
+        let mut words: Vec<u32> = Vec::with_capacity(len.div_ceil(4));
+        huge_pages(words.spare_capacity_mut());
+        // SAFETY: the capacity holds `len` bytes (rounded up to whole words); copy_rows_raw
+        // writes all `len` of them, and the last word's tail bytes are set below before any
+        // word is read.
+        unsafe {
+            let base = words.as_mut_ptr() as *mut u8;
+            copy_rows_raw(base, src, rows, row_bytes, pitch);
+            for i in len..len.div_ceil(4) * 4 {
+                base.add(i).write(0);
+            }
+            words.set_len(len.div_ceil(4));
+        }
         Bytes { words, len }
     }
 
@@ -271,7 +301,7 @@ impl Bytes {
 /// Ask Linux to back a large, fresh allocation with transparent huge pages before it is first
 /// written: a 64 MiB result then faults in 32 times instead of 16 384 (where the kernel's
 /// transparent huge pages are in `madvise` mode, as on Debian; a no-op elsewhere).
-fn huge_pages(words: &mut [u32]) {
+fn huge_pages<T>(words: &mut [T]) {
     #[cfg(target_os = "linux")]
     {
         const HUGE: usize = 2 << 20;
@@ -299,47 +329,35 @@ impl std::ops::Deref for Bytes {
     }
 }
 
-/// Copy `rows` rows of `row_bytes` bytes, `pitch` bytes apart in `src`, tightly into `dst` (one
-/// copy when there is no padding).
-pub fn depad(src: &[u8], dst: &mut [u8], rows: usize, row_bytes: usize, pitch: usize) {
-    if pitch == row_bytes {
-        dst.copy_from_slice(&src[..rows * row_bytes]);
-        return;
-    }
-    for (r, out) in dst
-        .chunks_exact_mut(row_bytes.max(1))
-        .take(rows)
-        .enumerate()
-    {
-        out.copy_from_slice(&src[r * pitch..r * pitch + row_bytes]);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn depad_keeps_the_rows_and_drops_the_padding() {
+    fn copied_rows_keep_the_rows_and_drop_the_padding() {
         let src: Vec<u8> = (0..24).collect();
-        let mut dst = vec![0u8; 9];
-        depad(&src, &mut dst, 3, 3, 8);
-        assert_eq!(dst, [0, 1, 2, 8, 9, 10, 16, 17, 18]);
-        let mut all = vec![0u8; 24];
-        depad(&src, &mut all, 3, 8, 8);
-        assert_eq!(all, src);
+        assert_eq!(
+            &*Bytes::copied_rows(&src, 3, 3, 8),
+            [0, 1, 2, 8, 9, 10, 16, 17, 18]
+        );
+        assert_eq!(&*Bytes::copied_rows(&src, 3, 8, 8), &src[..]);
+        // The last row needs only its own bytes, not a whole pitch.
+        assert_eq!(
+            &*Bytes::copied_rows(&src[..19], 3, 3, 8),
+            [0, 1, 2, 8, 9, 10, 16, 17, 18]
+        );
     }
 
     #[test]
     fn bytes_become_f32s_without_losing_any() {
         let values = [1.5f32, -2.0, f32::NAN, 0.0];
-        let b = Bytes::filled(16, |d| d.copy_from_slice(bytemuck::cast_slice(&values)));
+        let b = Bytes::copied_rows(bytemuck::cast_slice(&values), 1, 16, 16);
         assert_eq!(&*b, bytemuck::cast_slice::<f32, u8>(&values));
         let back = b.into_f32s();
         assert_eq!(back.len(), 4);
         assert_eq!(back[0].to_bits(), values[0].to_bits());
         assert!(back[2].is_nan());
-        let odd = Bytes::filled(3, |d| d.copy_from_slice(&[7, 8, 9]));
+        let odd = Bytes::copied_rows(&[7, 8, 9], 1, 3, 3);
         assert_eq!(&*odd, &[7, 8, 9]);
     }
 

@@ -424,8 +424,8 @@ fn f16_buffer(
     let buf = MatrixBuffer::new(ctx, label, rows, cols / 2)?;
     let bytes: &[u8] = bytemuck::cast_slice(halves);
     ctx.staging
-        .upload(ctx, &buf.buffer, 0, bytes.len() as u64, |mut w| {
-            w.copy_from_slice(bytes)
+        .upload(ctx, &buf.buffer, 0, bytes.len() as u64, |w| {
+            crate::gpu::host::copy_into(w, bytes)
         })?;
     Ok(buf)
 }
