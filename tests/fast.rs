@@ -258,3 +258,34 @@ fn the_device_layout_pass_matches_the_host_model_bit_for_bit() {
         .expect("refused");
     assert!(e.to_string().contains("would cut it"), "{e}");
 }
+
+/// Storage buffers go back to the context's pool and the next product of the same shape takes
+/// them: each product is still its own (what the last one left in a buffer never shows), every
+/// compute method in turn on the same buffers.
+#[test]
+fn pooled_storage_buffers_never_carry_one_product_into_the_next() {
+    let ctx = rendermm::gpu::GpuContext::new().expect("an adapter");
+    let (m, k, n) = (33, 65, 17);
+    for (i, method) in [
+        Method::CsFast,
+        Method::CsTiled16,
+        Method::DnsTiled,
+        Method::CannonTiled,
+        Method::CsFast,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let (a, b) = inputs(m, k, n, 300 + 2 * i as u64);
+        let out = plan::multiply(Some(&ctx), method, &a, &b, &mut Options::default())
+            .unwrap_or_else(|e| panic!("{method:?}: {e}"));
+        assert_close(
+            &format!("{method:?} run {i}"),
+            &out.c,
+            &reference_f64(&a, &b),
+            1e-5,
+        );
+        let (held, _) = ctx.staging.storage_pooled();
+        assert!(held >= 1, "after run {i} the pool holds the run's buffers");
+    }
+}

@@ -42,7 +42,8 @@ pub struct Soak {
     pub rounds: usize,
     pub n: usize,
     pub rows: Vec<SoakRow>,
-    /// Host resident bytes after the first round and at the end (Linux; `None` elsewhere).
+    /// Host resident bytes after the first round and at the end, less the results held for
+    /// checking (Linux; `None` elsewhere).
     pub host_bytes: (Option<u64>, Option<u64>),
     /// Device bytes wgpu's allocator holds after the first round and at the end (`None` where
     /// the backend gives no report).
@@ -173,8 +174,17 @@ pub fn soak(
         })
         .collect();
     let (mut host_first, mut device_first) = (None, None);
+    // Products are checked after the last round, not between runs: a check at this size keeps
+    // the CPU busy for about a second while the GPU idles, and the H100's clock governor then
+    // took the SM clock from 1980 MHz down to 360-540 MHz within a few seconds, so the next runs
+    // measured the governor, not the library (docs/performance.md, "A used device is slower").
+    // The results wait in memory meanwhile; their bytes are left out of the host growth.
+    let mut results: Vec<(usize, Options, Matrix)> = vec![];
+    let held = |r: &[(usize, Options, Matrix)]| -> u64 {
+        r.iter().map(|(_, _, c)| c.data.len() as u64 * 4).sum()
+    };
     for round in 0..rounds.max(1) {
-        for (row, &method) in rows.iter_mut().zip(&methods) {
+        for (i, (row, &method)) in rows.iter_mut().zip(&methods).enumerate() {
             if row.skipped.is_some() {
                 continue;
             }
@@ -182,10 +192,9 @@ pub fn soak(
             let mut opts = Options::default();
             match plan::multiply(Some(ctx), method, &a, &b, &mut opts) {
                 Ok(out) => {
-                    row.passed &= out.c.data.len() == reference_len
-                        && plan::verdict_for(method, &opts, &a, &b, &out.c).passed;
                     row.total_ms.push(out.timings.total_ms());
                     row.compute_ms.push(out.timings.compute_time().0);
+                    results.push((i, opts, out.c));
                 }
                 // What the adapter cannot do is known from the first round.
                 Err(
@@ -198,9 +207,15 @@ pub fn soak(
             }
         }
         if round == 0 {
-            host_first = host_resident();
+            host_first = host_resident().map(|h| h.saturating_sub(held(&results)));
             device_first = device_held(ctx);
         }
+    }
+    let host_end = host_resident().map(|h| h.saturating_sub(held(&results)));
+    for (i, opts, c) in &results {
+        let row = &mut rows[*i];
+        row.passed &=
+            c.data.len() == reference_len && plan::verdict_for(methods[*i], opts, &a, &b, c).passed;
     }
     for r in &mut rows {
         if let Some(first) = r.compute_ms.first().copied() {
@@ -215,7 +230,7 @@ pub fn soak(
         rounds: rounds.max(1),
         n,
         rows,
-        host_bytes: (host_first, host_resident()),
+        host_bytes: (host_first, host_end),
         device_bytes: (device_first, device_held(ctx)),
     })
 }

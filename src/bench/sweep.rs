@@ -163,17 +163,10 @@ pub fn run(
     }
     let mut rows = vec![];
     for &method in &opts.methods {
-        // Each GPU method runs on a device of its own: on the H100, cs-fast ran 2-6x slower in a
-        // device that had already allocated and freed the ceilings' and other methods' buffers
-        // than in a fresh one (3.84 ms against 8.5-22 ms at n = 4096; docs/performance.md), so
-        // one method's leftovers must not tax the next.
-        let own;
-        let ctx = if method.is_gpu() {
-            own = GpuContext::new()?;
-            &own
-        } else {
-            ctx
-        };
+        // Every method runs on the one device. The 2-6x slowdowns first seen in a used device
+        // were the GPU's clock governor, not the device's state: with the GPU idle while the
+        // host checks a product, the H100's SM clock fell from 1980 to 360-540 MHz within
+        // seconds (docs/performance.md). Each row's timed runs follow a warm-up run back to back.
         let precisions: Vec<Precision> = if method.takes_precision() {
             opts.precisions.clone()
         } else {

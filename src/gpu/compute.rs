@@ -555,6 +555,7 @@ pub fn record(ctx: &GpuContext, plan: &Plan, ops: Operands, out: (usize, usize))
             bytes.remove(0).into_f32s(),
         )?])
     });
+    work.keep(ops);
 
     let mut notes = plan.notes.clone();
     let grids: Vec<String> = plan

@@ -149,7 +149,13 @@ pub fn upload_laid_out_at(
         return Ok(out);
     }
     if m.data.is_empty() {
-        // New buffers start zeroed: all padding.
+        // All padding (a pooled buffer holds what its last user left).
+        ctx.scoped(&format!("zeroing {label}"), || {
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            enc.clear_buffer(&out.buffer, 0, None);
+            ctx.queue.submit([enc.finish()]);
+            Ok(())
+        })?;
         return Ok(out);
     }
     let src = MatrixBuffer::upload(ctx, &format!("{label}, as given"), m)?;

@@ -155,6 +155,9 @@ pub struct Work {
     /// Milliseconds of setup (pipeline creation) the method measured while recording and wants
     /// kept out of `upload_ms` (it says so in a note); 0 counts its setup as upload.
     pub setup_ms: f64,
+    /// What must live until the work has run and been read: matrix buffers, which give their
+    /// storage back to the context's pool when dropped ([`Work::keep`]).
+    kept: Vec<Box<dyn std::any::Any>>,
 }
 
 impl Work {
@@ -168,7 +171,14 @@ impl Work {
             passes,
             notes: vec![],
             setup_ms: 0.0,
+            kept: vec![],
         }
+    }
+
+    /// Keep `x` alive until the run has read its results (a dropped matrix buffer goes back to
+    /// the pool, where another product could take it while this one still uses it).
+    pub fn keep(&mut self, x: impl std::any::Any) {
+        self.kept.push(Box::new(x));
     }
 
     /// Append a finished command buffer of `phase`.
@@ -279,6 +289,8 @@ pub async fn run_async(
         finish,
         passes,
         notes,
+        // Alive until the results are read (bound, so not dropped here).
+        kept: _kept,
         ..
     } = work;
     let mut repeats_ms = vec![];

@@ -39,6 +39,9 @@ pub struct Staging {
     /// `MAP_WRITE | COPY_SRC` buffers that are mapped and ready to write.
     write: Arc<Mutex<Vec<wgpu::Buffer>>>,
     poison: Mutex<Option<wgpu::Buffer>>,
+    /// Device storage buffers given back by dropped [`super::buffer::MatrixBuffer`]s, for the
+    /// next buffer of the same size ([`Staging::take_storage`]).
+    storage: Arc<Mutex<Vec<wgpu::Buffer>>>,
     /// The operand layout pipeline ([`super::layout`]), built on first use.
     layout: Mutex<Option<Arc<super::layout::LayoutPipeline>>>,
     /// Bytes uploaded through this context so far ([`Staging::uploaded`]).
@@ -66,13 +69,25 @@ fn take_fitting(pool: &mut Vec<wgpu::Buffer>, size: u64) -> Option<wgpu::Buffer>
 /// Put `buf` back into `pool`, keeping the pool bounded: at most [`POOL_BUFFERS`] buffers and
 /// [`POOL_MAX_BYTES`] in all (the smallest of the others goes first).
 fn keep(pool: &mut Vec<wgpu::Buffer>, buf: wgpu::Buffer) {
-    if buf.size() > POOL_MAX_BYTES {
+    keep_within(pool, buf, POOL_BUFFERS, POOL_MAX_BYTES)
+}
+
+/// Storage buffers kept for reuse: a compute product allocates up to five (A as given, A laid
+/// out, B, C, partial sums).
+pub const STORAGE_POOL_BUFFERS: usize = 8;
+
+/// Bytes the storage pool keeps in all.
+pub const STORAGE_POOL_MAX_BYTES: u64 = 2 << 30;
+
+/// [`keep`] with the bounds given.
+fn keep_within(pool: &mut Vec<wgpu::Buffer>, buf: wgpu::Buffer, buffers: usize, bytes: u64) {
+    if buf.size() > bytes {
         return;
     }
     // Make room first, so the buffer just given back is the one kept.
     while !pool.is_empty()
-        && (pool.len() + 1 > POOL_BUFFERS
-            || pool.iter().map(|b| b.size()).sum::<u64>() + buf.size() > POOL_MAX_BYTES)
+        && (pool.len() + 1 > buffers
+            || pool.iter().map(|b| b.size()).sum::<u64>() + buf.size() > bytes)
     {
         let smallest = (0..pool.len())
             .min_by_key(|&i| pool[i].size())
@@ -121,6 +136,38 @@ impl Staging {
             *slot = Some(Arc::new(build(ctx)?));
         }
         Ok(slot.clone().expect("set above"))
+    }
+
+    /// A storage buffer of exactly `size` bytes with `usage`: one a dropped matrix buffer gave
+    /// back (its old contents still in it), or a new one made by `create`. Exactly: a binding
+    /// covers the whole buffer, and a shader's `arrayLength` must not change.
+    pub fn take_storage(
+        &self,
+        size: u64,
+        usage: wgpu::BufferUsages,
+        create: impl FnOnce() -> Result<wgpu::Buffer>,
+    ) -> Result<wgpu::Buffer> {
+        {
+            let mut pool = relock(&self.storage);
+            if let Some(i) = pool
+                .iter()
+                .position(|b| b.size() == size && b.usage() == usage)
+            {
+                return Ok(pool.swap_remove(i));
+            }
+        }
+        create()
+    }
+
+    /// Where a dropped matrix buffer gives its storage back ([`give_storage`]).
+    pub fn storage_pool(&self) -> Arc<Mutex<Vec<wgpu::Buffer>>> {
+        self.storage.clone()
+    }
+
+    /// How many storage buffers the pool holds now, and their bytes.
+    pub fn storage_pooled(&self) -> (usize, u64) {
+        let pool = relock(&self.storage);
+        (pool.len(), pool.iter().map(|b| b.size()).sum())
     }
 
     /// An unmapped `MAP_READ | COPY_DST` buffer of at least `size` bytes, from the pool or new.
@@ -203,9 +250,9 @@ impl Staging {
             // A new buffer mapped at creation fails to map only when it is invalid: the device
             // was lost (or destroyed), which check_lost names.
             let mut view = staging.get_mapped_range_mut(..size).map_err(|e| {
-                // A poll that does not wait lets the device-lost callback run.
-                let _ = ctx.device.poll(wgpu::PollType::Poll);
-                ctx.check_lost().err().unwrap_or_else(|| {
+                // A wait lets the device-lost callback run (a destroyed device's poll fails at
+                // once, and the callback may not have run at a poll that does not wait).
+                ctx.wait().err().unwrap_or_else(|| {
                     Error::Readback(format!("mapping an upload staging buffer: {e}"))
                 })
             })?;
@@ -257,6 +304,18 @@ impl Staging {
         }
         Ok(())
     }
+}
+
+/// Give a storage buffer back to `pool` (bounded by [`STORAGE_POOL_BUFFERS`] and
+/// [`STORAGE_POOL_MAX_BYTES`]). Work already submitted that uses it runs before any later use:
+/// the queue keeps submission order.
+pub fn give_storage(pool: &Mutex<Vec<wgpu::Buffer>>, buf: wgpu::Buffer) {
+    keep_within(
+        &mut relock(pool),
+        buf,
+        STORAGE_POOL_BUFFERS,
+        STORAGE_POOL_MAX_BYTES,
+    );
 }
 
 /// Bytes read back from the device, held 4-aligned so that f32 results are taken without a
