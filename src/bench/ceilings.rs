@@ -105,7 +105,7 @@ fn sizes(ctx: &GpuContext, quick: bool) -> Sizes {
         Sizes {
             side: 4096,
             fma_iterations: 512,
-            blend_layers: 64,
+            blend_layers: 256,
             fetch_iterations: 256,
             copy_bytes: 512 << 20,
             repeats: 5,
