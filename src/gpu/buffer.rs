@@ -100,19 +100,6 @@ impl MatrixBuffer {
         Ok(buf)
     }
 
-    /// Upload `m` (or `mᵀ` when `transpose`) zero-padded to `rows × cols` into a new storage
-    /// buffer: `m` goes up as it is and the device lays it out ([`super::layout`]).
-    pub fn upload_laid_out(
-        ctx: &GpuContext,
-        label: &str,
-        m: &Matrix,
-        transpose: bool,
-        rows: usize,
-        cols: usize,
-    ) -> Result<Self> {
-        super::layout::upload_laid_out(ctx, label, m, transpose, rows, cols)
-    }
-
     /// A new output buffer, poisoned with NaN so that unwritten elements show.
     pub fn output(ctx: &GpuContext, label: &str, rows: usize, cols: usize) -> Result<Self> {
         let buf = Self::new(ctx, label, rows, cols)?;

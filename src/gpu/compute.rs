@@ -331,16 +331,7 @@ pub struct Prepared {
 impl Prepared {
     /// Build a pipeline and a bind group for every stage of `plan` over `ops`.
     pub fn new(ctx: &GpuContext, plan: &Plan, ops: &Operands) -> Result<Self> {
-        let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Storage { read_only },
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        };
+        let storage = super::pipeline::storage_entry;
         let (layout, pl) = ctx.scoped("creating the compute pipeline layout", || {
             let layout = ctx
                 .device

@@ -31,16 +31,7 @@ impl LayoutPipeline {
     fn new(ctx: &GpuContext) -> Result<Self> {
         let module = ctx.shader("layout.wgsl", SHADER)?;
         ctx.scoped("creating the layout pipeline", || {
-            let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
-                binding,
-                visibility: wgpu::ShaderStages::COMPUTE,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Storage { read_only },
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                count: None,
-            };
+            let storage = super::pipeline::storage_entry;
             let mut params = super::pipeline::uniform_entry(0);
             params.visibility = wgpu::ShaderStages::COMPUTE;
             let (group, layout) = super::pipeline::one_group_layout(

@@ -268,8 +268,8 @@ pub fn record_variant(ctx: &GpuContext, v: &Variant, a: &Matrix, b: &Matrix) -> 
     let p = plan(v, m, k, n)?;
     let (mp, kp, np) = padded(v, m, k, n);
     p.check(&ctx.limits)?;
-    let at = MatrixBuffer::upload_laid_out(ctx, "A transposed (padded)", a, true, kp, mp)?;
-    let bb = MatrixBuffer::upload_laid_out(ctx, "B (padded)", b, false, kp, np)?;
+    let at = crate::gpu::layout::upload_laid_out(ctx, "A transposed (padded)", a, true, kp, mp)?;
+    let bb = crate::gpu::layout::upload_laid_out(ctx, "B (padded)", b, false, kp, np)?;
     let c = MatrixBuffer::output(ctx, "C (padded)", mp, np)?;
     let ops = Operands::from_buffers(ctx, &p, at, bb, c, (mp, kp, np))?;
     compute::record(ctx, &p, ops, (m, n))

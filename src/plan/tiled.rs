@@ -1131,16 +1131,7 @@ impl GpuAdd {
     fn new(ctx: &GpuContext) -> Result<Self> {
         let module = ctx.shader("tile_accumulate.wgsl", ADD_SHADER)?;
         ctx.scoped("building the tile accumulation pipeline", || {
-            let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
-                binding,
-                visibility: wgpu::ShaderStages::COMPUTE,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Storage { read_only },
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                count: None,
-            };
+            let storage = crate::gpu::pipeline::storage_entry;
             let layout = ctx
                 .device
                 .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
