@@ -1,7 +1,8 @@
 // cs-fast: the compute method built for speed. What it does beyond 5kk73 step 6:
 //
 // - a BM×BN tile of C per workgroup of WG_X×WG_Y invocations, each invocation holding a register
-//   block of 8×8 (`main_8x8`) or 4×8 (`main_4x8`) outputs as vec4 accumulators;
+//   block of 16×8 (`main_16x8`), 8×8 (`main_8x8`) or 4×8 (`main_4x8`) outputs as vec4
+//   accumulators;
 // - every global and workgroup-memory access is a vec4 (16 bytes);
 // - A is uploaded transposed (Aᵀ, k×m) so that a k-row of the A tile is contiguous, like B's;
 // - the shared tiles are double-buffered: the next k-tile is fetched from global memory into
@@ -14,7 +15,8 @@
 //
 // Preconditions (checked by the host, `cs_fast::Variant::check`):
 //   dims.m % BM == 0, dims.k % BK == 0, dims.n % BN == 0 (the padded sizes, which are the sizes of
-//   the buffers); BM == RM·WG_Y with RM = 8 (`main_8x8`) or 4 (`main_4x8`); BN == 8·WG_X;
+//   the buffers); BM == RM·WG_Y with RM = 16 (`main_16x8`), 8 (`main_8x8`) or 4 (`main_4x8`);
+//   BN == 8·WG_X;
 //   BK·BM/4 and BK·BN/4 (vec4s per tile) are 1 to 4 times WG_X·WG_Y; grid = (n/BN, m/BM).
 //
 // Layout: at[p·m/4 + i/4] = A(i..i+3, p); b[p·n/4 + j/4] = B(p, j..j+3); c[i·n/4 + j/4] = C(i, j..j+3).
@@ -235,4 +237,122 @@ fn main_4x8(
     c[(r0 + 2u) * nv + c1] = acc[5];
     c[(r0 + 3u) * nv + c0] = acc[6];
     c[(r0 + 3u) * nv + c1] = acc[7];
+}
+
+// 16×8 outputs per invocation: rows q·BM/4 + ty·4 + 0..3 for q = 0..3 (four bands of the tile),
+// columns tx·4 + 0..3 and BN/2 + tx·4 + 0..3. BM = 16·WG_Y, BN = 8·WG_X. Twice the outputs of
+// `main_8x8` for 1.5 times its workgroup-memory reads per k-step (6 vec4s for 128 multiply-adds),
+// at about twice its registers.
+@compute @workgroup_size(WG_X, WG_Y)
+fn main_16x8(
+    @builtin(workgroup_id) wg: vec3u,
+    @builtin(local_invocation_id) lid: vec3u,
+    @builtin(local_invocation_index) tid: u32,
+) {
+    let tx = lid.x;
+    let ty = lid.y;
+    let row0 = wg.y * BM;
+    let col0 = wg.x * BN;
+    let tiles = dims.k / BK;
+    var acc: array<vec4f, 32>; // acc[8q + 2r + h] = C(row r of band q, column half h), r < 4
+
+    fetch(0u, tid, row0, col0);
+    stash(0u, tid);
+    workgroupBarrier();
+    for (var t = 0u; t < tiles; t++) {
+        let cur = t & 1u;
+        if t + 1u < tiles {
+            fetch(t + 1u, tid, row0, col0);
+        }
+        let ab = cur * (BK * BM / 4u);
+        let bb = cur * (BK * BN / 4u);
+        for (var kk = 0u; kk < BK; kk++) {
+            // In range: ab + kk·BM/4 + 3·BM/16 + ty < ab + (kk + 1)·BM/4 <= 2·BK·BM/4 since
+            // ty < WG_Y = BM/16; tx < WG_X = BN/8 for B as in main_8x8.
+            let ar = ab + kk * (BM / 4u) + ty;
+            let a0 = a_s[ar];
+            let a1 = a_s[ar + BM / 16u];
+            let a2 = a_s[ar + BM / 8u];
+            let a3 = a_s[ar + 3u * BM / 16u];
+            let b0 = b_s[bb + kk * (BN / 4u) + tx];
+            let b1 = b_s[bb + kk * (BN / 4u) + BN / 8u + tx];
+            acc[0] = fma(vec4f(a0.x), b0, acc[0]);
+            acc[1] = fma(vec4f(a0.x), b1, acc[1]);
+            acc[2] = fma(vec4f(a0.y), b0, acc[2]);
+            acc[3] = fma(vec4f(a0.y), b1, acc[3]);
+            acc[4] = fma(vec4f(a0.z), b0, acc[4]);
+            acc[5] = fma(vec4f(a0.z), b1, acc[5]);
+            acc[6] = fma(vec4f(a0.w), b0, acc[6]);
+            acc[7] = fma(vec4f(a0.w), b1, acc[7]);
+            acc[8] = fma(vec4f(a1.x), b0, acc[8]);
+            acc[9] = fma(vec4f(a1.x), b1, acc[9]);
+            acc[10] = fma(vec4f(a1.y), b0, acc[10]);
+            acc[11] = fma(vec4f(a1.y), b1, acc[11]);
+            acc[12] = fma(vec4f(a1.z), b0, acc[12]);
+            acc[13] = fma(vec4f(a1.z), b1, acc[13]);
+            acc[14] = fma(vec4f(a1.w), b0, acc[14]);
+            acc[15] = fma(vec4f(a1.w), b1, acc[15]);
+            acc[16] = fma(vec4f(a2.x), b0, acc[16]);
+            acc[17] = fma(vec4f(a2.x), b1, acc[17]);
+            acc[18] = fma(vec4f(a2.y), b0, acc[18]);
+            acc[19] = fma(vec4f(a2.y), b1, acc[19]);
+            acc[20] = fma(vec4f(a2.z), b0, acc[20]);
+            acc[21] = fma(vec4f(a2.z), b1, acc[21]);
+            acc[22] = fma(vec4f(a2.w), b0, acc[22]);
+            acc[23] = fma(vec4f(a2.w), b1, acc[23]);
+            acc[24] = fma(vec4f(a3.x), b0, acc[24]);
+            acc[25] = fma(vec4f(a3.x), b1, acc[25]);
+            acc[26] = fma(vec4f(a3.y), b0, acc[26]);
+            acc[27] = fma(vec4f(a3.y), b1, acc[27]);
+            acc[28] = fma(vec4f(a3.z), b0, acc[28]);
+            acc[29] = fma(vec4f(a3.z), b1, acc[29]);
+            acc[30] = fma(vec4f(a3.w), b0, acc[30]);
+            acc[31] = fma(vec4f(a3.w), b1, acc[31]);
+        }
+        if t + 1u < tiles {
+            stash(cur ^ 1u, tid);
+        }
+        workgroupBarrier();
+    }
+
+    // In range: row < row0 + BM <= dims.m and the vec4 column < (col0 + BN)/4 <= dims.n/4.
+    let nv = dims.n / 4u;
+    let c0 = col0 / 4u + tx;
+    let c1 = c0 + BN / 8u;
+    let r0 = row0 + 0u * (BM / 4u) + ty * 4u;
+    let r1 = row0 + 1u * (BM / 4u) + ty * 4u;
+    let r2 = row0 + 2u * (BM / 4u) + ty * 4u;
+    let r3 = row0 + 3u * (BM / 4u) + ty * 4u;
+    c[(r0 + 0u) * nv + c0] = acc[0];
+    c[(r0 + 0u) * nv + c1] = acc[1];
+    c[(r0 + 1u) * nv + c0] = acc[2];
+    c[(r0 + 1u) * nv + c1] = acc[3];
+    c[(r0 + 2u) * nv + c0] = acc[4];
+    c[(r0 + 2u) * nv + c1] = acc[5];
+    c[(r0 + 3u) * nv + c0] = acc[6];
+    c[(r0 + 3u) * nv + c1] = acc[7];
+    c[(r1 + 0u) * nv + c0] = acc[8];
+    c[(r1 + 0u) * nv + c1] = acc[9];
+    c[(r1 + 1u) * nv + c0] = acc[10];
+    c[(r1 + 1u) * nv + c1] = acc[11];
+    c[(r1 + 2u) * nv + c0] = acc[12];
+    c[(r1 + 2u) * nv + c1] = acc[13];
+    c[(r1 + 3u) * nv + c0] = acc[14];
+    c[(r1 + 3u) * nv + c1] = acc[15];
+    c[(r2 + 0u) * nv + c0] = acc[16];
+    c[(r2 + 0u) * nv + c1] = acc[17];
+    c[(r2 + 1u) * nv + c0] = acc[18];
+    c[(r2 + 1u) * nv + c1] = acc[19];
+    c[(r2 + 2u) * nv + c0] = acc[20];
+    c[(r2 + 2u) * nv + c1] = acc[21];
+    c[(r2 + 3u) * nv + c0] = acc[22];
+    c[(r2 + 3u) * nv + c1] = acc[23];
+    c[(r3 + 0u) * nv + c0] = acc[24];
+    c[(r3 + 0u) * nv + c1] = acc[25];
+    c[(r3 + 1u) * nv + c0] = acc[26];
+    c[(r3 + 1u) * nv + c1] = acc[27];
+    c[(r3 + 2u) * nv + c0] = acc[28];
+    c[(r3 + 2u) * nv + c1] = acc[29];
+    c[(r3 + 3u) * nv + c0] = acc[30];
+    c[(r3 + 3u) * nv + c1] = acc[31];
 }

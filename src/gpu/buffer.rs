@@ -75,12 +75,18 @@ impl MatrixBuffer {
             &format!("{label}, a {rows}x{cols} f32 storage buffer"),
             size,
         )?;
-        let buffer = ctx.staging.take_storage(size, STORAGE_USAGE, || {
+        // Mappable where device memory is host memory (a CPU adapter): read back in place.
+        let usage = if ctx.maps_storage() {
+            STORAGE_USAGE | wgpu::BufferUsages::MAP_READ
+        } else {
+            STORAGE_USAGE
+        };
+        let buffer = ctx.staging.take_storage(size, usage, || {
             ctx.scoped(&format!("creating buffer {label}"), || {
                 Ok(ctx.device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some(label),
                     size,
-                    usage: STORAGE_USAGE,
+                    usage,
                     mapped_at_creation: false,
                 }))
             })

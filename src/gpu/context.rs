@@ -252,6 +252,13 @@ impl GpuContext {
         };
         let info = adapter.get_info();
         let mut features = adapter.features() & wanted_features();
+        // On a CPU adapter device memory is host memory: storage buffers that can be mapped
+        // let results be read where the shader wrote them, with no copy into a staging buffer
+        // and no submission to wait for (`GpuContext::maps_storage`). On a discrete GPU such
+        // buffers would live in host memory and slow every shader down, so they are not asked for.
+        if info.device_type == wgpu::DeviceType::Cpu {
+            features |= adapter.features() & wgpu::Features::MAPPABLE_PRIMARY_BUFFERS;
+        }
         let limits = adapter.limits();
         // Cooperative matrices (tensor cores, for the `coop` method) are an experimental wgpu
         // feature: asked for only where the adapter offers them, with the token that accepts
@@ -391,6 +398,12 @@ impl GpuContext {
         self.features.contains(f)
     }
 
+    /// Whether storage buffers are created mappable (`MAP_READ`), so that results are read
+    /// straight from them: on CPU adapters whose device has `MAPPABLE_PRIMARY_BUFFERS`.
+    pub fn maps_storage(&self) -> bool {
+        self.has(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS)
+    }
+
     /// Error naming the missing feature unless the device has it.
     pub fn require(&self, f: wgpu::Features, name: &'static str, needed_for: &str) -> Result<()> {
         if self.has(f) {
@@ -440,10 +453,12 @@ impl GpuContext {
         let o = block(oom.pop());
         let i = block(internal.pop());
         // On a lost device every call fails validation; the loss is what happened. After
-        // `Device::destroy` wgpu calls the lost callback only at the next poll, so poll (without
-        // waiting) before looking, whenever a scope caught something.
+        // `Device::destroy` wgpu calls the lost callback only once a poll has waited for the
+        // queue (a plain poll may return before it), so wait before looking, whenever a scope
+        // caught something: on a healthy device that costs only the error path a wait for the
+        // work already submitted.
         if v.is_some() || o.is_some() || i.is_some() {
-            let _ = self.device.poll(wgpu::PollType::Poll);
+            let _ = self.device.poll(wgpu::PollType::wait_indefinitely());
         }
         if let Some(msg) = relock(&self.lost).clone() {
             return Err(Error::DeviceLost(format!("{msg} (during {during})")));

@@ -575,6 +575,13 @@ pub async fn read_rows(
     // Up to the end of the last row, rounded to the copy alignment.
     let span = ((rows - 1) * pitch + row_bytes) as u64;
     let len = span.div_ceil(wgpu::COPY_BUFFER_ALIGNMENT) * wgpu::COPY_BUFFER_ALIGNMENT;
+    // A mappable buffer (a CPU adapter's, `GpuContext::maps_storage`) is read in place.
+    if buffer.usage().contains(wgpu::BufferUsages::MAP_READ) {
+        return map_read(ctx, buffer, |data| {
+            Bytes::copied_rows(data, rows, row_bytes, pitch)
+        })
+        .await;
+    }
     let staging = super::buffer::stage_readback(ctx, buffer, len.min(buffer.size()))?;
     unstage(ctx, staging, rows, row_bytes, pitch).await
 }

@@ -2,8 +2,8 @@
 //! present-day SGEMM does (`docs/performance.md` has what each version gained on the H100).
 //!
 //! One dispatch of (n/BN) × (m/BM) workgroups of WG_X × WG_Y invocations. A workgroup computes a
-//! BM×BN tile of C; each invocation a register block of 8×8 or 4×8 elements of it, held in vec4
-//! accumulators. Per k-tile of depth BK the workgroup stages a BK×BM tile of A and a BK×BN tile
+//! BM×BN tile of C; each invocation a register block of 16×8, 8×8 or 4×8 elements of it, held
+//! in vec4 accumulators. Per k-tile of depth BK the workgroup stages a BK×BM tile of A and a BK×BN tile
 //! of B in workgroup memory, double-buffered: the next k-tile's global loads are issued before the
 //! multiply-adds on the current one and stored into the other buffer after them, so there is one
 //! barrier per k-tile. Every global and workgroup-memory access is a vec4.
@@ -48,7 +48,7 @@ pub const ENV: &str = "RENDERMM_CS_FAST";
 pub struct Variant {
     /// `BMxBNxBK-RMx8`, e.g. `128x128x16-8x8`.
     pub name: &'static str,
-    /// Rows of the register block: 8 (`main_8x8`) or 4 (`main_4x8`).
+    /// Rows of the register block: 16 (`main_16x8`), 8 (`main_8x8`) or 4 (`main_4x8`).
     pub rm: u32,
     pub wg_x: u32,
     pub wg_y: u32,
@@ -99,6 +99,34 @@ pub const VARIANTS: &[Variant] = &[
         wg_y: 16,
         bk: 8,
     },
+    Variant {
+        name: "128x128x8-16x8",
+        rm: 16,
+        wg_x: 16,
+        wg_y: 8,
+        bk: 8,
+    },
+    Variant {
+        name: "128x128x16-16x8",
+        rm: 16,
+        wg_x: 16,
+        wg_y: 8,
+        bk: 16,
+    },
+    Variant {
+        name: "256x128x8-16x8",
+        rm: 16,
+        wg_x: 16,
+        wg_y: 16,
+        bk: 8,
+    },
+    Variant {
+        name: "128x256x8-16x8",
+        rm: 16,
+        wg_x: 32,
+        wg_y: 8,
+        bk: 8,
+    },
 ];
 
 impl Variant {
@@ -124,7 +152,11 @@ impl Variant {
 
     /// The shader entry point.
     pub fn entry(&self) -> &'static str {
-        if self.rm == 8 { "main_8x8" } else { "main_4x8" }
+        match self.rm {
+            16 => "main_16x8",
+            8 => "main_8x8",
+            _ => "main_4x8",
+        }
     }
 
     /// The default variant (the first of [`VARIANTS`]).
@@ -142,8 +174,8 @@ impl Variant {
         super::variants::from_env(ENV, VARIANTS, |v| v.name, Method::CsFast.name())
     }
 
-    /// Error unless the shader's preconditions on its constants hold: a register block of 8×8
-    /// or 4×8, and each tile a whole number (1 to 4) of vec4 loads per invocation, the four
+    /// Error unless the shader's preconditions on its constants hold: a register block of 16×8,
+    /// 8×8 or 4×8, and each tile a whole number (1 to 4) of vec4 loads per invocation, the four
     /// fetch slots of `shaders/cs_fast.wgsl`.
     pub fn check(&self) -> Result<()> {
         let t = self.invocations();
@@ -157,9 +189,9 @@ impl Variant {
                 self.name
             )))
         };
-        if self.rm != 8 && self.rm != 4 {
+        if ![16, 8, 4].contains(&self.rm) {
             return bad(format!(
-                "register block {}x8; the shader has 8x8 and 4x8",
+                "register block {}x8; the shader has 16x8, 8x8 and 4x8",
                 self.rm
             ));
         }
