@@ -290,6 +290,10 @@ fn run_row(
     // GPU is timed busy (see gpu::compute::with_timed_repeats); the others run `repeats` calls.
     let mut back_to_back = vec![];
     if method.is_compute() || matches!(method, Method::CsFast | Method::Coop) {
+        // The clocks up first: the warm-up's host-side work left the device idle.
+        crate::bench::tune::ramp_clocks(last.timings.compute_time().0, || {
+            let _ = plan::multiply(gpu, method, &a, &b, &mut new_opts());
+        });
         let mut o = new_opts();
         let (out, runs) = crate::gpu::compute::with_timed_repeats(repeats, || {
             plan::multiply(gpu, method, &a, &b, &mut o)

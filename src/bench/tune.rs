@@ -197,7 +197,8 @@ pub fn variant_names(method: Method) -> Vec<&'static str> {
 }
 
 /// Time every variant in `variants` of `method` (`cs-fast` or `coop`) on `a · b` as [`tune`]
-/// times block sizes — one warm-up run, then `repeats` timed runs, the median counting — calling
+/// times block sizes — one warm-up run and a clock ramp ([`ramp_clocks`]), then `repeats` timed
+/// runs (back to back on the device where it has timestamps), the median counting — calling
 /// `progress(done, total, variant)` before each run and once more at the end. Each variant's last
 /// result is checked against the f64 reference (in full up to 2²⁷ multiply-adds, else on 512
 /// sampled elements; coop against its f16 bound), and a variant that fails is never the best.
@@ -256,7 +257,14 @@ pub fn tune_variants(
         for r in 0..=repeats {
             progress(done, total, name);
             done += 1;
-            let out = match f() {
+            // The timed runs go back to back on the device where it has timestamps (one call,
+            // the compute phase repeated), after a clock ramp; elsewhere one call each.
+            let (out, back_to_back) = if r == 0 {
+                (f(), vec![])
+            } else {
+                crate::gpu::compute::with_timed_repeats(repeats, f)
+            };
+            let out = match out {
                 Ok(out) => out,
                 // One variant the driver refuses must not cost the others their measurement.
                 Err(e) => {
@@ -265,8 +273,18 @@ pub fn tune_variants(
                     break;
                 }
             };
-            if r > 0 {
-                let (t, c) = out.timings.compute_time();
+            let (t, c) = out.timings.compute_time();
+            if r == 0 {
+                ramp_clocks(t, || {
+                    let _ = f();
+                });
+            } else if back_to_back.len() == repeats {
+                times = back_to_back;
+                clock = c;
+                done += repeats - r;
+                last = Some(out);
+                break;
+            } else {
                 times.push(t);
                 clock = c;
             }
@@ -344,4 +362,21 @@ pub fn tune_variants(
             _ => coop::ENV,
         },
     })
+}
+
+/// About how long [`ramp_clocks`] keeps the device busy.
+pub const RAMP_MS: f64 = 300.0;
+
+/// Keep the device busy for about [`RAMP_MS`] by calling `run` (one product, whose compute phase
+/// took `one_ms`) with its compute phase repeated back to back, so that the timed runs after it
+/// find the clocks up. Whenever host-side work (random inputs, checks, uploads) leaves an H100
+/// idle, its clock governor drops the SM clock from 1980 MHz to 345-800 MHz within a second, and
+/// a variant timed then runs 2-3× slow (`docs/performance.md`, the clock governor). A run of
+/// a second or more (lavapipe, large render passes) needs no ramp.
+pub fn ramp_clocks(one_ms: f64, run: impl FnOnce()) {
+    if !(one_ms > 0.0) || one_ms >= RAMP_MS {
+        return;
+    }
+    let times = ((RAMP_MS / one_ms).ceil() as usize).clamp(1, 4096);
+    let _ = crate::gpu::compute::with_timed_repeats(times, run);
 }

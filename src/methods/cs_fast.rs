@@ -127,6 +127,62 @@ pub const VARIANTS: &[Variant] = &[
         wg_y: 8,
         bk: 8,
     },
+    Variant {
+        name: "32x64x8-4x8",
+        rm: 4,
+        wg_x: 8,
+        wg_y: 8,
+        bk: 8,
+    },
+    Variant {
+        name: "64x64x16-4x8",
+        rm: 4,
+        wg_x: 8,
+        wg_y: 16,
+        bk: 16,
+    },
+    Variant {
+        name: "64x32x8-4x8",
+        rm: 4,
+        wg_x: 4,
+        wg_y: 16,
+        bk: 8,
+    },
+    Variant {
+        name: "64x64x8-8x8",
+        rm: 8,
+        wg_x: 8,
+        wg_y: 8,
+        bk: 8,
+    },
+    Variant {
+        name: "128x64x8-8x8",
+        rm: 8,
+        wg_x: 8,
+        wg_y: 16,
+        bk: 8,
+    },
+    Variant {
+        name: "64x128x8-8x8",
+        rm: 8,
+        wg_x: 16,
+        wg_y: 8,
+        bk: 8,
+    },
+    Variant {
+        name: "128x64x8-16x8",
+        rm: 16,
+        wg_x: 8,
+        wg_y: 8,
+        bk: 8,
+    },
+    Variant {
+        name: "64x64x8-16x8",
+        rm: 16,
+        wg_x: 8,
+        wg_y: 4,
+        bk: 8,
+    },
 ];
 
 impl Variant {
