@@ -30,7 +30,11 @@ fn gpu_methods() -> Vec<Method> {
 fn is_render(m: Method) -> bool {
     matches!(
         m,
-        Method::Lm | Method::HallBlocked | Method::HallPacked | Method::FragMrt
+        Method::Lm
+            | Method::HallBlocked
+            | Method::HallPacked
+            | Method::FragMrt
+            | Method::FragMrtF16
     )
 }
 
@@ -233,12 +237,12 @@ fn requests_over_the_limits_are_refused_before_any_allocation() {
 }
 
 /// Each method's own checks (without the tiling layer's): the same, except that frag-mrt's
-/// packed textures and attachments are each well under 4 KiB of readback on this product, so
-/// the buffer scenario does not bind it.
+/// (and frag-mrt-f16's) packed textures and attachments are each well under 4 KiB of readback
+/// on this product, so the buffer scenario does not bind them.
 #[test]
 fn every_method_checks_its_own_limits_before_allocating() {
     audit(untiled, |sc, m| {
-        sc.name == "buffers" && m == Method::FragMrt
+        sc.name == "buffers" && matches!(m, Method::FragMrt | Method::FragMrtF16)
     });
 }
 

@@ -1,12 +1,15 @@
 //! frag-mrt: the register-block render-pass method against the f64 CPU reference on awkward
 //! shapes, in every block shape, with and without quad sharing, in one pass and in blocks of k
 //! (ping-pong and blend); its packed layout; its refusals; and the generated shader file.
+//! frag-mrt-f16 (A and B in RGBA16F): awkward shapes against the f64 reference within the bound
+//! for f16 inputs and f32 sums, evidence that the inputs really were rounded to f16, its f16
+//! packing (on several threads), its refusals and its model.
 
 mod common;
 use common::{SHAPES, ctx};
 use rendermm::check::assert_close;
 use rendermm::cpu::reference_f64;
-use rendermm::methods::frag_mrt::{self, Layout, Shape};
+use rendermm::methods::frag_mrt::{self, Inputs, Layout, Shape};
 use rendermm::methods::{Accumulate, Method, Observer, Params};
 use rendermm::plan::{self, Options};
 use rendermm::{Error, Matrix};
@@ -26,7 +29,7 @@ fn run(shape: Shape, dims: (usize, usize, usize), block: Option<u32>, acc: Accum
         accumulate: acc,
         ..Default::default()
     };
-    let out = frag_mrt::multiply_with(ctx(), &a, &b, &mut opts, shape).unwrap();
+    let out = frag_mrt::multiply_with(ctx(), &a, &b, &mut opts, shape, Inputs::F32).unwrap();
     let (m, k, n) = dims;
     let label = format!("frag-mrt {shape} {m}x{k}x{n} block={block:?} {acc}");
     let kp = k.next_multiple_of(shape.unroll as usize);
@@ -208,8 +211,15 @@ fn shapes_parse_and_the_adapters_limits_bound_them() {
     }
     // 8x8 = 64 floats: 16 RGBA32F attachments, beyond the 8 (and 128 bytes) adapters give.
     let (a, b) = inputs((16, 8, 16), 1);
-    let err = frag_mrt::multiply_with(ctx(), &a, &b, &mut Params::default(), shape(8, 8, 4, true))
-        .unwrap_err();
+    let err = frag_mrt::multiply_with(
+        ctx(),
+        &a,
+        &b,
+        &mut Params::default(),
+        shape(8, 8, 4, true),
+        Inputs::F32,
+    )
+    .unwrap_err();
     assert!(matches!(err, Error::Limit { .. }), "{err}");
     assert!(err.to_string().contains("max_color_attachments"), "{err}");
 }
@@ -283,4 +293,243 @@ fn shaders_file_is_the_generated_default_shape() {
         "{} differs from frag_mrt::shader_source(&Shape::DEFAULT); regenerate it with RENDERMM_BLESS=1 cargo test --test frag_mrt",
         path.display()
     );
+}
+
+// ---- frag-mrt-f16: A and B rounded to f16 in RGBA16F texels, f32 sums ----------------------
+
+/// `x` with every element rounded to f16 (round to nearest even), back in f32.
+fn rounded_to_f16(x: &Matrix) -> Matrix {
+    Matrix::from_fn(x.rows, x.cols, |i, j| {
+        half::f16::from_f32(x.get(i, j)).to_f32()
+    })
+}
+
+/// Run frag-mrt-f16 through the method table (as `multiply --method frag-mrt-f16` does).
+fn run_f16(a: &Matrix, b: &Matrix, opts: &mut Options) -> rendermm::methods::RunOutput {
+    plan::multiply(Some(ctx()), Method::FragMrtF16, a, b, opts)
+        .unwrap_or_else(|e| panic!("frag-mrt-f16 {}x{}x{}: {e}", a.rows, a.cols, b.cols))
+}
+
+/// Every element of C written: the readback buffers start as NaN (the harness poisons them)
+/// and the attachments are cleared to 0 before the pass, so an element the pass missed reads
+/// back as NaN or exactly 0 — which no element of a product of random inputs is.
+fn assert_every_element_written(label: &str, c: &Matrix) {
+    if let Some(idx) = c.data.iter().position(|v| !v.is_finite() || *v == 0.0) {
+        panic!(
+            "{label}: element ({}, {}) = {} was never written",
+            idx / c.cols,
+            idx % c.cols,
+            c.data[idx]
+        );
+    }
+}
+
+#[test]
+fn frag_mrt_f16_matches_f64_reference_within_the_f16_bound_on_awkward_shapes() {
+    for (i, &(m, k, n)) in [
+        (1, 1, 1),
+        (1, 7, 13),
+        (17, 23, 11),
+        (65, 100, 37),
+        (128, 129, 130),
+        (7, 1, 7),
+        (3, 257, 2),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let label = format!("frag-mrt-f16 {m}x{k}x{n}");
+        let (a, b) = inputs((m, k, n), 2000 + i as u64);
+        let out = run_f16(&a, &b, &mut Options::default());
+        assert_eq!(out.c.shape(), (m, n), "{label}");
+        assert_eq!(out.passes, 1, "{label}: whole k in one pass");
+        assert_every_element_written(&label, &out.c);
+        let v = plan::verdict_for(Method::FragMrtF16, &Options::default(), &a, &b, &out.c);
+        let ratio = v.f16_bound_ratio.unwrap();
+        assert!(
+            v.passed,
+            "{label}: error / f16 bound {ratio:.3}, rel_err {:.2e}",
+            v.stats.rel_err
+        );
+        // What the GPU summed is the f16-rounded inputs' product, in f32: that product in f64
+        // is within the f32 methods' tolerance.
+        assert_close(
+            &format!("{label} against the f64 product of its f16-rounded inputs"),
+            &out.c,
+            &reference_f64(&rounded_to_f16(&a), &rounded_to_f16(&b)),
+            1e-5,
+        );
+    }
+}
+
+#[test]
+fn frag_mrt_f16_blocks_of_k_in_ping_pong_and_blend_stay_within_the_f16_bound() {
+    for &acc in &[Accumulate::PingPong, Accumulate::Blend] {
+        for (i, &(b, d)) in [(1, (9, 37, 11)), (3, (33, 65, 17)), (100, (65, 257, 37))]
+            .iter()
+            .enumerate()
+        {
+            let (x, y) = inputs(d, 2100 + i as u64);
+            let mut opts = Options {
+                block: Some(b),
+                accumulate: acc,
+                ..Default::default()
+            };
+            let out = run_f16(&x, &y, &mut opts);
+            let label = format!("frag-mrt-f16 {d:?} b={b} {acc}");
+            assert!(out.passes > 1, "{label}: {} passes", out.passes);
+            assert_every_element_written(&label, &out.c);
+            let v = plan::verdict_for(Method::FragMrtF16, &opts, &x, &y, &out.c);
+            assert!(v.passed, "{label}: {:?}", v.f16_bound_ratio);
+        }
+    }
+}
+
+/// The check tells f16 inputs from f32 ones. Inputs that f16 cannot hold (random f32 in
+/// [-1, 1]) put frag-mrt-f16 beyond the f32 methods' 1e-5 — where frag-mrt, on the same inputs,
+/// stays — and within the f16 bound, which it uses a real share of; inputs that f16 holds
+/// exactly (multiples of 2⁻⁸) give it f32 accuracy. And the bound is a bound: a result off by
+/// twice it in one element fails.
+#[test]
+fn f16_rounding_shows_beyond_the_f32_tolerance_and_within_the_f16_bound() {
+    let (m, k, n) = (65, 100, 37);
+    let (a, b) = inputs((m, k, n), 2200);
+    let reference = reference_f64(&a, &b);
+    let f16 = run_f16(&a, &b, &mut Options::default()).c;
+    let f32 = plan::multiply(
+        Some(ctx()),
+        Method::FragMrt,
+        &a,
+        &b,
+        &mut Options::default(),
+    )
+    .unwrap()
+    .c;
+    let f32_tol = Method::FragMrt.tolerance();
+    let s32 = assert_close("frag-mrt", &f32, &reference, f32_tol);
+    let s16 = rendermm::check::compare(&f16, &reference);
+    assert!(
+        s16.rel_err > 10.0 * f32_tol && s16.rel_err > 100.0 * s32.rel_err,
+        "f16 inputs should show: rel_err {:.2e} (frag-mrt {:.2e})",
+        s16.rel_err,
+        s32.rel_err
+    );
+    let v = frag_mrt::verdict_f16(&a, &b, &f16);
+    let ratio = v.f16_bound_ratio.unwrap();
+    assert!(v.passed, "within the f16 bound: ratio {ratio:.3}");
+    assert!(ratio > 1e-3, "the bound is not vacuous: ratio {ratio:.2e}");
+    // The f32 verdict (the one frag-mrt gets) refuses the same result.
+    let as_f32 = plan::verdict_for(Method::FragMrt, &Options::default(), &a, &b, &f16);
+    assert!(!as_f32.passed, "{}", as_f32.tolerance);
+    println!(
+        "frag-mrt-f16 {m}x{k}x{n}: rel_err {:.2e} (frag-mrt {:.2e}), error / f16 bound {ratio:.3}",
+        s16.rel_err, s32.rel_err
+    );
+
+    // Exactly representable inputs: no rounding on the way in, f32 accuracy.
+    let grid =
+        |x: &Matrix| Matrix::from_fn(x.rows, x.cols, |i, j| (x.get(i, j) * 256.0).round() / 256.0);
+    let (ga, gb) = (grid(&a), grid(&b));
+    assert_eq!(rounded_to_f16(&ga), ga);
+    let exact = run_f16(&ga, &gb, &mut Options::default()).c;
+    assert_close(
+        "frag-mrt-f16 on f16-exact inputs",
+        &exact,
+        &reference_f64(&ga, &gb),
+        f32_tol,
+    );
+
+    // One element moved by twice its bound fails.
+    let bound = rendermm::methods::coop::error_bound(&a, &b);
+    let mut off = f16.clone();
+    let (i, j) = (m / 2, n / 3);
+    off.set(i, j, (reference[i * n + j] + 2.0 * bound[i * n + j]) as f32);
+    let v = frag_mrt::verdict_f16(&a, &b, &off);
+    assert!(!v.passed, "ratio {:?}", v.f16_bound_ratio);
+}
+
+#[test]
+fn f16_packing_rounds_each_value_and_matches_the_f32_layout_on_several_threads() {
+    // 2100x2100x2100: 526 × 2100 RGBA16F texels of A (8.8 MB), past the 8 MiB at which the
+    // packing splits its rows across threads.
+    for &(m, k, n) in &[(9, 6, 11), (2100, 2100, 2100)] {
+        let (a, b) = inputs((m, k, n), 2300);
+        let lay = Layout::new(Shape::DEFAULT, m, k, n);
+        let h = |t: &[f32; 4]| t.map(half::f16::from_f32);
+        let (pa, pa16) = (lay.pack_a(&a), lay.pack_a_f16(&a));
+        let (pb, pb16) = (lay.pack_b(&b), lay.pack_b_f16(&b));
+        assert_eq!((pa16.len(), pb16.len()), (pa.len(), pb.len()));
+        assert!(pa.iter().zip(&pa16).all(|(x, y)| h(x) == *y), "{m}x{k}: A");
+        assert!(pb.iter().zip(&pb16).all(|(x, y)| h(x) == *y), "{k}x{n}: B");
+        // The f32 texels against the layout, written out again (A: texel (p, Y) = rows
+        // 4Y..4Y+3 at p; B: texel (X, p) = columns 4X..4X+3 of row p; zeros beyond).
+        let (ah, aw) = lay.a_size();
+        for (idx, t) in pa.iter().enumerate().step_by(97) {
+            let (y, p) = (idx / aw, idx % aw);
+            let want: [f32; 4] = std::array::from_fn(|r| {
+                if 4 * y + r < m && p < k {
+                    a.get(4 * y + r, p)
+                } else {
+                    0.0
+                }
+            });
+            assert_eq!(*t, want, "A texel ({p}, {y}) of {ah}x{aw}");
+        }
+        let (_, bw) = lay.b_size();
+        for (idx, t) in pb.iter().enumerate().step_by(89) {
+            let (p, x) = (idx / bw, idx % bw);
+            let want: [f32; 4] = std::array::from_fn(|c| {
+                if p < k && 4 * x + c < n {
+                    b.get(p, 4 * x + c)
+                } else {
+                    0.0
+                }
+            });
+            assert_eq!(*t, want, "B texel ({x}, {p})");
+        }
+    }
+}
+
+#[test]
+fn frag_mrt_f16_refuses_inputs_past_f16s_range_in_one_line() {
+    let (mut a, b) = inputs((5, 6, 7), 2400);
+    a.set(3, 4, 70000.0);
+    let err = plan::multiply(
+        Some(ctx()),
+        Method::FragMrtF16,
+        &a,
+        &b,
+        &mut Options::default(),
+    )
+    .unwrap_err();
+    let msg = err.to_string();
+    assert!(matches!(err, Error::OutOfRange { .. }), "{msg}");
+    assert!(
+        msg.contains("f16") && msg.contains("70000") && !msg.contains('\n'),
+        "{msg}"
+    );
+    // frag-mrt takes the same inputs.
+    plan::multiply(
+        Some(ctx()),
+        Method::FragMrt,
+        &a,
+        &b,
+        &mut Options::default(),
+    )
+    .unwrap();
+}
+
+#[test]
+fn the_model_counts_half_the_lookup_bytes_for_f16_inputs() {
+    let n = 1024;
+    let f32 = rendermm::model::for_run(Method::FragMrt, n, n, n, 1).unwrap();
+    let f16 = rendermm::model::for_run(Method::FragMrtF16, n, n, n, 1).unwrap();
+    // Same passes, fragments and instructions; lookups at 8 bytes instead of 16, and the
+    // 4n² bytes of C written either way.
+    assert_eq!(
+        (f16.passes, f16.fragments_per_pass, f16.total_instructions),
+        (f32.passes, f32.fragments_per_pass, f32.total_instructions)
+    );
+    let written = 4 * (n * n) as u64;
+    assert_eq!(2 * (f16.total_bytes - written), f32.total_bytes - written);
 }

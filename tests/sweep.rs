@@ -73,7 +73,8 @@ impl std::fmt::Display for Problem {
 
 /// The methods with a block size b and an accumulation mode (as `multiply` allows them).
 fn takes_blocks(method: Method) -> bool {
-    rendermm::bench::tune::is_tunable(method) || method == Method::FragMrt
+    rendermm::bench::tune::is_tunable(method)
+        || matches!(method, Method::FragMrt | Method::FragMrtF16)
 }
 
 /// A dimension in 1..=300: tiny, on either side of a power of two, or anywhere.
@@ -119,7 +120,7 @@ fn problem(seed: u64) -> Problem {
             _ => Some(BLOCKS[rng.random_range(0..BLOCKS.len())]),
         };
         // frag-mrt accumulates by ping-pong or blend only.
-        let modes: &[Accumulate] = if method == Method::FragMrt {
+        let modes: &[Accumulate] = if matches!(method, Method::FragMrt | Method::FragMrtF16) {
             &[Accumulate::PingPong, Accumulate::Blend]
         } else {
             Accumulate::ALL

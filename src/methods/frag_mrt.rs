@@ -5,11 +5,11 @@
 //! 2 RGBA lookups for 8 FMAs per step of p). Here the packing follows the outer product instead
 //! of the quadrants, and a fragment keeps a whole R×C block of C in registers:
 //!
-//! - **A** (m×k) is one `Rgba32Float` texture ⌈m/R⌉·R/4 texels high and k' wide: texel
-//!   (x = p, y = Y) holds column p of rows 4Y..4Y+3, `(A[4Y][p], A[4Y+1][p], A[4Y+2][p],
-//!   A[4Y+3][p])`.
-//! - **B** (k×n) is one `Rgba32Float` texture k' high and ⌈n/C⌉·C/4 texels wide: texel (x = X,
-//!   y = p) holds row p of columns 4X..4X+3, `(B[p][4X], …, B[p][4X+3])`.
+//! - **A** (m×k) is one `Rgba32Float` texture (`Rgba16Float` with f16 inputs) ⌈m/R⌉·R/4 texels
+//!   high and k' wide: texel (x = p, y = Y) holds column p of rows 4Y..4Y+3,
+//!   `(A[4Y][p], A[4Y+1][p], A[4Y+2][p], A[4Y+3][p])`.
+//! - **B** (k×n) is one texture of the same format, k' high and ⌈n/C⌉·C/4 texels wide: texel
+//!   (x = X, y = p) holds row p of columns 4X..4X+3, `(B[p][4X], …, B[p][4X+3])`.
 //! - **C** is R·C/4 `Rgba32Float` colour attachments of ⌈m/R⌉ × ⌈n/C⌉ texels (the *tiles*):
 //!   attachment t = r·(C/4) + j holds, at tile (x = J, y = I), the four elements
 //!   `C[R·I + r][C·J + 4j .. C·J + 4j + 3]` — row r of the tile's block, columns 4j..4j+3.
@@ -47,7 +47,21 @@
 //! unroll, all with zeros in the packed textures. Padded columns of A meet padded rows of B and
 //! add zero products; padded rows and columns of C are never unpacked, so the padding never
 //! shows. Packing and unpacking run on the CPU (inside `upload_ms` and `readback_ms`), as in
-//! [`super::hall_packed`].
+//! [`super::hall_packed`]; packing splits its texel rows across threads past 8 MiB, as
+//! [`crate::gpu::host`] does its copies.
+//!
+//! **f16 inputs** (`frag-mrt-f16`, [`Inputs::F16`]): the same layout, passes and shader with A
+//! and B packed into `Rgba16Float` textures instead of `Rgba32Float` — each value rounded to f16
+//! (round to nearest even) on upload, 8 bytes per texel instead of 16. `textureLoad` still
+//! returns a `vec4f`, the products of two f16 are exact in f32 and every sum stays f32, and C
+//! stays `Rgba32Float`; so one pass computes the same R×C block sums as above, of the rounded
+//! inputs, for half the texture bytes fetched per FMA (FMAs per *texel* are unchanged; on the
+//! H100 it gained 2–3 %, `docs/frag-mrt.md`). Hall, Carr & Hart assume single-precision floats
+//! (§2) and pack four of them per texel (§4); f16 inputs are this project's variant, not the
+//! paper's. The result is held to an elementwise bound for f16 inputs and f32 accumulation,
+//! [`verdict_f16`] (`coop`'s [`super::coop::error_bound`]), not to the f32 methods' 1e-5.
+//! Inputs beyond f16's range (|x| > 65504) are refused, as is an adapter that cannot sample
+//! `Rgba16Float` textures.
 //!
 //! Runtime checks are off (`create_shader_module_trusted`) because every index is in range by
 //! construction: the shader has no arrays and no buffers but one fixed-size uniform; fragments
@@ -73,7 +87,44 @@ use std::fmt::Write as _;
 /// The environment variable that picks the block shape, e.g. `RENDERMM_FRAG_MRT=8x4,unroll=2`.
 pub const SHAPE_ENV: &str = "RENDERMM_FRAG_MRT";
 
-const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba32Float;
+/// C's attachments (and F): four f32 sums per texel, whatever the inputs' format.
+const C_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba32Float;
+
+/// The number format A and B are packed in; the sums and C are f32 either way.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Inputs {
+    /// `Rgba32Float`: A and B as given, 16 bytes per texel (`frag-mrt`).
+    #[default]
+    F32,
+    /// `Rgba16Float`: A and B rounded to f16 on upload, 8 bytes per texel (`frag-mrt-f16`).
+    F16,
+}
+
+impl Inputs {
+    /// The texture format of A and B.
+    pub fn format(self) -> wgpu::TextureFormat {
+        match self {
+            Inputs::F32 => wgpu::TextureFormat::Rgba32Float,
+            Inputs::F16 => wgpu::TextureFormat::Rgba16Float,
+        }
+    }
+
+    /// Bytes per texel of A and B: 16 or 8.
+    pub fn bytes_per_texel(self) -> u32 {
+        match self {
+            Inputs::F32 => 16,
+            Inputs::F16 => 8,
+        }
+    }
+
+    /// The method row that runs with these inputs.
+    pub fn method(self) -> Method {
+        match self {
+            Inputs::F32 => Method::FragMrt,
+            Inputs::F16 => Method::FragMrtF16,
+        }
+    }
+}
 
 /// The register block of one fragment and how its k loop runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -322,28 +373,80 @@ impl Layout {
 
     /// The A texels, row-major: texel (x = p, y = Y) = column p of rows 4Y..4Y+3, zero-padded.
     pub fn pack_a(&self, a: &Matrix) -> Vec<[f32; 4]> {
-        let (h, w) = self.a_size();
-        let mut out = vec![[0.0f32; 4]; h * w];
-        for i in 0..a.rows {
-            let row = &a.data[i * a.cols..(i + 1) * a.cols];
-            let base = (i / 4) * w;
-            for (p, &v) in row.iter().enumerate() {
-                out[base + p][i % 4] = v;
-            }
-        }
-        out
+        self.pack_a_as(a)
+    }
+
+    /// [`Layout::pack_a`] rounded to f16 (round to nearest even), for `Rgba16Float`.
+    pub fn pack_a_f16(&self, a: &Matrix) -> Vec<[half::f16; 4]> {
+        self.pack_a_as(a)
     }
 
     /// The B texels, row-major: texel (x = X, y = p) = row p of columns 4X..4X+3, zero-padded.
     pub fn pack_b(&self, b: &Matrix) -> Vec<[f32; 4]> {
-        let (h, w) = self.b_size();
-        let mut out = vec![[0.0f32; 4]; h * w];
-        for p in 0..b.rows {
-            let row = &b.data[p * b.cols..(p + 1) * b.cols];
-            for (j, &v) in row.iter().enumerate() {
-                out[p * w + j / 4][j % 4] = v;
-            }
+        self.pack_b_as(b)
+    }
+
+    /// [`Layout::pack_b`] rounded to f16 (round to nearest even), for `Rgba16Float`.
+    pub fn pack_b_f16(&self, b: &Matrix) -> Vec<[half::f16; 4]> {
+        self.pack_b_as(b)
+    }
+
+    /// Pack A (`is_a`) or B in `inputs`' format and write it into `tex`.
+    fn write_packed(
+        &self,
+        ctx: &GpuContext,
+        tex: &MatrixTexture,
+        x: &Matrix,
+        is_a: bool,
+        inputs: Inputs,
+    ) -> Result<()> {
+        match (inputs, is_a) {
+            (Inputs::F32, true) => tex.write_bytes(ctx, bytemuck::cast_slice(&self.pack_a(x))),
+            (Inputs::F32, false) => tex.write_bytes(ctx, bytemuck::cast_slice(&self.pack_b(x))),
+            (Inputs::F16, true) => tex.write_bytes(ctx, bytemuck::cast_slice(&self.pack_a_f16(x))),
+            (Inputs::F16, false) => tex.write_bytes(ctx, bytemuck::cast_slice(&self.pack_b_f16(x))),
         }
+    }
+
+    /// Texel row Y of A holds rows 4Y..4Y+3 of A interleaved: gathered into an f32 row, then
+    /// converted in one go (`half`'s slice conversion uses the CPU's f16 instructions).
+    fn pack_a_as<T: Channel>(&self, a: &Matrix) -> Vec<[T; 4]> {
+        let (h, w) = self.a_size();
+        // Zeroed pages from the allocator, faulted in by the threads that fill them.
+        let mut out: Vec<[T; 4]> = bytemuck::zeroed_vec(h * w);
+        by_rows(&mut out, w, |first, rows| {
+            let mut gathered = vec![0.0f32; 4 * a.cols];
+            for (y, texels) in rows.chunks_mut(w).enumerate() {
+                let i0 = 4 * (first + y);
+                if i0 >= a.rows {
+                    break; // padding rows stay zero
+                }
+                for r in 0..4 {
+                    let row = (i0 + r < a.rows).then(|| &a.data[(i0 + r) * a.cols..][..a.cols]);
+                    for p in 0..a.cols {
+                        gathered[4 * p + r] = row.map_or(0.0, |row| row[p]);
+                    }
+                }
+                T::convert(bytemuck::cast_slice_mut(&mut texels[..a.cols]), &gathered);
+            }
+        });
+        out
+    }
+
+    /// Texel row p of B is row p of B, zero-padded: converted straight from the matrix.
+    fn pack_b_as<T: Channel>(&self, b: &Matrix) -> Vec<[T; 4]> {
+        let (_, w) = self.b_size();
+        let mut out: Vec<[T; 4]> = bytemuck::zeroed_vec(self.kp * w);
+        by_rows(&mut out, w, |first, rows| {
+            for (y, texels) in rows.chunks_mut(w).enumerate() {
+                let p = first + y;
+                if p >= b.rows {
+                    break; // padding rows stay zero
+                }
+                let flat: &mut [T] = bytemuck::cast_slice_mut(texels);
+                T::convert(&mut flat[..b.cols], &b.data[p * b.cols..][..b.cols]);
+            }
+        });
         out
     }
 
@@ -379,6 +482,44 @@ impl Layout {
     }
 }
 
+/// A channel of a packed input texel: f32 (`Rgba32Float`) or f16 (`Rgba16Float`).
+trait Channel: bytemuck::Pod + Send + Sync {
+    /// `dst[i]` = `src[i]` in this format (`dst` and `src` of the same length).
+    fn convert(dst: &mut [Self], src: &[f32]);
+}
+
+impl Channel for f32 {
+    fn convert(dst: &mut [f32], src: &[f32]) {
+        dst.copy_from_slice(src);
+    }
+}
+
+impl Channel for half::f16 {
+    fn convert(dst: &mut [half::f16], src: &[f32]) {
+        use half::slice::HalfFloatSliceExt;
+        dst.convert_from_f32_slice(src);
+    }
+}
+
+/// Run `fill(first_row, rows)` over `out`'s rows of `row_len` texels, split into contiguous runs
+/// on as many threads as [`crate::gpu::host::threads_for`] gives a copy of that size (one below
+/// 8 MiB, and on wasm32); each run is `rows`, the texels of rows `first_row..`.
+fn by_rows<T: Send>(out: &mut [T], row_len: usize, fill: impl Fn(usize, &mut [T]) + Sync) {
+    let rows = out.len() / row_len.max(1);
+    let threads = crate::gpu::host::threads_for(std::mem::size_of_val(out)).min(rows.max(1));
+    if threads <= 1 {
+        fill(0, out);
+        return;
+    }
+    let per = rows.div_ceil(threads);
+    std::thread::scope(|s| {
+        for (t, run) in out.chunks_mut(per * row_len).enumerate() {
+            let fill = &fill;
+            s.spawn(move || fill(t * per, run));
+        }
+    });
+}
+
 /// The WGSL of one [`Shape`]: `vs_main` (one triangle over the target), `fs_first` (the block
 /// sum of the pass's range of k, also the blend pipeline's), `fs_acc` (the same plus F, the
 /// running sum of the earlier passes, one texture per attachment in group 1).
@@ -399,11 +540,12 @@ pub fn shader_source(shape: &Shape) -> String {
         ($($t:tt)*) => { let _ = writeln!(w, $($t)*); };
     }
     out!(
-        "// frag-mrt, {}x{} block, k unrolled by {u}, quad sharing {}.",
+        "// frag-mrt and frag-mrt-f16, {}x{} block, k unrolled by {u}, quad sharing {}: Hall, Carr &",
         rows,
         shape.cols,
         if shape.share { "on" } else { "off" }
     );
+    out!("// Hart (2003) §4's RGBA channel packing taken to a register block per fragment.");
     out!(
         "// Generated by src/methods/frag_mrt.rs (shader_source); this file is the default shape's"
     );
@@ -413,7 +555,24 @@ pub fn shader_source(shape: &Shape) -> String {
     out!("//");
     out!("// A: texel (x = p, y = Y) = A[4Y..4Y+3][p].  B: texel (x = X, y = p) = B[p][4X..4X+3].");
     out!(
-        "// Fragment at tile (J, I) = (x, y) computes C[{rows}I .. {rows}I+{}][{}J .. {}J+{}]; attachment",
+        "// Both are Rgba32Float (frag-mrt) or Rgba16Float (frag-mrt-f16: rounded to f16 on upload,"
+    );
+    out!(
+        "// half the bytes per texel; this project's variant, not the paper's). textureLoad returns"
+    );
+    out!("// a vec4f either way, and every product and sum below is f32.");
+    out!("//");
+    out!(
+        "// One pass: the fragment at tile (J, I) = (x, y) sums A[{rows}I+r][p] * B[p][{}J+c] over the",
+        shape.cols
+    );
+    out!(
+        "// pass's range of k in {} f32 registers (r < {rows}, c < {}) and writes the block",
+        rows * shape.cols,
+        shape.cols
+    );
+    out!(
+        "// C[{rows}I .. {rows}I+{}][{}J .. {}J+{}] (fs_acc adds F, the earlier passes' sums); attachment",
         rows - 1,
         shape.cols,
         shape.cols,
@@ -548,34 +707,48 @@ pub fn shader_source(shape: &Shape) -> String {
 
 /// Record `a · b` with the block shape `RENDERMM_FRAG_MRT` names (default [`Shape::DEFAULT`]).
 pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Params) -> Result<Work> {
-    record_with(ctx, a, b, opts, Shape::from_env()?)
+    record_with(ctx, a, b, opts, Shape::from_env()?, Inputs::F32)
 }
 
-/// Multiply `a · b` with block shape `shape` (blocking; see [`record_with`]).
+/// [`record`] with A and B rounded to f16 (`frag-mrt-f16`).
+pub fn record_f16(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Params) -> Result<Work> {
+    record_with(ctx, a, b, opts, Shape::from_env()?, Inputs::F16)
+}
+
+/// Multiply `a · b` with block shape `shape` and inputs packed as `inputs` (blocking; see
+/// [`record_with`]).
 pub fn multiply_with(
     ctx: &GpuContext,
     a: &Matrix,
     b: &Matrix,
     opts: &mut Params,
     shape: Shape,
+    inputs: Inputs,
 ) -> Result<RunOutput> {
-    run(ctx, None, || record_with(ctx, a, b, opts, shape))?.into_output()
+    run(ctx, None, || record_with(ctx, a, b, opts, shape, inputs))?.into_output()
 }
 
-/// Record `a · b` with block shape `shape`: one pass over all of k, or ⌈k'/b⌉ passes of b
-/// steps with `opts.block` = b, accumulated as `opts.accumulate` says (ping-pong or blend).
+/// Record `a · b` with block shape `shape`, A and B packed as `inputs`: one pass over all of
+/// k, or ⌈k'/b⌉ passes of b steps with `opts.block` = b, accumulated as `opts.accumulate` says
+/// (ping-pong or blend).
 pub fn record_with(
     ctx: &GpuContext,
     a: &Matrix,
     b: &Matrix,
     opts: &mut Params,
     mut shape: Shape,
+    inputs: Inputs,
 ) -> Result<Work> {
+    let name = inputs.method().name();
     crate::matrix::check_product(a, b)?;
     if opts.observe {
-        return Err(Error::Invalid(
-            "frag-mrt spreads C over several colour attachments in its own layout; it has no single accumulation texture to show an observer".into(),
-        ));
+        return Err(Error::Invalid(format!(
+            "{name} spreads C over several colour attachments in its own layout; it has no single accumulation texture to show an observer"
+        )));
+    }
+    if inputs == Inputs::F16 {
+        check_f16_range(a, "A")?;
+        check_f16_range(b, "B")?;
     }
     let (m, k, n) = (a.rows, a.cols, b.cols);
     let mut notes = vec![];
@@ -594,34 +767,36 @@ pub fn record_with(
     if blocks.len() > 1 {
         match accumulate {
             Accumulate::PingPong => {}
-            Accumulate::Blend if !ctx.can_render(FORMAT, true) => {
+            Accumulate::Blend if !ctx.can_render(C_FORMAT, true) => {
                 accumulate = Accumulate::PingPong;
-                notes.push(format!("accumulate = blend needs blending into {FORMAT:?}, which this adapter lacks; ran ping-pong"));
+                notes.push(format!("accumulate = blend needs blending into {C_FORMAT:?}, which this adapter lacks; ran ping-pong"));
             }
             Accumulate::Blend => {}
             Accumulate::Copy => {
-                return Err(Error::Invalid(
-                    "frag-mrt accumulates by pingpong or blend; copy (Hall's 2003 framebuffer copy) would copy every attachment each pass".into(),
-                ));
+                return Err(Error::Invalid(format!(
+                    "{name} accumulates by pingpong or blend; copy (Hall's 2003 framebuffer copy) would copy every attachment each pass"
+                )));
             }
         }
     }
     let reads_f = blocks.len() > 1 && accumulate == Accumulate::PingPong;
     ctx.require_render(
-        Method::FragMrt.name(),
-        FORMAT,
+        name,
+        C_FORMAT,
         accumulate == Accumulate::Blend && blocks.len() > 1,
         "its fragments write C into float colour attachments; try another backend (WGPU_BACKEND=vulkan)",
     )?;
+    require_sampled(ctx, inputs)?;
     shape.check_limits(ctx, reads_f)?;
 
     let (ah, aw) = layout.a_size();
     let (bh, bw) = layout.b_size();
     let passes = blocks.len();
-    let at = MatrixTexture::new(ctx, "A (frag-mrt packed)", ah, aw, FORMAT, INPUT_USAGE)?;
-    at.write_bytes(ctx, bytemuck::cast_slice(&layout.pack_a(a)))?;
-    let bt = MatrixTexture::new(ctx, "B (frag-mrt packed)", bh, bw, FORMAT, INPUT_USAGE)?;
-    bt.write_bytes(ctx, bytemuck::cast_slice(&layout.pack_b(b)))?;
+    let format = inputs.format();
+    let at = MatrixTexture::new(ctx, "A (frag-mrt packed)", ah, aw, format, INPUT_USAGE)?;
+    layout.write_packed(ctx, &at, a, true, inputs)?;
+    let bt = MatrixTexture::new(ctx, "B (frag-mrt packed)", bh, bw, format, INPUT_USAGE)?;
+    layout.write_packed(ctx, &bt, b, false, inputs)?;
     let sets = if reads_f { 2 } else { 1 };
     let targets: Vec<Vec<MatrixTexture>> = (0..sets)
         .map(|set| {
@@ -632,7 +807,7 @@ pub fn record_with(
                         &format!("C attachment {t} (set {set})"),
                         layout.tiles_m,
                         layout.tiles_n,
-                        FORMAT,
+                        C_FORMAT,
                         TARGET_USAGE,
                     )
                 })
@@ -654,19 +829,20 @@ pub fn record_with(
             .iter()
             .map(|b| {
                 bytemuck::try_cast_slice::<u8, [f32; 4]>(b)
-                    .map_err(|e| Error::Readback(format!("frag-mrt: an attachment's texels: {e}")))
+                    .map_err(|e| Error::Readback(format!("{name}: an attachment's texels: {e}")))
             })
             .collect::<Result<Vec<_>>>()?;
         Ok(vec![layout.unpack(&texels)?])
     });
 
     notes.push(format!(
-        "block {} per fragment over {}x{} tiles, {} RGBA32F attachments, {:.1} FMA per texel fetched",
+        "block {} per fragment over {}x{} tiles, {} RGBA32F attachments, {:.1} FMA per texel fetched ({} bytes per texel)",
         shape.name(),
         layout.tiles_m,
         layout.tiles_n,
         shape.attachments(),
-        shape.fma_per_texel()
+        shape.fma_per_texel(),
+        inputs.bytes_per_texel()
     ));
     notes.push(match blocks.len() {
         1 => format!("whole k in one pass (k' = {})", layout.kp),
@@ -684,10 +860,83 @@ pub fn record_with(
         ),
     });
     notes.push(format!(
-        "A {m}x{k} as {ah}x{aw} RGBA (4 rows per texel), B {k}x{n} as {bh}x{bw} RGBA (4 columns per texel); packed and unpacked on the CPU"
+        "A {m}x{k} as {ah}x{aw} {format:?} (4 rows per texel), B {k}x{n} as {bh}x{bw} {format:?} (4 columns per texel); packed{} and unpacked on the CPU",
+        match inputs {
+            Inputs::F32 => "",
+            Inputs::F16 => " (rounded to f16)",
+        }
     ));
     work.notes = notes;
     Ok(work)
+}
+
+/// Error if a finite element of `x` would overflow f16 (|x| > 65504) and turn into infinity on
+/// the way in; NaN and infinity (with `--allow-nonfinite`) stay what they are.
+fn check_f16_range(x: &Matrix, name: &str) -> Result<()> {
+    let max = super::coop::F16_MAX;
+    match x.data.iter().position(|v| v.is_finite() && v.abs() > max) {
+        None => Ok(()),
+        Some(idx) => Err(Error::OutOfRange {
+            name: name.to_string(),
+            row: idx / x.cols,
+            col: idx % x.cols,
+            value: x.data[idx],
+            lo: -max,
+            hi: max,
+            why: format!(
+                "{} rounds its inputs to f16; frag-mrt takes them in f32",
+                Method::FragMrtF16.name()
+            ),
+        }),
+    }
+}
+
+/// One clear error unless A and B can be `inputs`' format here: sampled with `textureLoad` and
+/// written by the queue (WebGPU guarantees both for `Rgba16Float`; a GL driver may not).
+fn require_sampled(ctx: &GpuContext, inputs: Inputs) -> Result<()> {
+    let format = inputs.format();
+    let need = wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST;
+    if ctx.format_features(format).allowed_usages.contains(need) {
+        return Ok(());
+    }
+    Err(Error::FormatCapability {
+        adapter: ctx.info.name.clone(),
+        backend: format!("{:?}", ctx.info.backend),
+        method: inputs.method().name().to_string(),
+        format: format!("{format:?}"),
+        capability: "sampling and uploading",
+        hint: format!(
+            "its A and B are {format:?} textures; run {} (f32 inputs) or try another backend",
+            Method::FragMrt.name()
+        ),
+    })
+}
+
+/// The elementwise bound `frag-mrt-f16` is held to, in words: `coop`'s, for the same reasons.
+pub fn f16_bound_words(k: usize) -> String {
+    format!(
+        "every element within (2u + u^2 + (1+u)^2·gamma_k)·sum|a||b| + 2^-24·(sum_p|a_ip| + sum_p|b_pj|) + k·2^-48, \
+         u = 2^-11 (inputs rounded to f16), gamma_k = k·2^-22/(1 - k·2^-22) (f32 sums, 2^-22 per addition covering \
+         WGSL's faithful rounding of 2^-23, k = {k})"
+    )
+}
+
+/// Judge `c = a · b` as `frag-mrt-f16` computed it: every element within `coop`'s bound for
+/// f16 inputs and f32 accumulation ([`super::coop::error_bound`]), nothing non-finite.
+///
+/// The bound's argument holds here step by step: each input is rounded to f16 once (on upload,
+/// round to nearest even, subnormals included); `textureLoad` of an `Rgba16Float` texel gives
+/// the f16 values exactly as f32; the product of two f16 is exact in f32 (11 + 11 significant
+/// bits), fused or not; and each f32 addition errs by at most one unit in the last place
+/// (WGSL's rounding of f32 addition is faithful: 2⁻²³ relative), inside the 2⁻²² per addition
+/// that `coop`'s γ_k allows for the tensor cores' truncation. No element's sum takes more than
+/// k − 1 roundings: one pass adds its k' products in sequence (padding adds exact zeros), and
+/// with blocks of b the P block sums reach C through P − 1 more additions (b − 1 + P − 1 ≤ k − 1).
+/// Tiled products sum their k chunks in f64 on the host and round once (2⁻²⁴).
+pub fn verdict_f16(a: &Matrix, b: &Matrix, c: &Matrix) -> crate::check::Verdict {
+    let mut v = super::coop::verdict(a, b, c);
+    v.tolerance = f16_bound_words(a.cols);
+    v
 }
 
 /// Pipelines and bind groups of one multiply, built before the passes are timed.
@@ -761,7 +1010,7 @@ impl Engine {
             let color_targets: Vec<Option<wgpu::ColorTargetState>> = (0..shape.attachments())
                 .map(|_| {
                     Some(wgpu::ColorTargetState {
-                        format: FORMAT,
+                        format: C_FORMAT,
                         blend: blend.then_some(crate::gpu::pipeline::ADDITIVE),
                         write_mask: wgpu::ColorWrites::ALL,
                     })

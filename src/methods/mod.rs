@@ -46,6 +46,9 @@ pub enum Method {
     /// Hall §4's packing taken further: 4 rows / 4 columns per RGBA32F texel, a register
     /// block per fragment written to up to 8 colour attachments.
     FragMrt,
+    /// `FragMrt` with A and B rounded to f16 in `Rgba16Float` texels (half the bytes per
+    /// texel), sums still in f32: rendermm's variant, not the paper's.
+    FragMrtF16,
     /// HIP blog / 5kk73: one compute invocation per element of C, operands from global memory.
     CsNaive,
     /// HIP blog: 16×16 shared-memory tiles, zero-padded.
@@ -263,6 +266,21 @@ pub const TABLE: &[Info] = &[
             channels: false,
         },
         runs: Runs::Record(frag_mrt::record),
+    },
+    Info {
+        method: Method::FragMrtF16,
+        name: "frag-mrt-f16",
+        era: Era::RenderPassToday,
+        source: "Hall's packing taken further, with f16 inputs (rendermm's variant)",
+        summary: "frag-mrt with A and B rounded to f16 in RGBA16F texels (half the bytes per texel), f32 sums",
+        file: "methods/frag_mrt.rs",
+        takes: Takes {
+            precision: false,
+            block: true,
+            accumulate: true,
+            channels: false,
+        },
+        runs: Runs::Record(frag_mrt::record_f16),
     },
     compute(
         Method::CsNaive,

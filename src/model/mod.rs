@@ -29,7 +29,8 @@
 //! instructions): R×C tiles, (R+C)/4 texels per step of k (halved by quad sharing, s = 2),
 //! R·C/4 vec4 multiply-adds per step — 4n³(R+C)/(RCs) bytes of lookups, 0.375 bytes per flop at
 //! the default 4×8 with sharing (Hall's packed method: about 2). Its b is steps of k per pass;
-//! b ≥ k′ is its default single pass. See `docs/frag-mrt.md`.
+//! b ≥ k′ is its default single pass. `frag-mrt-f16`'s RGBA16F input texels halve the lookup
+//! bytes (0.19 bytes per flop). See `docs/frag-mrt.md`.
 //!
 //! The compute-shader methods have their own model — global-memory words and the
 //! computation-to-memory ratio — in [`crate::model::compute`]; [`compute`] is its entry point.
@@ -123,12 +124,13 @@ pub fn model(method: Method, m: usize, k: usize, n: usize, b: u32) -> Option<Mod
                 "n³(3b+4)/(8b)",
             )
         }
-        Method::FragMrt => {
+        Method::FragMrt | Method::FragMrtF16 => {
             // frag-mrt (its module docs): tiles of R×C, per step of k (R+C)/4 RGBA32F texels
             // fetched (halved by quad sharing), R·C/4 vec4 multiply-adds and (R+C)/8 quad swaps
             // (sharing); R·C floats written per pass and read back as F by the next (ping-pong).
             // The shape is the one a run would use (`RENDERMM_FRAG_MRT`, else the default);
-            // b ≥ k' is the default single pass.
+            // b ≥ k' is the default single pass. frag-mrt-f16's A and B texels are RGBA16F,
+            // 8 bytes instead of 16; C and F stay RGBA32F.
             let shape = crate::methods::frag_mrt::Shape::from_env().unwrap_or_default();
             let lay =
                 crate::methods::frag_mrt::Layout::new(shape, m as usize, k as usize, n as usize);
@@ -140,8 +142,9 @@ pub fn model(method: Method, m: usize, k: usize, n: usize, b: u32) -> Option<Mod
             let outs = shape.attachments() as u64;
             let f = (lay.tiles_m * lay.tiles_n) as u64;
             let f_reads = |passes: u64| if passes > 1 { outs * (passes - 1) } else { 0 };
-            let bpf = 16 * (bb * texels / step + outs + f_reads(p).min(outs));
-            let bytes = 16 * f * (kp * texels / step + outs * p + f_reads(p));
+            let tb = if method == Method::FragMrtF16 { 8 } else { 16 };
+            let bpf = tb * bb * texels / step + 16 * (outs + f_reads(p).min(outs));
+            let bytes = f * (tb * kp * texels / step + 16 * (outs * p + f_reads(p)));
             let swaps = |steps: u64| if step == 2 { steps * texels / 2 } else { 0 };
             let per_steps = |steps: u64| steps * outs + swaps(steps) + steps / u;
             let ipf = per_steps(bb) + 4 + f_reads(p).min(outs);
@@ -154,7 +157,11 @@ pub fn model(method: Method, m: usize, k: usize, n: usize, b: u32) -> Option<Mod
                 bytes,
                 ipf,
                 inst,
-                "4n³(R+C)/(R·C·s) + 4n²(2P−1)",
+                if tb == 8 {
+                    "2n³(R+C)/(R·C·s) + 4n²(2P−1)"
+                } else {
+                    "4n³(R+C)/(R·C·s) + 4n²(2P−1)"
+                },
                 "n³/4 + (s−1)·n³(R+C)/(8RC) + n³/(RCu) + O(n²)",
             )
         }
@@ -183,7 +190,7 @@ pub fn model(method: Method, m: usize, k: usize, n: usize, b: u32) -> Option<Mod
 pub fn for_run(method: Method, m: usize, k: usize, n: usize, passes: usize) -> Option<Model> {
     let depth = match method {
         Method::HallPacked => k.div_ceil(2),
-        Method::FragMrt => {
+        Method::FragMrt | Method::FragMrtF16 => {
             let shape = crate::methods::frag_mrt::Shape::from_env().unwrap_or_default();
             crate::methods::frag_mrt::Layout::new(shape, m, k, n).kp
         }

@@ -290,12 +290,14 @@ pub fn multiply_checked(
 /// - u8: exactly that method's CPU model at those widths, with the saturated count;
 /// - f16: within that method's derived bound;
 /// - f32 (every method): relative Frobenius error ≤ `method.tolerance()`;
-/// - `coop` (f16 inputs, f32 accumulation): every element within
+/// - `coop` and `frag-mrt-f16` (f16 inputs, f32 accumulation): every element within
 ///   [`crate::methods::coop::error_bound`].
 pub fn verdict_for(method: Method, opts: &Options, a: &Matrix, b: &Matrix, c: &Matrix) -> Verdict {
-    if method == Method::Coop {
-        // f16 inputs, f32 accumulation: its own elementwise bound.
-        return crate::methods::coop::verdict(a, b, c);
+    // f16 inputs, f32 accumulation: an elementwise bound of their own.
+    match method {
+        Method::Coop => return crate::methods::coop::verdict(a, b, c),
+        Method::FragMrtF16 => return crate::methods::frag_mrt::verdict_f16(a, b, c),
+        _ => {}
     }
     match method.pipeline(opts.block) {
         Some(pipeline) => check::judge_bits(

@@ -114,7 +114,11 @@ pub fn catalogue() -> String {
 fn render_pass(m: Method) -> bool {
     matches!(
         m,
-        Method::Lm | Method::HallBlocked | Method::HallPacked | Method::FragMrt
+        Method::Lm
+            | Method::HallBlocked
+            | Method::HallPacked
+            | Method::FragMrt
+            | Method::FragMrtF16
     )
 }
 
@@ -599,7 +603,7 @@ async fn run_request(req: &Request, page: &Page) -> Result<Value> {
     }
     if gpu.backend == "webgl2" && !render_pass(req.method) {
         return Err(Error::Invalid(format!(
-            "method {} is a compute shader, and WebGL2 has none; run it with WebGPU, or pick lm, hall-blocked, hall-packed or frag-mrt",
+            "method {} is a compute shader, and WebGL2 has none; run it with WebGPU, or pick lm, hall-blocked, hall-packed, frag-mrt or frag-mrt-f16",
             req.method
         )));
     }
