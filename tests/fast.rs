@@ -58,7 +58,7 @@ fn cs_fast_through_the_method_table() {
     assert!(stats.within(Method::CsFast.tolerance()), "{stats:?}");
     let notes = out.notes.join("\n");
     assert!(
-        notes.contains("variant") && notes.contains("zero-padded to 128x112x128"),
+        notes.contains("variant") && notes.contains("zero-padded to 128x104x64"),
         "{notes}"
     );
     assert!(notes.contains("bounds checks off"), "{notes}");
@@ -127,8 +127,9 @@ fn cs_fast_plans_cover_the_padded_product_exactly() {
 
 #[test]
 fn cs_fast_and_coop_have_compute_models() {
+    // The default 64×64 tile reads (64 + 64)·k floats per 2·64·64·k flops: 16 flop/B.
     let md = rendermm::model::compute::model(Method::CsFast, 4096, 4096, 4096).unwrap();
-    assert!(md.flop_per_byte > 30.0, "{md:?}");
+    assert!(md.flop_per_byte > 15.0, "{md:?}");
     let md = rendermm::model::compute::model(Method::Coop, 4096, 4096, 4096).unwrap();
     assert!(md.flop_per_byte > 30.0, "{md:?}");
 }

@@ -595,3 +595,76 @@ fn best_wall(
     }
     Ok((best, Clock::WallClock))
 }
+
+/// A short compute-FMA dispatch (about 5 ms on the H100), timed when the guard is made and again
+/// before each timed measurement, to tell whether the GPU still runs at the clock it had.
+///
+/// Why: the H100's clock governor drops the SM clock from 1980 MHz to 345-800 MHz a few seconds
+/// into a process that leaves the GPU idle between products (host-side uploads, checks, new
+/// inputs), and a kernel timed then runs 2-5× slow; whether it does depends on what ran before, so
+/// a variant or a method late in a list looked slower than it is (`docs/performance.md`, the clock
+/// governor). [`ClockGuard::settle`] times the dispatch and, while it runs over 1.15× its
+/// reference, keeps the GPU busy with it for up to a few seconds; it returns how far from the
+/// reference the clock was left, which the sweep and tune record beside their times. On the H100
+/// the governor lowered the clock every ~2.8 s while a tune ran, and one settle brought it back
+/// within a second; a measurement the clock fell during is taken again ([`ClockGuard::SLOW`]).
+pub struct ClockGuard<'a> {
+    dispatch: Box<dyn Fn() -> Result<()> + 'a>,
+    ctx: &'a GpuContext,
+    /// The dispatch's fastest time when the guard was made.
+    pub reference_ms: f64,
+}
+
+impl<'a> ClockGuard<'a> {
+    /// Below this fraction of the reference clock a measurement counts as timed slow.
+    pub const SLOW: f64 = 0.87;
+
+    /// The guard, on a GPU (on a CPU adapter there is no clock governor to guard against, and
+    /// the dispatch would take seconds: `None`).
+    pub fn new(ctx: &'a GpuContext) -> Result<Option<Self>> {
+        if ctx.info.device_type == wgpu::DeviceType::Cpu {
+            return Ok(None);
+        }
+        let module = ctx.shader("ceilings.wgsl", SHADER)?;
+        let params = params_buffer(ctx, 256);
+        let groups = 8192u32.min(ctx.limits.max_compute_workgroups_per_dimension);
+        let dispatch = dispatch_fma(ctx, &module, &params, groups)?;
+        let (reference_ms, _) = best(ctx, 3, &dispatch)?;
+        Ok(Some(Self {
+            dispatch: Box::new(dispatch),
+            ctx,
+            reference_ms,
+        }))
+    }
+
+    /// Time the dispatch once.
+    fn time(&self) -> Result<f64> {
+        let span = Span::begin(self.ctx)?;
+        (self.dispatch)()?;
+        Ok(span.end(self.ctx)?.0)
+    }
+
+    /// The clock now, as reference / the dispatch's time (no ramp): checked after a measurement,
+    /// since the governor can lower the clock during it.
+    pub fn ratio(&self) -> Result<f64> {
+        Ok(self.reference_ms / self.time()?)
+    }
+
+    /// Bring the clock back before a measurement: while the dispatch runs over 1.15× its
+    /// reference, submit it back to back for about 100 ms and time it again, for up to 3 s.
+    /// Returns reference / last time: 1.0 at the reference clock, 0.2 at a fifth of it.
+    pub fn settle(&self) -> Result<f64> {
+        let t0 = crate::clock::Instant::now();
+        loop {
+            let ms = self.time()?;
+            if ms <= 1.15 * self.reference_ms || t0.elapsed().as_secs_f64() > 3.0 {
+                return Ok(self.reference_ms / ms);
+            }
+            let burst = (100.0 / ms).ceil().clamp(1.0, 200.0) as usize;
+            for _ in 0..burst {
+                (self.dispatch)()?;
+            }
+            self.ctx.wait()?;
+        }
+    }
+}

@@ -8,7 +8,7 @@
 //! copy, readback. The last run's result is checked against the f64 reference (in full up to
 //! 2²⁷ multiply-adds, on 512 sampled elements above), so a fast wrong kernel cannot post a time.
 
-use crate::bench::ceilings::Ceilings;
+use crate::bench::ceilings::{Ceilings, ClockGuard};
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::gpu::timer::Clock;
@@ -99,6 +99,11 @@ pub struct SweepRow {
     pub ceiling: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ceiling_fraction: Option<f64>,
+    /// The GPU's clock just before the timed runs, as a fraction of the clock the sweep began
+    /// with ([`ClockGuard::settle`]; 1.0 on time, below 0.87 the row was timed slow); absent on
+    /// CPU adapters and CPU methods.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_ratio: Option<f64>,
     /// The f64 check of the last run.
     pub checked: String,
     pub passed: bool,
@@ -161,6 +166,8 @@ pub fn run(
             "bench sizes: give at least one size, every size at least 1".into(),
         ));
     }
+    // A guard against the clock governor (none on CPU adapters; a sweep without it still runs).
+    let guard = ClockGuard::new(ctx).ok().flatten();
     let mut rows = vec![];
     for &method in &opts.methods {
         // Every method runs on the one device. The 2-6x slowdowns first seen in a used device
@@ -177,7 +184,7 @@ pub fn run(
             for (i, &n) in opts.sizes.iter().enumerate() {
                 let row = match &too_slow {
                     Some(why) => skipped(method, precision, n, why.clone()),
-                    None => match run_row(ctx, method, precision, n, opts, ceilings) {
+                    None => match run_row(ctx, method, precision, n, opts, ceilings, guard.as_ref()) {
                         Ok((row, one_run_s)) => {
                             // The next size's run, at n³ work, predicted from this one.
                             let next = opts
@@ -237,6 +244,7 @@ fn skipped(method: Method, precision: Precision, n: usize, why: String) -> Sweep
         model_ginst_per_s: None,
         ceiling: None,
         ceiling_fraction: None,
+        clock_ratio: None,
         checked: "no".into(),
         passed: false,
         rel_err: None,
@@ -255,7 +263,8 @@ pub(crate) fn median(v: &mut [f64]) -> f64 {
     }
 }
 
-/// One row: warm up, time, check. Returns the row and the seconds one run took.
+/// One row: warm up, bring the clock back ([`ClockGuard::settle`]), time, check. Returns the row
+/// and the seconds one run took.
 fn run_row(
     ctx: &GpuContext,
     method: Method,
@@ -263,6 +272,7 @@ fn run_row(
     n: usize,
     opts: &SweepOptions,
     ceilings: Option<&Ceilings>,
+    guard: Option<&ClockGuard>,
 ) -> Result<(SweepRow, f64)> {
     let (lo, hi) = if precision == Precision::U8 {
         (0.0, 2.0 / (n as f32).sqrt())
@@ -284,31 +294,44 @@ fn run_row(
     }
     // Cut the repeats so a slow row takes about max_run_s.
     let repeats = ((opts.max_run_s / one_run_s.max(1e-6)) as usize).clamp(1, opts.repeats.max(1));
+    let mut clock_ratio = match guard {
+        Some(g) if method.is_gpu() => Some(g.settle()?),
+        _ => None,
+    };
     let mut times: Vec<Timings> = vec![];
     let mut used = precision;
     // Compute-harness methods repeat their compute phase back to back inside one call, so the
     // GPU is timed busy (see gpu::compute::with_timed_repeats); the others run `repeats` calls.
+    // The timed runs are taken again (up to twice) when the clock fell during them.
     let mut back_to_back = vec![];
-    if method.is_compute() || matches!(method, Method::CsFast | Method::Coop) {
-        // The clocks up first: the warm-up's host-side work left the device idle.
-        crate::bench::tune::ramp_clocks(last.timings.compute_time().0, || {
-            let _ = plan::multiply(gpu, method, &a, &b, &mut new_opts());
-        });
-        let mut o = new_opts();
-        let (out, runs) = crate::gpu::compute::with_timed_repeats(repeats, || {
-            plan::multiply(gpu, method, &a, &b, &mut o)
-        });
-        last = out?;
-        used = o.precision;
-        times.push(last.timings.clone());
-        back_to_back = runs;
-    } else {
-        for _ in 0..repeats {
+    for attempt in 1..=3 {
+        times.clear();
+        if method.is_compute() || matches!(method, Method::CsFast | Method::Coop) {
             let mut o = new_opts();
-            last = plan::multiply(gpu, method, &a, &b, &mut o)?;
+            let (out, runs) = crate::gpu::compute::with_timed_repeats(repeats, || {
+                plan::multiply(gpu, method, &a, &b, &mut o)
+            });
+            last = out?;
             used = o.precision;
             times.push(last.timings.clone());
+            back_to_back = runs;
+        } else {
+            for _ in 0..repeats {
+                let mut o = new_opts();
+                last = plan::multiply(gpu, method, &a, &b, &mut o)?;
+                used = o.precision;
+                times.push(last.timings.clone());
+            }
         }
+        let (Some(g), Some(before)) = (guard, clock_ratio) else {
+            break;
+        };
+        let after = g.ratio()?;
+        clock_ratio = Some(before.min(after));
+        if after >= ClockGuard::SLOW || attempt == 3 {
+            break;
+        }
+        clock_ratio = Some(g.settle()?);
     }
     let clock = times[0].compute_time().1;
     let mut compute: Vec<f64> = if back_to_back.is_empty() {
@@ -405,6 +428,7 @@ fn run_row(
         model_ginst_per_s: report.model_ginst_per_s,
         ceiling,
         ceiling_fraction: fraction,
+        clock_ratio,
         checked,
         passed,
         rel_err,
@@ -485,6 +509,20 @@ pub fn table(s: &Sweep) -> String {
             r.readback_ms,
             r.clock.name(),
             if r.passed { format!("ok ({})", r.checked) } else { format!("FAILED rel_err {:?}", r.rel_err) }
+        ));
+    }
+    let slow: Vec<String> = s
+        .rows
+        .iter()
+        .filter_map(|r| {
+            let c = r.clock_ratio.filter(|&c| c < ClockGuard::SLOW)?;
+            Some(format!("{} n={} ({:.0}%)", r.method, r.n, c * 100.0))
+        })
+        .collect();
+    if !slow.is_empty() {
+        out.push_str(&format!(
+            "timed with the GPU's clock below 87% of the sweep's start (the clock governor; these rows are slow): {}\n",
+            slow.join(", ")
         ));
     }
     out

@@ -13,6 +13,7 @@
 //! (`rendermm tune --method cs-fast|coop`; select the winner with `RENDERMM_CS_FAST` /
 //! `RENDERMM_COOP`).
 
+use crate::bench::ceilings::ClockGuard;
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::matrix::Matrix;
@@ -161,6 +162,10 @@ pub struct VariantPoint {
     /// Why the variant could not run (e.g. the driver refused its pipeline); its times are NaN.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The GPU's clock before the timed runs as a fraction of the clock tuning began with
+    /// ([`crate::bench::ceilings::ClockGuard::settle`]); absent on CPU adapters.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clock_ratio: Option<f64>,
 }
 
 /// The outcome of [`tune_variants`].
@@ -197,8 +202,8 @@ pub fn variant_names(method: Method) -> Vec<&'static str> {
 }
 
 /// Time every variant in `variants` of `method` (`cs-fast` or `coop`) on `a · b` as [`tune`]
-/// times block sizes — one warm-up run and a clock ramp ([`ramp_clocks`]), then `repeats` timed
-/// runs (back to back on the device where it has timestamps), the median counting — calling
+/// times block sizes — one warm-up run, the clock brought back ([`ClockGuard::settle`]), then
+/// `repeats` timed runs (back to back on the device where it has timestamps), the median counting — calling
 /// `progress(done, total, variant)` before each run and once more at the end. Each variant's last
 /// result is checked against the f64 reference (in full up to 2²⁷ multiply-adds, else on 512
 /// sampled elements; coop against its f16 bound), and a variant that fails is never the best.
@@ -246,6 +251,8 @@ pub fn tune_variants(
     let mut done = 0;
     let mut points = Vec::with_capacity(variants.len());
     let mut clock = crate::gpu::timer::Clock::WallClock;
+    // A guard against the clock governor (none on CPU adapters; tuning still runs without it).
+    let guard = ClockGuard::new(ctx).ok().flatten();
     if method == Method::Coop {
         // Not supported at all: one clear error rather than one per variant.
         coop::supported(ctx)?;
@@ -254,6 +261,7 @@ pub fn tune_variants(
         let mut times = Vec::with_capacity(repeats);
         let mut last = None;
         let mut failed = None;
+        let mut clock_ratio = None;
         for r in 0..=repeats {
             progress(done, total, name);
             done += 1;
@@ -262,7 +270,19 @@ pub fn tune_variants(
             let (out, back_to_back) = if r == 0 {
                 (f(), vec![])
             } else {
-                crate::gpu::compute::with_timed_repeats(repeats, f)
+                // Taken again (up to twice) when the clock fell during the timed runs.
+                let mut attempt = 0;
+                loop {
+                    let timed = crate::gpu::compute::with_timed_repeats(repeats, f);
+                    let Some(g) = &guard else { break timed };
+                    let after = g.ratio()?;
+                    clock_ratio = Some(clock_ratio.unwrap_or(1.0f64).min(after));
+                    attempt += 1;
+                    if after >= ClockGuard::SLOW || attempt == 3 || timed.0.is_err() {
+                        break timed;
+                    }
+                    clock_ratio = Some(g.settle()?);
+                }
             };
             let out = match out {
                 Ok(out) => out,
@@ -275,9 +295,9 @@ pub fn tune_variants(
             };
             let (t, c) = out.timings.compute_time();
             if r == 0 {
-                ramp_clocks(t, || {
-                    let _ = f();
-                });
+                if let Some(g) = &guard {
+                    clock_ratio = Some(g.settle()?);
+                }
             } else if back_to_back.len() == repeats {
                 times = back_to_back;
                 clock = c;
@@ -299,6 +319,7 @@ pub fn tune_variants(
                 rel_err: None,
                 passed: Some(false),
                 error: Some(error),
+                clock_ratio,
             });
             continue;
         }
@@ -323,6 +344,7 @@ pub fn tune_variants(
             rel_err: Some(rel_err),
             passed: Some(passed),
             error: None,
+            clock_ratio,
         });
     }
     progress(total, total, variants.last().map_or("", |s| s.as_str()));
@@ -364,19 +386,3 @@ pub fn tune_variants(
     })
 }
 
-/// About how long [`ramp_clocks`] keeps the device busy.
-pub const RAMP_MS: f64 = 300.0;
-
-/// Keep the device busy for about [`RAMP_MS`] by calling `run` (one product, whose compute phase
-/// took `one_ms`) with its compute phase repeated back to back, so that the timed runs after it
-/// find the clocks up. Whenever host-side work (random inputs, checks, uploads) leaves an H100
-/// idle, its clock governor drops the SM clock from 1980 MHz to 345-800 MHz within a second, and
-/// a variant timed then runs 2-3× slow (`docs/performance.md`, the clock governor). A run of
-/// a second or more (lavapipe, large render passes) needs no ramp.
-pub fn ramp_clocks(one_ms: f64, run: impl FnOnce()) {
-    if !(one_ms > 0.0) || one_ms >= RAMP_MS {
-        return;
-    }
-    let times = ((RAMP_MS / one_ms).ceil() as usize).clamp(1, 4096);
-    let _ = crate::gpu::compute::with_timed_repeats(times, run);
-}

@@ -207,11 +207,12 @@ fn tune_variants(args: TuneArgs, method: Method) -> Result<()> {
         return Ok(());
     }
     println!(
-        "\n{:<16} {:>12} {:>12} {:>10} {:>11}  (clock: {})",
+        "\n{:<16} {:>12} {:>12} {:>10} {:>6} {:>11}  (clock: {})",
         "variant",
         "median ms",
         "min ms",
         "GFLOP/s",
+        "clock",
         "rel_err",
         t.timing.name()
     );
@@ -223,9 +224,18 @@ fn tune_variants(args: TuneArgs, method: Method) -> Result<()> {
             (Some(e), _, _) => format!("{e:.3e} FAILED"),
             _ => "-".into(),
         };
+        // The GPU's clock before the timed runs, against the clock tuning began with.
+        let clock = p
+            .clock_ratio
+            .map_or("–".to_string(), |r| format!("{:.0}%", r * 100.0));
         println!(
-            "{:<16} {:>12.3} {:>12.3} {:>10.1} {:>11}{mark}",
+            "{:<16} {:>12.3} {:>12.3} {:>10.1} {clock:>6} {:>11}{mark}",
             p.variant, p.compute_ms, p.min_ms, p.gflops, check
+        );
+    }
+    if t.points.iter().any(|p| p.clock_ratio.is_some_and(|r| r < rendermm::bench::ceilings::ClockGuard::SLOW)) {
+        println!(
+            "\nclock below 87%: the GPU's clock governor had lowered the clock and it did not come back within 3 s; those rows are timed slow"
         );
     }
     println!(
