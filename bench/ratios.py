@@ -8,7 +8,7 @@ adapter's own ceilings (measured in the same run) and the cuBLAS/PyTorch anchor
 import json
 import sys
 
-RENDER = {"lm", "hall-blocked", "hall-packed", "frag-mrt"}
+RENDER = {"lm", "hall-blocked", "hall-packed", "frag-mrt", "frag-mrt-f16"}
 CPU = {"cpu-naive", "cpu-fast"}
 
 
@@ -18,6 +18,7 @@ def main() -> None:
     bench = json.load(open(sys.argv[1]))
     anchor = json.load(open(sys.argv[2]))
     ceil = {c["name"]: c["value"] for c in bench["ceilings"]["ceilings"]}
+    theory = {c["name"]: c["theoretical"] for c in bench["ceilings"]["ceilings"] if c.get("theoretical")}
     rows = [r for r in bench["rows"] if r.get("skipped") is None and r.get("passed")]
     anchor_rows = {(r["method"], r["n"]): r["gflops"] for r in anchor["rows"] if "n" in r}
     anchor_ms = {(r["method"], r["n"]): r["median_ms"] for r in anchor["rows"] if "n" in r}
@@ -45,6 +46,16 @@ def main() -> None:
     line("best render-pass method", r, f'{r["gflops"]:.0f} GFLOP/s' if r else "",
          f'fragment-FMA ceiling {ceil.get("fragment-fma", float("nan")):.0f} GFLOP/s',
          r["gflops"] / ceil["fragment-fma"] if r and "fragment-fma" in ceil else None, 0.70)
+    peak = theory.get("fragment-fma")
+    for name in ("frag-mrt", "frag-mrt-f16"):
+        fr = next((x for x in at_n if x["method"] == name), None)
+        if fr and peak:
+            line(f"{name} vs the 4-SM fragment peak", fr, f'{fr["gflops"]:.0f} GFLOP/s',
+                 f"theoretical {peak:.0f} GFLOP/s", fr["gflops"] / peak, 0.80)
+    for name in ("compute-fma", "fragment-fma", "texture-fetch"):
+        if name in ceil and name in theory:
+            out.append(f'| ceiling {name} | {ceil[name]:.1f} | theoretical {theory[name]:.1f} | '
+                       f'{ceil[name] / theory[name]:.2f}x | >= 0.90x | {"met" if ceil[name] / theory[name] >= 0.90 else "not met"} |')
     lm = next((x for x in at_n if x["method"] == "lm"), None)
     if lm is None:  # L-M may have been cut at a smaller n for time; use its largest n
         lms = [x for x in rows if x["method"] == "lm" and x["precision"] == "f32"]
@@ -79,6 +90,12 @@ def main() -> None:
              torch_host / total if torch_host else None, 1.00)
     over = [x for x in rows if (x.get("ceiling_fraction") or 0) > 1.0]
     out.append(f'| no method above its ceiling | {", ".join(x["method"] + " n=" + str(x["n"]) for x in over) or "none"} | each row\'s ceiling | — | — | {"not met" if over else "met"} |')
+    slow = [x for x in rows if x.get("clock_ratio") is not None and x["clock_ratio"] < 0.87]
+    slow_list = ", ".join("%s n=%d (%.2f)" % (x["method"], x["n"], x["clock_ratio"]) for x in slow) or "all"
+    recorded = any(x.get("clock_ratio") is not None for x in rows)
+    if not recorded:
+        slow_list = "not recorded (a sweep without the clock guard)"
+    out.append(f'| every row timed at full clock (clock guard) | {slow_list} | the clock the sweep began with | — | — | {"not met" if slow else ("met" if recorded else "—")} |')
     print(f'adapter: {bench["adapter"]} ({bench["backend"]}); anchor: {anchor.get("device", "?")}, torch {anchor.get("torch", "?")}; n = {n}')
     print()
     print("| method family | best | yardstick | ratio | target | |")
