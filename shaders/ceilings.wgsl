@@ -19,6 +19,14 @@ fn vs_fullscreen(@builtin(vertex_index) vi: u32) -> @builtin(position) vec4f {
     return vec4f(x, y, 0.0, 1.0);
 }
 
+// A two-triangle strip over the target (4 vertices), as `lm` draws each slice.
+@vertex
+fn vs_quad(@builtin(vertex_index) vi: u32) -> @builtin(position) vec4f {
+    let x = f32(vi & 1u) * 2.0 - 1.0;
+    let y = f32((vi >> 1u) & 1u) * 2.0 - 1.0;
+    return vec4f(x, y, 0.0, 1.0);
+}
+
 // 32 independent vec4 FMA chains per iteration: 32 · 4 · 2 = 256 flops per iteration per
 // invocation. Chosen with `cargo run --release --example fma_variants` on the H100: 8, 16 and 32
 // vec4 chains and 64 or 128 scalar ones, constant or uniform operands, workgroups of 128-1024;

@@ -157,31 +157,37 @@ pub fn measure(ctx: &GpuContext, quick: bool) -> Result<Ceilings> {
     ));
 
     // Additive blend into R32Float: side² fragments per layer, `blend_layers` layers, at the full
-    // side and at a half and a quarter of it with 4 and 16 times the layers (the same fragments):
-    // the rate depends on whether the target stays in cache (a 2048² R32Float target is 16 MiB,
-    // inside the H100's 50 MB L2; 4096² is not), and the ceiling is the best of them.
+    // side and at a half and a quarter of it with 4 and 16 times the layers (the same fragments),
+    // each drawn as one full-screen triangle and as a two-triangle strip (as `lm` draws): the rate
+    // depends on whether the target stays in cache (a 2048² R32Float target is 16 MiB, inside the
+    // H100's 50 MB L2; 4096² is not) and a little on the primitive, and the ceiling is the best.
     if ctx.has(wgpu::Features::FLOAT32_BLENDABLE) {
         let params = params_buffer(ctx, 1);
         let mut tried = vec![];
-        let mut top: Option<(f64, u32, u32, Clock)> = None;
+        let mut top: Option<(f64, u32, u32, &str, Clock)> = None;
         for shrink in [1u32, 2, 4] {
-            let side = (s.side / shrink).max(1);
-            let layers = s.blend_layers * shrink * shrink;
-            let draw = draw_fullscreen(ctx, &module, "fs_blend", &params, None, side, layers, true)?;
-            let (ms, clock) = best(ctx, s.repeats, &draw)?;
-            let rate = side as f64 * side as f64 * layers as f64 / ms / 1e6;
-            tried.push(format!("{side}² {rate:.1}"));
-            if top.is_none_or(|t| rate > t.0) {
-                top = Some((rate, side, layers, clock));
+            for quad in [false, true] {
+                let side = (s.side / shrink).max(1);
+                let layers = s.blend_layers * shrink * shrink;
+                let draw = draw_covering(
+                    ctx, &module, "fs_blend", &params, None, side, layers, true, quad,
+                )?;
+                let (ms, clock) = best(ctx, s.repeats, &draw)?;
+                let rate = side as f64 * side as f64 * layers as f64 / ms / 1e6;
+                let shape = if quad { "strip" } else { "triangle" };
+                tried.push(format!("{side}² {shape} {rate:.2}"));
+                if top.is_none_or(|t| rate > t.0) {
+                    top = Some((rate, side, layers, shape, clock));
+                }
             }
         }
-        let (rate, side, layers, clock) = top.expect("three sizes were tried");
+        let (rate, side, layers, shape, clock) = top.expect("six configurations were tried");
         out.push(ceiling(
             "blend-r32f",
             rate,
             "Gfragments/s",
             format!(
-                "{side}x{side} fragments x {layers} blended layers, the best of three target sizes (Gfragments/s: {})",
+                "{side}x{side} fragments x {layers} blended layers ({shape}), the best of three target sizes and two primitives (Gfragments/s: {})",
                 tried.join(", ")
             ),
             clock,
@@ -360,6 +366,28 @@ fn draw_fullscreen<'a>(
     layers: u32,
     blend: bool,
 ) -> Result<impl Fn() -> Result<()> + 'a> {
+    draw_covering(ctx, module, fs, params, texture, side, layers, blend, false)
+}
+
+/// [`draw_fullscreen`], or with `quad` a two-triangle strip over the target, as `lm` draws its
+/// slices (4 vertices, `vs_quad`).
+#[allow(clippy::too_many_arguments)]
+fn draw_covering<'a>(
+    ctx: &'a GpuContext,
+    module: &wgpu::ShaderModule,
+    fs: &'a str,
+    params: &wgpu::Buffer,
+    texture: Option<&wgpu::TextureView>,
+    side: u32,
+    layers: u32,
+    blend: bool,
+    quad: bool,
+) -> Result<impl Fn() -> Result<()> + 'a> {
+    let (vs, topology, vertices) = if quad {
+        ("vs_quad", wgpu::PrimitiveTopology::TriangleStrip, 4)
+    } else {
+        ("vs_fullscreen", wgpu::PrimitiveTopology::TriangleList, 3)
+    };
     let (view, pipeline, bg) = ctx.scoped(&format!("ceiling {fs}"), || {
         let target = ctx.device.create_texture(&wgpu::TextureDescriptor {
             label: Some("ceiling target"),
@@ -381,8 +409,8 @@ fn draw_fullscreen<'a>(
             fs,
             None,
             module,
-            "vs_fullscreen",
-            wgpu::PrimitiveTopology::TriangleList,
+            vs,
+            topology,
             fs,
             &[Some(wgpu::ColorTargetState {
                 format: wgpu::TextureFormat::R32Float,
@@ -414,7 +442,7 @@ fn draw_fullscreen<'a>(
                 let mut pass = crate::gpu::pipeline::color_pass(&mut enc, fs, &[&view], true);
                 pass.set_pipeline(&pipeline);
                 pass.set_bind_group(0, &bg, &[]);
-                pass.draw(0..3, 0..layers);
+                pass.draw(0..vertices, 0..layers);
             }
             ctx.queue.submit([enc.finish()]);
             Ok(())
