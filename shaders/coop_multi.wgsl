@@ -1,11 +1,14 @@
 // coop, several subgroups per workgroup: the variants `128x128-frag`, `256x128-frag` and
-// `128x128-frag-pipe` of `coop` (src/methods/coop.rs). Same arithmetic as `shaders/coop.wgsl`'s
-// `main_4x4` with FRAGMENTS = true (f16 fragments of 16×16 loaded straight from global memory,
-// f32 accumulators, one tensor-core multiply-add per pair), but a workgroup is SM×SN subgroups of
-// 32 invocations, each computing its own 64×64 block of a (64·SM)×(64·SN) workgroup tile of C:
-// the subgroups of one workgroup run on one SM at about the same pace, so the fragments of A
-// (shared along a tile row) and of B (shared along a tile column) they load at the same k step
-// come from L1 rather than L2 after the first.
+// `128x128-frag-pipe` of `coop` (src/methods/coop.rs), and below them the staged variants
+// `128x128-smem`, `128x128-smem-db`, `128x128-smem-db-64x32` and `128x256-smem-pf`, which copy
+// tiles of A and B into workgroup memory first (see "Staged in workgroup memory").
+//
+// The `-frag` variants: same arithmetic as `shaders/coop.wgsl`'s `main_4x4` with FRAGMENTS = true
+// (f16 fragments of 16×16 loaded straight from global memory, f32 accumulators, one tensor-core
+// multiply-add per pair), but a workgroup is SM×SN subgroups of 32 invocations, each computing its
+// own 64×64 block of a (64·SM)×(64·SN) workgroup tile of C: the subgroups of one workgroup run on
+// one SM at about the same pace, so the fragments of A (shared along a tile row) and of B (shared
+// along a tile column) they load at the same k step come from L1 rather than L2 after the first.
 //
 // Subgroup s = local_invocation_index / 32 takes block (s / SN, s % SN) of the tile. A
 // cooperative matrix belongs to a whole subgroup, so that index must be uniform in each
@@ -13,10 +16,10 @@
 // NVIDIA layout; the host refuses subgroups wider than 32). Narrower subgroups that partition
 // consecutive invocations compute their 32-group's block redundantly, as in coop.wgsl.
 //
-// Layout: only the fragment layout of coop.wgsl (FRAGMENTS = true there): A's fragment (I, P)
-// at (I·k/16 + P)·256, B's fragment (P, J) at (J·k/16 + P)·256, each 512 contiguous bytes;
-// c[i·n + j] = C(i, j) as f32, row-major. The host pads m to 64·SM, n to 64·SN and k to 16, so
-// there are no edge tests (runtime bounds checks off, as for coop.wgsl). Grid:
+// Layout of the `-frag` variants: the fragment layout of coop.wgsl (FRAGMENTS = true there): A's
+// fragment (I, P) at (I·k/16 + P)·256, B's fragment (P, J) at (J·k/16 + P)·256, each 512
+// contiguous bytes; c[i·n + j] = C(i, j) as f32, row-major. The host pads m to 64·SM, n to 64·SN
+// and k to 16, so there are no edge tests (runtime bounds checks off, as for coop.wgsl). Grid:
 // (n / (64·SN), m / (64·SM)).
 //
 // `main_2x2_pipe` is `main_2x2` with the next k step's eight fragments loaded before the
@@ -223,4 +226,540 @@ fn main_2x2_pipe(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_ind
     let row0 = wg.y * 128u + (s / 2u) * 64u;
     let col0 = wg.x * 128u + (s % 2u) * 64u;
     block_4x4_pipe(row0, col0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Staged in workgroup memory: the `-smem` variants (as CUTLASS, and NVIDIA's
+// vk_cooperative_matrix_perf `shmem.comp`, do). Per k step of BK = 32 all invocations of the
+// workgroup copy the A tile (BM×32) and the B tile (32×BN) from global into workgroup memory;
+// after a barrier each subgroup loads its fragments from there, so each element of A and B comes
+// from L2 once per workgroup rather than once per subgroup.
+//
+// The copy moves quads (vec4<f16>, 8 bytes), never single f16: the buffers are read through a
+// second view as arrays of quads (a4, b4 below), the staged tiles are arrays of quads, and the
+// fragment loads take a pointer to a quad. naga 30 allows that and no wider: a cooperative load
+// accepts a pointer to any scalar or vector in any address space (naga/src/valid/expression.rs),
+// but takes the fragment's element type from the pointer's scalar (naga/src/proc/typifier.rs), so
+// the pointer must be to f16 or vecN<f16> — a vec4<u32> view (16 bytes, as shmem.comp uses in
+// GLSL) would give a u32 fragment — and WGSL's bitcast cannot split a u32 into f16 there (naga
+// lowers it to a conversion that keeps the width). The fragment stride counts quads, as
+// SPV_KHR_cooperative_matrix counts the pointer's elements.
+//
+// Layout: row-major (FRAGMENTS = false in coop.wgsl), k padded to 32 on the host: A's row i is
+// the quads a4[i·k/4 .. (i + 1)·k/4), B's row p is b4[p·n/4 .. (p + 1)·n/4); a tile row of A (32
+// f16) is 8 quads, 64 contiguous bytes, one of B is BN/4 quads. In workgroup memory each tile is
+// row-major with 2 quads (8 f16) of padding per row: A rows SA = 10 quads apart, B rows BN/4 + 2
+// (SB = 34, SB_WIDE = 66). So the 8 rows of 16 bytes that a fragment load reads at a time (80,
+// 272 or 528 bytes apart) fall in 8 different 16-byte slots of the 128 bytes the banks serve at
+// once: no bank conflicts; and every fragment starts, and every stride is, a multiple of 16
+// bytes (the alignment Vulkan asks of fragment loads).
+//
+// The four kernels differ in the tile, the subgroups and how the copy overlaps the multiply-adds:
+// - main_smem_2x2 (`128x128-smem`): 128×128 tile, 2×2 subgroups of 64×64 (4×4 fragments), one
+//   buffer: copy, barrier, multiply-adds, barrier;
+// - main_smem_2x2_db (`128x128-smem-db`): the same with two buffers: the next step's quads are
+//   loaded into registers before this step's multiply-adds and stored into the other buffer
+//   after them, one barrier per step;
+// - main_smem_2x4_db (`128x128-smem-db-64x32`): as main_smem_2x2_db with 2×4 subgroups of 64×32
+//   (256 invocations);
+// - main_smem_2x4_pf (`128x256-smem-pf`): 128×256 tile, 2×4 subgroups of 64×64 (256
+//   invocations), one buffer (two would not fit in 48 KiB), the next step's quads loaded into
+//   registers before the multiply-adds and stored after the next barrier (two barriers per step).
+// All four use the same workgroup arrays (37888 bytes), whether they fill one buffer or two.
+//
+// Barriers: workgroupBarrier() between the stores of a buffer and the fragment loads from it,
+// and between those loads and the next stores into it. (naga 30 writes this module under the
+// Vulkan memory model, which cooperative matrices need, without marking workgroup accesses
+// non-private; by the letter of that model its barriers then do not order them, so these kernels
+// rely on the driver treating a workgroup barrier as it does under the GLSL450 model.)
+//
+// Grid: (n / BN, m / BM); the host pads m to BM, n to BN and k to 32, so tr + BM <= m,
+// tc + BN <= n and k0 + 32 <= k (kn too) below: each function states what that bounds.
+
+// A and B again, as quads of f16 (the same buffers, read only by the staged kernels).
+@group(0) @binding(0) var<storage, read> a4: array<vec4<f16>>;
+@group(0) @binding(1) var<storage, read> b4: array<vec4<f16>>;
+
+// The k step of the staged kernels.
+const BK: u32 = 32u;
+// Quads per staged A row: 32 f16 = 8 quads, and 2 of padding.
+const SA: u32 = 10u;
+// Quads per staged A tile of 128 rows.
+const SA_TILE: u32 = 1280u;
+// Quads per staged B row, 128 f16 wide: 32 quads and 2 of padding; 256 wide: 64 and 2.
+const SB: u32 = 34u;
+const SB_WIDE: u32 = 66u;
+// Quads per staged B tile of 32 rows, 128 wide.
+const SB_TILE: u32 = 1088u;
+
+// Two A tiles of 128×32 (2·SA_TILE quads), or one (main_smem_2x2, main_smem_2x4_pf).
+var<workgroup> sa: array<vec4<f16>, 2560>;
+// Two B tiles of 32×128 (2·SB_TILE quads), or one; or one of 32×256 (32·SB_WIDE = 2112 quads).
+var<workgroup> sb: array<vec4<f16>, 2176>;
+
+// Quad e (< 1024) of the A tile of rows tr..tr + 127 and columns k0..k0 + 31: row tr + e / 8,
+// columns k0 + 4·(e % 8) .. + 3. In range: tr + e / 8 < tr + 128 <= m and k0 / 4 + e % 8 <
+// (k0 + 32) / 4 <= k / 4 (k0 and k multiples of 32), so the index is below m·k/4, the quads of A.
+fn tile_a(tr: u32, k0: u32, e: u32) -> vec4<f16> {
+    return a4[(tr + e / 8u) * (dims.k / 4u) + k0 / 4u + e % 8u];
+}
+
+// Quad e (< 32·w) of the B tile of rows k0..k0 + 31 and columns tc..tc + 4·w − 1 (w = BN / 4:
+// 32 or 64): row k0 + e / w, columns tc + 4·(e % w) .. + 3. In range: k0 + e / w < k0 + 32 <= k
+// and tc / 4 + e % w < (tc + BN) / 4 <= n / 4 (tc and n multiples of BN), so the index is below
+// k·n/4, the quads of B.
+fn tile_b(k0: u32, tc: u32, e: u32, w: u32) -> vec4<f16> {
+    return b4[(k0 + e / w) * (dims.n / 4u) + tc / 4u + e % w];
+}
+
+// Quad e (< 1024) of an A tile into the staged A tile at quad `at` (0 or SA_TILE): row e / 8,
+// quad e % 8. In range: at + (e / 8)·SA + e % 8 <= at + 127·10 + 7 < at + SA_TILE <= 2560.
+fn stage_a(at: u32, e: u32, v: vec4<f16>) {
+    sa[at + (e / 8u) * SA + e % 8u] = v;
+}
+
+// Quad e (< 32·w) of a B tile w quads wide into the staged B tile at quad `at`, rows w + 2 quads
+// apart: row e / w, quad e % w. In range: at + (e / w)·(w + 2) + e % w <= at + 31·(w + 2) + w − 1
+// < at + 32·(w + 2), which is at + SB_TILE <= 2176 for w = 32 (at = 0 or SB_TILE) and 2112 for
+// w = 64 (at = 0).
+fn stage_b(at: u32, e: u32, w: u32, v: vec4<f16>) {
+    sb[at + (e / w) * (w + 2u) + e % w] = v;
+}
+
+// The A fragment of rows row..row + 15 (row <= 112) and k columns 16·h..16·h + 15 (h = 0, 1) of
+// the staged A tile at quad `at`: quads row·SA + 4h .. + 3 of each row. In range: the last quad
+// read is at + (row + 15)·SA + 4h + 3 <= at + 127·10 + 7 < at + SA_TILE.
+fn frag_a(at: u32, row: u32, h: u32) -> FragA {
+    let i = at + row * SA + 4u * h;
+    let stride = SA;
+    return coopLoadT<FragA>(&sa[i], stride);
+}
+
+// The B fragment of k rows 16·h..16·h + 15 (h = 0, 1) and columns col..col + 15 (col a multiple
+// of 16, col + 16 <= 4·(stride − 2)) of the staged B tile at quad `at` whose rows are `stride`
+// quads apart: quads (16h + r)·stride + col / 4 .. + 3 of row r. In range: the last quad read is
+// at + 31·stride + col / 4 + 3 <= at + 32·stride − 3 (as for stage_b).
+fn frag_b(at: u32, h: u32, col: u32, stride: u32) -> FragB {
+    let i = at + 16u * h * stride + col / 4u;
+    return coopLoadT<FragB>(&sb[i], stride);
+}
+
+// `128x128-smem`: 2×2 subgroups of 64×64, one staged tile per operand.
+@compute @workgroup_size(128)
+fn main_smem_2x2(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_index) li: u32) {
+    let s = li / 32u;
+    let tr = wg.y * 128u;
+    let tc = wg.x * 128u;
+    // The subgroup's block: rows ar..ar + 63 and columns bc..bc + 63 of the tile.
+    let ar = (s / 2u) * 64u;
+    let bc = (s % 2u) * 64u;
+    var c00 = Acc();
+    var c01 = Acc();
+    var c02 = Acc();
+    var c03 = Acc();
+    var c10 = Acc();
+    var c11 = Acc();
+    var c12 = Acc();
+    var c13 = Acc();
+    var c20 = Acc();
+    var c21 = Acc();
+    var c22 = Acc();
+    var c23 = Acc();
+    var c30 = Acc();
+    var c31 = Acc();
+    var c32 = Acc();
+    var c33 = Acc();
+    for (var k0 = 0u; k0 < dims.k; k0 += BK) {
+        // 1024 quads of A (128×32) and 1024 of B (32×128), 8 of each per invocation.
+        for (var q = 0u; q < 8u; q++) {
+            let e = li + 128u * q;
+            stage_a(0u, e, tile_a(tr, k0, e));
+            stage_b(0u, e, 32u, tile_b(k0, tc, e, 32u));
+        }
+        workgroupBarrier();
+        for (var h = 0u; h < 2u; h++) {
+            let b0 = frag_b(0u, h, bc, SB);
+            let b1 = frag_b(0u, h, bc + 16u, SB);
+            let b2 = frag_b(0u, h, bc + 32u, SB);
+            let b3 = frag_b(0u, h, bc + 48u, SB);
+            let a0 = frag_a(0u, ar, h);
+            let a1 = frag_a(0u, ar + 16u, h);
+            let a2 = frag_a(0u, ar + 32u, h);
+            let a3 = frag_a(0u, ar + 48u, h);
+            c00 = coopMultiplyAdd(a0, b0, c00);
+            c01 = coopMultiplyAdd(a0, b1, c01);
+            c02 = coopMultiplyAdd(a0, b2, c02);
+            c03 = coopMultiplyAdd(a0, b3, c03);
+            c10 = coopMultiplyAdd(a1, b0, c10);
+            c11 = coopMultiplyAdd(a1, b1, c11);
+            c12 = coopMultiplyAdd(a1, b2, c12);
+            c13 = coopMultiplyAdd(a1, b3, c13);
+            c20 = coopMultiplyAdd(a2, b0, c20);
+            c21 = coopMultiplyAdd(a2, b1, c21);
+            c22 = coopMultiplyAdd(a2, b2, c22);
+            c23 = coopMultiplyAdd(a2, b3, c23);
+            c30 = coopMultiplyAdd(a3, b0, c30);
+            c31 = coopMultiplyAdd(a3, b1, c31);
+            c32 = coopMultiplyAdd(a3, b2, c32);
+            c33 = coopMultiplyAdd(a3, b3, c33);
+        }
+        workgroupBarrier();
+    }
+    let row0 = tr + ar;
+    let col0 = tc + bc;
+    store_c(c00, row0, 0u, col0, 0u);
+    store_c(c01, row0, 0u, col0, 1u);
+    store_c(c02, row0, 0u, col0, 2u);
+    store_c(c03, row0, 0u, col0, 3u);
+    store_c(c10, row0, 1u, col0, 0u);
+    store_c(c11, row0, 1u, col0, 1u);
+    store_c(c12, row0, 1u, col0, 2u);
+    store_c(c13, row0, 1u, col0, 3u);
+    store_c(c20, row0, 2u, col0, 0u);
+    store_c(c21, row0, 2u, col0, 1u);
+    store_c(c22, row0, 2u, col0, 2u);
+    store_c(c23, row0, 2u, col0, 3u);
+    store_c(c30, row0, 3u, col0, 0u);
+    store_c(c31, row0, 3u, col0, 1u);
+    store_c(c32, row0, 3u, col0, 2u);
+    store_c(c33, row0, 3u, col0, 3u);
+}
+
+// `128x128-smem-db`: 2×2 subgroups of 64×64, two staged tiles per operand.
+@compute @workgroup_size(128)
+fn main_smem_2x2_db(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_index) li: u32) {
+    let s = li / 32u;
+    let tr = wg.y * 128u;
+    let tc = wg.x * 128u;
+    // The subgroup's block: rows ar..ar + 63 and columns bc..bc + 63 of the tile.
+    let ar = (s / 2u) * 64u;
+    let bc = (s % 2u) * 64u;
+    var c00 = Acc();
+    var c01 = Acc();
+    var c02 = Acc();
+    var c03 = Acc();
+    var c10 = Acc();
+    var c11 = Acc();
+    var c12 = Acc();
+    var c13 = Acc();
+    var c20 = Acc();
+    var c21 = Acc();
+    var c22 = Acc();
+    var c23 = Acc();
+    var c30 = Acc();
+    var c31 = Acc();
+    var c32 = Acc();
+    var c33 = Acc();
+    // Invocation li copies quads li + 128·q (q < 8) of each tile: all 1024 of A (128×32) and
+    // all 1024 of B (32×128, w = 32). The first step's tiles into buffer 0.
+    stage_a(0u, li, tile_a(tr, 0u, li));
+    stage_a(0u, li + 128u, tile_a(tr, 0u, li + 128u));
+    stage_a(0u, li + 256u, tile_a(tr, 0u, li + 256u));
+    stage_a(0u, li + 384u, tile_a(tr, 0u, li + 384u));
+    stage_a(0u, li + 512u, tile_a(tr, 0u, li + 512u));
+    stage_a(0u, li + 640u, tile_a(tr, 0u, li + 640u));
+    stage_a(0u, li + 768u, tile_a(tr, 0u, li + 768u));
+    stage_a(0u, li + 896u, tile_a(tr, 0u, li + 896u));
+    stage_b(0u, li, 32u, tile_b(0u, tc, li, 32u));
+    stage_b(0u, li + 128u, 32u, tile_b(0u, tc, li + 128u, 32u));
+    stage_b(0u, li + 256u, 32u, tile_b(0u, tc, li + 256u, 32u));
+    stage_b(0u, li + 384u, 32u, tile_b(0u, tc, li + 384u, 32u));
+    stage_b(0u, li + 512u, 32u, tile_b(0u, tc, li + 512u, 32u));
+    stage_b(0u, li + 640u, 32u, tile_b(0u, tc, li + 640u, 32u));
+    stage_b(0u, li + 768u, 32u, tile_b(0u, tc, li + 768u, 32u));
+    stage_b(0u, li + 896u, 32u, tile_b(0u, tc, li + 896u, 32u));
+    workgroupBarrier();
+    var cur = 0u; // the buffer holding this step's tiles
+    for (var k0 = 0u; k0 < dims.k; k0 += BK) {
+        // The next step's tiles into registers (on the last step the last tiles again, stored
+        // into the other buffer and never read): kn + 32 <= k.
+        let kn = min(k0 + BK, dims.k - BK);
+        let pa0 = tile_a(tr, kn, li);
+        let pa1 = tile_a(tr, kn, li + 128u);
+        let pa2 = tile_a(tr, kn, li + 256u);
+        let pa3 = tile_a(tr, kn, li + 384u);
+        let pa4 = tile_a(tr, kn, li + 512u);
+        let pa5 = tile_a(tr, kn, li + 640u);
+        let pa6 = tile_a(tr, kn, li + 768u);
+        let pa7 = tile_a(tr, kn, li + 896u);
+        let pb0 = tile_b(kn, tc, li, 32u);
+        let pb1 = tile_b(kn, tc, li + 128u, 32u);
+        let pb2 = tile_b(kn, tc, li + 256u, 32u);
+        let pb3 = tile_b(kn, tc, li + 384u, 32u);
+        let pb4 = tile_b(kn, tc, li + 512u, 32u);
+        let pb5 = tile_b(kn, tc, li + 640u, 32u);
+        let pb6 = tile_b(kn, tc, li + 768u, 32u);
+        let pb7 = tile_b(kn, tc, li + 896u, 32u);
+        let at = cur * SA_TILE;
+        let bt = cur * SB_TILE;
+        for (var h = 0u; h < 2u; h++) {
+            let b0 = frag_b(bt, h, bc, SB);
+            let b1 = frag_b(bt, h, bc + 16u, SB);
+            let b2 = frag_b(bt, h, bc + 32u, SB);
+            let b3 = frag_b(bt, h, bc + 48u, SB);
+            let a0 = frag_a(at, ar, h);
+            let a1 = frag_a(at, ar + 16u, h);
+            let a2 = frag_a(at, ar + 32u, h);
+            let a3 = frag_a(at, ar + 48u, h);
+            c00 = coopMultiplyAdd(a0, b0, c00);
+            c01 = coopMultiplyAdd(a0, b1, c01);
+            c02 = coopMultiplyAdd(a0, b2, c02);
+            c03 = coopMultiplyAdd(a0, b3, c03);
+            c10 = coopMultiplyAdd(a1, b0, c10);
+            c11 = coopMultiplyAdd(a1, b1, c11);
+            c12 = coopMultiplyAdd(a1, b2, c12);
+            c13 = coopMultiplyAdd(a1, b3, c13);
+            c20 = coopMultiplyAdd(a2, b0, c20);
+            c21 = coopMultiplyAdd(a2, b1, c21);
+            c22 = coopMultiplyAdd(a2, b2, c22);
+            c23 = coopMultiplyAdd(a2, b3, c23);
+            c30 = coopMultiplyAdd(a3, b0, c30);
+            c31 = coopMultiplyAdd(a3, b1, c31);
+            c32 = coopMultiplyAdd(a3, b2, c32);
+            c33 = coopMultiplyAdd(a3, b3, c33);
+        }
+        // Into the other buffer, whose last readers (the step before) passed the barrier that
+        // ended that step.
+        let at_next = SA_TILE - at;
+        let bt_next = SB_TILE - bt;
+        stage_a(at_next, li, pa0);
+        stage_a(at_next, li + 128u, pa1);
+        stage_a(at_next, li + 256u, pa2);
+        stage_a(at_next, li + 384u, pa3);
+        stage_a(at_next, li + 512u, pa4);
+        stage_a(at_next, li + 640u, pa5);
+        stage_a(at_next, li + 768u, pa6);
+        stage_a(at_next, li + 896u, pa7);
+        stage_b(bt_next, li, 32u, pb0);
+        stage_b(bt_next, li + 128u, 32u, pb1);
+        stage_b(bt_next, li + 256u, 32u, pb2);
+        stage_b(bt_next, li + 384u, 32u, pb3);
+        stage_b(bt_next, li + 512u, 32u, pb4);
+        stage_b(bt_next, li + 640u, 32u, pb5);
+        stage_b(bt_next, li + 768u, 32u, pb6);
+        stage_b(bt_next, li + 896u, 32u, pb7);
+        workgroupBarrier();
+        cur = 1u - cur;
+    }
+    let row0 = tr + ar;
+    let col0 = tc + bc;
+    store_c(c00, row0, 0u, col0, 0u);
+    store_c(c01, row0, 0u, col0, 1u);
+    store_c(c02, row0, 0u, col0, 2u);
+    store_c(c03, row0, 0u, col0, 3u);
+    store_c(c10, row0, 1u, col0, 0u);
+    store_c(c11, row0, 1u, col0, 1u);
+    store_c(c12, row0, 1u, col0, 2u);
+    store_c(c13, row0, 1u, col0, 3u);
+    store_c(c20, row0, 2u, col0, 0u);
+    store_c(c21, row0, 2u, col0, 1u);
+    store_c(c22, row0, 2u, col0, 2u);
+    store_c(c23, row0, 2u, col0, 3u);
+    store_c(c30, row0, 3u, col0, 0u);
+    store_c(c31, row0, 3u, col0, 1u);
+    store_c(c32, row0, 3u, col0, 2u);
+    store_c(c33, row0, 3u, col0, 3u);
+}
+
+// `128x128-smem-db-64x32`: 2×4 subgroups of 64×32, two staged tiles per operand.
+@compute @workgroup_size(256)
+fn main_smem_2x4_db(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_index) li: u32) {
+    let s = li / 32u;
+    let tr = wg.y * 128u;
+    let tc = wg.x * 128u;
+    // The subgroup's block: rows ar..ar + 63 and columns bc..bc + 31 of the tile.
+    let ar = (s / 4u) * 64u;
+    let bc = (s % 4u) * 32u;
+    var c00 = Acc();
+    var c01 = Acc();
+    var c10 = Acc();
+    var c11 = Acc();
+    var c20 = Acc();
+    var c21 = Acc();
+    var c30 = Acc();
+    var c31 = Acc();
+    // Invocation li copies quads li + 256·q (q < 4) of each tile: all 1024 of A (128×32) and
+    // all 1024 of B (32×128, w = 32). The first step's tiles into buffer 0.
+    stage_a(0u, li, tile_a(tr, 0u, li));
+    stage_a(0u, li + 256u, tile_a(tr, 0u, li + 256u));
+    stage_a(0u, li + 512u, tile_a(tr, 0u, li + 512u));
+    stage_a(0u, li + 768u, tile_a(tr, 0u, li + 768u));
+    stage_b(0u, li, 32u, tile_b(0u, tc, li, 32u));
+    stage_b(0u, li + 256u, 32u, tile_b(0u, tc, li + 256u, 32u));
+    stage_b(0u, li + 512u, 32u, tile_b(0u, tc, li + 512u, 32u));
+    stage_b(0u, li + 768u, 32u, tile_b(0u, tc, li + 768u, 32u));
+    workgroupBarrier();
+    var cur = 0u; // the buffer holding this step's tiles
+    for (var k0 = 0u; k0 < dims.k; k0 += BK) {
+        // The next step's tiles into registers (on the last step the last tiles again, stored
+        // into the other buffer and never read): kn + 32 <= k.
+        let kn = min(k0 + BK, dims.k - BK);
+        let pa0 = tile_a(tr, kn, li);
+        let pa1 = tile_a(tr, kn, li + 256u);
+        let pa2 = tile_a(tr, kn, li + 512u);
+        let pa3 = tile_a(tr, kn, li + 768u);
+        let pb0 = tile_b(kn, tc, li, 32u);
+        let pb1 = tile_b(kn, tc, li + 256u, 32u);
+        let pb2 = tile_b(kn, tc, li + 512u, 32u);
+        let pb3 = tile_b(kn, tc, li + 768u, 32u);
+        let at = cur * SA_TILE;
+        let bt = cur * SB_TILE;
+        for (var h = 0u; h < 2u; h++) {
+            let b0 = frag_b(bt, h, bc, SB);
+            let b1 = frag_b(bt, h, bc + 16u, SB);
+            let a0 = frag_a(at, ar, h);
+            let a1 = frag_a(at, ar + 16u, h);
+            let a2 = frag_a(at, ar + 32u, h);
+            let a3 = frag_a(at, ar + 48u, h);
+            c00 = coopMultiplyAdd(a0, b0, c00);
+            c01 = coopMultiplyAdd(a0, b1, c01);
+            c10 = coopMultiplyAdd(a1, b0, c10);
+            c11 = coopMultiplyAdd(a1, b1, c11);
+            c20 = coopMultiplyAdd(a2, b0, c20);
+            c21 = coopMultiplyAdd(a2, b1, c21);
+            c30 = coopMultiplyAdd(a3, b0, c30);
+            c31 = coopMultiplyAdd(a3, b1, c31);
+        }
+        // Into the other buffer, whose last readers (the step before) passed the barrier that
+        // ended that step.
+        let at_next = SA_TILE - at;
+        let bt_next = SB_TILE - bt;
+        stage_a(at_next, li, pa0);
+        stage_a(at_next, li + 256u, pa1);
+        stage_a(at_next, li + 512u, pa2);
+        stage_a(at_next, li + 768u, pa3);
+        stage_b(bt_next, li, 32u, pb0);
+        stage_b(bt_next, li + 256u, 32u, pb1);
+        stage_b(bt_next, li + 512u, 32u, pb2);
+        stage_b(bt_next, li + 768u, 32u, pb3);
+        workgroupBarrier();
+        cur = 1u - cur;
+    }
+    let row0 = tr + ar;
+    let col0 = tc + bc;
+    store_c(c00, row0, 0u, col0, 0u);
+    store_c(c01, row0, 0u, col0, 1u);
+    store_c(c10, row0, 1u, col0, 0u);
+    store_c(c11, row0, 1u, col0, 1u);
+    store_c(c20, row0, 2u, col0, 0u);
+    store_c(c21, row0, 2u, col0, 1u);
+    store_c(c30, row0, 3u, col0, 0u);
+    store_c(c31, row0, 3u, col0, 1u);
+}
+
+// `128x256-smem-pf`: 2×4 subgroups of 64×64, one staged tile per operand, the next tiles
+// prefetched into registers.
+@compute @workgroup_size(256)
+fn main_smem_2x4_pf(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_index) li: u32) {
+    let s = li / 32u;
+    let tr = wg.y * 128u;
+    let tc = wg.x * 256u;
+    // The subgroup's block: rows ar..ar + 63 and columns bc..bc + 63 of the tile.
+    let ar = (s / 4u) * 64u;
+    let bc = (s % 4u) * 64u;
+    var c00 = Acc();
+    var c01 = Acc();
+    var c02 = Acc();
+    var c03 = Acc();
+    var c10 = Acc();
+    var c11 = Acc();
+    var c12 = Acc();
+    var c13 = Acc();
+    var c20 = Acc();
+    var c21 = Acc();
+    var c22 = Acc();
+    var c23 = Acc();
+    var c30 = Acc();
+    var c31 = Acc();
+    var c32 = Acc();
+    var c33 = Acc();
+    // Invocation li copies quads li + 256·q of each tile: q < 4 for the 1024 of A (128×32), q < 8
+    // for the 2048 of B (32×256, w = 64). The first step's tiles into registers.
+    var pa0 = tile_a(tr, 0u, li);
+    var pa1 = tile_a(tr, 0u, li + 256u);
+    var pa2 = tile_a(tr, 0u, li + 512u);
+    var pa3 = tile_a(tr, 0u, li + 768u);
+    var pb0 = tile_b(0u, tc, li, 64u);
+    var pb1 = tile_b(0u, tc, li + 256u, 64u);
+    var pb2 = tile_b(0u, tc, li + 512u, 64u);
+    var pb3 = tile_b(0u, tc, li + 768u, 64u);
+    var pb4 = tile_b(0u, tc, li + 1024u, 64u);
+    var pb5 = tile_b(0u, tc, li + 1280u, 64u);
+    var pb6 = tile_b(0u, tc, li + 1536u, 64u);
+    var pb7 = tile_b(0u, tc, li + 1792u, 64u);
+    for (var k0 = 0u; k0 < dims.k; k0 += BK) {
+        workgroupBarrier(); // the step before has read its fragments
+        stage_a(0u, li, pa0);
+        stage_a(0u, li + 256u, pa1);
+        stage_a(0u, li + 512u, pa2);
+        stage_a(0u, li + 768u, pa3);
+        stage_b(0u, li, 64u, pb0);
+        stage_b(0u, li + 256u, 64u, pb1);
+        stage_b(0u, li + 512u, 64u, pb2);
+        stage_b(0u, li + 768u, 64u, pb3);
+        stage_b(0u, li + 1024u, 64u, pb4);
+        stage_b(0u, li + 1280u, 64u, pb5);
+        stage_b(0u, li + 1536u, 64u, pb6);
+        stage_b(0u, li + 1792u, 64u, pb7);
+        workgroupBarrier();
+        // The next step's tiles into registers while this step multiplies (on the last step the
+        // last tiles again, never stored): kn + 32 <= k.
+        let kn = min(k0 + BK, dims.k - BK);
+        pa0 = tile_a(tr, kn, li);
+        pa1 = tile_a(tr, kn, li + 256u);
+        pa2 = tile_a(tr, kn, li + 512u);
+        pa3 = tile_a(tr, kn, li + 768u);
+        pb0 = tile_b(kn, tc, li, 64u);
+        pb1 = tile_b(kn, tc, li + 256u, 64u);
+        pb2 = tile_b(kn, tc, li + 512u, 64u);
+        pb3 = tile_b(kn, tc, li + 768u, 64u);
+        pb4 = tile_b(kn, tc, li + 1024u, 64u);
+        pb5 = tile_b(kn, tc, li + 1280u, 64u);
+        pb6 = tile_b(kn, tc, li + 1536u, 64u);
+        pb7 = tile_b(kn, tc, li + 1792u, 64u);
+        for (var h = 0u; h < 2u; h++) {
+            let b0 = frag_b(0u, h, bc, SB_WIDE);
+            let b1 = frag_b(0u, h, bc + 16u, SB_WIDE);
+            let b2 = frag_b(0u, h, bc + 32u, SB_WIDE);
+            let b3 = frag_b(0u, h, bc + 48u, SB_WIDE);
+            let a0 = frag_a(0u, ar, h);
+            let a1 = frag_a(0u, ar + 16u, h);
+            let a2 = frag_a(0u, ar + 32u, h);
+            let a3 = frag_a(0u, ar + 48u, h);
+            c00 = coopMultiplyAdd(a0, b0, c00);
+            c01 = coopMultiplyAdd(a0, b1, c01);
+            c02 = coopMultiplyAdd(a0, b2, c02);
+            c03 = coopMultiplyAdd(a0, b3, c03);
+            c10 = coopMultiplyAdd(a1, b0, c10);
+            c11 = coopMultiplyAdd(a1, b1, c11);
+            c12 = coopMultiplyAdd(a1, b2, c12);
+            c13 = coopMultiplyAdd(a1, b3, c13);
+            c20 = coopMultiplyAdd(a2, b0, c20);
+            c21 = coopMultiplyAdd(a2, b1, c21);
+            c22 = coopMultiplyAdd(a2, b2, c22);
+            c23 = coopMultiplyAdd(a2, b3, c23);
+            c30 = coopMultiplyAdd(a3, b0, c30);
+            c31 = coopMultiplyAdd(a3, b1, c31);
+            c32 = coopMultiplyAdd(a3, b2, c32);
+            c33 = coopMultiplyAdd(a3, b3, c33);
+        }
+    }
+    let row0 = tr + ar;
+    let col0 = tc + bc;
+    store_c(c00, row0, 0u, col0, 0u);
+    store_c(c01, row0, 0u, col0, 1u);
+    store_c(c02, row0, 0u, col0, 2u);
+    store_c(c03, row0, 0u, col0, 3u);
+    store_c(c10, row0, 1u, col0, 0u);
+    store_c(c11, row0, 1u, col0, 1u);
+    store_c(c12, row0, 1u, col0, 2u);
+    store_c(c13, row0, 1u, col0, 3u);
+    store_c(c20, row0, 2u, col0, 0u);
+    store_c(c21, row0, 2u, col0, 1u);
+    store_c(c22, row0, 2u, col0, 2u);
+    store_c(c23, row0, 2u, col0, 3u);
+    store_c(c30, row0, 3u, col0, 0u);
+    store_c(c31, row0, 3u, col0, 1u);
+    store_c(c32, row0, 3u, col0, 2u);
+    store_c(c33, row0, 3u, col0, 3u);
 }

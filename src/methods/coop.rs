@@ -29,9 +29,39 @@
 //! share are read from L2 once per workgroup and then from L1; `-pipe` also loads the next k
 //! step's fragments before the current step's multiply-adds.
 //!
-//! Not done: staging the fragments in workgroup memory (as CUTLASS does, for reuse between the
-//! subgroups of a workgroup). A fragment load takes an `f16` pointer, so the staging copy would
-//! be 8 scalar f16 stores per 16-byte global load: WGSL has no wider store into an `f16` array.
+//! The `-smem` variants (same shader file, row-major A and B, k padded to 32) stage the operands
+//! in workgroup memory, as CUTLASS does: per 32-deep k step the whole workgroup copies the A tile
+//! (BM×32) and the B tile (32×BN) from global memory into workgroup memory, and after a barrier
+//! each subgroup loads its fragments from there ([`Fetch`]):
+//! - `128x128-smem`: 2×2 subgroups of 64×64, one buffer (copy, barrier, multiply-adds, barrier);
+//! - `128x128-smem-db`: the same with two buffers, the next step's tiles loaded into registers
+//!   before this step's multiply-adds and stored into the other buffer after them (one barrier
+//!   per step);
+//! - `128x128-smem-db-64x32`: as `-db` with 2×4 subgroups of 64×32 (256 invocations);
+//! - `128x256-smem-pf`: 2×4 subgroups of 64×64 (256 invocations), one buffer (two would not fit
+//!   the 48 KiB of workgroup memory Vulkan gives on NVIDIA), the next step's tiles prefetched into
+//!   registers (two barriers per step).
+//!
+//! The copy moves 8 bytes (4 f16) per load and per store, as `vec4<f16>`: what naga 30 allows. A
+//! cooperative load takes a pointer to any scalar or vector, in any address space, workgroup
+//! included (`naga/src/valid/expression.rs`, `E::CooperativeLoad`), so a fragment loads straight
+//! from a `var<workgroup> array<vec4<f16>, N>` with the stride counted in `vec4<f16>`, as
+//! SPIR-V's `OpCooperativeMatrixLoadKHR` counts the pointer's elements. But naga takes the
+//! fragment's element type from the pointer's scalar (`naga/src/proc/typifier.rs`), so the 16-byte
+//! `vec4<u32>` tiles that NVIDIA's GLSL sample uses would give u32 fragments, and WGSL's
+//! `bitcast` cannot turn a `u32` into two `f16` there (`naga/src/front/wgsl/lower/mod.rs` lowers
+//! it to a cast that keeps the component width). Rows of the staged tiles are padded by 8 f16 so
+//! that fragment loads are free of bank conflicts and 16-byte aligned (`shaders/coop_multi.wgsl`,
+//! "Staged in workgroup memory"). A and B are row-major rather than in the fragment layout: the
+//! copy lays each tile out afresh in workgroup memory anyway, and a row-major tile row is 64 (A)
+//! or 256 to 512 (B) contiguous bytes, whole 32-byte sectors, with the plain upload.
+//!
+//! One caveat the H100 run decides: naga 30 declares the Vulkan memory model for shaders with
+//! cooperative matrices but emits workgroup loads and stores without `NonPrivatePointer` and its
+//! barriers without availability and visibility operations, so by the letter of that model the
+//! barriers do not order the staging stores before other subgroups' fragment loads. The staged
+//! variants rely on the driver honouring a workgroup barrier for workgroup memory as it does
+//! without that model; `rendermm tune --method coop` checks every result against the CPU.
 
 use super::{RunOutput, Work};
 use crate::error::{Error, Result};
@@ -68,13 +98,40 @@ pub struct Variant {
     /// shader's `FRAGMENTS`), instead of row-major.
     pub fragments: bool,
     /// Subgroups per workgroup along m and n, each with its own `tm`×`tn` block (1×1: one
-    /// subgroup, `shaders/coop.wgsl`; more: `shaders/coop_multi.wgsl`, fragment layout only).
+    /// subgroup, `shaders/coop.wgsl`; more: `shaders/coop_multi.wgsl`, fragment layout, or
+    /// row-major when staged).
     pub sm: u32,
     pub sn: u32,
     /// The multi-subgroup shader's k loop loads the next step's fragments before this step's
     /// multiply-adds.
     pub pipelined: bool,
+    /// Where the subgroups load their fragments from.
+    pub fetch: Fetch,
 }
+
+/// Where a variant's subgroups load their fragments from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fetch {
+    /// Straight from global memory (the caches serve the reuse between subgroups).
+    Global,
+    /// From tiles of A and B that the workgroup copies into workgroup memory per 32-deep k step
+    /// ([`STAGED_K`]), one buffer: copy, barrier, multiply-adds, barrier.
+    Staged,
+    /// Staged in two buffers: the next step's tiles are loaded into registers before this
+    /// step's multiply-adds and stored into the other buffer after them, one barrier per step.
+    StagedDouble,
+    /// Staged in one buffer, the next step's tiles loaded into registers before this step's
+    /// multiply-adds and stored after the next barrier (two barriers per step).
+    StagedPrefetch,
+}
+
+/// The k step of the staged variants: each copies a BM×32 tile of A and a 32×BN tile of B.
+pub const STAGED_K: usize = 32;
+
+/// Workgroup memory of every staged variant (`shaders/coop_multi.wgsl`'s `sa` and `sb`: two A
+/// tiles of 128×(32 + 8) f16 and two B tiles of 32×(128 + 8) f16, which also hold the one
+/// 32×(256 + 8) B tile of `128x256-smem-pf`).
+pub const STAGED_WORKGROUP_BYTES: u64 = 2 * (128 * 40 + 32 * 136) * 2;
 
 const fn variant(
     name: &'static str,
@@ -92,6 +149,7 @@ const fn variant(
         sm: 1,
         sn: 1,
         pipelined: false,
+        fetch: Fetch::Global,
     }
 }
 
@@ -113,6 +171,29 @@ const fn multi(
         sm,
         sn,
         pipelined,
+        fetch: Fetch::Global,
+    }
+}
+
+/// A staged variant of `shaders/coop_multi.wgsl`: `sm`×`sn` subgroups of `tm`×`tn` fragments,
+/// A and B row-major, tiles staged in workgroup memory as `fetch` says.
+const fn staged(
+    name: &'static str,
+    entry: &'static str,
+    (sm, sn): (u32, u32),
+    (tm, tn): (u32, u32),
+    fetch: Fetch,
+) -> Variant {
+    Variant {
+        name,
+        entry,
+        tm,
+        tn,
+        fragments: false,
+        sm,
+        sn,
+        pipelined: false,
+        fetch,
     }
 }
 
@@ -127,6 +208,34 @@ pub const VARIANTS: &[Variant] = &[
     multi("128x128-frag", "main_2x2", 2, 2, false),
     multi("256x128-frag", "main_4x2", 4, 2, false),
     multi("128x128-frag-pipe", "main_2x2_pipe", 2, 2, true),
+    staged(
+        "128x128-smem",
+        "main_smem_2x2",
+        (2, 2),
+        (4, 4),
+        Fetch::Staged,
+    ),
+    staged(
+        "128x128-smem-db",
+        "main_smem_2x2_db",
+        (2, 2),
+        (4, 4),
+        Fetch::StagedDouble,
+    ),
+    staged(
+        "128x128-smem-db-64x32",
+        "main_smem_2x4_db",
+        (2, 4),
+        (4, 2),
+        Fetch::StagedDouble,
+    ),
+    staged(
+        "128x256-smem-pf",
+        "main_smem_2x4_pf",
+        (2, 4),
+        (4, 4),
+        Fetch::StagedPrefetch,
+    ),
 ];
 
 impl Variant {
@@ -138,6 +247,25 @@ impl Variant {
     /// Columns of C per workgroup (all its subgroups).
     pub fn bn(&self) -> usize {
         FRAG * (self.tn * self.sn) as usize
+    }
+
+    /// Whether the fragments come from tiles staged in workgroup memory.
+    pub fn staged(&self) -> bool {
+        self.fetch != Fetch::Global
+    }
+
+    /// The k step, which k is padded to: 32 when staged, else 16 (one fragment).
+    pub fn bk(&self) -> usize {
+        if self.staged() { STAGED_K } else { FRAG }
+    }
+
+    /// Bytes of workgroup memory per workgroup.
+    pub fn workgroup_bytes(&self) -> u64 {
+        if self.staged() {
+            STAGED_WORKGROUP_BYTES
+        } else {
+            0
+        }
     }
 
     /// Subgroups per workgroup.
@@ -166,10 +294,11 @@ impl Variant {
     }
 }
 
-/// The sizes the buffers are padded to: m to BM, k to 16, n to BN.
+/// The sizes the buffers are padded to: m to BM, k to the k step (16, or 32 when staged), n to
+/// BN.
 pub fn padded(v: &Variant, m: usize, k: usize, n: usize) -> (usize, usize, usize) {
     let up = |x: usize, t: usize| x.max(1).div_ceil(t) * t;
-    (up(m, v.bm()), up(k, FRAG), up(n, v.bn()))
+    (up(m, v.bm()), up(k, v.bk()), up(n, v.bn()))
 }
 
 /// Error unless this adapter can run `coop`: the experimental cooperative-matrix feature with an
@@ -247,7 +376,7 @@ pub fn plan(v: &Variant, m: usize, k: usize, n: usize) -> Plan {
             entry: v.entry,
             constants: vec![],
             workgroup_size: [v.workgroup(), 1, 1],
-            workgroup_bytes: 0,
+            workgroup_bytes: v.workgroup_bytes(),
         }
     };
     let groups = [(np / v.bn()) as u32, (mp / v.bm()) as u32, 1];
@@ -255,6 +384,23 @@ pub fn plan(v: &Variant, m: usize, k: usize, n: usize) -> Plan {
         "A and B packed fragment by fragment, 512 contiguous bytes each"
     } else {
         "A and B row-major"
+    };
+    let fetch = match v.fetch {
+        Fetch::Global => "f16 fragments loaded from global memory".to_string(),
+        f => format!(
+            "f16 fragments loaded from a {}x{STAGED_K} tile of A and a {STAGED_K}x{} tile of B the workgroup copies into workgroup memory per {STAGED_K}-deep k step ({})",
+            v.bm(),
+            v.bn(),
+            match f {
+                Fetch::StagedDouble => {
+                    "two buffers: the next step's tiles loaded into registers before this step's multiply-adds, stored into the other buffer after them"
+                }
+                Fetch::StagedPrefetch => {
+                    "one buffer, the next step's tiles loaded into registers before this step's multiply-adds"
+                }
+                _ => "one buffer: copy, barrier, multiply-adds, barrier",
+            }
+        ),
     };
     let what = if v.subgroups() == 1 {
         format!(
@@ -266,7 +412,7 @@ pub fn plan(v: &Variant, m: usize, k: usize, n: usize) -> Plan {
         )
     } else {
         format!(
-            "a {}x{} tile of C per workgroup of {}x{} subgroups ({} invocations), each a {}x{} block as {}x{} f32 accumulator fragments of 16x16, f16 fragments loaded from global memory{} ({layout})",
+            "a {}x{} tile of C per workgroup of {}x{} subgroups ({} invocations), each a {}x{} block as {}x{} f32 accumulator fragments of 16x16, {fetch}{} ({layout})",
             v.bm(),
             v.bn(),
             v.sm,
@@ -289,7 +435,7 @@ pub fn plan(v: &Variant, m: usize, k: usize, n: usize) -> Plan {
             "A, B rounded to f16 and zero-padded to {mp}x{kp}x{np} (C cropped on readback)"
         ));
     p.trusted = Some(
-        "coop's buffers are padded to whole workgroup tiles (m to BM, k to 16, n to BN) and its grid is exactly the padded C, so every 16x16 fragment it loads or stores lies inside its buffer (shaders/coop.wgsl, shaders/coop_multi.wgsl)",
+        "coop's buffers are padded to whole workgroup tiles (m to BM, k to 16 or to 32 when staged, n to BN) and its grid is exactly the padded C, so every 16x16 fragment it loads or stores and every tile it stages lies inside its buffer, and every index into a staged tile inside the workgroup array (shaders/coop.wgsl, shaders/coop_multi.wgsl)",
     );
     p
 }
@@ -628,8 +774,8 @@ mod tests {
 
     /// Both shaders translate to SPIR-V, entry point by entry point as wgpu's Vulkan back end
     /// does (naga 30's writer panics on some cooperative-matrix expressions that validate), with
-    /// the overrides each variant sets; and every variant's entry point and workgroup size are
-    /// the shader's.
+    /// the overrides each variant sets; and every variant's entry point, workgroup size and
+    /// workgroup memory are the shader's.
     #[test]
     fn every_variant_translates_to_spirv() {
         use wgpu::naga;
@@ -662,6 +808,15 @@ mod tests {
                 .find(|e| e.name == v.entry)
                 .unwrap_or_else(|| panic!("{}: no entry point {}", v.name, v.entry));
             assert_eq!(ep.workgroup_size, kernel.workgroup_size, "{}", v.name);
+            // The module holds what the entry point uses, so its workgroup arrays are this
+            // kernel's.
+            let workgroup_bytes: u64 = module
+                .global_variables
+                .iter()
+                .filter(|(_, g)| g.space == naga::AddressSpace::WorkGroup)
+                .map(|(_, g)| module.types[g.ty].inner.size(module.to_ctx()) as u64)
+                .sum();
+            assert_eq!(workgroup_bytes, kernel.workgroup_bytes, "{}", v.name);
             let options = naga::back::spv::Options {
                 bounds_check_policies: naga::proc::BoundsCheckPolicies::default(),
                 ..Default::default()
@@ -689,6 +844,37 @@ mod tests {
         for name in ["64x64", "64x64-frag", "64x32", "32x32-frag"] {
             assert_eq!(Variant::parse(name).unwrap().workgroup(), WORKGROUP);
         }
+    }
+
+    /// The staged variants: their tiles and workgroups, k padded to 32, A and B row-major, and
+    /// workgroup memory within the 48 KiB Vulkan gives on NVIDIA.
+    #[test]
+    fn staged_tiles_padding_and_workgroup_memory() {
+        // (name, BM, BN, invocations, n = 300 padded, workgroups along n)
+        for (name, bm, bn, invocations, np, gx) in [
+            ("128x128-smem", 128, 128, 128, 384, 3),
+            ("128x128-smem-db", 128, 128, 128, 384, 3),
+            ("128x128-smem-db-64x32", 128, 128, 256, 384, 3),
+            ("128x256-smem-pf", 128, 256, 256, 512, 2),
+        ] {
+            let v = Variant::parse(name).unwrap();
+            assert!(v.staged() && !v.fragments, "{name}");
+            assert_eq!(
+                (v.bm(), v.bn(), v.workgroup()),
+                (bm, bn, invocations),
+                "{name}"
+            );
+            assert_eq!(padded(&v, 300, 40, 300), (384, 64, np), "{name}");
+            assert_eq!(padded(&v, 1, 1, 1), (bm, 32, bn), "{name}");
+            let p = plan(&v, 300, 40, 300);
+            assert_eq!(p.stages[0].groups, [gx, 3, 1], "{name}");
+            assert_eq!(p.stages[0].kernel.workgroup_bytes, 37888, "{name}");
+            assert!(p.stages[0].kernel.workgroup_bytes <= 49152, "{name}");
+        }
+        assert_eq!(
+            padded(&Variant::parse("128x128-frag").unwrap(), 1, 40, 1).1,
+            48
+        );
     }
 
     #[test]
