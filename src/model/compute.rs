@@ -141,7 +141,7 @@ pub fn model_with_limits(
             (
                 mp * kp * (np / v.bn() as u64) + kp * np * (mp / v.bm() as u64),
                 mp * np,
-                "BM·BN/(2·(BM+BN)) = 32 with 128×128 tiles (register-blocked; padded sizes)",
+                "BM·BN/(2·(BM+BN)) for the variant's BM×BN tile: 16 at 64×64 (the default), 32 at 128×128 (padded sizes)",
             )
         }
         Method::Coop => {
@@ -152,7 +152,7 @@ pub fn model_with_limits(
             (
                 (mp * kp * (np / v.bn() as u64) + kp * np * (mp / v.bm() as u64)).div_ceil(2),
                 mp * np,
-                "BM·BN/(BM+BN) = 32 with 64×64 per subgroup (f16 operands; padded sizes)",
+                "BM·BN/(BM+BN) for the variant's BM×BN workgroup tile (f16 operands): 32 at 64×64, 85 at 128×256 (padded sizes)",
             )
         }
         Method::Dns => {
