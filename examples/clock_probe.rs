@@ -19,7 +19,9 @@ use std::time::Instant;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let secs: f64 = match std::env::args().nth(1) {
-        Some(s) => s.parse().map_err(|_| format!("SECS = '{s}': give a number"))?,
+        Some(s) => s
+            .parse()
+            .map_err(|_| format!("SECS = '{s}': give a number"))?,
         None => 8.0,
     };
     let ctx = GpuContext::new()?;
@@ -32,8 +34,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Matrix::random(64, 64, 4, -1.0, 1.0),
     );
     let start = Instant::now();
-    println!("{:>7} {:<22} {:>9} {:>9}", "t s", "phase", "rep ms", "TFLOP/s");
-    for phase in ["compute only", "compute + render pass", "compute only again"] {
+    println!(
+        "{:>7} {:<22} {:>9} {:>9}",
+        "t s", "phase", "rep ms", "TFLOP/s"
+    );
+    for phase in [
+        "compute only",
+        "compute + render pass",
+        "compute only again",
+    ] {
         let end = start.elapsed().as_secs_f64() + secs;
         let mut window = vec![];
         let mut mark = start.elapsed().as_secs_f64();

@@ -126,7 +126,9 @@ pub fn measure(ctx: &GpuContext, quick: bool) -> Result<Ceilings> {
     let fragments = s.side as f64 * s.side as f64;
     let flops = fragments * s.fma_iterations as f64 * FLOPS_PER_ITERATION;
     let params = params_buffer(ctx, s.fma_iterations);
-    let draw = draw_fullscreen(ctx, &module, "fs_fma", &params, None, s.side, 1, false)?;
+    let draw = draw_covering(
+        ctx, &module, "fs_fma", &params, None, s.side, 1, false, false,
+    )?;
     let (ms, clock) = best(ctx, s.repeats, &draw)?;
     out.push(ceiling(
         "fragment-fma",
@@ -229,7 +231,17 @@ pub fn measure(ctx: &GpuContext, quick: bool) -> Result<Ceilings> {
             }))
         })?;
         let view = tex.create_view(&Default::default());
-        let draw = draw_fullscreen(ctx, &module, entry, &params, Some(&view), s.side, 1, false)?;
+        let draw = draw_covering(
+            ctx,
+            &module,
+            entry,
+            &params,
+            Some(&view),
+            s.side,
+            1,
+            false,
+            false,
+        )?;
         let (ms, clock) = best(ctx, s.repeats, &draw)?;
         out.push(ceiling(
             name,
@@ -354,23 +366,8 @@ fn params_buffer(ctx: &GpuContext, iterations: u32) -> wgpu::Buffer {
     )
 }
 
-/// Draw `layers` full-screen triangles with fragment entry `fs` into a side×side R32Float target.
-#[allow(clippy::too_many_arguments)]
-fn draw_fullscreen<'a>(
-    ctx: &'a GpuContext,
-    module: &wgpu::ShaderModule,
-    fs: &'a str,
-    params: &wgpu::Buffer,
-    texture: Option<&wgpu::TextureView>,
-    side: u32,
-    layers: u32,
-    blend: bool,
-) -> Result<impl Fn() -> Result<()> + 'a> {
-    draw_covering(ctx, module, fs, params, texture, side, layers, blend, false)
-}
-
-/// [`draw_fullscreen`], or with `quad` a two-triangle strip over the target, as `lm` draws its
-/// slices (4 vertices, `vs_quad`).
+/// Draw `layers` full-screen triangles with fragment entry `fs` into a side×side R32Float target,
+/// or with `quad` two-triangle strips over it, as `lm` draws its slices (4 vertices, `vs_quad`).
 #[allow(clippy::too_many_arguments)]
 fn draw_covering<'a>(
     ctx: &'a GpuContext,

@@ -184,28 +184,30 @@ pub fn run(
             for (i, &n) in opts.sizes.iter().enumerate() {
                 let row = match &too_slow {
                     Some(why) => skipped(method, precision, n, why.clone()),
-                    None => match run_row(ctx, method, precision, n, opts, ceilings, guard.as_ref()) {
-                        Ok((row, one_run_s)) => {
-                            // The next size's run, at n³ work, predicted from this one.
-                            let next = opts
-                                .sizes
-                                .get(i + 1)
-                                .map_or(0.0, |&m| one_run_s * (m as f64 / n as f64).powi(3));
-                            if one_run_s > opts.max_run_s {
-                                too_slow = Some(format!(
-                                    "one run at n = {n} took {one_run_s:.1} s (> {} s)",
-                                    opts.max_run_s
-                                ));
-                            } else if next > 4.0 * opts.max_run_s {
-                                too_slow = Some(format!(
-                                    "one run at n = {n} took {one_run_s:.2} s, so about {next:.0} s at the next size (> 4 × {} s)",
-                                    opts.max_run_s
-                                ));
+                    None => {
+                        match run_row(ctx, method, precision, n, opts, ceilings, guard.as_ref()) {
+                            Ok((row, one_run_s)) => {
+                                // The next size's run, at n³ work, predicted from this one.
+                                let next = opts
+                                    .sizes
+                                    .get(i + 1)
+                                    .map_or(0.0, |&m| one_run_s * (m as f64 / n as f64).powi(3));
+                                if one_run_s > opts.max_run_s {
+                                    too_slow = Some(format!(
+                                        "one run at n = {n} took {one_run_s:.1} s (> {} s)",
+                                        opts.max_run_s
+                                    ));
+                                } else if next > 4.0 * opts.max_run_s {
+                                    too_slow = Some(format!(
+                                        "one run at n = {n} took {one_run_s:.2} s, so about {next:.0} s at the next size (> 4 × {} s)",
+                                        opts.max_run_s
+                                    ));
+                                }
+                                row
                             }
-                            row
+                            Err(e) => skipped(method, precision, n, e.to_string()),
                         }
-                        Err(e) => skipped(method, precision, n, e.to_string()),
-                    },
+                    }
                 };
                 tick(&row);
                 rows.push(row);

@@ -385,4 +385,3 @@ pub fn tune_variants(
         },
     })
 }
-

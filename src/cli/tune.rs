@@ -233,7 +233,10 @@ fn tune_variants(args: TuneArgs, method: Method) -> Result<()> {
             p.variant, p.compute_ms, p.min_ms, p.gflops, check
         );
     }
-    if t.points.iter().any(|p| p.clock_ratio.is_some_and(|r| r < rendermm::bench::ceilings::ClockGuard::SLOW)) {
+    if t.points.iter().any(|p| {
+        p.clock_ratio
+            .is_some_and(|r| r < rendermm::bench::ceilings::ClockGuard::SLOW)
+    }) {
         println!(
             "\nclock below 87%: the GPU's clock governor had lowered the clock and it did not come back within 3 s; those rows are timed slow"
         );

@@ -772,7 +772,11 @@ mod tests {
         let x = Matrix::random(2000, 2050, 9, -2.0, 2.0);
         let (rows, cols) = (2048, 2064);
         assert!(crate::gpu::host::threads_for(rows * cols * 2) >= 1);
-        for layout in [Layout::RowMajor, Layout::FragmentsByRow, Layout::FragmentsByColumn] {
+        for layout in [
+            Layout::RowMajor,
+            Layout::FragmentsByRow,
+            Layout::FragmentsByColumn,
+        ] {
             let (_, _, got) = f16_packed(&x, rows, cols, layout);
             let mut want = vec![half::f16::ZERO; rows * cols];
             for i in 0..x.rows {
