@@ -533,3 +533,35 @@ fn the_model_counts_half_the_lookup_bytes_for_f16_inputs() {
     let written = 4 * (n * n) as u64;
     assert_eq!(2 * (f16.total_bytes - written), f32.total_bytes - written);
 }
+
+/// A result large enough to be unpacked on several threads (8 MiB and more), both block shapes
+/// and odd sizes: every element from its attachment texel, padding texels (NaN) never read.
+#[test]
+fn large_results_unpack_on_several_threads_the_same() {
+    for name in ["4x8", "8x4"] {
+        let shape = Shape::parse(name).unwrap();
+        let (m, n) = (1501, 1403);
+        let lay = Layout::new(shape, m, 3, n);
+        let (rr, cc) = (shape.rows as usize, shape.cols as usize);
+        let c = Matrix::from_fn(m, n, |i, j| (i * 2000 + j) as f32);
+        let atts: Vec<Vec<[f32; 4]>> = (0..shape.attachments() as usize)
+            .map(|t| {
+                let (r, q) = (t / (cc / 4), t % (cc / 4));
+                (0..lay.tiles_m * lay.tiles_n)
+                    .map(|idx| {
+                        let (ti, tj) = (idx / lay.tiles_n, idx % lay.tiles_n);
+                        std::array::from_fn(|ch| {
+                            let (row, col) = (rr * ti + r, cc * tj + 4 * q + ch);
+                            if row < m && col < n {
+                                c.get(row, col)
+                            } else {
+                                f32::NAN
+                            }
+                        })
+                    })
+                    .collect()
+            })
+            .collect();
+        assert!(lay.unpack(&atts).unwrap() == c, "{name}");
+    }
+}

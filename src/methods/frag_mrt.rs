@@ -469,16 +469,48 @@ impl Layout {
                 s.attachments()
             )));
         }
-        let (rr, cc, cb) = (s.rows as usize, s.cols as usize, s.b_texels() as usize);
-        let mut data = vec![0.0f32; self.m * self.n];
-        for i in 0..self.m {
-            let (ti, r) = (i / rr, i % rr);
-            for j in 0..self.n {
-                let (tj, cj) = (j / cc, j % cc);
-                data[i * self.n + j] = attachments[r * cb + cj / 4][ti * self.tiles_n + tj][cj % 4];
-            }
+        let (rr, cb) = (s.rows as usize, s.b_texels() as usize);
+        let (m, n, tiles_n) = (self.m, self.n, self.tiles_n);
+        let mut data = vec![0.0f32; m * n];
+        if n == 0 {
+            return Matrix::new(m, n, data);
         }
-        Matrix::new(self.m, self.n, data)
+        // Row i of C is row i % R of its tile row, I = i / R: tile by tile (J), texel by texel of
+        // the block's columns (j), four columns at a time, cropped at n.
+        let attachments = &attachments;
+        let fill = |first: usize, out: &mut [f32]| {
+            for (di, row) in out.chunks_mut(n).enumerate() {
+                let i = first + di;
+                let (base, r) = ((i / rr) * tiles_n, i % rr);
+                let mut j = 0;
+                'tiles: for tj in 0..tiles_n {
+                    for q in 0..cb {
+                        let texel = &attachments[r * cb + q][base + tj];
+                        let take = (n - j).min(4);
+                        row[j..j + take].copy_from_slice(&texel[..take]);
+                        j += take;
+                        if j == n {
+                            break 'tiles;
+                        }
+                    }
+                }
+            }
+        };
+        // Large results a band of rows per thread (the 64 MiB of a 4096² product took most of
+        // frag-mrt's readback on one thread).
+        let threads = crate::gpu::host::threads_for(m * n * 4);
+        if threads <= 1 {
+            fill(0, &mut data);
+        } else {
+            let rows_each = m.div_ceil(threads);
+            std::thread::scope(|sc| {
+                for (t, chunk) in data.chunks_mut(rows_each * n).enumerate() {
+                    let fill = &fill;
+                    sc.spawn(move || fill(t * rows_each, chunk));
+                }
+            });
+        }
+        Matrix::new(m, n, data)
     }
 }
 
