@@ -60,6 +60,45 @@ fn store_c(acc: Acc, row0: u32, i: u32, col0: u32, j: u32) {
     coopStoreT(acc, &c[at], stride);
 }
 
+// A 64×64 block of C (4×4 fragments) at (row0, col0): fragment (i, j) at row0 + 16i, col0 + 16j.
+fn store_4x4(
+    c00: Acc,
+    c01: Acc,
+    c02: Acc,
+    c03: Acc,
+    c10: Acc,
+    c11: Acc,
+    c12: Acc,
+    c13: Acc,
+    c20: Acc,
+    c21: Acc,
+    c22: Acc,
+    c23: Acc,
+    c30: Acc,
+    c31: Acc,
+    c32: Acc,
+    c33: Acc,
+    row0: u32,
+    col0: u32,
+) {
+    store_c(c00, row0, 0u, col0, 0u);
+    store_c(c01, row0, 0u, col0, 1u);
+    store_c(c02, row0, 0u, col0, 2u);
+    store_c(c03, row0, 0u, col0, 3u);
+    store_c(c10, row0, 1u, col0, 0u);
+    store_c(c11, row0, 1u, col0, 1u);
+    store_c(c12, row0, 1u, col0, 2u);
+    store_c(c13, row0, 1u, col0, 3u);
+    store_c(c20, row0, 2u, col0, 0u);
+    store_c(c21, row0, 2u, col0, 1u);
+    store_c(c22, row0, 2u, col0, 2u);
+    store_c(c23, row0, 2u, col0, 3u);
+    store_c(c30, row0, 3u, col0, 0u);
+    store_c(c31, row0, 3u, col0, 1u);
+    store_c(c32, row0, 3u, col0, 2u);
+    store_c(c33, row0, 3u, col0, 3u);
+}
+
 // The 64×64 block of C at (row0, col0), as main_4x4 in coop.wgsl.
 fn block_4x4(row0: u32, col0: u32) {
     var c00 = Acc();
@@ -104,22 +143,7 @@ fn block_4x4(row0: u32, col0: u32) {
         c32 = coopMultiplyAdd(a3, b2, c32);
         c33 = coopMultiplyAdd(a3, b3, c33);
     }
-    store_c(c00, row0, 0u, col0, 0u);
-    store_c(c01, row0, 0u, col0, 1u);
-    store_c(c02, row0, 0u, col0, 2u);
-    store_c(c03, row0, 0u, col0, 3u);
-    store_c(c10, row0, 1u, col0, 0u);
-    store_c(c11, row0, 1u, col0, 1u);
-    store_c(c12, row0, 1u, col0, 2u);
-    store_c(c13, row0, 1u, col0, 3u);
-    store_c(c20, row0, 2u, col0, 0u);
-    store_c(c21, row0, 2u, col0, 1u);
-    store_c(c22, row0, 2u, col0, 2u);
-    store_c(c23, row0, 2u, col0, 3u);
-    store_c(c30, row0, 3u, col0, 0u);
-    store_c(c31, row0, 3u, col0, 1u);
-    store_c(c32, row0, 3u, col0, 2u);
-    store_c(c33, row0, 3u, col0, 3u);
+    store_4x4(c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33, row0, col0);
 }
 
 // The same with the next k step's fragments loaded before this step's multiply-adds.
@@ -183,22 +207,7 @@ fn block_4x4_pipe(row0: u32, col0: u32) {
         b2 = nb2;
         b3 = nb3;
     }
-    store_c(c00, row0, 0u, col0, 0u);
-    store_c(c01, row0, 0u, col0, 1u);
-    store_c(c02, row0, 0u, col0, 2u);
-    store_c(c03, row0, 0u, col0, 3u);
-    store_c(c10, row0, 1u, col0, 0u);
-    store_c(c11, row0, 1u, col0, 1u);
-    store_c(c12, row0, 1u, col0, 2u);
-    store_c(c13, row0, 1u, col0, 3u);
-    store_c(c20, row0, 2u, col0, 0u);
-    store_c(c21, row0, 2u, col0, 1u);
-    store_c(c22, row0, 2u, col0, 2u);
-    store_c(c23, row0, 2u, col0, 3u);
-    store_c(c30, row0, 3u, col0, 0u);
-    store_c(c31, row0, 3u, col0, 1u);
-    store_c(c32, row0, 3u, col0, 2u);
-    store_c(c33, row0, 3u, col0, 3u);
+    store_4x4(c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33, row0, col0);
 }
 
 // 2×2 subgroups, a 128×128 tile of C per workgroup of 128 invocations.
@@ -407,22 +416,7 @@ fn main_smem_2x2(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_ind
     }
     let row0 = tr + ar;
     let col0 = tc + bc;
-    store_c(c00, row0, 0u, col0, 0u);
-    store_c(c01, row0, 0u, col0, 1u);
-    store_c(c02, row0, 0u, col0, 2u);
-    store_c(c03, row0, 0u, col0, 3u);
-    store_c(c10, row0, 1u, col0, 0u);
-    store_c(c11, row0, 1u, col0, 1u);
-    store_c(c12, row0, 1u, col0, 2u);
-    store_c(c13, row0, 1u, col0, 3u);
-    store_c(c20, row0, 2u, col0, 0u);
-    store_c(c21, row0, 2u, col0, 1u);
-    store_c(c22, row0, 2u, col0, 2u);
-    store_c(c23, row0, 2u, col0, 3u);
-    store_c(c30, row0, 3u, col0, 0u);
-    store_c(c31, row0, 3u, col0, 1u);
-    store_c(c32, row0, 3u, col0, 2u);
-    store_c(c33, row0, 3u, col0, 3u);
+    store_4x4(c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33, row0, col0);
 }
 
 // `128x128-smem-db`: 2×2 subgroups of 64×64, two staged tiles per operand.
@@ -543,22 +537,7 @@ fn main_smem_2x2_db(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_
     }
     let row0 = tr + ar;
     let col0 = tc + bc;
-    store_c(c00, row0, 0u, col0, 0u);
-    store_c(c01, row0, 0u, col0, 1u);
-    store_c(c02, row0, 0u, col0, 2u);
-    store_c(c03, row0, 0u, col0, 3u);
-    store_c(c10, row0, 1u, col0, 0u);
-    store_c(c11, row0, 1u, col0, 1u);
-    store_c(c12, row0, 1u, col0, 2u);
-    store_c(c13, row0, 1u, col0, 3u);
-    store_c(c20, row0, 2u, col0, 0u);
-    store_c(c21, row0, 2u, col0, 1u);
-    store_c(c22, row0, 2u, col0, 2u);
-    store_c(c23, row0, 2u, col0, 3u);
-    store_c(c30, row0, 3u, col0, 0u);
-    store_c(c31, row0, 3u, col0, 1u);
-    store_c(c32, row0, 3u, col0, 2u);
-    store_c(c33, row0, 3u, col0, 3u);
+    store_4x4(c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33, row0, col0);
 }
 
 // `128x128-smem-db-64x32`: 2×4 subgroups of 64×32, two staged tiles per operand.
@@ -746,20 +725,5 @@ fn main_smem_2x4_pf(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_
     }
     let row0 = tr + ar;
     let col0 = tc + bc;
-    store_c(c00, row0, 0u, col0, 0u);
-    store_c(c01, row0, 0u, col0, 1u);
-    store_c(c02, row0, 0u, col0, 2u);
-    store_c(c03, row0, 0u, col0, 3u);
-    store_c(c10, row0, 1u, col0, 0u);
-    store_c(c11, row0, 1u, col0, 1u);
-    store_c(c12, row0, 1u, col0, 2u);
-    store_c(c13, row0, 1u, col0, 3u);
-    store_c(c20, row0, 2u, col0, 0u);
-    store_c(c21, row0, 2u, col0, 1u);
-    store_c(c22, row0, 2u, col0, 2u);
-    store_c(c23, row0, 2u, col0, 3u);
-    store_c(c30, row0, 3u, col0, 0u);
-    store_c(c31, row0, 3u, col0, 1u);
-    store_c(c32, row0, 3u, col0, 2u);
-    store_c(c33, row0, 3u, col0, 3u);
+    store_4x4(c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33, row0, col0);
 }

@@ -161,25 +161,7 @@ fn packed_layout_is_four_rows_or_columns_per_texel_and_padding_never_shows() {
     // Unpack: attachment t = r·2 + j holds C[4I + r][8J + 4j .. +3]. Fill each texel with its
     // own coordinates; padding texels hold NaN, which must not appear.
     let c = Matrix::from_fn(m, n, |i, j| (i * 1000 + j) as f32);
-    let atts: Vec<Vec<[f32; 4]>> = (0..8)
-        .map(|t| {
-            let (r, j) = (t / 2, t % 2);
-            (0..lay.tiles_m * lay.tiles_n)
-                .map(|idx| {
-                    let (ti, tj) = (idx / lay.tiles_n, idx % lay.tiles_n);
-                    let row = 4 * ti + r;
-                    std::array::from_fn(|ch| {
-                        let col = 8 * tj + 4 * j + ch;
-                        if row < m && col < n {
-                            c.get(row, col)
-                        } else {
-                            f32::NAN
-                        }
-                    })
-                })
-                .collect()
-        })
-        .collect();
+    let atts = attachments_holding(&lay, &c);
     assert_eq!(lay.unpack(&atts).unwrap(), c);
     assert!(
         lay.unpack(&atts[..7]).is_err(),
@@ -542,26 +524,33 @@ fn large_results_unpack_on_several_threads_the_same() {
         let shape = Shape::parse(name).unwrap();
         let (m, n) = (1501, 1403);
         let lay = Layout::new(shape, m, 3, n);
-        let (rr, cc) = (shape.rows as usize, shape.cols as usize);
         let c = Matrix::from_fn(m, n, |i, j| (i * 2000 + j) as f32);
-        let atts: Vec<Vec<[f32; 4]>> = (0..shape.attachments() as usize)
-            .map(|t| {
-                let (r, q) = (t / (cc / 4), t % (cc / 4));
-                (0..lay.tiles_m * lay.tiles_n)
-                    .map(|idx| {
-                        let (ti, tj) = (idx / lay.tiles_n, idx % lay.tiles_n);
-                        std::array::from_fn(|ch| {
-                            let (row, col) = (rr * ti + r, cc * tj + 4 * q + ch);
-                            if row < m && col < n {
-                                c.get(row, col)
-                            } else {
-                                f32::NAN
-                            }
-                        })
-                    })
-                    .collect()
-            })
-            .collect();
+        let atts = attachments_holding(&lay, &c);
         assert!(lay.unpack(&atts).unwrap() == c, "{name}");
     }
+}
+
+/// The attachments' texels as the passes would leave them for `c` under `lay`: attachment
+/// t = r·(C/4) + q, tile (I, J), channel ch holds C[R·I + r][C·J + 4q + ch]; padding texels hold
+/// NaN, which must never reach the result.
+fn attachments_holding(lay: &Layout, c: &Matrix) -> Vec<Vec<[f32; 4]>> {
+    let (rr, cc) = (lay.shape.rows as usize, lay.shape.cols as usize);
+    (0..lay.shape.attachments() as usize)
+        .map(|t| {
+            let (r, q) = (t / (cc / 4), t % (cc / 4));
+            (0..lay.tiles_m * lay.tiles_n)
+                .map(|idx| {
+                    let (ti, tj) = (idx / lay.tiles_n, idx % lay.tiles_n);
+                    std::array::from_fn(|ch| {
+                        let (row, col) = (rr * ti + r, cc * tj + 4 * q + ch);
+                        if row < c.rows && col < c.cols {
+                            c.get(row, col)
+                        } else {
+                            f32::NAN
+                        }
+                    })
+                })
+                .collect()
+        })
+        .collect()
 }
