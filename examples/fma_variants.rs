@@ -1,24 +1,86 @@
 //! How the FMA ceilings' shader was chosen: variants of the FMA microbenchmark (independent
-//! chains, vec4 or scalar, operands constant or from a uniform, workgroup size), each timed by
+//! chains, vec4 or scalar, operands constant or from a uniform, the step, the loop body unrolled,
+//! the module compiled with or without wgpu's loop bounding, workgroup size), each timed by
 //! the wall clock around one large dispatch or full-screen draw after a warm-up.
 //!
 //! ```text
 //! cargo run --release --example fma_variants -- [compute|fragment|both]
 //! ```
 //!
-//! `shaders/ceilings.wgsl` holds the variant that came out fastest on the H100;
+//! `shaders/ceilings.wgsl` holds the variant that came out fastest on the H100 (16 vec4 chains,
+//! x·x + a, four steps per loop iteration, compiled without loop bounding);
 //! docs/performance.md has the table.
 
 use rendermm::gpu::GpuContext;
 use std::time::Instant;
 
-/// A WGSL body of `chains` independent accumulators (`vec4f` or `f32`) doing `iters` FMA steps;
-/// `from_uniform`: the multiplier and addend come from the uniform rather than constants.
-fn chains_fn(chains: usize, vec4: bool, from_uniform: bool) -> (String, f64) {
-    let ty = if vec4 { "vec4f" } else { "f32" };
-    let (m, a) = if from_uniform {
+/// One FMA step of a chain: `x = fma(x, m, a)` (multiplier and addend apart), `x = fma(x, x, a)`
+/// (the chain squared plus a constant: one register read) or `x = fma(x, m, x)`.
+#[derive(Clone, Copy)]
+enum Step {
+    MulAdd,
+    Square,
+    SelfAdd,
+}
+
+/// A variant: `chains` independent accumulators (`vec4f` or `f32`), the step, the operands from
+/// constants or the uniform, the workgroup size, the loop body repeated `unroll` times, and
+/// whether the module is compiled with wgpu's loop bounding and bounds checks off (`trusted`).
+#[derive(Clone, Copy)]
+struct Variant {
+    chains: usize,
+    vec4: bool,
+    uniform: bool,
+    step: Step,
+    wg: u32,
+    unroll: u32,
+    trusted: bool,
+}
+
+impl Variant {
+    const fn base(chains: usize, vec4: bool, uniform: bool, wg: u32) -> Self {
+        Variant {
+            chains,
+            vec4,
+            uniform,
+            step: Step::MulAdd,
+            wg,
+            unroll: 1,
+            trusted: false,
+        }
+    }
+    const fn with(self, step: Step, unroll: u32, trusted: bool) -> Self {
+        Variant {
+            step,
+            unroll,
+            trusted,
+            ..self
+        }
+    }
+    fn label(&self) -> String {
+        let step = match self.step {
+            Step::MulAdd => "x*m+a",
+            Step::Square => "x*x+a",
+            Step::SelfAdd => "x*m+x",
+        };
+        format!(
+            "{} {:>3} {:<5} {:<7} {step} u{} {}",
+            self.wg,
+            self.chains,
+            if self.vec4 { "vec4" } else { "f32" },
+            if self.uniform { "uniform" } else { "const" },
+            self.unroll,
+            if self.trusted { "trusted" } else { "checked" }
+        )
+    }
+}
+
+/// The WGSL function `chains` of a variant and the flops of one loop iteration per invocation.
+fn chains_fn(v: &Variant) -> (String, f64) {
+    let ty = if v.vec4 { "vec4f" } else { "f32" };
+    let (m, a) = if v.uniform {
         (format!("{ty}(p.mul)"), format!("{ty}(p.add)"))
-    } else if vec4 {
+    } else if v.vec4 {
         (
             "vec4f(0.9999, 1.0001, 0.99995, 1.00005)".into(),
             "vec4f(1e-7)".into(),
@@ -27,24 +89,52 @@ fn chains_fn(chains: usize, vec4: bool, from_uniform: bool) -> (String, f64) {
         ("0.9999".into(), "1e-7".into())
     };
     let mut s = format!("fn chains(start: {ty}) -> f32 {{\n let m = {m}; let a = {a};\n");
-    for c in 0..chains {
-        s += &format!(" var x{c} = start + {ty}({c}.0);\n");
+    for c in 0..v.chains {
+        // Square steps need |x| < 1 to stay finite: start near zero.
+        match v.step {
+            Step::Square => s += &format!(" var x{c} = start * 1e-3 + {ty}({c}.0 * 1e-3);\n"),
+            _ => s += &format!(" var x{c} = start + {ty}({c}.0);\n"),
+        }
     }
-    s += " for (var i = 0u; i < p.iterations; i++) {\n";
-    for c in 0..chains {
-        s += &format!("  x{c} = fma(x{c}, m, a);\n");
+    s += &format!(
+        " for (var i = 0u; i < p.iterations / {}u; i++) {{\n",
+        v.unroll
+    );
+    for _ in 0..v.unroll {
+        for c in 0..v.chains {
+            s += &match v.step {
+                Step::MulAdd => format!("  x{c} = fma(x{c}, m, a);\n"),
+                Step::Square => format!("  x{c} = fma(x{c}, x{c}, a);\n"),
+                Step::SelfAdd => format!("  x{c} = fma(x{c}, m, x{c});\n"),
+            };
+        }
     }
     s += " }\n var s = x0;\n";
-    for c in 1..chains {
+    for c in 1..v.chains {
         s += &format!(" s += x{c};\n");
     }
-    s += if vec4 {
+    s += if v.vec4 {
         " return s.x + s.y + s.z + s.w;\n}\n"
     } else {
         " return s;\n}\n"
     };
-    let flops = chains as f64 * if vec4 { 8.0 } else { 2.0 };
+    let flops = v.chains as f64 * if v.vec4 { 8.0 } else { 2.0 };
     (s, flops)
+}
+
+/// Compile a variant's module, with wgpu's runtime checks off when it is `trusted`.
+fn module(
+    ctx: &GpuContext,
+    v: &Variant,
+    src: &str,
+) -> Result<wgpu::ShaderModule, Box<dyn std::error::Error>> {
+    Ok(if v.trusted {
+        // SAFETY: the only index is `sink[g.x]`, inside the sink sized for the dispatch, and
+        // the only loop ends after `p.iterations / unroll` steps.
+        unsafe { ctx.shader_trusted("fma variant (trusted)", src)? }
+    } else {
+        ctx.shader("fma variant", src)?
+    })
 }
 
 const HEAD: &str = "struct P { iterations: u32, seed: f32, mul: f32, add: f32 };
@@ -82,8 +172,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ]),
     );
     println!(
-        "{:<10} {:>6} {:>5} {:>8} {:>5} {:>10} {:>11}",
-        "kind", "chains", "vec4", "operands", "wg", "ms", "GFLOP/s"
+        "{:<10} {:<44} {:>10} {:>11}",
+        "kind", "wg chains type operands step unroll checks", "ms", "GFLOP/s"
     );
     // Wall clock around one submission after a warm-up, and the GPU timestamps around a
     // second (the clock the ceilings use), printed beside each other.
@@ -102,20 +192,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     if which != "fragment" {
         let groups: u32 = if iters < 100 { 256 } else { 65535 };
-        for &(chains, vec4, uni, wg) in &[
-            (16, true, false, 256),
-            (16, true, true, 256),
-            (64, false, false, 256),
-            (64, false, true, 256),
-            (8, true, false, 256),
-            (32, true, false, 256),
-            (16, true, false, 128),
-            (16, true, false, 512),
-            (16, true, false, 1024),
-            (32, false, true, 256),
-            (128, false, true, 256),
+        let v = Variant::base(32, true, false, 256);
+        for v in [
+            v,
+            v.with(Step::MulAdd, 1, true),
+            v.with(Step::MulAdd, 4, true),
+            v.with(Step::Square, 1, true),
+            v.with(Step::Square, 4, true),
+            v.with(Step::SelfAdd, 4, true),
+            Variant::base(16, true, false, 256).with(Step::Square, 4, true),
+            Variant::base(16, true, false, 128).with(Step::Square, 8, true),
+            Variant::base(32, true, false, 128).with(Step::Square, 4, true),
+            Variant::base(128, false, false, 256).with(Step::Square, 4, true),
         ] {
-            let (body, flops) = chains_fn(chains, vec4, uni);
+            let (vec4, wg) = (v.vec4, v.wg);
+            let (body, flops) = chains_fn(&v);
             let src = format!(
                 "{HEAD}{body}@group(0) @binding(1) var<storage, read_write> sink: array<f32>;
 @compute @workgroup_size({wg}) fn cs(@builtin(global_invocation_id) g: vec3u) {{
@@ -123,7 +214,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 }}",
                 if vec4 { "vec4f" } else { "f32" }
             );
-            let module = ctx.shader("fma variant", &src)?;
+            let module = module(&ctx, &v, &src)?;
             let n = groups as u64 * wg as u64;
             let sink = d.create_buffer(&wgpu::BufferDescriptor {
                 label: None,
@@ -166,12 +257,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             });
             let total = groups_now as f64 * wg as f64 * iters as f64 * flops;
             println!(
-                "{:<10} {:>6} {:>5} {:>8} {:>5} {:>10.3} {:>11.1}",
+                "{:<10} {:<44} {:>10.3} {:>11.1}",
                 "compute",
-                chains,
-                vec4,
-                if uni { "uniform" } else { "const" },
-                wg,
+                v.label(),
                 ms,
                 total / ms / 1e6
             );
@@ -179,19 +267,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     if which != "compute" {
         let side: u32 = if iters < 100 { 512 } else { 4096 };
-        for &(chains, vec4, uni, format) in &[
-            (16, true, false, wgpu::TextureFormat::R32Float),
-            (16, true, true, wgpu::TextureFormat::R32Float),
-            (64, false, true, wgpu::TextureFormat::R32Float),
-            (32, true, false, wgpu::TextureFormat::R32Float),
-            (16, true, false, wgpu::TextureFormat::Rgba8Unorm),
-            (8, true, false, wgpu::TextureFormat::R32Float),
+        let v = Variant::base(32, true, false, 0);
+        let format = wgpu::TextureFormat::R32Float;
+        for v in [
+            v,
+            v.with(Step::MulAdd, 1, true),
+            v.with(Step::MulAdd, 4, true),
+            v.with(Step::Square, 1, true),
+            v.with(Step::Square, 4, true),
+            Variant::base(16, true, false, 0).with(Step::Square, 4, true),
+            Variant::base(8, true, false, 0).with(Step::Square, 8, true),
         ] {
-            let (body, flops) = chains_fn(chains, vec4, uni);
+            let vec4 = v.vec4;
+            let (body, flops) = chains_fn(&v);
             let src = format!("{HEAD}{body}@fragment fn fs(@builtin(position) pos: vec4f) -> @location(0) vec4f {{
   return vec4f(chains({}(pos.x * p.seed + pos.y)), 0.0, 0.0, 1.0);
 }}", if vec4 { "vec4f" } else { "f32" });
-            let module = ctx.shader("fma variant", &src)?;
+            let module = module(&ctx, &v, &src)?;
             let target = d.create_texture(&wgpu::TextureDescriptor {
                 label: None,
                 size: wgpu::Extent3d {
@@ -242,12 +334,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             });
             let total = side as f64 * side as f64 * iters as f64 * flops;
             println!(
-                "{:<10} {:>6} {:>5} {:>8} {:>5} {:>10.3} {:>11.1}",
+                "{:<10} {:<44} {:>10.3} {:>11.1}",
                 "fragment",
-                chains,
-                vec4,
-                if uni { "uniform" } else { "const" },
-                format!("{format:?}").chars().take(5).collect::<String>(),
+                v.label(),
                 ms,
                 total / ms / 1e6
             );

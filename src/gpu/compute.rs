@@ -89,7 +89,7 @@ pub struct Plan {
     pub extra: u32,
     pub notes: Vec<String>,
     /// `Some(why every index is in range)`: the plan's shaders are compiled with wgpu's runtime
-    /// bounds checks and loop bounding off (`trusted_shader`). Only for kernels whose indexing
+    /// bounds checks and loop bounding off (`GpuContext::shader_trusted`). Only for kernels whose indexing
     /// is proven in range for the buffers their method uploads (e.g. padded to tile multiples).
     pub trusted: Option<&'static str>,
 }
@@ -369,7 +369,7 @@ impl Prepared {
                 // SAFETY: a trusted plan states why its kernels index in range on the operands
                 // its method uploads (`Plan::trusted`); the methods that set it (cs-fast, coop)
                 // pad every buffer to their tile multiples and check that before dispatching.
-                Some(_) => unsafe { trusted_shader(ctx, k.file, k.source)? },
+                Some(_) => unsafe { ctx.shader_trusted(k.file, k.source)? },
                 None => ctx.shader(k.file, k.source)?,
             };
             let scratch = || {
@@ -572,33 +572,4 @@ pub fn record(ctx: &GpuContext, plan: &Plan, ops: Operands, out: (usize, usize))
     }
     work.notes = notes;
     Ok(work)
-}
-
-/// Compile `source` with wgpu's runtime bounds checks (index clamping, or a test per buffer
-/// access) and its loop bounding (an iteration cap on every loop) off, inside an error scope.
-/// Integer-division checks and the rest stay on.
-///
-/// # Safety
-///
-/// Every index the shader computes must lie inside the buffer or array it indexes, for the
-/// buffers it is bound to, and every loop must end: what [`Plan::trusted`] states for a plan.
-unsafe fn trusted_shader(
-    ctx: &GpuContext,
-    label: &str,
-    source: &str,
-) -> Result<wgpu::ShaderModule> {
-    let mut checks = wgpu::ShaderRuntimeChecks::checked();
-    checks.bounds_checks = false;
-    checks.force_loop_bounding = false;
-    ctx.scoped(
-        &format!("compiling shader {label} (runtime bounds checks off)"),
-        || {
-            let desc = wgpu::ShaderModuleDescriptor {
-                label: Some(label),
-                source: wgpu::ShaderSource::Wgsl(source.into()),
-            };
-            // SAFETY: passed on to the caller (see above).
-            Ok(unsafe { ctx.device.create_shader_module_trusted(desc, checks) })
-        },
-    )
 }

@@ -516,6 +516,33 @@ impl GpuContext {
                 }))
         })
     }
+
+    /// Compile `source` with wgpu's runtime bounds checks (index clamping, or a test per buffer
+    /// access) and its loop bounding (an iteration cap on every loop) off, inside an error
+    /// scope. Loop bounding costs more than it looks: on the H100 it held an FMA loop of 64
+    /// vec4 steps to 0.85 of the FP32 peak, which the same loop unbounded passes
+    /// (docs/performance.md, the ceilings).
+    ///
+    /// # Safety
+    ///
+    /// Every index the shader computes must lie inside the buffer, array or texture it indexes,
+    /// for the resources it is bound to, and every loop must end.
+    pub unsafe fn shader_trusted(&self, label: &str, source: &str) -> Result<wgpu::ShaderModule> {
+        self.scoped(
+            &format!("compiling shader {label} (runtime bounds checks off)"),
+            || {
+                let desc = wgpu::ShaderModuleDescriptor {
+                    label: Some(label),
+                    source: wgpu::ShaderSource::Wgsl(source.into()),
+                };
+                // SAFETY: passed on to the caller (see above).
+                Ok(unsafe {
+                    self.device
+                        .create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked())
+                })
+            },
+        )
+    }
 }
 
 /// wgpu's messages span several lines; the CLI prints errors on one.

@@ -999,20 +999,10 @@ impl Engine {
     ) -> Result<Engine> {
         let source = shader_source(shape);
         let label = format!("frag_mrt {}", shape.name());
-        let module = ctx.scoped(&format!("compiling shader {label}"), || {
-            // SAFETY: every index in the generated shader is in range and its one loop ends; the
-            // module docs give the proof, which rests on `Layout` (texture sizes, tile counts)
-            // and `Layout::blocks` (pass bounds multiples of the unroll, at most k').
-            Ok(unsafe {
-                ctx.device.create_shader_module_trusted(
-                    wgpu::ShaderModuleDescriptor {
-                        label: Some(&label),
-                        source: wgpu::ShaderSource::Wgsl(source.as_str().into()),
-                    },
-                    wgpu::ShaderRuntimeChecks::unchecked(),
-                )
-            })
-        })?;
+        // SAFETY: every index in the generated shader is in range and its one loop ends; the
+        // module docs give the proof, which rests on `Layout` (texture sizes, tile counts) and
+        // `Layout::blocks` (pass bounds multiples of the unroll, at most k').
+        let module = unsafe { ctx.shader_trusted(&label, &source)? };
         let blend = blocks.len() > 1 && accumulate == Accumulate::Blend;
         let stride = ctx.limits.min_uniform_buffer_offset_alignment.max(16);
         let dev = &ctx.device;
