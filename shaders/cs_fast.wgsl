@@ -35,28 +35,6 @@ override WG_Y: u32 = 16u;
 override BM: u32 = 128u;
 override BN: u32 = 128u;
 override BK: u32 = 8u;
-// Tiles taken GROUP_M tile rows at a time (1: row by row, as dispatched); see `tile_of`.
-override GROUP_M: u32 = 1u;
-
-// The C tile (column, row in tiles) of workgroup wg. Dispatched workgroups start roughly in the
-// order of their linear id wg.y·gx + wg.x; with GROUP_M > 1 that id walks GROUP_M tile rows
-// column by column before the next GROUP_M rows (the "grouped" order of Triton's matmul
-// tutorial), so the tiles running at the same time share their rows of A and columns of B in
-// the L2 cache. It is a bijection of the grid: within the last group, of `rows` <= GROUP_M tile
-// rows, local < rows·gx, so local / rows < gx and first + local % rows < first + rows <= gy.
-fn tile_of(wg: vec3u) -> vec2u {
-    if GROUP_M <= 1u {
-        return wg.xy;
-    }
-    let gx = dims.n / BN;
-    let gy = dims.m / BM;
-    let id = wg.y * gx + wg.x;
-    let per = GROUP_M * gx;
-    let first = (id / per) * GROUP_M;
-    let rows = min(gy - first, GROUP_M);
-    let local = id % per;
-    return vec2u(local / rows, first + local % rows);
-}
 
 // Two buffers of one k-tile each: a_s[buf·BK·BM/4 + kk·BM/4 + i/4] = A(row0 + i..i+3, k0 + kk).
 var<workgroup> a_s: array<vec4f, BK * BM / 2u>;
@@ -129,9 +107,8 @@ fn main_8x8(
 ) {
     let tx = lid.x;
     let ty = lid.y;
-    let tile = tile_of(wg);
-    let row0 = tile.y * BM;
-    let col0 = tile.x * BN;
+    let row0 = wg.y * BM;
+    let col0 = wg.x * BN;
     let tiles = dims.k / BK;
     var acc: array<vec4f, 16>; // acc[2r + h] = C(row r of the block, column half h), r < 8
 
@@ -213,9 +190,8 @@ fn main_4x8(
 ) {
     let tx = lid.x;
     let ty = lid.y;
-    let tile = tile_of(wg);
-    let row0 = tile.y * BM;
-    let col0 = tile.x * BN;
+    let row0 = wg.y * BM;
+    let col0 = wg.x * BN;
     let tiles = dims.k / BK;
     var acc: array<vec4f, 8>; // acc[2r + h], r < 4
 
@@ -275,9 +251,8 @@ fn main_16x8(
 ) {
     let tx = lid.x;
     let ty = lid.y;
-    let tile = tile_of(wg);
-    let row0 = tile.y * BM;
-    let col0 = tile.x * BN;
+    let row0 = wg.y * BM;
+    let col0 = wg.x * BN;
     let tiles = dims.k / BK;
     var acc: array<vec4f, 32>; // acc[8q + 2r + h] = C(row r of band q, column half h), r < 4
 

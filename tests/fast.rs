@@ -47,29 +47,6 @@ fn every_cs_fast_variant_matches_the_f64_reference_on_awkward_shapes() {
     }
 }
 
-/// The grouped tile orders (`-gN` variants) on grids of more tile rows than one group: a whole
-/// group, a partial one after it, and several tile columns, so that a wrong mapping of
-/// workgroups to tiles (a tile computed twice, one left out) shows as wrong or missing rows.
-#[test]
-fn grouped_cs_fast_variants_cover_every_tile() {
-    for v in cs_fast::VARIANTS.iter().filter(|v| v.group > 1) {
-        let (m, k, n) = (
-            (v.bm() * (v.group + 1)) as usize + 3,
-            9,
-            (v.bn() * 2) as usize + 1,
-        );
-        let (a, b) = inputs(m, k, n, 90);
-        let out = cs_fast::multiply_variant(ctx(), v, &a, &b)
-            .unwrap_or_else(|e| panic!("cs-fast {} {m}x{k}x{n}: {e}", v.name));
-        assert_close(
-            &format!("cs-fast {} {m}x{k}x{n}", v.name),
-            &out.c,
-            &reference_f64(&a, &b),
-            1e-5,
-        );
-    }
-}
-
 /// The method as `multiply --method cs-fast` runs it (the default variant, through the method
 /// table), with its notes saying what it did.
 #[test]

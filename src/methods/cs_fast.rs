@@ -46,17 +46,13 @@ pub const ENV: &str = "RENDERMM_CS_FAST";
 /// BM×BN = (rm·wg_y)×(8·wg_x).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Variant {
-    /// `BMxBNxBK-RMx8[-gG]`, e.g. `128x128x16-8x8` or `64x64x8-4x8-g8`.
+    /// `BMxBNxBK-RMx8`, e.g. `128x128x16-8x8`.
     pub name: &'static str,
     /// Rows of the register block: 16 (`main_16x8`), 8 (`main_8x8`) or 4 (`main_4x8`).
     pub rm: u32,
     pub wg_x: u32,
     pub wg_y: u32,
     pub bk: u32,
-    /// Workgroups taken in groups of this many tile rows, column by column within a group
-    /// (`-gN` in the name), so that the tiles running at once share rows of A and columns of B
-    /// in the L2 cache; 1: row by row, as dispatched.
-    pub group: u32,
 }
 
 /// The variants, the default first: the fastest at n = 4096 on the H100 (`docs/performance.md`).
@@ -67,7 +63,6 @@ pub const VARIANTS: &[Variant] = &[
         wg_x: 8,
         wg_y: 16,
         bk: 8,
-        group: 1,
     },
     Variant {
         name: "128x128x16-8x8",
@@ -75,7 +70,6 @@ pub const VARIANTS: &[Variant] = &[
         wg_x: 16,
         wg_y: 16,
         bk: 16,
-        group: 1,
     },
     Variant {
         name: "128x128x8-8x8",
@@ -83,7 +77,6 @@ pub const VARIANTS: &[Variant] = &[
         wg_x: 16,
         wg_y: 16,
         bk: 8,
-        group: 1,
     },
     Variant {
         name: "128x64x16-8x8",
@@ -91,7 +84,6 @@ pub const VARIANTS: &[Variant] = &[
         wg_x: 8,
         wg_y: 16,
         bk: 16,
-        group: 1,
     },
     Variant {
         name: "64x64x16-8x8",
@@ -99,7 +91,6 @@ pub const VARIANTS: &[Variant] = &[
         wg_x: 8,
         wg_y: 8,
         bk: 16,
-        group: 1,
     },
     Variant {
         name: "64x128x16-4x8",
@@ -107,7 +98,6 @@ pub const VARIANTS: &[Variant] = &[
         wg_x: 16,
         wg_y: 16,
         bk: 16,
-        group: 1,
     },
     Variant {
         name: "128x128x8-16x8",
@@ -115,7 +105,6 @@ pub const VARIANTS: &[Variant] = &[
         wg_x: 16,
         wg_y: 8,
         bk: 8,
-        group: 1,
     },
     Variant {
         name: "128x128x16-16x8",
@@ -123,7 +112,6 @@ pub const VARIANTS: &[Variant] = &[
         wg_x: 16,
         wg_y: 8,
         bk: 16,
-        group: 1,
     },
     Variant {
         name: "256x128x8-16x8",
@@ -131,7 +119,6 @@ pub const VARIANTS: &[Variant] = &[
         wg_x: 16,
         wg_y: 16,
         bk: 8,
-        group: 1,
     },
     Variant {
         name: "128x256x8-16x8",
@@ -139,7 +126,6 @@ pub const VARIANTS: &[Variant] = &[
         wg_x: 32,
         wg_y: 8,
         bk: 8,
-        group: 1,
     },
     Variant {
         name: "32x64x8-4x8",
@@ -147,7 +133,6 @@ pub const VARIANTS: &[Variant] = &[
         wg_x: 8,
         wg_y: 8,
         bk: 8,
-        group: 1,
     },
     Variant {
         name: "64x64x16-4x8",
@@ -155,7 +140,6 @@ pub const VARIANTS: &[Variant] = &[
         wg_x: 8,
         wg_y: 16,
         bk: 16,
-        group: 1,
     },
     Variant {
         name: "64x32x8-4x8",
@@ -163,7 +147,6 @@ pub const VARIANTS: &[Variant] = &[
         wg_x: 4,
         wg_y: 16,
         bk: 8,
-        group: 1,
     },
     Variant {
         name: "64x64x8-8x8",
@@ -171,7 +154,6 @@ pub const VARIANTS: &[Variant] = &[
         wg_x: 8,
         wg_y: 8,
         bk: 8,
-        group: 1,
     },
     Variant {
         name: "128x64x8-8x8",
@@ -179,7 +161,6 @@ pub const VARIANTS: &[Variant] = &[
         wg_x: 8,
         wg_y: 16,
         bk: 8,
-        group: 1,
     },
     Variant {
         name: "64x128x8-8x8",
@@ -187,7 +168,6 @@ pub const VARIANTS: &[Variant] = &[
         wg_x: 16,
         wg_y: 8,
         bk: 8,
-        group: 1,
     },
     Variant {
         name: "128x64x8-16x8",
@@ -195,7 +175,6 @@ pub const VARIANTS: &[Variant] = &[
         wg_x: 8,
         wg_y: 8,
         bk: 8,
-        group: 1,
     },
     Variant {
         name: "64x64x8-16x8",
@@ -203,39 +182,6 @@ pub const VARIANTS: &[Variant] = &[
         wg_x: 8,
         wg_y: 4,
         bk: 8,
-        group: 1,
-    },
-    Variant {
-        name: "64x64x8-4x8-g8",
-        rm: 4,
-        wg_x: 8,
-        wg_y: 16,
-        bk: 8,
-        group: 8,
-    },
-    Variant {
-        name: "128x128x8-16x8-g8",
-        rm: 16,
-        wg_x: 16,
-        wg_y: 8,
-        bk: 8,
-        group: 8,
-    },
-    Variant {
-        name: "256x128x8-16x8-g4",
-        rm: 16,
-        wg_x: 16,
-        wg_y: 16,
-        bk: 8,
-        group: 4,
-    },
-    Variant {
-        name: "64x128x16-4x8-g8",
-        rm: 4,
-        wg_x: 16,
-        wg_y: 16,
-        bk: 16,
-        group: 8,
     },
 ];
 
@@ -305,7 +251,7 @@ impl Variant {
                 self.rm
             ));
         }
-        if self.bk == 0 || t == 0 || self.group == 0 {
+        if self.bk == 0 || t == 0 {
             return bad("empty tile".into());
         }
         for (what, q) in tiles {
@@ -315,10 +261,7 @@ impl Variant {
                 ));
             }
         }
-        let mut name = format!("{}x{}x{}-{}x8", self.bm(), self.bn(), self.bk, self.rm);
-        if self.group > 1 {
-            name += &format!("-g{}", self.group);
-        }
+        let name = format!("{}x{}x{}-{}x8", self.bm(), self.bn(), self.bk, self.rm);
         if name != self.name {
             return bad(format!("its shape is {name}"));
         }
@@ -353,7 +296,6 @@ pub fn plan(v: &Variant, m: usize, k: usize, n: usize) -> Result<Plan> {
             ("BM", v.bm() as f64),
             ("BN", v.bn() as f64),
             ("BK", v.bk as f64),
-            ("GROUP_M", v.group as f64),
         ],
         workgroup_size: [v.wg_x, v.wg_y, 1],
         workgroup_bytes: v.workgroup_bytes(),
@@ -365,7 +307,7 @@ pub fn plan(v: &Variant, m: usize, k: usize, n: usize) -> Result<Plan> {
     ];
     let mut p = Plan::single(Method::CsFast.name(), kernel, groups)
         .note(format!(
-            "variant {} ({ENV}): {}x{} C tile per workgroup of {}x{}, {}x8 register block per invocation, k-tiles of {}, double-buffered in {} B of workgroup memory{}",
+            "variant {} ({ENV}): {}x{} C tile per workgroup of {}x{}, {}x8 register block per invocation, k-tiles of {}, double-buffered in {} B of workgroup memory",
             v.name,
             v.bm(),
             v.bn(),
@@ -373,12 +315,7 @@ pub fn plan(v: &Variant, m: usize, k: usize, n: usize) -> Result<Plan> {
             v.wg_y,
             v.rm,
             v.bk,
-            v.workgroup_bytes(),
-            if v.group > 1 {
-                format!(", tiles taken {} rows at a time", v.group)
-            } else {
-                String::new()
-            }
+            v.workgroup_bytes()
         ))
         .note(format!(
             "A uploaded transposed; A, B, C zero-padded to {mp}x{kp}x{np} (cropped on readback)"
