@@ -95,17 +95,20 @@ fn fs_blend() -> @location(0) vec4f {
 }
 
 // Texture-fetch ceiling: `iterations` textureLoads per fragment from an R32Float texture,
-// walking along the fragment's row as Hall's inner loop walks a row of A.
+// walking along the fragment's row as Hall's inner loop walks a row of A. The texture's sides
+// are powers of two (src/bench/ceilings.rs), so a mask wraps the walk: an integer modulo by the
+// runtime width cost more instructions than the fetch and held this ceiling below what the
+// texture units deliver. With any width the masked coordinate stays below it.
 @group(0) @binding(2) var tex: texture_2d<f32>;
 
 @fragment
 fn fs_fetch(@builtin(position) pos: vec4f) -> @location(0) vec4f {
-    let dims = vec2u(textureDimensions(tex));
+    let mask = vec2u(textureDimensions(tex)) - 1u;
     let x0 = u32(pos.x);
-    let y = u32(pos.y) % dims.y;
+    let y = u32(pos.y) & mask.y;
     var s = 0.0;
     for (var i = 0u; i < params.iterations; i++) {
-        s += textureLoad(tex, vec2u((x0 + i) % dims.x, y), 0).r;
+        s += textureLoad(tex, vec2u((x0 + i) & mask.x, y), 0).r;
     }
     return vec4f(s, 0.0, 0.0, 0.0);
 }
@@ -114,12 +117,12 @@ fn fs_fetch(@builtin(position) pos: vec4f) -> @location(0) vec4f {
 // hall-packed make (16 bytes per texel).
 @fragment
 fn fs_fetch_rgba(@builtin(position) pos: vec4f) -> @location(0) vec4f {
-    let dims = vec2u(textureDimensions(tex));
+    let mask = vec2u(textureDimensions(tex)) - 1u;
     let x0 = u32(pos.x);
-    let y = u32(pos.y) % dims.y;
+    let y = u32(pos.y) & mask.y;
     var s = vec4f(0.0);
     for (var i = 0u; i < params.iterations; i++) {
-        s += textureLoad(tex, vec2u((x0 + i) % dims.x, y), 0);
+        s += textureLoad(tex, vec2u((x0 + i) & mask.x, y), 0);
     }
     return vec4f(s.x + s.y + s.z + s.w, 0.0, 0.0, 0.0);
 }
