@@ -52,14 +52,6 @@ def main() -> None:
         if fr and peak:
             line(f"{name} vs the 4-SM fragment peak", fr, f'{fr["gflops"]:.0f} GFLOP/s',
                  f"theoretical {peak:.0f} GFLOP/s", fr["gflops"] / peak, 0.80)
-        # What bounds them: the texels their fetches move (the model's bytes over the texel's:
-        # RGBA32F 16, RGBA16F 8) against the RGBA32F fetch ceiling's texels; no target, the row
-        # says how near that ceiling they run.
-        fetch = ceil.get("texture-fetch-rgba32f")
-        if fr and fetch and fr.get("model_gbps"):
-            texels = fr["model_gbps"] / (8 if name.endswith("f16") else 16)
-            out.append(f'| {name} texel fetches (model) vs the RGBA32F fetch ceiling | {name} ({texels:.1f} Gtexels/s) | '
-                       f'texture-fetch-rgba32f {fetch / 16:.1f} Gtexels/s | {texels * 16 / fetch:.2f}x | — | — |')
     for name in ("compute-fma", "fragment-fma", "texture-fetch"):
         if name in ceil and name in theory:
             out.append(f'| ceiling {name} | {ceil[name]:.1f} | theoretical {theory[name]:.1f} | '
