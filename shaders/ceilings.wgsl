@@ -98,7 +98,10 @@ fn fs_blend() -> @location(0) vec4f {
 // walking along the fragment's row as Hall's inner loop walks a row of A. The texture's sides
 // are powers of two (src/bench/ceilings.rs), so a mask wraps the walk: an integer modulo by the
 // runtime width cost more instructions than the fetch and held this ceiling below what the
-// texture units deliver. With any width the masked coordinate stays below it.
+// texture units deliver. With any width the masked coordinate stays below it. Four loads per
+// loop iteration into four sums (`iterations` is a multiple of 4): with one sum each load waited
+// for the one before, and frag-mrt, whose loads are independent, fetched 1.34 times this
+// ceiling's texels per second.
 @group(0) @binding(2) var tex: texture_2d<f32>;
 
 @fragment
@@ -106,11 +109,14 @@ fn fs_fetch(@builtin(position) pos: vec4f) -> @location(0) vec4f {
     let mask = vec2u(textureDimensions(tex)) - 1u;
     let x0 = u32(pos.x);
     let y = u32(pos.y) & mask.y;
-    var s = 0.0;
-    for (var i = 0u; i < params.iterations; i++) {
-        s += textureLoad(tex, vec2u((x0 + i) & mask.x, y), 0).r;
+    var s = vec4f(0.0);
+    for (var i = 0u; i < params.iterations; i += 4u) {
+        s.x += textureLoad(tex, vec2u((x0 + i) & mask.x, y), 0).r;
+        s.y += textureLoad(tex, vec2u((x0 + i + 1u) & mask.x, y), 0).r;
+        s.z += textureLoad(tex, vec2u((x0 + i + 2u) & mask.x, y), 0).r;
+        s.w += textureLoad(tex, vec2u((x0 + i + 3u) & mask.x, y), 0).r;
     }
-    return vec4f(s, 0.0, 0.0, 0.0);
+    return vec4f(s.x + s.y + s.z + s.w, 0.0, 0.0, 0.0);
 }
 
 // The same walk over an RGBA32Float texture, all four channels used: the fetch that frag-mrt and
@@ -120,9 +126,16 @@ fn fs_fetch_rgba(@builtin(position) pos: vec4f) -> @location(0) vec4f {
     let mask = vec2u(textureDimensions(tex)) - 1u;
     let x0 = u32(pos.x);
     let y = u32(pos.y) & mask.y;
-    var s = vec4f(0.0);
-    for (var i = 0u; i < params.iterations; i++) {
-        s += textureLoad(tex, vec2u((x0 + i) & mask.x, y), 0);
+    var s0 = vec4f(0.0);
+    var s1 = vec4f(0.0);
+    var s2 = vec4f(0.0);
+    var s3 = vec4f(0.0);
+    for (var i = 0u; i < params.iterations; i += 4u) {
+        s0 += textureLoad(tex, vec2u((x0 + i) & mask.x, y), 0);
+        s1 += textureLoad(tex, vec2u((x0 + i + 1u) & mask.x, y), 0);
+        s2 += textureLoad(tex, vec2u((x0 + i + 2u) & mask.x, y), 0);
+        s3 += textureLoad(tex, vec2u((x0 + i + 3u) & mask.x, y), 0);
     }
+    let s = s0 + s1 + s2 + s3;
     return vec4f(s.x + s.y + s.z + s.w, 0.0, 0.0, 0.0);
 }

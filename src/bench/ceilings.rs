@@ -21,7 +21,8 @@ fn module(ctx: &GpuContext) -> Result<wgpu::ShaderModule> {
     // SAFETY: the shader's only indices are `sink[gid.x]`, inside the sink `dispatch_fma` sizes
     // at 256 words per workgroup dispatched, and the fetch shaders' texel coordinates, each
     // masked with the texture's size less one (so below it); its loops run `params.iterations`
-    // steps (by 4 in `fma_chains`, whose callers pass multiples of 4) and end.
+    // steps (by 4 in `fma_chains` and the fetch loops, whose callers pass multiples of 4) and
+    // end.
     unsafe { ctx.shader_trusted("ceilings.wgsl", SHADER) }
 }
 
