@@ -17,8 +17,7 @@
 //   dims.m % BM == 0, dims.k % BK == 0, dims.n % BN == 0 (the padded sizes, which are the sizes of
 //   the buffers); BM == RM·WG_Y with RM = 16 (`main_16x8`), 8 (`main_8x8`) or 4 (`main_4x8`);
 //   BN == 8·WG_X;
-//   BK·BM/4 and BK·BN/4 (vec4s per tile) are 1 to 4 times WG_X·WG_Y, or at most WG_X·WG_Y;
-//   grid = (n/BN, m/BM).
+//   BK·BM/4 and BK·BN/4 (vec4s per tile) are 1 to 4 times WG_X·WG_Y; grid = (n/BN, m/BM).
 //
 // Layout: at[p·m/4 + i/4] = A(i..i+3, p); b[p·n/4 + j/4] = B(p, j..j+3); c[i·n/4 + j/4] = C(i, j..j+3).
 
@@ -62,18 +61,17 @@ fn fetch_b(t: u32, e: u32, col0: u32) -> vec4f {
 }
 
 // Fetch k-tile t into pa/pb: invocation tid takes vec4s tid, tid + T, tid + 2T, tid + 3T of each
-// tile (T = WG_X·WG_Y) while they are in the tile. The conditions on T depend on override
-// constants only (the host makes the tile a multiple of T, or smaller than T), so they fold away
-// when the pipeline is built; a tile smaller than T is fetched by invocations tid < its size.
+// tile (T = WG_X·WG_Y) while they are in the tile. The conditions depend on override constants
+// only (the host makes the tile a multiple of T), so they fold away when the pipeline is built.
 fn fetch(t: u32, tid: u32, row0: u32, col0: u32) {
     let nt = WG_X * WG_Y;
     let qa = BK * BM / 4u;
     let qb = BK * BN / 4u;
-    if nt <= qa || tid < qa { pa[0] = fetch_a(t, tid, row0); }
+    pa[0] = fetch_a(t, tid, row0);
     if nt < qa { pa[1] = fetch_a(t, tid + nt, row0); }
     if 2u * nt < qa { pa[2] = fetch_a(t, tid + 2u * nt, row0); }
     if 3u * nt < qa { pa[3] = fetch_a(t, tid + 3u * nt, row0); }
-    if nt <= qb || tid < qb { pb[0] = fetch_b(t, tid, col0); }
+    pb[0] = fetch_b(t, tid, col0);
     if nt < qb { pb[1] = fetch_b(t, tid + nt, col0); }
     if 2u * nt < qb { pb[2] = fetch_b(t, tid + 2u * nt, col0); }
     if 3u * nt < qb { pb[3] = fetch_b(t, tid + 3u * nt, col0); }
@@ -88,11 +86,11 @@ fn stash(buf: u32, tid: u32) {
     let qb = BK * BN / 4u;
     let ao = buf * qa + tid;
     let bo = buf * qb + tid;
-    if nt <= qa || tid < qa { a_s[ao] = pa[0]; }
+    a_s[ao] = pa[0];
     if nt < qa { a_s[ao + nt] = pa[1]; }
     if 2u * nt < qa { a_s[ao + 2u * nt] = pa[2]; }
     if 3u * nt < qa { a_s[ao + 3u * nt] = pa[3]; }
-    if nt <= qb || tid < qb { b_s[bo] = pb[0]; }
+    b_s[bo] = pb[0];
     if nt < qb { b_s[bo + nt] = pb[1]; }
     if 2u * nt < qb { b_s[bo + 2u * nt] = pb[2]; }
     if 3u * nt < qb { b_s[bo + 3u * nt] = pb[3]; }
