@@ -63,26 +63,56 @@ pub fn packed_shape(rows: usize, cols: usize) -> (usize, usize) {
 /// Eq. (8): the texels of `x`'s packed texture, row-major, `[r, g, b, a]` = the (i, j) elements of
 /// the top-left, top-right, bottom-left and bottom-right quadrants of `x` zero-padded to even
 /// sides.
+///
+/// Texel row i is rows i and i + h of `x` (h = ⌈rows/2⌉), each split at column w = ⌈cols/2⌉;
+/// only the padding (row i + h when rows is odd, column w - 1's right half when cols is odd) is
+/// zero. Large matrices are packed a band of texel rows per thread.
 pub fn pack(x: &Matrix) -> Vec<[f32; 4]> {
     let (h, w) = packed_shape(x.rows, x.cols);
-    let at = |i: usize, j: usize| {
-        if i < x.rows && j < x.cols {
-            x.get(i, j)
-        } else {
-            0.0
-        }
-    };
-    let mut out = Vec::with_capacity(h * w);
-    for i in 0..h {
-        for j in 0..w {
-            out.push([at(i, j), at(i, j + w), at(i + h, j), at(i + h, j + w)]);
-        }
+    // Zeroed pages from the allocator, faulted in by the threads that fill them.
+    let mut out: Vec<[f32; 4]> = bytemuck::zeroed_vec(h * w);
+    if out.is_empty() {
+        return out;
     }
+    let (rows, cols) = (x.rows, x.cols);
+    by_rows(&mut out, w, |first, band| {
+        for (di, texels) in band.chunks_mut(w).enumerate() {
+            let i = first + di;
+            let (tl, tr) = x.data[i * cols..][..cols].split_at(w);
+            // tr is w or, for odd cols, w - 1 long: the zips stop there, the last texel's right
+            // half stays zero.
+            if i + h < rows {
+                let (bl, br) = x.data[(i + h) * cols..][..cols].split_at(w);
+                for ((t, (&a, &b)), (&c, &d)) in texels
+                    .iter_mut()
+                    .zip(tl.iter().zip(tr))
+                    .zip(bl.iter().zip(br))
+                {
+                    *t = [a, b, c, d];
+                }
+                if tr.len() < w {
+                    texels[w - 1] = [tl[w - 1], 0.0, bl[w - 1], 0.0];
+                }
+            } else {
+                // Row i + h is padding (odd rows): the bottom halves stay zero.
+                for (t, (&a, &b)) in texels.iter_mut().zip(tl.iter().zip(tr)) {
+                    *t = [a, b, 0.0, 0.0];
+                }
+                if tr.len() < w {
+                    texels[w - 1] = [tl[w - 1], 0.0, 0.0, 0.0];
+                }
+            }
+        }
+    });
     out
 }
 
 /// The inverse of [`pack`]: the `rows × cols` matrix whose packed texels (⌈rows/2⌉ × ⌈cols/2⌉ of
 /// them, row-major) are `texels`. The padding is dropped.
+///
+/// Row i of the matrix is texel row i mod h, channels (r, g) for i < h and (b, a) below, the
+/// first channel filling columns 0..w and the second columns w..cols. Large matrices are
+/// unpacked a band of rows per thread.
 pub fn unpack(texels: &[[f32; 4]], rows: usize, cols: usize) -> Result<Matrix> {
     let (h, w) = packed_shape(rows, cols);
     if texels.len() != h * w {
@@ -92,10 +122,44 @@ pub fn unpack(texels: &[[f32; 4]], rows: usize, cols: usize) -> Result<Matrix> {
             h * w
         )));
     }
-    Ok(Matrix::from_fn(rows, cols, |i, j| {
-        let channel = 2 * usize::from(i >= h) + usize::from(j >= w);
-        texels[(i % h) * w + j % w][channel]
-    }))
+    let mut data: Vec<f32> = bytemuck::zeroed_vec(rows * cols);
+    if data.is_empty() {
+        return Matrix::new(rows, cols, data);
+    }
+    by_rows(&mut data, cols, |first, band| {
+        for (di, row) in band.chunks_mut(cols).enumerate() {
+            let i = first + di;
+            let (ti, ch) = if i < h { (i, 0) } else { (i - h, 2) };
+            let src = &texels[ti * w..][..w];
+            let (left, right) = row.split_at_mut(w);
+            for (v, t) in left.iter_mut().zip(src) {
+                *v = t[ch];
+            }
+            for (v, t) in right.iter_mut().zip(src) {
+                *v = t[ch + 1];
+            }
+        }
+    });
+    Matrix::new(rows, cols, data)
+}
+
+/// Run `fill(first_row, rows)` over `out`'s rows of `row_len` elements, split into contiguous
+/// bands on as many threads as [`crate::gpu::host::threads_for`] gives a copy of that size (one
+/// below its threshold, and on wasm32); each band is `rows`, the elements of rows `first_row..`.
+fn by_rows<T: Send>(out: &mut [T], row_len: usize, fill: impl Fn(usize, &mut [T]) + Sync) {
+    let rows = out.len() / row_len.max(1);
+    let threads = crate::gpu::host::threads_for(std::mem::size_of_val(out)).min(rows.max(1));
+    if threads <= 1 {
+        fill(0, out);
+        return;
+    }
+    let per = rows.div_ceil(threads);
+    std::thread::scope(|s| {
+        for (t, band) in out.chunks_mut(per * row_len).enumerate() {
+            let fill = &fill;
+            s.spawn(move || fill(t * per, band));
+        }
+    });
 }
 
 /// The `rows × cols` matrix held by the bytes of a packed texture of `precision` (tightly packed
@@ -113,11 +177,10 @@ pub fn unpack_bytes(
         }
     }
     let values = precision.decode(bytes);
-    let texels: Vec<[f32; 4]> = values
-        .chunks_exact(4)
-        .map(|c| [c[0], c[1], c[2], c[3]])
-        .collect();
-    unpack(&texels, rows, cols)
+    // Whole texels only: a trailing partial texel is dropped (and the count then fails unpack's
+    // check).
+    let texels: &[[f32; 4]] = bytemuck::cast_slice(&values[..values.len() / 4 * 4]);
+    unpack(texels, rows, cols)
 }
 
 /// Read a packed texture (`Rgba32Float`, `Rgba16Float` or `Rgba8Unorm`, such as the one an
@@ -168,7 +231,13 @@ pub fn upload_packed_as(
 ) -> Result<MatrixTexture> {
     let (h, w) = packed_shape(x.rows, x.cols);
     let t = MatrixTexture::new(ctx, label, h, w, precision.format(4), INPUT_USAGE)?;
-    t.write_bytes(ctx, &precision.encode(bytemuck::cast_slice(&pack(x))))?;
+    let texels = pack(x);
+    let values: &[f32] = bytemuck::cast_slice(&texels);
+    // f32 texels are the texture's bytes as they are; f16 and u8 are encoded from them.
+    match precision {
+        Precision::F32 => t.write_bytes(ctx, bytemuck::cast_slice(values))?,
+        _ => t.write_bytes(ctx, &precision.encode(values))?,
+    }
     Ok(t)
 }
 
@@ -216,4 +285,107 @@ pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Params) -> Re
         Ok(vec![c])
     });
     Ok(work)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Eq. (8) element by element, bounds-tested: the reference for [`pack`].
+    fn pack_reference(x: &Matrix) -> Vec<[f32; 4]> {
+        let (h, w) = packed_shape(x.rows, x.cols);
+        let at = |i: usize, j: usize| {
+            if i < x.rows && j < x.cols {
+                x.get(i, j)
+            } else {
+                0.0
+            }
+        };
+        let mut out = Vec::with_capacity(h * w);
+        for i in 0..h {
+            for j in 0..w {
+                out.push([at(i, j), at(i, j + w), at(i + h, j), at(i + h, j + w)]);
+            }
+        }
+        out
+    }
+
+    /// The inverse of eq. (8) element by element: the reference for [`unpack`].
+    fn unpack_reference(texels: &[[f32; 4]], rows: usize, cols: usize) -> Matrix {
+        let (h, w) = packed_shape(rows, cols);
+        Matrix::from_fn(rows, cols, |i, j| {
+            let channel = 2 * usize::from(i >= h) + usize::from(j >= w);
+            texels[(i % h) * w + j % w][channel]
+        })
+    }
+
+    fn bits(v: &[f32]) -> Vec<u32> {
+        v.iter().map(|x| x.to_bits()).collect()
+    }
+
+    #[test]
+    fn pack_and_unpack_match_the_element_formulas() {
+        // 1500x1501 packs into 9 MB of texels and unpacks into 9 MB of f32s: above
+        // `threads_for`'s threshold, so both go through the banded path where there are cores.
+        let shapes = [
+            (1, 1),
+            (1, 2),
+            (2, 1),
+            (1, 7),
+            (7, 1),
+            (2, 2),
+            (3, 3),
+            (5, 9),
+            (13, 17),
+            (31, 8),
+            (8, 31),
+            (64, 33),
+            (97, 101),
+            (1500, 1501),
+        ];
+        for (s, &(rows, cols)) in shapes.iter().enumerate() {
+            let x = Matrix::random(rows, cols, 7 + s as u64, -1.0, 1.0);
+            let texels = pack(&x);
+            let want = pack_reference(&x);
+            assert_eq!(texels.len(), want.len(), "{rows}x{cols}");
+            assert_eq!(
+                bits(bytemuck::cast_slice(&texels)),
+                bits(bytemuck::cast_slice(&want)),
+                "pack {rows}x{cols}"
+            );
+            // Unpack arbitrary texels (padding channels nonzero too): the padding is dropped.
+            let (h, w) = packed_shape(rows, cols);
+            let noisy = Matrix::random(h, 4 * w, 1000 + s as u64, -2.0, 2.0);
+            let noisy: &[[f32; 4]] = bytemuck::cast_slice(&noisy.data);
+            let got = unpack(noisy, rows, cols).unwrap();
+            let want = unpack_reference(noisy, rows, cols);
+            assert_eq!((got.rows, got.cols), (rows, cols));
+            assert_eq!(bits(&got.data), bits(&want.data), "unpack {rows}x{cols}");
+            // Round trip, through the bytes as read back.
+            let back =
+                unpack_bytes(Precision::F32, bytemuck::cast_slice(&texels), rows, cols).unwrap();
+            assert_eq!(bits(&back.data), bits(&x.data), "round trip {rows}x{cols}");
+            for p in [Precision::F16, Precision::U8] {
+                let bytes = p.encode(bytemuck::cast_slice(&texels));
+                let got = unpack_bytes(p, &bytes, rows, cols).unwrap();
+                let values = p.decode(&bytes);
+                let want = unpack_reference(bytemuck::cast_slice(&values), rows, cols);
+                assert_eq!(bits(&got.data), bits(&want.data), "{p:?} {rows}x{cols}");
+            }
+        }
+    }
+
+    #[test]
+    fn empty_and_wrong_sizes() {
+        assert!(pack(&Matrix::zeros(0, 0)).is_empty());
+        assert!(pack(&Matrix::zeros(3, 0)).is_empty());
+        assert!(pack(&Matrix::zeros(0, 3)).is_empty());
+        let m = unpack(&[], 0, 5).unwrap();
+        assert_eq!((m.rows, m.cols, m.data.len()), (0, 5, 0));
+        let m = unpack(&[], 5, 0).unwrap();
+        assert_eq!((m.rows, m.cols, m.data.len()), (5, 0, 0));
+        assert!(unpack(&[[0.0; 4]; 3], 3, 3).is_err());
+        assert!(unpack_bytes(Precision::F32, &[0u8; 32], 1, 1).is_err());
+        assert!(unpack_bytes(Precision::F16, &[0u8; 10], 1, 2).is_ok());
+    }
 }
