@@ -414,7 +414,7 @@ impl Layout {
         let (h, w) = self.a_size();
         // Zeroed pages from the allocator, faulted in by the threads that fill them.
         let mut out: Vec<[T; 4]> = bytemuck::zeroed_vec(h * w);
-        by_rows(&mut out, w, |first, rows| {
+        crate::gpu::host::by_rows(&mut out, w, |first, rows| {
             let mut gathered = vec![0.0f32; 4 * a.cols];
             for (y, texels) in rows.chunks_mut(w).enumerate() {
                 let i0 = 4 * (first + y);
@@ -437,7 +437,7 @@ impl Layout {
     fn pack_b_as<T: Channel>(&self, b: &Matrix) -> Vec<[T; 4]> {
         let (_, w) = self.b_size();
         let mut out: Vec<[T; 4]> = bytemuck::zeroed_vec(self.kp * w);
-        by_rows(&mut out, w, |first, rows| {
+        crate::gpu::host::by_rows(&mut out, w, |first, rows| {
             for (y, texels) in rows.chunks_mut(w).enumerate() {
                 let p = first + y;
                 if p >= b.rows {
@@ -531,25 +531,6 @@ impl Channel for half::f16 {
         use half::slice::HalfFloatSliceExt;
         dst.convert_from_f32_slice(src);
     }
-}
-
-/// Run `fill(first_row, rows)` over `out`'s rows of `row_len` texels, split into contiguous runs
-/// on as many threads as [`crate::gpu::host::threads_for`] gives a copy of that size (one below
-/// 8 MiB, and on wasm32); each run is `rows`, the texels of rows `first_row..`.
-fn by_rows<T: Send>(out: &mut [T], row_len: usize, fill: impl Fn(usize, &mut [T]) + Sync) {
-    let rows = out.len() / row_len.max(1);
-    let threads = crate::gpu::host::threads_for(std::mem::size_of_val(out)).min(rows.max(1));
-    if threads <= 1 {
-        fill(0, out);
-        return;
-    }
-    let per = rows.div_ceil(threads);
-    std::thread::scope(|s| {
-        for (t, run) in out.chunks_mut(per * row_len).enumerate() {
-            let fill = &fill;
-            s.spawn(move || fill(t * per, run));
-        }
-    });
 }
 
 /// The WGSL of one [`Shape`]: `vs_main` (one triangle over the target), `fs_first` (the block

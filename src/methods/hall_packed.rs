@@ -75,7 +75,7 @@ pub fn pack(x: &Matrix) -> Vec<[f32; 4]> {
         return out;
     }
     let (rows, cols) = (x.rows, x.cols);
-    by_rows(&mut out, w, |first, band| {
+    crate::gpu::host::by_rows(&mut out, w, |first, band| {
         for (di, texels) in band.chunks_mut(w).enumerate() {
             let i = first + di;
             let (tl, tr) = x.data[i * cols..][..cols].split_at(w);
@@ -126,7 +126,7 @@ pub fn unpack(texels: &[[f32; 4]], rows: usize, cols: usize) -> Result<Matrix> {
     if data.is_empty() {
         return Matrix::new(rows, cols, data);
     }
-    by_rows(&mut data, cols, |first, band| {
+    crate::gpu::host::by_rows(&mut data, cols, |first, band| {
         for (di, row) in band.chunks_mut(cols).enumerate() {
             let i = first + di;
             let (ti, ch) = if i < h { (i, 0) } else { (i - h, 2) };
@@ -141,25 +141,6 @@ pub fn unpack(texels: &[[f32; 4]], rows: usize, cols: usize) -> Result<Matrix> {
         }
     });
     Matrix::new(rows, cols, data)
-}
-
-/// Run `fill(first_row, rows)` over `out`'s rows of `row_len` elements, split into contiguous
-/// bands on as many threads as [`crate::gpu::host::threads_for`] gives a copy of that size (one
-/// below its threshold, and on wasm32); each band is `rows`, the elements of rows `first_row..`.
-fn by_rows<T: Send>(out: &mut [T], row_len: usize, fill: impl Fn(usize, &mut [T]) + Sync) {
-    let rows = out.len() / row_len.max(1);
-    let threads = crate::gpu::host::threads_for(std::mem::size_of_val(out)).min(rows.max(1));
-    if threads <= 1 {
-        fill(0, out);
-        return;
-    }
-    let per = rows.div_ceil(threads);
-    std::thread::scope(|s| {
-        for (t, band) in out.chunks_mut(per * row_len).enumerate() {
-            let fill = &fill;
-            s.spawn(move || fill(t * per, band));
-        }
-    });
 }
 
 /// The `rows × cols` matrix held by the bytes of a packed texture of `precision` (tightly packed
