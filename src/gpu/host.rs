@@ -33,12 +33,12 @@ fn split_rows<D: Send>(
     rows: usize,
     parts: usize,
     take: impl Fn(&mut D, usize) -> D,
-    mut dst: D,
+    #[cfg_attr(target_arch = "wasm32", allow(unused_mut))] mut dst: D,
     f: impl Fn(D, usize, usize) + Sync,
 ) {
-    let per = rows.div_ceil(parts.max(1)).max(1);
     #[cfg(not(target_arch = "wasm32"))]
     if parts > 1 {
+        let per = rows.div_ceil(parts).max(1);
         std::thread::scope(|s| {
             let mut first = 0;
             let mut own = None;
@@ -59,7 +59,8 @@ fn split_rows<D: Send>(
         });
         return;
     }
-    let _ = take;
+    // On wasm32 there are no threads: one run on the calling thread.
+    let _ = (take, parts);
     f(dst, 0, rows);
 }
 
@@ -149,6 +150,54 @@ pub fn copy_into(mut dst: wgpu::WriteOnly<'_, [u8]>, src: &[u8]) {
     );
 }
 
+/// Fill write-only (mapped staging) memory `dst` with `rows` rows of `row_len` elements of `T`,
+/// on [`threads_for`] threads: `fill(row, out)` writes the whole of row `row` into `out`, a
+/// scratch row of the thread's own, which is then copied into place. For uploads laid out on the
+/// way up (converted, padded) straight into the staging buffer, with no intermediate matrix whose
+/// fresh pages would cost more to fault in than the copy.
+pub fn fill_rows<T: bytemuck::Pod + Send>(
+    mut dst: wgpu::WriteOnly<'_, [u8]>,
+    rows: usize,
+    row_len: usize,
+    fill: impl Fn(usize, &mut [T]) + Sync,
+) {
+    let row_bytes = row_len * std::mem::size_of::<T>();
+    let total = rows * row_bytes;
+    assert_eq!(
+        dst.len(),
+        total,
+        "fill_rows: the destination is not rows x row_len"
+    );
+    let base = dst.as_raw_element_ptr().as_ptr();
+    split_rows(
+        rows,
+        threads_for(total),
+        |d: &mut Span, n| {
+            let len = (n * row_bytes).min(d.1);
+            let head = Span(d.0, len);
+            // SAFETY: `len` ≤ the span's length, so the pointer stays inside the mapping.
+            *d = Span(unsafe { d.0.add(len) }, d.1 - len);
+            head
+        },
+        Span(base, total),
+        |out: Span, first, n| {
+            let mut scratch = vec![T::zeroed(); row_len];
+            for r in 0..n {
+                fill(first + r, &mut scratch);
+                // SAFETY: row r of this thread's piece lies inside `out` (n rows of
+                // `row_bytes`), written by this thread alone; the scratch row is host memory.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(
+                        scratch.as_ptr().cast::<u8>(),
+                        out.0.add(r * row_bytes),
+                        row_bytes,
+                    )
+                };
+            }
+        },
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -188,6 +237,28 @@ mod tests {
                 );
                 assert_eq!(got, want, "{rows} rows in {parts} parts");
             }
+        }
+    }
+
+    #[test]
+    fn filled_rows_land_in_order_at_every_size() {
+        // Below and above PARALLEL_MIN (the second on threads where the machine has them).
+        for &(rows, row_len) in &[(0usize, 3usize), (1, 1), (5, 7), (3000, 2000)] {
+            let mut dst = vec![0xABu8; rows * row_len * 2];
+            fill_rows(
+                wgpu::WriteOnly::from_mut(&mut dst[..]),
+                rows,
+                row_len,
+                |r, out: &mut [u16]| {
+                    for (j, v) in out.iter_mut().enumerate() {
+                        *v = (r * 31 + j) as u16;
+                    }
+                },
+            );
+            let want: Vec<u8> = (0..rows * row_len)
+                .flat_map(|e| ((e / row_len * 31 + e % row_len) as u16).to_ne_bytes())
+                .collect();
+            assert!(dst == want, "{rows}x{row_len}");
         }
     }
 

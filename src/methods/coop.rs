@@ -477,8 +477,8 @@ pub fn record_variant(ctx: &GpuContext, v: &Variant, a: &Matrix, b: &Matrix) -> 
         true => (Layout::FragmentsByRow, Layout::FragmentsByColumn),
         false => (Layout::RowMajor, Layout::RowMajor),
     };
-    let ab = f16_buffer(ctx, "A (f16, padded)", &f16_packed(a, mp, kp, la))?;
-    let bb = f16_buffer(ctx, "B (f16, padded)", &f16_packed(b, kp, np, lb))?;
+    let ab = f16_operand(ctx, "A (f16, padded)", a, mp, kp, la)?;
+    let bb = f16_operand(ctx, "B (f16, padded)", b, kp, np, lb)?;
     let c = MatrixBuffer::output(ctx, "C (padded)", mp, np)?;
     let ops = Operands::from_buffers(ctx, &p, ab, bb, c, (mp, kp, np))?;
     compute::record(ctx, &p, ops, (m, n))
@@ -545,7 +545,6 @@ pub fn f16_packed(
     cols: usize,
     layout: Layout,
 ) -> (usize, usize, Vec<half::f16>) {
-    use half::slice::HalfFloatSliceExt;
     assert!(
         rows >= x.rows && cols >= x.cols && rows.is_multiple_of(FRAG) && cols.is_multiple_of(FRAG)
     );
@@ -558,7 +557,7 @@ pub fn f16_packed(
         for i in first_row..last {
             let src = &x.data[i * x.cols..(i + 1) * x.cols];
             if layout == Layout::RowMajor {
-                out[i * cols - base..i * cols - base + x.cols].convert_from_f32_slice(src);
+                f16_row(x, i, &mut out[i * cols - base..(i + 1) * cols - base]);
             } else {
                 for (j, &v) in src.iter().enumerate() {
                     out[layout.index(i, j, rows, cols) - base] = half::f16::from_f32(v);
@@ -588,6 +587,50 @@ pub fn f16_packed(
         }
     });
     (rows, cols, halves)
+}
+
+/// `x` rounded to f16, zero-padded to `rows × cols` and laid out as `layout`, in a storage
+/// buffer. Row-major operands are converted row by row straight into the mapped staging buffer
+/// (`gpu::host::fill_rows`, on threads), with no intermediate f16 matrix: at n = 4096 that
+/// matrix's fresh pages cost more than the conversion. The fragment layouts go through
+/// [`f16_packed`].
+fn f16_operand(
+    ctx: &GpuContext,
+    label: &str,
+    x: &Matrix,
+    rows: usize,
+    cols: usize,
+    layout: Layout,
+) -> Result<MatrixBuffer> {
+    if layout != Layout::RowMajor {
+        return f16_buffer(ctx, label, &f16_packed(x, rows, cols, layout));
+    }
+    assert!(rows >= x.rows && cols >= x.cols && cols.is_multiple_of(2));
+    check_storage_size(
+        &ctx.limits,
+        &format!("coop: {label}, a {rows}x{cols} f16 storage buffer"),
+        (rows * cols * 2) as u64,
+    )?;
+    let buf = MatrixBuffer::new(ctx, label, rows, cols / 2)?;
+    // Every byte is written: a pooled staging buffer holds what its last upload left.
+    ctx.staging
+        .upload(ctx, &buf.buffer, 0, (rows * cols * 2) as u64, |w| {
+            crate::gpu::host::fill_rows(w, rows, cols, |i, out: &mut [half::f16]| {
+                f16_row(x, i, out)
+            })
+        })?;
+    Ok(buf)
+}
+
+/// Row `i` of `x` rounded to f16 into `out` (a row of the padded operand), zeros past `x`'s
+/// columns, and all zeros past its rows; `half`'s slice conversion (F16C where the CPU has it).
+fn f16_row(x: &Matrix, i: usize, out: &mut [half::f16]) {
+    use half::slice::HalfFloatSliceExt;
+    let valid = if i < x.rows { x.cols } else { 0 };
+    if valid > 0 {
+        out[..valid].convert_from_f32_slice(&x.data[i * x.cols..(i + 1) * x.cols]);
+    }
+    out[valid..].fill(half::f16::ZERO);
 }
 
 /// A packed f16 operand in a storage buffer (two f16 per word; `cols` is even because it is a
@@ -727,6 +770,34 @@ pub fn sampled_check(a: &Matrix, b: &Matrix, c: &Matrix, seed: u64) -> (f64, boo
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The row-major operand written straight into staging is the f16 matrix `f16_packed`
+    /// builds, byte for byte, padding included, even when the pooled staging buffer still holds
+    /// another upload's bytes (uploaded just before, of the same size, all 0x7BFF = 65504).
+    #[test]
+    fn f16_operands_uploaded_row_by_row_match_the_packed_matrix() {
+        let ctx = GpuContext::new().expect("an adapter");
+        for &(m, n, rows, cols, seed) in &[
+            (1, 1, 16, 16, 1u64),
+            (7, 13, 16, 16, 2),
+            (33, 17, 48, 32, 3),
+            (40, 70, 48, 80, 4),
+        ] {
+            let x = Matrix::random(m, n, seed, -2.0, 2.0);
+            let dirty = Matrix::from_fn(rows, cols, |_, _| F16_MAX);
+            drop(f16_operand(&ctx, "dirty", &dirty, rows, cols, Layout::RowMajor).unwrap());
+            let buf = f16_operand(&ctx, "x", &x, rows, cols, Layout::RowMajor).unwrap();
+            let got =
+                crate::gpu::buffer::read_buffer_bytes(&ctx, &buf.buffer, (rows * cols * 2) as u64)
+                    .unwrap();
+            let (_, _, want) = f16_packed(&x, rows, cols, Layout::RowMajor);
+            assert_eq!(
+                &got[..],
+                bytemuck::cast_slice::<half::f16, u8>(&want),
+                "{m}x{n}"
+            );
+        }
+    }
 
     /// The bound holds for a CPU model of what the tensor cores do (inputs rounded to f16,
     /// products exact, f32 sums rounded toward zero at each addition), and is not vacuous: the
