@@ -229,6 +229,73 @@ fn staging_pools_stay_bounded_and_are_reused() {
     );
 }
 
+/// Texture uploads go through a pooled staging buffer whose rows are padded to 256 bytes: for
+/// widths whose rows are not a multiple of 256 bytes, in every format the matrix textures use,
+/// the texels read back are the bytes written, bit for bit (NaN patterns included), and the
+/// upload is counted as the tight bytes.
+#[test]
+fn texture_uploads_with_unaligned_rows_read_back_bit_for_bit() {
+    use rendermm::gpu::MatrixTexture;
+    use rendermm::gpu::texture::INPUT_USAGE;
+    use wgpu::TextureFormat as F;
+    // Its own context: other tests upload through the shared one at the same time.
+    let own = rendermm::gpu::GpuContext::new().unwrap();
+    let ctx = &own;
+    for (i, &(format, rows, cols)) in [
+        (F::R32Float, 1, 1),
+        (F::R32Float, 3, 7),
+        (F::R32Float, 65, 33),
+        (F::Rgba32Float, 5, 3),
+        (F::Rgba16Float, 7, 9),
+        (F::Rgba8Unorm, 9, 5),
+        (F::R16Float, 11, 13),
+        (F::R8Unorm, 4, 257),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let t = MatrixTexture::new(ctx, "upload test", rows, cols, format, INPUT_USAGE).unwrap();
+        let len = rows * cols * t.bytes_per_texel() as usize;
+        let bytes: Vec<u8> = (0..len).map(|j| ((j * 131 + i * 17) % 256) as u8).collect();
+        let before = ctx.staging.uploaded();
+        t.write_bytes(ctx, &bytes).unwrap();
+        assert_eq!(ctx.staging.uploaded() - before, len as u64, "{format:?}");
+        let back = t.read_bytes(ctx).unwrap();
+        assert!(*back == bytes[..], "{format:?} {rows}x{cols}");
+        // A second upload reuses the staging buffer and replaces every texel.
+        let again: Vec<u8> = bytes.iter().map(|b| b ^ 0x5A).collect();
+        t.write_bytes(ctx, &again).unwrap();
+        assert!(*t.read_bytes(ctx).unwrap() == again[..], "{format:?} again");
+    }
+}
+
+/// A texture upload of the wrong number of bytes is refused in one line naming both counts,
+/// before anything is staged.
+#[test]
+fn texture_upload_of_the_wrong_byte_count_is_one_line() {
+    use rendermm::gpu::MatrixTexture;
+    use rendermm::gpu::texture::INPUT_USAGE;
+    let ctx = ctx();
+    let t = MatrixTexture::new(
+        ctx,
+        "upload test",
+        3,
+        7,
+        wgpu::TextureFormat::R32Float,
+        INPUT_USAGE,
+    )
+    .unwrap();
+    for len in [0, 83, 85, 3 * 7 * 4 * 2] {
+        let e = t.write_bytes(ctx, &vec![0; len]).unwrap_err().to_string();
+        assert_eq!(
+            e.trim(),
+            format!("texture upload: {len} bytes given, 3x7 texels of 4 bytes need 84"),
+            "{len}"
+        );
+        assert_eq!(e.trim().lines().count(), 1, "{e}");
+    }
+}
+
 /// Bad combinations of the soak and replot options are refused in one line each, before any
 /// GPU work, with the usage exit status.
 #[test]

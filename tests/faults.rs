@@ -569,3 +569,40 @@ fn cli_faults_are_one_error_line_and_leave_no_output_file() {
         assert_clean_failure(&r, feature, &dir);
     }
 }
+
+/// A texture upload on a destroyed device behaves as a buffer upload does: through a new
+/// staging buffer it gives `Error::DeviceLost`; through a pooled one (mapped again after an
+/// earlier upload) the submission may go unnoticed, and the next wait reports the loss. It
+/// never panics, and no later wait claims success.
+#[test]
+fn a_texture_upload_on_a_destroyed_device_is_device_lost() {
+    for pooled in [false, true] {
+        let ctx = own_context();
+        let t = rendermm::gpu::MatrixTexture::new(
+            &ctx,
+            "A",
+            5,
+            3,
+            wgpu::TextureFormat::R32Float,
+            INPUT_USAGE,
+        )
+        .unwrap();
+        let bytes = vec![7u8; 5 * 3 * 4];
+        if pooled {
+            t.write_bytes(&ctx, &bytes).unwrap();
+            ctx.wait().unwrap();
+            assert!(
+                ctx.staging.pooled().1 >= 1,
+                "the staging buffer went back to the pool"
+            );
+        }
+        ctx.device.destroy();
+        match t.write_bytes(&ctx, &bytes) {
+            Err(Error::DeviceLost(_)) => {}
+            Ok(()) if pooled => {}
+            r => panic!("pooled {pooled}: {r:?}"),
+        }
+        let e = ctx.wait().expect_err("the loss is reported");
+        assert!(matches!(e, Error::DeviceLost(_)), "pooled {pooled}: {e:?}");
+    }
+}

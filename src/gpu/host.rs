@@ -82,33 +82,92 @@ pub fn copy_rows(dst: &mut [u8], src: &[u8], rows: usize, row_bytes: usize, pitc
 /// # Safety
 /// `dst` must be valid for writes of `rows · row_bytes` bytes and not overlap `src`.
 pub unsafe fn copy_rows_raw(dst: *mut u8, src: &[u8], rows: usize, row_bytes: usize, pitch: usize) {
-    let total = rows * row_bytes;
+    // SAFETY: passed on from the caller; a tight destination has pitch `row_bytes`.
+    unsafe { copy_pitched(dst, row_bytes, src, pitch, rows, row_bytes) }
+}
+
+/// Copy `rows` tightly packed rows of `row_bytes` bytes from `src` into write-only (mapped
+/// staging) memory `dst`, `pitch` bytes apart, on [`threads_for`] threads: the opposite of
+/// [`copy_rows`], for a texture upload whose rows a buffer-to-texture copy wants 256-byte
+/// aligned. The bytes between rows are left as they were.
+pub fn copy_rows_pitched(
+    mut dst: wgpu::WriteOnly<'_, [u8]>,
+    src: &[u8],
+    rows: usize,
+    row_bytes: usize,
+    pitch: usize,
+) {
+    assert!(pitch >= row_bytes, "copy_rows_pitched: rows overlap");
     assert!(
-        rows == 0 || src.len() >= (rows - 1) * pitch + row_bytes,
+        rows == 0 || dst.len() >= (rows - 1) * pitch + row_bytes,
+        "copy_rows_pitched: the destination is short"
+    );
+    // SAFETY: the mapping is valid for writes of its whole length, which the assert above
+    // checked covers every row; mapped device memory does not overlap a host slice.
+    unsafe {
+        copy_pitched(
+            dst.as_raw_element_ptr().as_ptr(),
+            pitch,
+            src,
+            row_bytes,
+            rows,
+            row_bytes,
+        )
+    }
+}
+
+/// Copy `rows` rows of `row_bytes` bytes from `src`, `src_pitch` bytes apart, to `dst`,
+/// `dst_pitch` bytes apart, on [`threads_for`] threads (each a contiguous band of rows). Only
+/// the rows' own bytes are written.
+///
+/// # Safety
+/// `dst` must be valid for writes of `(rows - 1) · dst_pitch + row_bytes` bytes and not
+/// overlap `src`; `dst_pitch ≥ row_bytes`.
+unsafe fn copy_pitched(
+    dst: *mut u8,
+    dst_pitch: usize,
+    src: &[u8],
+    src_pitch: usize,
+    rows: usize,
+    row_bytes: usize,
+) {
+    let span = |pitch: usize| {
+        if rows == 0 {
+            0
+        } else {
+            (rows - 1) * pitch + row_bytes
+        }
+    };
+    assert!(
+        src.len() >= span(src_pitch),
         "copy_rows: the source is short"
     );
     split_rows(
         rows,
-        threads_for(total),
+        threads_for(rows * row_bytes),
         |d: &mut Span, n| {
-            let len = (n * row_bytes).min(d.1);
+            let len = (n * dst_pitch).min(d.1);
             let head = Span(d.0, len);
             // SAFETY: `len` ≤ the span's length, so the pointer stays inside `dst`.
             *d = Span(unsafe { d.0.add(len) }, d.1 - len);
             head
         },
-        Span(dst, total),
+        Span(dst, span(dst_pitch)),
         |out: Span, first, n| {
             // SAFETY: `out` is this thread's own rows of `dst`; the assert above keeps every
             // source row inside `src`.
             unsafe {
-                if pitch == row_bytes {
-                    std::ptr::copy_nonoverlapping(src.as_ptr().add(first * pitch), out.0, out.1);
+                if src_pitch == row_bytes && dst_pitch == row_bytes {
+                    std::ptr::copy_nonoverlapping(
+                        src.as_ptr().add(first * src_pitch),
+                        out.0,
+                        out.1,
+                    );
                 } else {
                     for r in 0..n {
                         std::ptr::copy_nonoverlapping(
-                            src.as_ptr().add((first + r) * pitch),
-                            out.0.add(r * row_bytes),
+                            src.as_ptr().add((first + r) * src_pitch),
+                            out.0.add(r * dst_pitch),
                             row_bytes,
                         );
                     }
@@ -273,6 +332,46 @@ mod tests {
         let mut tight = vec![0u8; src.len()];
         copy_rows(&mut tight, &src, src.len() / 5, 5, 5);
         assert_eq!(tight[..src.len() / 5 * 5], src[..src.len() / 5 * 5]);
+    }
+
+    #[test]
+    fn tight_rows_land_at_the_pitch_and_leave_the_gaps_alone() {
+        // Small (one thread) and above PARALLEL_MIN (several), each round trip through
+        // copy_rows giving the rows back.
+        for &(rows, row_bytes, pitch) in &[
+            (0, 4, 256),
+            (1, 3, 256),
+            (7, 12, 256),
+            (33, 260, 512),
+            (4, 8, 8),
+            (PARALLEL_MIN / 200 + 3, 196, 256),
+        ] {
+            let src: Vec<u8> = (0..rows * row_bytes)
+                .map(|i| (i * 13 % 251) as u8)
+                .collect();
+            let len = if rows == 0 {
+                0
+            } else {
+                (rows - 1) * pitch + row_bytes
+            };
+            let mut dst = vec![0xABu8; len];
+            copy_rows_pitched(
+                wgpu::WriteOnly::from_mut(&mut dst[..]),
+                &src,
+                rows,
+                row_bytes,
+                pitch,
+            );
+            for r in 0..rows {
+                let row = &dst[r * pitch..r * pitch + row_bytes];
+                assert_eq!(row, &src[r * row_bytes..(r + 1) * row_bytes], "row {r}");
+                let gap = &dst[(r * pitch + row_bytes).min(len)..((r + 1) * pitch).min(len)];
+                assert!(gap.iter().all(|&b| b == 0xAB), "gap after row {r}");
+            }
+            let mut back = vec![0u8; rows * row_bytes];
+            copy_rows(&mut back, &dst, rows, row_bytes, pitch);
+            assert_eq!(back, src, "{rows}x{row_bytes} pitch {pitch}");
+        }
     }
 }
 

@@ -119,7 +119,8 @@ impl Staging {
         self.created.load(std::sync::atomic::Ordering::Relaxed)
     }
 
-    /// Count `bytes` uploaded another way (`Queue::write_texture`).
+    /// Count `bytes` uploaded another way (one not through [`Staging::upload`] or
+    /// [`Staging::upload_texture`]).
     pub fn count_upload(&self, bytes: u64) {
         self.uploaded
             .fetch_add(bytes, std::sync::atomic::Ordering::Relaxed);
@@ -245,6 +246,102 @@ impl Staging {
                 wgpu::COPY_BUFFER_ALIGNMENT
             )));
         }
+        self.stage(
+            ctx,
+            size,
+            size,
+            "uploading through a staging buffer",
+            fill,
+            |enc, staging| enc.copy_buffer_to_buffer(staging, 0, dst, offset, size),
+        )
+    }
+
+    /// Write the whole of `texture` (one mip level, one layer, a plain colour format): `fill`
+    /// writes the rows `first..first + rows` (the range it is given) into mapped staging memory
+    /// (write-only), each `row_bytes` long (width · bytes per texel) and the pitch it is given
+    /// (`row_bytes` rounded up to `COPY_BYTES_PER_ROW_ALIGNMENT`, 256) apart, and a
+    /// buffer-to-texture copy moves them into place, submitted at once.
+    ///
+    /// `Queue::write_texture` copied the bytes on one thread into fresh staging memory of its
+    /// own on every call; here the staging buffer is pooled and already mapped, and `fill` can
+    /// spread its copy across threads ([`super::host::copy_rows_pitched`]), as [`Staging::upload`]
+    /// does for buffers. A texture whose padded rows exceed what one staging buffer may hold
+    /// (`max_buffer_size`, or the pool's [`POOL_MAX_BYTES`]) goes up in bands of whole rows,
+    /// one `fill` and one copy each.
+    pub fn upload_texture(
+        &self,
+        ctx: &GpuContext,
+        texture: &wgpu::Texture,
+        mut fill: impl FnMut(wgpu::WriteOnly<'_, [u8]>, std::ops::Range<usize>, usize),
+    ) -> Result<()> {
+        let bpt = texture.format().block_copy_size(None).ok_or_else(|| {
+            Error::Invalid(format!(
+                "a texture upload of {:?}: not a plain colour format",
+                texture.format()
+            ))
+        })?;
+        let (width, rows) = (texture.width(), texture.height() as usize);
+        let row_bytes = width as usize * bpt as usize;
+        if row_bytes == 0 || rows == 0 {
+            return Ok(());
+        }
+        let pitch = row_bytes.next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT as usize);
+        let most = ctx.limits.max_buffer_size.min(POOL_MAX_BYTES) as usize;
+        let band = (most / pitch).clamp(1, rows);
+        let mut first = 0;
+        while first < rows {
+            let n = band.min(rows - first);
+            let size = (n * pitch) as u64;
+            self.stage(
+                ctx,
+                size,
+                (n * row_bytes) as u64,
+                "uploading a texture through a staging buffer",
+                |view| fill(view, first..first + n, pitch),
+                |enc, staging| {
+                    enc.copy_buffer_to_texture(
+                        wgpu::TexelCopyBufferInfo {
+                            buffer: staging,
+                            layout: wgpu::TexelCopyBufferLayout {
+                                offset: 0,
+                                bytes_per_row: Some(pitch as u32),
+                                rows_per_image: Some(n as u32),
+                            },
+                        },
+                        wgpu::TexelCopyTextureInfo {
+                            origin: wgpu::Origin3d {
+                                x: 0,
+                                y: first as u32,
+                                z: 0,
+                            },
+                            ..texture.as_image_copy()
+                        },
+                        wgpu::Extent3d {
+                            width,
+                            height: n as u32,
+                            depth_or_array_layers: 1,
+                        },
+                    )
+                },
+            )?;
+            first += n;
+        }
+        Ok(())
+    }
+
+    /// The part [`Staging::upload`] and [`Staging::upload_texture`] share: take a mapped write
+    /// staging buffer of at least `size` bytes, let `fill` write its first `size` bytes, unmap
+    /// it, submit the copy `record` encodes out of it (`during` names that step in an error),
+    /// send the buffer back to the pool and count `counted` bytes uploaded.
+    fn stage(
+        &self,
+        ctx: &GpuContext,
+        size: u64,
+        counted: u64,
+        during: &str,
+        fill: impl FnOnce(wgpu::WriteOnly<'_, [u8]>),
+        record: impl FnOnce(&mut wgpu::CommandEncoder, &wgpu::Buffer),
+    ) -> Result<()> {
         let staging = self.take_write(ctx, size)?;
         {
             // A new buffer mapped at creation fails to map only when it is invalid: the device
@@ -259,14 +356,14 @@ impl Staging {
             fill(view.slice(..));
         }
         staging.unmap();
-        ctx.scoped("uploading through a staging buffer", || {
+        ctx.scoped(during, || {
             let mut enc = ctx.device.create_command_encoder(&Default::default());
-            enc.copy_buffer_to_buffer(&staging, 0, dst, offset, size);
+            record(&mut enc, &staging);
             ctx.queue.submit([enc.finish()]);
             Ok(())
         })?;
         self.recycle_write(staging);
-        self.count_upload(size);
+        self.count_upload(counted);
         Ok(())
     }
 

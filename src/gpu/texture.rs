@@ -1,8 +1,10 @@
 //! Matrices as textures: element (i, j) is texel (x = j, y = i), so a texture is `cols` wide and
-//! `rows` high. Upload with `Queue::write_texture`; readback copies into a buffer whose rows are
-//! padded to `COPY_BYTES_PER_ROW_ALIGNMENT` (256 bytes) for any width, then strips the padding.
+//! `rows` high. Both ways go through a staging buffer whose rows are padded to
+//! `COPY_BYTES_PER_ROW_ALIGNMENT` (256 bytes) for any width: an upload copies the tight rows into
+//! it at that pitch, a readback strips the padding.
 
 use super::context::GpuContext;
+use super::host::copy_rows_pitched;
 use crate::error::{Error, Result};
 use crate::matrix::Matrix;
 use crate::precision::Precision;
@@ -164,7 +166,12 @@ impl MatrixTexture {
         )
     }
 
-    /// Write tightly packed texel rows into the whole texture.
+    /// Write tightly packed texel rows into the whole texture, through a pooled staging buffer
+    /// that is already mapped ([`super::staging::Staging::upload_texture`]): the rows are copied
+    /// into it at the 256-byte pitch a buffer-to-texture copy wants, on several threads when
+    /// large ([`super::host::copy_rows_pitched`]). `Queue::write_texture` made one fresh copy
+    /// on one thread instead, which at 64 MiB cost the render-pass methods many times what
+    /// the same bytes cost as a buffer.
     pub fn write_bytes(&self, ctx: &GpuContext, bytes: &[u8]) -> Result<()> {
         let bpt = self.bytes_per_texel();
         let expected = self.rows * self.cols * bpt as usize;
@@ -176,20 +183,12 @@ impl MatrixTexture {
                 self.cols
             )));
         }
-        ctx.scoped("uploading a texture", || {
-            ctx.queue.write_texture(
-                self.texture.as_image_copy(),
-                bytes,
-                wgpu::TexelCopyBufferLayout {
-                    offset: 0,
-                    bytes_per_row: Some(self.cols as u32 * bpt),
-                    rows_per_image: Some(self.rows as u32),
-                },
-                extent(self.rows, self.cols),
-            );
-            ctx.staging.count_upload(bytes.len() as u64);
-            Ok(())
-        })
+        let row_bytes = self.cols * bpt as usize;
+        ctx.staging
+            .upload_texture(ctx, &self.texture, |view, rows, pitch| {
+                let src = &bytes[rows.start * row_bytes..rows.end * row_bytes];
+                copy_rows_pitched(view, src, rows.len(), row_bytes, pitch);
+            })
     }
 
     /// Bytes per texel of this texture's format.
