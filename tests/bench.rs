@@ -140,9 +140,16 @@ fn short_soak_checks_every_product_and_does_not_grow() {
 
 /// The JSON of a multiply carries the data path: setup, upload and readback times and the bytes
 /// each moved (the readback of an m×n f32 result is 4·m·n bytes, whatever the method padded).
+/// Each process builds its pipelines, and that time is setup, apart from the upload, for the
+/// render-pass methods as for the compute ones.
 #[test]
 fn multiply_json_reports_the_data_path() {
-    for (method, size, m, n) in [("cs-fast", "37x70x53", 37, 53), ("lm", "5x9x3", 5, 3)] {
+    for (method, size, m, n) in [
+        ("cs-fast", "37x70x53", 37, 53),
+        ("lm", "5x9x3", 5, 3),
+        ("hall-packed", "6x10x4", 6, 4),
+        ("frag-mrt", "8x12x16", 8, 16),
+    ] {
         let out = rendermm(&[
             "multiply", "--method", method, "--random", size, "--check", "--json",
         ]);
@@ -155,6 +162,7 @@ fn multiply_json_reports_the_data_path() {
         for key in ["setup_ms", "upload_ms", "compute_ms", "readback_ms"] {
             assert!(v[key].as_f64().is_some_and(|x| x >= 0.0), "{key} in {v}");
         }
+        assert!(v["setup_ms"].as_f64().unwrap() > 0.0, "{method}: no setup time in {v}");
         assert_eq!(
             v["readback_bytes"].as_u64(),
             Some(4 * m * n),

@@ -827,10 +827,13 @@ pub fn record_with(
                 .collect()
         })
         .collect::<Result<_>>()?;
+    // The shader's compilation and the pipelines' build time are setup, kept out of the upload.
+    let built = crate::clock::Instant::now();
     let engine = Engine::build(
         ctx, &shape, &at, &bt, &targets, &blocks, accumulate, reads_f,
     )?;
     let mut work = Work::new(passes);
+    work.setup_ms = crate::gpu::run::ms(built);
     let (commands, result_set) = engine.encode(ctx, &targets, passes)?;
     work.push(commands, Phase::Compute);
     for t in &targets[result_set] {

@@ -160,6 +160,9 @@ pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Params) -> Re
 
     let at = MatrixTexture::upload_channels(ctx, "A", &[a], precision)?;
     let bt = MatrixTexture::upload_channels(ctx, "B", &[b], precision)?;
+    // The pipelines' build time is setup, kept out of the upload time (as for the compute
+    // methods, `gpu::compute::record`).
+    let built = crate::clock::Instant::now();
     let engine = Engine::build_bits(
         ctx,
         &SINGLE,
@@ -173,6 +176,7 @@ pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Params) -> Re
         opts.accumulate,
     )?;
     let mut work = Work::new(engine.passes());
+    work.setup_ms = crate::gpu::run::ms(built);
     let rec = engine.record(ctx, &mut work, None, per_pass)?;
     let reduced = setup.read_result(ctx, &mut work, &rec.result, 1)?;
     work.notes = rec.notes(&format!("{m}x{n}"), block, k);

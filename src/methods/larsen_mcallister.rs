@@ -167,8 +167,9 @@ pub fn record_channels(
     let at = MatrixTexture::upload_channels(ctx, "A", a, precision)?;
     let bt = MatrixTexture::upload_channels(ctx, "B", b, precision)?;
     let target = MatrixTexture::new(ctx, "C (framebuffer)", m, n, sum_format, TARGET_USAGE)?;
-    // Pipeline creation counts as setup (upload), as in the Hall methods, so compute_ms is the
-    // passes alone.
+    // Pipeline creation is setup (kept out of the upload time, as in the Hall methods), so
+    // compute_ms is the passes alone.
+    let built = crate::clock::Instant::now();
     let pipeline =
         Pipeline::with_bits(ctx, &at, &bt, sum_format, channels, depth, precision, bits)?;
     // A 16-bit sum is reduced to 8 bits by a last pass into an 8-bit target (§4's output).
@@ -176,6 +177,7 @@ pub fn record_channels(
         .then(|| Reduce16::new(ctx, &target, format, channels))
         .transpose()?;
     let mut work = Work::new(k);
+    work.setup_ms = crate::gpu::run::ms(built);
     if opts.observe {
         // One render pass per slice so the observer can look at C_p after each.
         for p in 0..k as u32 {
