@@ -210,45 +210,49 @@ pub fn copy_into(mut dst: wgpu::WriteOnly<'_, [u8]>, src: &[u8]) {
 }
 
 /// Fill write-only (mapped staging) memory `dst` with `rows` rows of `row_len` elements of `T`,
-/// on [`threads_for`] threads: `fill(row, out)` writes the whole of row `row` into `out`, a
-/// scratch row of the thread's own, which is then copied into place. For uploads laid out on the
-/// way up (converted, padded) straight into the staging buffer, with no intermediate matrix whose
-/// fresh pages would cost more to fault in than the copy.
+/// `pitch` bytes apart (at least a row's bytes; a texture's staging rows are padded to 256), on
+/// [`threads_for`] threads: `fill(row, out)` writes the whole of row `row` into `out`, a scratch
+/// row of the thread's own, which is then copied into place; the bytes between rows are left as
+/// they were. For uploads laid out on the way up (converted, packed, padded) straight into the
+/// staging buffer, with no intermediate matrix whose fresh pages would cost more to fault in
+/// than the copy.
 pub fn fill_rows<T: bytemuck::Pod + Send>(
     mut dst: wgpu::WriteOnly<'_, [u8]>,
     rows: usize,
     row_len: usize,
+    pitch: usize,
     fill: impl Fn(usize, &mut [T]) + Sync,
 ) {
     let row_bytes = row_len * std::mem::size_of::<T>();
-    let total = rows * row_bytes;
-    assert_eq!(
-        dst.len(),
-        total,
-        "fill_rows: the destination is not rows x row_len"
+    assert!(pitch >= row_bytes, "fill_rows: rows overlap");
+    assert!(
+        rows == 0 || dst.len() >= (rows - 1) * pitch + row_bytes,
+        "fill_rows: the destination is short"
     );
+    let len = dst.len();
     let base = dst.as_raw_element_ptr().as_ptr();
     split_rows(
         rows,
-        threads_for(total),
+        threads_for(rows * row_bytes),
         |d: &mut Span, n| {
-            let len = (n * row_bytes).min(d.1);
-            let head = Span(d.0, len);
-            // SAFETY: `len` ≤ the span's length, so the pointer stays inside the mapping.
-            *d = Span(unsafe { d.0.add(len) }, d.1 - len);
+            let step = (n * pitch).min(d.1);
+            let head = Span(d.0, step);
+            // SAFETY: `step` ≤ the span's length, so the pointer stays inside the mapping.
+            *d = Span(unsafe { d.0.add(step) }, d.1 - step);
             head
         },
-        Span(base, total),
+        Span(base, len),
         |out: Span, first, n| {
             let mut scratch = vec![T::zeroed(); row_len];
             for r in 0..n {
                 fill(first + r, &mut scratch);
-                // SAFETY: row r of this thread's piece lies inside `out` (n rows of
-                // `row_bytes`), written by this thread alone; the scratch row is host memory.
+                // SAFETY: row r of this thread's piece starts r·pitch bytes into `out`, which
+                // holds n rows `pitch` apart (the last possibly only `row_bytes` long, as the
+                // assert above allows), and is written by this thread alone.
                 unsafe {
                     std::ptr::copy_nonoverlapping(
                         scratch.as_ptr().cast::<u8>(),
-                        out.0.add(r * row_bytes),
+                        out.0.add(r * pitch),
                         row_bytes,
                     )
                 };
@@ -302,22 +306,35 @@ mod tests {
     #[test]
     fn filled_rows_land_in_order_at_every_size() {
         // Below and above PARALLEL_MIN (the second on threads where the machine has them).
-        for &(rows, row_len) in &[(0usize, 3usize), (1, 1), (5, 7), (3000, 2000)] {
-            let mut dst = vec![0xABu8; rows * row_len * 2];
+        for &(rows, row_len, pad) in &[
+            (0usize, 3usize, 0usize),
+            (1, 1, 0),
+            (5, 7, 0),
+            (5, 7, 6),
+            (3000, 2000, 0),
+            (3000, 2000, 96),
+        ] {
+            let pitch = row_len * 2 + pad;
+            let mut dst = vec![0xABu8; rows * pitch];
             fill_rows(
                 wgpu::WriteOnly::from_mut(&mut dst[..]),
                 rows,
                 row_len,
+                pitch,
                 |r, out: &mut [u16]| {
                     for (j, v) in out.iter_mut().enumerate() {
                         *v = (r * 31 + j) as u16;
                     }
                 },
             );
-            let want: Vec<u8> = (0..rows * row_len)
-                .flat_map(|e| ((e / row_len * 31 + e % row_len) as u16).to_ne_bytes())
+            let want: Vec<u8> = (0..rows)
+                .flat_map(|r| {
+                    (0..row_len)
+                        .flat_map(move |j| ((r * 31 + j) as u16).to_ne_bytes())
+                        .chain(std::iter::repeat_n(0xAB, pad))
+                })
                 .collect();
-            assert!(dst == want, "{rows}x{row_len}");
+            assert!(dst == want, "{rows}x{row_len} + {pad}");
         }
     }
 

@@ -615,7 +615,7 @@ fn f16_operand(
     // Every byte is written: a pooled staging buffer holds what its last upload left.
     ctx.staging
         .upload(ctx, &buf.buffer, 0, (rows * cols * 2) as u64, |w| {
-            crate::gpu::host::fill_rows(w, rows, cols, |i, out: &mut [half::f16]| {
+            crate::gpu::host::fill_rows(w, rows, cols, cols * 2, |i, out: &mut [half::f16]| {
                 f16_row(x, i, out)
             })
         })?;

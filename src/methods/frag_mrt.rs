@@ -400,51 +400,85 @@ impl Layout {
         is_a: bool,
         inputs: Inputs,
     ) -> Result<()> {
-        match (inputs, is_a) {
-            (Inputs::F32, true) => tex.write_bytes(ctx, bytemuck::cast_slice(&self.pack_a(x))),
-            (Inputs::F32, false) => tex.write_bytes(ctx, bytemuck::cast_slice(&self.pack_b(x))),
-            (Inputs::F16, true) => tex.write_bytes(ctx, bytemuck::cast_slice(&self.pack_a_f16(x))),
-            (Inputs::F16, false) => tex.write_bytes(ctx, bytemuck::cast_slice(&self.pack_b_f16(x))),
+        match inputs {
+            Inputs::F32 => self.upload_packed::<f32>(ctx, tex, x, is_a),
+            Inputs::F16 => self.upload_packed::<half::f16>(ctx, tex, x, is_a),
         }
     }
 
+    /// Pack `x` (A when `is_a`, else B) texel row by texel row straight into the texture's
+    /// mapped staging buffer, on threads (`gpu::host::fill_rows`): no packed matrix in between,
+    /// whose fresh pages cost more to fault in than the packing.
+    fn upload_packed<T: Channel>(
+        &self,
+        ctx: &GpuContext,
+        tex: &MatrixTexture,
+        x: &Matrix,
+        is_a: bool,
+    ) -> Result<()> {
+        let w = tex.cols;
+        ctx.staging
+            .upload_texture(ctx, &tex.texture, |view, range, pitch| {
+                crate::gpu::host::fill_rows(view, range.len(), w, pitch, |r, out: &mut [[T; 4]]| {
+                    let y = range.start + r;
+                    if is_a {
+                        self.pack_a_row(x, y, out);
+                    } else {
+                        self.pack_b_row(x, y, out);
+                    }
+                })
+            })
+    }
+
     /// Texel row Y of A holds rows 4Y..4Y+3 of A interleaved: gathered into an f32 row, then
-    /// converted in one go (`half`'s slice conversion uses the CPU's f16 instructions).
+    /// converted in one go (`half`'s slice conversion uses the CPU's f16 instructions). Every
+    /// texel of `out` is written: zeros past A.
+    fn pack_a_row<T: Channel>(&self, a: &Matrix, y: usize, out: &mut [[T; 4]]) {
+        out.fill([T::zeroed(); 4]);
+        let i0 = 4 * y;
+        if i0 >= a.rows {
+            return;
+        }
+        let mut gathered = vec![0.0f32; 4 * a.cols];
+        for r in 0..4 {
+            if i0 + r < a.rows {
+                let row = &a.data[(i0 + r) * a.cols..][..a.cols];
+                for p in 0..a.cols {
+                    gathered[4 * p + r] = row[p];
+                }
+            }
+        }
+        T::convert(bytemuck::cast_slice_mut(&mut out[..a.cols]), &gathered);
+    }
+
+    /// Texel row p of B is row p of B, zero-padded: converted straight from the matrix.
+    fn pack_b_row<T: Channel>(&self, b: &Matrix, p: usize, out: &mut [[T; 4]]) {
+        out.fill([T::zeroed(); 4]);
+        if p < b.rows {
+            let flat: &mut [T] = bytemuck::cast_slice_mut(out);
+            T::convert(&mut flat[..b.cols], &b.data[p * b.cols..][..b.cols]);
+        }
+    }
+
+    /// The packed texels of A (`a_size`, row-major), as [`Self::upload_packed`] writes them.
     fn pack_a_as<T: Channel>(&self, a: &Matrix) -> Vec<[T; 4]> {
         let (h, w) = self.a_size();
-        // Zeroed pages from the allocator, faulted in by the threads that fill them.
         let mut out: Vec<[T; 4]> = bytemuck::zeroed_vec(h * w);
         crate::gpu::host::by_rows(&mut out, w, |first, rows| {
-            let mut gathered = vec![0.0f32; 4 * a.cols];
             for (y, texels) in rows.chunks_mut(w).enumerate() {
-                let i0 = 4 * (first + y);
-                if i0 >= a.rows {
-                    break; // padding rows stay zero
-                }
-                for r in 0..4 {
-                    let row = (i0 + r < a.rows).then(|| &a.data[(i0 + r) * a.cols..][..a.cols]);
-                    for p in 0..a.cols {
-                        gathered[4 * p + r] = row.map_or(0.0, |row| row[p]);
-                    }
-                }
-                T::convert(bytemuck::cast_slice_mut(&mut texels[..a.cols]), &gathered);
+                self.pack_a_row(a, first + y, texels);
             }
         });
         out
     }
 
-    /// Texel row p of B is row p of B, zero-padded: converted straight from the matrix.
+    /// The packed texels of B (`b_size`, row-major), as [`Self::upload_packed`] writes them.
     fn pack_b_as<T: Channel>(&self, b: &Matrix) -> Vec<[T; 4]> {
         let (_, w) = self.b_size();
         let mut out: Vec<[T; 4]> = bytemuck::zeroed_vec(self.kp * w);
         crate::gpu::host::by_rows(&mut out, w, |first, rows| {
             for (y, texels) in rows.chunks_mut(w).enumerate() {
-                let p = first + y;
-                if p >= b.rows {
-                    break; // padding rows stay zero
-                }
-                let flat: &mut [T] = bytemuck::cast_slice_mut(texels);
-                T::convert(&mut flat[..b.cols], &b.data[p * b.cols..][..b.cols]);
+                self.pack_b_row(b, first + y, texels);
             }
         });
         out
@@ -1142,5 +1176,42 @@ impl Engine {
             (passes - 1) % 2
         };
         Ok((commands, set))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What goes up packed straight into the staging buffer is the packed matrix `pack_a` /
+    /// `pack_b` (and their f16 forms) build, texel for texel, padding included, even when the
+    /// pooled staging buffer still holds another upload's bytes (an all-NaN one of the same
+    /// size, uploaded just before).
+    #[test]
+    fn packed_uploads_match_the_packed_matrices() {
+        let ctx = GpuContext::new().expect("an adapter");
+        for &(m, k, n, seed) in &[(1, 1, 1, 1u64), (9, 6, 11, 2), (33, 17, 70, 3)] {
+            let a = Matrix::random(m, k, seed, -1.0, 1.0);
+            let b = Matrix::random(k, n, seed + 10, -1.0, 1.0);
+            let lay = Layout::new(Shape::DEFAULT, m, k, n);
+            for inputs in [Inputs::F32, Inputs::F16] {
+                for (is_a, x, (h, w)) in [(true, &a, lay.a_size()), (false, &b, lay.b_size())] {
+                    let tex =
+                        MatrixTexture::new(&ctx, "packed", h, w, inputs.format(), INPUT_USAGE)
+                            .unwrap();
+                    let texel = inputs.format().block_copy_size(None).unwrap() as usize;
+                    tex.write_bytes(&ctx, &vec![0xFF; h * w * texel]).unwrap();
+                    lay.write_packed(&ctx, &tex, x, is_a, inputs).unwrap();
+                    let got = tex.read_bytes(&ctx).unwrap();
+                    let want: Vec<u8> = match (inputs, is_a) {
+                        (Inputs::F32, true) => bytemuck::cast_slice(&lay.pack_a(x)).to_vec(),
+                        (Inputs::F32, false) => bytemuck::cast_slice(&lay.pack_b(x)).to_vec(),
+                        (Inputs::F16, true) => bytemuck::cast_slice(&lay.pack_a_f16(x)).to_vec(),
+                        (Inputs::F16, false) => bytemuck::cast_slice(&lay.pack_b_f16(x)).to_vec(),
+                    };
+                    assert!(&got[..] == &want[..], "{m}x{k}x{n} {inputs:?} A={is_a}");
+                }
+            }
+        }
     }
 }
