@@ -162,7 +162,10 @@ fn multiply_json_reports_the_data_path() {
         for key in ["setup_ms", "upload_ms", "compute_ms", "readback_ms"] {
             assert!(v[key].as_f64().is_some_and(|x| x >= 0.0), "{key} in {v}");
         }
-        assert!(v["setup_ms"].as_f64().unwrap() > 0.0, "{method}: no setup time in {v}");
+        assert!(
+            v["setup_ms"].as_f64().unwrap() > 0.0,
+            "{method}: no setup time in {v}"
+        );
         assert_eq!(
             v["readback_bytes"].as_u64(),
             Some(4 * m * n),

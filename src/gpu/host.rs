@@ -261,6 +261,26 @@ pub fn fill_rows<T: bytemuck::Pod + Send>(
     );
 }
 
+/// Run `fill(first_row, rows)` over `out`'s rows of `row_len` elements, split into contiguous
+/// bands on as many threads as [`threads_for`] gives a copy of that size (one below
+/// [`PARALLEL_MIN`], and on wasm32); each band is `rows`, the elements of rows `first_row..`.
+/// The packing and unpacking of the render-pass methods' RGBA texels use it.
+pub fn by_rows<T: Send>(out: &mut [T], row_len: usize, fill: impl Fn(usize, &mut [T]) + Sync) {
+    let rows = out.len() / row_len.max(1);
+    let threads = threads_for(std::mem::size_of_val(out)).min(rows.max(1));
+    if threads <= 1 {
+        fill(0, out);
+        return;
+    }
+    let per = rows.div_ceil(threads);
+    std::thread::scope(|s| {
+        for (t, band) in out.chunks_mut(per * row_len).enumerate() {
+            let fill = &fill;
+            s.spawn(move || fill(t * per, band));
+        }
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -390,24 +410,4 @@ mod tests {
             assert_eq!(back, src, "{rows}x{row_bytes} pitch {pitch}");
         }
     }
-}
-
-/// Run `fill(first_row, rows)` over `out`'s rows of `row_len` elements, split into contiguous
-/// bands on as many threads as [`threads_for`] gives a copy of that size (one below
-/// [`PARALLEL_MIN`], and on wasm32); each band is `rows`, the elements of rows `first_row..`.
-/// The packing and unpacking of the render-pass methods' RGBA texels use it.
-pub fn by_rows<T: Send>(out: &mut [T], row_len: usize, fill: impl Fn(usize, &mut [T]) + Sync) {
-    let rows = out.len() / row_len.max(1);
-    let threads = threads_for(std::mem::size_of_val(out)).min(rows.max(1));
-    if threads <= 1 {
-        fill(0, out);
-        return;
-    }
-    let per = rows.div_ceil(threads);
-    std::thread::scope(|s| {
-        for (t, band) in out.chunks_mut(per * row_len).enumerate() {
-            let fill = &fill;
-            s.spawn(move || fill(t * per, band));
-        }
-    });
 }
