@@ -951,12 +951,12 @@ fn breakdown(s: &Sweep, dir: &Path) -> Result<PathBuf> {
             .into_iter()
             .filter(|r| Method::parse(&r.method).is_ok_and(|m| m.is_gpu()))
             .collect();
-        let title =
-            "Where the time goes at the largest n each method ran: load, compute, copy, readback";
+        let title = "Where the time goes at the largest n each method ran: pipelines, load, compute, copy, readback";
         let root = root
             .titled(title, ("sans-serif", TITLE))
             .map_err(plot_err("breakdown"))?;
-        let parts: [(&str, RGBColor, fn(&SweepRow) -> f64); 4] = [
+        let parts: [(&str, RGBColor, fn(&SweepRow) -> f64); 5] = [
+            ("pipeline setup", RGBColor(160, 160, 160), |r| r.setup_ms),
             ("texture or buffer load", RGBColor(90, 140, 200), |r| {
                 r.upload_ms
             }),
