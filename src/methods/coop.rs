@@ -489,7 +489,23 @@ pub const F16_MAX: f32 = 65504.0;
 
 /// Error if an element would overflow f16 (and so turn into infinity on the way in).
 pub fn check_f16_range(x: &Matrix, name: &str) -> Result<()> {
-    match x.data.iter().position(|v| v.abs() > F16_MAX) {
+    f16_range(
+        x,
+        name,
+        |v| v.abs() > F16_MAX,
+        || "coop rounds its inputs to f16".into(),
+    )
+}
+
+/// The first element of `x` that `outside` picks, as the one-line error of a method that rounds
+/// its inputs to f16 (`why` says which); `Ok` when there is none.
+pub(crate) fn f16_range(
+    x: &Matrix,
+    name: &str,
+    outside: impl Fn(f32) -> bool,
+    why: impl FnOnce() -> String,
+) -> Result<()> {
+    match x.data.iter().position(|&v| outside(v)) {
         None => Ok(()),
         Some(idx) => Err(Error::OutOfRange {
             name: name.to_string(),
@@ -498,7 +514,7 @@ pub fn check_f16_range(x: &Matrix, name: &str) -> Result<()> {
             value: x.data[idx],
             lo: -F16_MAX,
             hi: F16_MAX,
-            why: "coop rounds its inputs to f16".into(),
+            why: why(),
         }),
     }
 }

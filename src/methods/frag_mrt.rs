@@ -924,21 +924,17 @@ pub fn record_with(
 /// the way in; NaN and infinity (with `--allow-nonfinite`) stay what they are.
 fn check_f16_range(x: &Matrix, name: &str) -> Result<()> {
     let max = super::coop::F16_MAX;
-    match x.data.iter().position(|v| v.is_finite() && v.abs() > max) {
-        None => Ok(()),
-        Some(idx) => Err(Error::OutOfRange {
-            name: name.to_string(),
-            row: idx / x.cols,
-            col: idx % x.cols,
-            value: x.data[idx],
-            lo: -max,
-            hi: max,
-            why: format!(
+    super::coop::f16_range(
+        x,
+        name,
+        |v| v.is_finite() && v.abs() > max,
+        || {
+            format!(
                 "{} rounds its inputs to f16; frag-mrt takes them in f32",
                 Method::FragMrtF16.name()
-            ),
-        }),
-    }
+            )
+        },
+    )
 }
 
 /// One clear error unless A and B can be `inputs`' format here: sampled with `textureLoad` and
