@@ -76,13 +76,37 @@ impl Precision {
     /// Texel bytes of `values` (channel-interleaved); u8 rounds to the nearest step after
     /// clamping to [0, 1], f16 rounds to nearest even.
     pub fn encode(self, values: &[f32]) -> Vec<u8> {
+        let mut out = vec![0; values.len() * self.bytes()];
+        self.encode_into(values, &mut out);
+        out
+    }
+
+    /// [`Precision::encode`] into `out`, which holds exactly `values.len()` values' bytes.
+    pub fn encode_into(self, values: &[f32], out: &mut [u8]) {
+        assert_eq!(
+            out.len(),
+            values.len() * self.bytes(),
+            "encode_into: sizes differ"
+        );
         match self {
-            Precision::U8 => values.iter().map(|&v| to_unorm8(v)).collect(),
-            Precision::F16 => values
-                .iter()
-                .flat_map(|&v| half::f16::from_f32(v).to_le_bytes())
-                .collect(),
-            Precision::F32 => bytemuck::cast_slice(values).to_vec(),
+            Precision::U8 => out
+                .iter_mut()
+                .zip(values)
+                .for_each(|(o, &v)| *o = to_unorm8(v)),
+            Precision::F16 => out
+                .chunks_exact_mut(2)
+                .zip(values)
+                .for_each(|(o, &v)| o.copy_from_slice(&half::f16::from_f32(v).to_le_bytes())),
+            Precision::F32 => out.copy_from_slice(bytemuck::cast_slice(values)),
+        }
+    }
+
+    /// Bytes of one value at this precision.
+    pub fn bytes(self) -> usize {
+        match self {
+            Precision::U8 => 1,
+            Precision::F16 => 2,
+            Precision::F32 => 4,
         }
     }
 

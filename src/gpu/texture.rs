@@ -129,10 +129,6 @@ impl MatrixTexture {
                 m.rows, m.cols
             )));
         }
-        let mut values = Vec::with_capacity(rows * cols * channels);
-        for idx in 0..rows * cols {
-            values.extend(mats.iter().map(|m| m.data[idx]));
-        }
         let t = Self::new(
             ctx,
             label,
@@ -141,7 +137,23 @@ impl MatrixTexture {
             precision.format(channels as u32),
             INPUT_USAGE,
         )?;
-        t.write_bytes(ctx, &precision.encode(&values))?;
+        // Row by row straight into the staging buffer, on threads: the channels interleaved
+        // (four) and encoded at `precision` on the way, with no whole-matrix copy in between.
+        let row_bytes = cols * channels * precision.bytes();
+        ctx.staging
+            .upload_texture(ctx, &t.texture, |view, range, pitch| {
+                super::host::fill_rows(view, range.len(), row_bytes, pitch, |r, out: &mut [u8]| {
+                    let i = range.start + r;
+                    if channels == 1 {
+                        precision.encode_into(&mats[0].data[i * cols..(i + 1) * cols], out);
+                    } else {
+                        let texels: Vec<f32> = (i * cols..(i + 1) * cols)
+                            .flat_map(|idx| mats.iter().map(move |m| m.data[idx]))
+                            .collect();
+                        precision.encode_into(&texels, out);
+                    }
+                })
+            })?;
         Ok(t)
     }
 
