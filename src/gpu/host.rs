@@ -69,6 +69,17 @@ struct Span(*mut u8, usize);
 // SAFETY: each span is a disjoint piece of one mapping that outlives the scoped threads.
 unsafe impl Send for Span {}
 
+impl Span {
+    /// Split off the first `bytes` bytes (fewer if the span is shorter) as their own span.
+    fn take(&mut self, bytes: usize) -> Span {
+        let len = bytes.min(self.1);
+        let head = Span(self.0, len);
+        // SAFETY: `len` ≤ the span's length, so the pointer stays inside the span.
+        *self = Span(unsafe { self.0.add(len) }, self.1 - len);
+        head
+    }
+}
+
 /// Copy `rows` rows of `row_bytes` bytes, `pitch` bytes apart in `src`, tightly into `dst`
 /// (`rows · row_bytes` bytes), on [`threads_for`] threads.
 pub fn copy_rows(dst: &mut [u8], src: &[u8], rows: usize, row_bytes: usize, pitch: usize) {
@@ -145,13 +156,7 @@ unsafe fn copy_pitched(
     split_rows(
         rows,
         threads_for(rows * row_bytes),
-        |d: &mut Span, n| {
-            let len = (n * dst_pitch).min(d.1);
-            let head = Span(d.0, len);
-            // SAFETY: `len` ≤ the span's length, so the pointer stays inside `dst`.
-            *d = Span(unsafe { d.0.add(len) }, d.1 - len);
-            head
-        },
+        |d: &mut Span, n| d.take(n * dst_pitch),
         Span(dst, span(dst_pitch)),
         |out: Span, first, n| {
             // SAFETY: `out` is this thread's own rows of `dst`; the assert above keeps every
@@ -191,13 +196,7 @@ pub fn copy_into(mut dst: wgpu::WriteOnly<'_, [u8]>, src: &[u8]) {
     split_rows(
         rows,
         threads_for(src.len()),
-        |d: &mut Span, n| {
-            let len = (n * ROW).min(d.1);
-            let head = Span(d.0, len);
-            // SAFETY: `len` ≤ the span's length, so the pointer stays inside the mapping.
-            *d = Span(unsafe { d.0.add(len) }, d.1 - len);
-            head
-        },
+        |d: &mut Span, n| d.take(n * ROW),
         Span(base, src.len()),
         |out: Span, first, _| {
             let at = first * ROW;
@@ -234,13 +233,7 @@ pub fn fill_rows<T: bytemuck::Pod + Send>(
     split_rows(
         rows,
         threads_for(rows * row_bytes),
-        |d: &mut Span, n| {
-            let step = (n * pitch).min(d.1);
-            let head = Span(d.0, step);
-            // SAFETY: `step` ≤ the span's length, so the pointer stays inside the mapping.
-            *d = Span(unsafe { d.0.add(step) }, d.1 - step);
-            head
-        },
+        |d: &mut Span, n| d.take(n * pitch),
         Span(base, len),
         |out: Span, first, n| {
             let mut scratch = vec![T::zeroed(); row_len];
