@@ -493,7 +493,7 @@ pub fn check_f16_range(x: &Matrix, name: &str) -> Result<()> {
         x,
         name,
         |v| v.abs() > F16_MAX,
-        || "coop rounds its inputs to f16".into(),
+        || "f16 holds, and coop rounds its inputs to f16".into(),
     )
 }
 

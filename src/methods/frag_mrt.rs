@@ -930,7 +930,7 @@ fn check_f16_range(x: &Matrix, name: &str) -> Result<()> {
         |v| v.is_finite() && v.abs() > max,
         || {
             format!(
-                "{} rounds its inputs to f16; frag-mrt takes them in f32",
+                "f16 holds, and {} rounds its inputs to f16; frag-mrt takes them in f32",
                 Method::FragMrtF16.name()
             )
         },
