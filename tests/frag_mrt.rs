@@ -9,7 +9,7 @@ mod common;
 use common::{SHAPES, ctx};
 use rendermm::check::assert_close;
 use rendermm::cpu::reference_f64;
-use rendermm::methods::frag_mrt::{self, Inputs, Layout, Shape};
+use rendermm::methods::frag_mrt::{self, Inputs, Layout, Shape, Source};
 use rendermm::methods::{Accumulate, Method, Observer, Params};
 use rendermm::plan::{self, Options};
 use rendermm::{Error, Matrix};
@@ -48,7 +48,99 @@ fn shape(rows: u32, cols: u32, unroll: u32, share: bool) -> Shape {
         cols,
         unroll,
         share,
+        a_src: Source::Texture,
+        b_src: Source::Texture,
     }
+}
+
+/// `shape` reading A from `a_src` and B from `b_src`.
+fn fed(rows: u32, cols: u32, unroll: u32, share: bool, a_src: Source, b_src: Source) -> Shape {
+    Shape {
+        a_src,
+        b_src,
+        ..shape(rows, cols, unroll, share)
+    }
+}
+
+#[test]
+fn storage_buffer_sources_match_f64_reference() {
+    use Source::{Buffer, Texture};
+    // Both from buffers (no quad sharing), or one of them, with the texture operand shared
+    // across the quad and the buffer operand loaded at both steps of each pair.
+    let dims = [
+        (1, 1, 1),
+        (1, 7, 13),
+        (7, 13, 5),
+        (65, 100, 37),
+        (130, 67, 129),
+    ];
+    let mut seed = 1500;
+    for (a_src, b_src, shares) in [
+        (Buffer, Buffer, &[false][..]),
+        (Texture, Buffer, &[true, false][..]),
+        (Buffer, Texture, &[true, false][..]),
+    ] {
+        for &share in shares {
+            for (rows, cols, unroll) in [(4, 8, 4), (8, 4, 2), (4, 4, 8)] {
+                for &d in &dims {
+                    let s = fed(rows, cols, unroll, share, a_src, b_src);
+                    run(s, d, None, Accumulate::PingPong, seed);
+                    seed += 2;
+                }
+            }
+        }
+    }
+    // Blocks of k, ping-pong and blend, read the same buffers every pass.
+    for acc in [Accumulate::PingPong, Accumulate::Blend] {
+        for s in [
+            fed(8, 4, 2, false, Buffer, Buffer),
+            fed(4, 8, 4, true, Texture, Buffer),
+        ] {
+            run(s, (33, 65, 17), Some(16), acc, seed);
+            seed += 2;
+        }
+    }
+}
+
+#[test]
+fn buffer_sources_parse_and_refuse_what_they_cannot_do() {
+    use Source::{Buffer, Texture};
+    assert_eq!(
+        Shape::parse("8x4,src=buffer").unwrap(),
+        fed(8, 4, 4, false, Buffer, Buffer)
+    );
+    assert_eq!(
+        Shape::parse("4x8,b=buffer").unwrap(),
+        fed(4, 8, 4, true, Texture, Buffer)
+    );
+    assert_eq!(
+        Shape::parse("a=buffer,share=0,unroll=1").unwrap(),
+        fed(4, 8, 1, false, Buffer, Texture)
+    );
+    for s in ["src=buffer", "4x8,b=buffer,unroll=2", "a=buffer,share=0"] {
+        let shape = Shape::parse(s).unwrap();
+        assert_eq!(Shape::parse(&shape.name()).unwrap(), shape, "{s}");
+    }
+    for bad in ["src=buffer,share=1", "a=disk", "b=", "src=buffers"] {
+        let err = Shape::parse(bad).unwrap_err().to_string();
+        assert!(err.contains(bad) && !err.contains('\n'), "{bad}: {err}");
+    }
+    // f16 inputs live in Rgba16Float textures only.
+    let (a, b) = inputs((9, 5, 7), 3);
+    let err = frag_mrt::multiply_with(
+        ctx(),
+        &a,
+        &b,
+        &mut Params::default(),
+        fed(4, 8, 4, true, Texture, Buffer),
+        Inputs::F16,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("frag-mrt-f16") && err.contains("b=buffer"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -63,8 +63,22 @@
 //! Inputs beyond f16's range (|x| > 65504) are refused, as is an adapter that cannot sample
 //! `Rgba16Float` textures.
 //!
+//! **Storage-buffer sources** (`src=buffer`, or `a=buffer` / `b=buffer` for one operand; f32
+//! inputs only, [`Source::Buffer`]): the fragment shader indexes read-only storage buffers
+//! instead of calling `textureLoad`, so its loads go through the load/store path rather than the
+//! texture unit. A buffer holds the texels the texture would, in the order that keeps a warp's
+//! loads together: Aᵀ (k' rows of tiles_m·R/4 vec4s; vec4 Y of row p is A texel (p, Y)) and B
+//! (k' rows of tiles_n·C/4 vec4s; vec4 X of row p is B texel (X, p)), zero-padded, uploaded as
+//! `cs-fast` uploads its operands. With one operand in a buffer, quad sharing still swaps the
+//! texture operand; the buffer operand is loaded at both steps of each pair (its partner's step
+//! is k ^ 1, the pair starting at an even p). Modern WebGPU allows storage buffers in the
+//! fragment stage; 2003's fragment programs had only textures, so this is an experiment on
+//! where the texture path's limit lies (`docs/performance.md`), not the paper's method.
+//!
 //! Runtime checks are off (`create_shader_module_trusted`) because every index is in range by
-//! construction: the shader has no arrays and no buffers but one fixed-size uniform; fragments
+//! construction: the shader has no arrays but the storage buffers, and one fixed-size uniform;
+//! a buffer load at step p < k' and vec4 Y < tiles_m·R/4 (or X < tiles_n·C/4), the row length
+//! `a_row` (`b_row`) the uniform carries, is below k'·a_row (k'·b_row), the buffer's length; fragments
 //! exist only inside the render target, whose size is the tile counts, so tile (J, I) has
 //! J < tiles_n and I < tiles_m, and its loads at A row I·R/4 + i (i < R/4) and B column
 //! J·C/4 + j (j < C/4) are inside textures tiles_m·R/4 high and tiles_n·C/4 wide; the loop runs
@@ -78,6 +92,7 @@
 use super::{Accumulate, Method, Params, RunOutput, Work};
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
+use crate::gpu::buffer::MatrixBuffer;
 use crate::gpu::pipeline::{color_pass, texture_entry};
 use crate::gpu::run::{Phase, Read, run};
 use crate::gpu::texture::{INPUT_USAGE, MatrixTexture, TARGET_USAGE};
@@ -137,6 +152,23 @@ pub struct Shape {
     pub unroll: u32,
     /// Share A and B texels across each 2×2 quad with `quadSwapX` / `quadSwapY`.
     pub share: bool,
+    /// Where the fragments read A (`a=`) and B (`b=`): textures (the default) or read-only
+    /// storage buffers ([`Source::Buffer`]); `src=` sets both.
+    pub a_src: Source,
+    pub b_src: Source,
+}
+
+/// Where a fragment reads its A and B values from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Source {
+    /// `textureLoad` of the packed textures: the texture unit, as in 2003.
+    #[default]
+    Texture,
+    /// Indexing read-only storage buffers from the fragment shader (f32 inputs only): Aᵀ and B
+    /// as arrays of `vec4f`, read through the load/store path and its L1 cache rather than the
+    /// texture unit — a fragment stage that did not exist in 2003, kept to show where the
+    /// texture path's own limit lies.
+    Buffer,
 }
 
 impl Default for Shape {
@@ -152,6 +184,8 @@ impl Shape {
         cols: 8,
         unroll: 4,
         share: true,
+        a_src: Source::Texture,
+        b_src: Source::Texture,
     };
 
     /// Colour attachments written per fragment: R·C/4.
@@ -179,8 +213,9 @@ impl Shape {
         (self.rows * self.cols * self.step()) as f64 / (self.a_texels() + self.b_texels()) as f64
     }
 
-    /// Parse `RxC` and/or comma-separated `rows=`, `cols=`, `unroll=`, `share=` (0/1), each
-    /// defaulting to [`Shape::DEFAULT`]'s; e.g. `8x4`, `4x8,share=0`, `rows=4,cols=4,unroll=8`.
+    /// Parse `RxC` and/or comma-separated `rows=`, `cols=`, `unroll=`, `share=` (0/1),
+    /// `src=`, `a=`, `b=` (texture/buffer), each defaulting to [`Shape::DEFAULT`]'s; e.g. `8x4`,
+    /// `4x8,share=0`, `rows=4,cols=4,unroll=8`, `8x4,src=buffer`, `4x8,b=buffer`.
     pub fn parse(s: &str) -> Result<Shape> {
         let bad = |why: String| Error::Invalid(format!("frag-mrt shape '{s}': {why}"));
         let num = |k: &str, v: &str| {
@@ -189,6 +224,7 @@ impl Shape {
                 .map_err(|_| bad(format!("{k} = '{v}' is not a whole number")))
         };
         let mut shape = Shape::DEFAULT;
+        let mut share_given = false;
         for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             if let Some((r, c)) = part.split_once(['x', 'X']).filter(|_| !part.contains('=')) {
                 shape.rows = num("rows", r)?;
@@ -203,18 +239,36 @@ impl Shape {
                 "cols" => shape.cols = num("cols", v)?,
                 "unroll" => shape.unroll = num("unroll", v)?,
                 "share" => {
+                    share_given = true;
                     shape.share = match v.trim() {
                         "1" | "on" | "true" | "yes" => true,
                         "0" | "off" | "false" | "no" => false,
                         _ => return Err(bad(format!("share = '{v}': give 0 or 1"))),
                     }
                 }
+                key @ ("src" | "a" | "b") => {
+                    let src = match v.trim() {
+                        "texture" => Source::Texture,
+                        "buffer" => Source::Buffer,
+                        _ => return Err(bad(format!("{key} = '{v}': give texture or buffer"))),
+                    };
+                    if key != "b" {
+                        shape.a_src = src;
+                    }
+                    if key != "a" {
+                        shape.b_src = src;
+                    }
+                }
                 other => {
                     return Err(bad(format!(
-                        "unknown key '{other}' (rows, cols, unroll, share)"
+                        "unknown key '{other}' (rows, cols, unroll, share, src, a, b)"
                     )));
                 }
             }
+        }
+        if shape.count(Source::Texture) == 0 && !share_given {
+            // Quad swaps save texture lookups; with no texture there is nothing to share.
+            shape.share = false;
         }
         shape.validate().map_err(|e| bad(e.to_string()))?;
         Ok(shape)
@@ -232,6 +286,11 @@ impl Shape {
 
     /// Checks that need no adapter: multiples of 4, an unroll the sharing can split.
     pub fn validate(&self) -> Result<()> {
+        if self.share && self.count(Source::Texture) == 0 {
+            return Err(Error::Invalid(
+                "share=1 with src=buffer: quad sharing swaps the texels of a quad's texture fetches, and there are none; give share=0 (the default with src=buffer)".into(),
+            ));
+        }
         if self.rows == 0
             || self.cols == 0
             || !self.rows.is_multiple_of(4)
@@ -276,10 +335,16 @@ impl Shape {
                 l.max_color_attachment_bytes_per_sample,
             ),
             (
-                "frag-mrt sampled textures (2 + attachments with ping-pong)",
-                2 + if reads_f { n } else { 0 },
+                "frag-mrt sampled textures (A and B unless buffers, + attachments with ping-pong)",
+                self.count(Source::Texture) + if reads_f { n } else { 0 },
                 "max_sampled_textures_per_shader_stage",
                 l.max_sampled_textures_per_shader_stage,
+            ),
+            (
+                "frag-mrt storage buffers in the fragment stage (A and B read from buffers)",
+                self.count(Source::Buffer),
+                "max_storage_buffers_per_shader_stage",
+                l.max_storage_buffers_per_shader_stage,
             ),
         ];
         for (what, value, limit, max) in checks {
@@ -295,14 +360,31 @@ impl Shape {
         Ok(())
     }
 
-    /// `4x8,unroll=4,share=1`: the form [`Shape::parse`] reads.
+    /// Whether A or B is read from a storage buffer.
+    pub fn reads_buffers(&self) -> bool {
+        self.count(Source::Buffer) > 0
+    }
+
+    /// How many of A and B are read from `src`.
+    fn count(&self, src: Source) -> u32 {
+        u32::from(self.a_src == src) + u32::from(self.b_src == src)
+    }
+
+    /// `4x8,unroll=4,share=1` (and `,src=buffer`, `,a=buffer` or `,b=buffer` when it reads
+    /// buffers): the form [`Shape::parse`] reads.
     pub fn name(&self) -> String {
         format!(
-            "{}x{},unroll={},share={}",
+            "{}x{},unroll={},share={}{}",
             self.rows,
             self.cols,
             self.unroll,
-            u8::from(self.share)
+            u8::from(self.share),
+            match (self.a_src, self.b_src) {
+                (Source::Texture, Source::Texture) => "",
+                (Source::Buffer, Source::Buffer) => ",src=buffer",
+                (Source::Buffer, Source::Texture) => ",a=buffer",
+                (Source::Texture, Source::Buffer) => ",b=buffer",
+            }
         )
     }
 }
@@ -579,6 +661,7 @@ pub fn shader_source(shape: &Shape) -> String {
         shape.step(),
     );
     let n = shape.attachments();
+    let (a_buf, b_buf) = (shape.a_src == Source::Buffer, shape.b_src == Source::Buffer);
     let lanes = ["x", "y", "z", "w"];
     let mut s = String::new();
     let w = &mut s;
@@ -593,6 +676,18 @@ pub fn shader_source(shape: &Shape) -> String {
         if shape.share { "on" } else { "off" }
     );
     out!("// Hart (2003) §4's RGBA channel packing taken to a register block per fragment.");
+    match (a_buf, b_buf) {
+        (true, true) => {
+            out!("// src=buffer: A and B read from read-only storage buffers, not from textures.");
+        }
+        (true, false) => {
+            out!("// a=buffer: A read from a read-only storage buffer, B from a texture.");
+        }
+        (false, true) => {
+            out!("// b=buffer: B read from a read-only storage buffer, A from a texture.");
+        }
+        (false, false) => {}
+    }
     out!(
         "// Generated by src/methods/frag_mrt.rs (shader_source); this file is the default shape's"
     );
@@ -631,12 +726,28 @@ pub fn shader_source(shape: &Shape) -> String {
     out!("    // This pass's range of padded k, both multiples of {u}.");
     out!("    k_start: u32,");
     out!("    k_end: u32,");
-    out!("    _pad0: u32,");
-    out!("    _pad1: u32,");
+    if a_buf || b_buf {
+        out!("    // vec4s per k-row of a_buf (Aᵀ) and of b_buf (B), where they are buffers.");
+        out!("    a_row: u32,");
+        out!("    b_row: u32,");
+    } else {
+        out!("    _pad0: u32,");
+        out!("    _pad1: u32,");
+    }
     out!("}};");
     out!("");
-    out!("@group(0) @binding(0) var a_tex: texture_2d<f32>;");
-    out!("@group(0) @binding(1) var b_tex: texture_2d<f32>;");
+    if a_buf {
+        out!("// a_buf[p·a_row + Y] = A[4Y..4Y+3][p] (Aᵀ).");
+        out!("@group(0) @binding(0) var<storage, read> a_buf: array<vec4f>;");
+    } else {
+        out!("@group(0) @binding(0) var a_tex: texture_2d<f32>;");
+    }
+    if b_buf {
+        out!("// b_buf[p·b_row + X] = B[p][4X..4X+3].");
+        out!("@group(0) @binding(1) var<storage, read> b_buf: array<vec4f>;");
+    } else {
+        out!("@group(0) @binding(1) var b_tex: texture_2d<f32>;");
+    }
     out!("@group(0) @binding(2) var<uniform> pass_range: Pass;");
     out!("// The running sum of the earlier passes (ping-pong), one texture per attachment.");
     for t in 0..n {
@@ -682,13 +793,21 @@ pub fn shader_source(shape: &Shape) -> String {
             (false, o) => format!("p + {o}u"),
         };
         out!("        let k{h} = {kx};");
+        if shape.share && (a_buf || b_buf) {
+            // The partner's step, p + off + 1 - s, read from the buffer rather than swapped.
+            out!("        let k{h}q = k{h} ^ 1u;");
+        }
         for i in 0..ra {
             let y = if i == 0 {
                 "ay".to_string()
             } else {
                 format!("ay + {i}u")
             };
-            out!("        let a{h}_{i} = textureLoad(a_tex, vec2u(k{h}, {y}), 0);");
+            if a_buf {
+                out!("        let a{h}_{i} = a_buf[k{h} * pass_range.a_row + {y}];");
+            } else {
+                out!("        let a{h}_{i} = textureLoad(a_tex, vec2u(k{h}, {y}), 0);");
+            }
         }
         for j in 0..cb {
             let x = if j == 0 {
@@ -696,7 +815,11 @@ pub fn shader_source(shape: &Shape) -> String {
             } else {
                 format!("bx + {j}u")
             };
-            out!("        let b{h}_{j} = textureLoad(b_tex, vec2u({x}, k{h}), 0);");
+            if b_buf {
+                out!("        let b{h}_{j} = b_buf[k{h} * pass_range.b_row + {x}];");
+            } else {
+                out!("        let b{h}_{j} = textureLoad(b_tex, vec2u({x}, k{h}), 0);");
+            }
         }
     }
     // (A texel, B texel) name pairs of one step of k each.
@@ -705,10 +828,28 @@ pub fn shader_source(shape: &Shape) -> String {
         pairs.push((format!("a{h}_"), format!("b{h}_")));
         if shape.share {
             for i in 0..ra {
-                out!("        let a{h}_{i}q = quadSwapX(a{h}_{i});");
+                if a_buf {
+                    let y = if i == 0 {
+                        "ay".to_string()
+                    } else {
+                        format!("ay + {i}u")
+                    };
+                    out!("        let a{h}_{i}q = a_buf[k{h}q * pass_range.a_row + {y}];");
+                } else {
+                    out!("        let a{h}_{i}q = quadSwapX(a{h}_{i});");
+                }
             }
             for j in 0..cb {
-                out!("        let b{h}_{j}q = quadSwapY(b{h}_{j});");
+                if b_buf {
+                    let x = if j == 0 {
+                        "bx".to_string()
+                    } else {
+                        format!("bx + {j}u")
+                    };
+                    out!("        let b{h}_{j}q = b_buf[k{h}q * pass_range.b_row + {x}];");
+                } else {
+                    out!("        let b{h}_{j}q = quadSwapY(b{h}_{j});");
+                }
             }
             pairs.push((format!("a{h}_"), format!("b{h}_")));
         }
@@ -833,17 +974,44 @@ pub fn record_with(
         accumulate == Accumulate::Blend && blocks.len() > 1,
         "its fragments write C into float colour attachments; try another backend (WGPU_BACKEND=vulkan)",
     )?;
-    require_sampled(ctx, inputs)?;
+    if shape.reads_buffers() && inputs == Inputs::F16 {
+        return Err(Error::Invalid(format!(
+            "{name} packs A and B into Rgba16Float textures; a=buffer, b=buffer and src=buffer read f32 storage buffers, so run {} with them",
+            Method::FragMrt.name()
+        )));
+    }
     shape.check_limits(ctx, reads_f)?;
 
     let (ah, aw) = layout.a_size();
     let (bh, bw) = layout.b_size();
     let passes = blocks.len();
     let format = inputs.format();
-    let at = MatrixTexture::new(ctx, "A (frag-mrt packed)", ah, aw, format, INPUT_USAGE)?;
-    layout.write_packed(ctx, &at, a, true, inputs)?;
-    let bt = MatrixTexture::new(ctx, "B (frag-mrt packed)", bh, bw, format, INPUT_USAGE)?;
-    layout.write_packed(ctx, &bt, b, false, inputs)?;
+    if shape.count(Source::Texture) > 0 {
+        require_sampled(ctx, inputs)?;
+    }
+    // A buffer holds what the texture would, vec4 for texel: Aᵀ (k' × 4·ah), whose vec4 Y of
+    // k-row p is the A texel (p, Y), and B (k' × 4·bw), whose vec4 X of k-row p is the B texel
+    // (X, p); both zero-padded.
+    let upload = crate::gpu::layout::upload_laid_out;
+    let a_in = match shape.a_src {
+        Source::Texture => {
+            let at = MatrixTexture::new(ctx, "A (frag-mrt packed)", ah, aw, format, INPUT_USAGE)?;
+            layout.write_packed(ctx, &at, a, true, inputs)?;
+            Input::Texture(at)
+        }
+        Source::Buffer => {
+            Input::Buffer(upload(ctx, "A transposed (frag-mrt)", a, true, aw, 4 * ah)?)
+        }
+    };
+    let b_in = match shape.b_src {
+        Source::Texture => {
+            let bt = MatrixTexture::new(ctx, "B (frag-mrt packed)", bh, bw, format, INPUT_USAGE)?;
+            layout.write_packed(ctx, &bt, b, false, inputs)?;
+            Input::Texture(bt)
+        }
+        Source::Buffer => Input::Buffer(upload(ctx, "B (frag-mrt)", b, false, bh, 4 * bw)?),
+    };
+    let fed = [a_in, b_in];
     let sets = if reads_f { 2 } else { 1 };
     let targets: Vec<Vec<MatrixTexture>> = (0..sets)
         .map(|set| {
@@ -864,10 +1032,19 @@ pub fn record_with(
     // The shader's compilation and the pipelines' build time are setup, kept out of the upload.
     let built = crate::clock::Instant::now();
     let engine = Engine::build(
-        ctx, &shape, &at, &bt, &targets, &blocks, accumulate, reads_f,
+        ctx,
+        &shape,
+        &fed,
+        (ah as u32, bw as u32),
+        &targets,
+        &blocks,
+        accumulate,
+        reads_f,
     )?;
     let mut work = Work::new(passes);
     work.setup_ms = crate::gpu::run::ms(built);
+    // Storage buffers go back to the pool when dropped: kept until the passes have run.
+    work.keep(fed);
     let (commands, result_set) = engine.encode(ctx, &targets, passes)?;
     work.push(commands, Phase::Compute);
     for t in &targets[result_set] {
@@ -909,8 +1086,16 @@ pub fn record_with(
             }
         ),
     });
+    let a_note = match shape.a_src {
+        Source::Texture => format!("A {m}x{k} as {ah}x{aw} {format:?} (4 rows per texel)"),
+        Source::Buffer => format!("A {m}x{k} as an Aᵀ {aw}x{} f32 storage buffer", 4 * ah),
+    };
+    let b_note = match shape.b_src {
+        Source::Texture => format!("B {k}x{n} as {bh}x{bw} {format:?} (4 columns per texel)"),
+        Source::Buffer => format!("B {k}x{n} as a {bh}x{} f32 storage buffer", 4 * bw),
+    };
     notes.push(format!(
-        "A {m}x{k} as {ah}x{aw} {format:?} (4 rows per texel), B {k}x{n} as {bh}x{bw} {format:?} (4 columns per texel); packed{} and unpacked on the CPU",
+        "{a_note}, {b_note}; packed{} and unpacked on the CPU",
         match inputs {
             Inputs::F32 => "",
             Inputs::F16 => " (rounded to f16)",
@@ -985,6 +1170,32 @@ pub fn verdict_f16(a: &Matrix, b: &Matrix, c: &Matrix) -> crate::check::Verdict 
     v
 }
 
+/// A or B where the fragments read it ([`Source`]).
+enum Input {
+    Texture(MatrixTexture),
+    Buffer(MatrixBuffer),
+}
+
+impl Input {
+    /// Its bind-group layout entry, visible to the fragment stage.
+    fn layout_entry(&self, binding: u32) -> wgpu::BindGroupLayoutEntry {
+        match self {
+            Input::Texture(_) => texture_entry(binding),
+            Input::Buffer(_) => wgpu::BindGroupLayoutEntry {
+                visibility: wgpu::ShaderStages::FRAGMENT,
+                ..crate::gpu::pipeline::storage_entry(binding, true)
+            },
+        }
+    }
+
+    fn resource(&self) -> wgpu::BindingResource<'_> {
+        match self {
+            Input::Texture(t) => wgpu::BindingResource::TextureView(&t.view),
+            Input::Buffer(b) => b.buffer.as_entire_binding(),
+        }
+    }
+}
+
 /// Pipelines and bind groups of one multiply, built before the passes are timed.
 struct Engine {
     /// `fs_first`: no F; with additive blending in blend mode.
@@ -1004,8 +1215,8 @@ impl Engine {
     fn build(
         ctx: &GpuContext,
         shape: &Shape,
-        at: &MatrixTexture,
-        bt: &MatrixTexture,
+        fed: &[Input; 2],
+        (a_row, b_row): (u32, u32),
         targets: &[Vec<MatrixTexture>],
         blocks: &[(u32, u32)],
         accumulate: Accumulate,
@@ -1014,8 +1225,8 @@ impl Engine {
         let source = shader_source(shape);
         let label = format!("frag_mrt {}", shape.name());
         // SAFETY: every index in the generated shader is in range and its one loop ends; the
-        // module docs give the proof, which rests on `Layout` (texture sizes, tile counts) and
-        // `Layout::blocks` (pass bounds multiples of the unroll, at most k').
+        // module docs give the proof, which rests on `Layout` (texture and buffer sizes, tile
+        // counts) and `Layout::blocks` (pass bounds multiples of the unroll, at most k').
         let module = unsafe { ctx.shader_trusted(&label, &source)? };
         let blend = blocks.len() > 1 && accumulate == Accumulate::Blend;
         let stride = ctx.limits.min_uniform_buffer_offset_alignment.max(16);
@@ -1024,8 +1235,8 @@ impl Engine {
             let layout0 = dev.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
                 label: Some("frag-mrt inputs"),
                 entries: &[
-                    texture_entry(0),
-                    texture_entry(1),
+                    fed[0].layout_entry(0),
+                    fed[1].layout_entry(1),
                     wgpu::BindGroupLayoutEntry {
                         binding: 2,
                         visibility: wgpu::ShaderStages::FRAGMENT,
@@ -1074,7 +1285,8 @@ impl Engine {
             let mut uniforms = vec![0u8; stride as usize * blocks.len()];
             for (t, &(start, end)) in blocks.iter().enumerate() {
                 let at = t * stride as usize;
-                uniforms[at..at + 8].copy_from_slice(bytemuck::cast_slice(&[start, end]));
+                uniforms[at..at + 16]
+                    .copy_from_slice(bytemuck::cast_slice(&[start, end, a_row, b_row]));
             }
             let ubuf = crate::gpu::buffer::create_buffer_init(
                 dev,
@@ -1090,11 +1302,11 @@ impl Engine {
                 entries: &[
                     wgpu::BindGroupEntry {
                         binding: 0,
-                        resource: wgpu::BindingResource::TextureView(&at.view),
+                        resource: fed[0].resource(),
                     },
                     wgpu::BindGroupEntry {
                         binding: 1,
-                        resource: wgpu::BindingResource::TextureView(&bt.view),
+                        resource: fed[1].resource(),
                     },
                     wgpu::BindGroupEntry {
                         binding: 2,
