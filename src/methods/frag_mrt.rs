@@ -169,11 +169,6 @@ pub enum Source {
     /// texture unit — a fragment stage that did not exist in 2003, kept to show where the
     /// texture path's own limit lies.
     Buffer,
-    /// `textureGather` from `R32Float` textures holding A and B as they are (zero-padded): one
-    /// lookup returns a 2×2 footprint — two rows × two steps of k of A, two steps of k × two
-    /// columns of B — four values, as an RGBA32F texel does, from a 4-byte format. Both
-    /// operands or neither (`src=gather`); no quad sharing; an even unroll.
-    Gather,
 }
 
 impl Default for Shape {
@@ -255,12 +250,7 @@ impl Shape {
                     let src = match v.trim() {
                         "texture" => Source::Texture,
                         "buffer" => Source::Buffer,
-                        "gather" => Source::Gather,
-                        _ => {
-                            return Err(bad(format!(
-                                "{key} = '{v}': give texture, buffer or gather"
-                            )));
-                        }
+                        _ => return Err(bad(format!("{key} = '{v}': give texture or buffer"))),
                     };
                     if key != "b" {
                         shape.a_src = src;
@@ -277,7 +267,6 @@ impl Shape {
             }
         }
         if shape.count(Source::Texture) == 0 && !share_given {
-            // (Also for gather: its lookups already cover two steps of k.)
             // Quad swaps save texture lookups; with no texture there is nothing to share.
             shape.share = false;
         }
@@ -297,21 +286,9 @@ impl Shape {
 
     /// Checks that need no adapter: multiples of 4, an unroll the sharing can split.
     pub fn validate(&self) -> Result<()> {
-        let gathers = self.count(Source::Gather);
-        if gathers == 1 {
-            return Err(Error::Invalid(
-                "gather for one operand only: give src=gather (A and B both gathered from R32Float textures)".into(),
-            ));
-        }
-        if gathers == 2 && !self.unroll.is_multiple_of(2) {
-            return Err(Error::Invalid(format!(
-                "unroll = {} with src=gather: give an even unroll (each gather covers 2 steps of k)",
-                self.unroll
-            )));
-        }
         if self.share && self.count(Source::Texture) == 0 {
             return Err(Error::Invalid(
-                "share=1 with src=buffer or src=gather: quad sharing swaps the texels of a quad's RGBA texture fetches, and there are none; give share=0 (the default there)".into(),
+                "share=1 with src=buffer: quad sharing swaps the texels of a quad's texture fetches, and there are none; give share=0 (the default with src=buffer)".into(),
             ));
         }
         if self.rows == 0
@@ -359,9 +336,7 @@ impl Shape {
             ),
             (
                 "frag-mrt sampled textures (A and B unless buffers, + attachments with ping-pong)",
-                self.count(Source::Texture)
-                    + self.count(Source::Gather)
-                    + if reads_f { n } else { 0 },
+                self.count(Source::Texture) + if reads_f { n } else { 0 },
                 "max_sampled_textures_per_shader_stage",
                 l.max_sampled_textures_per_shader_stage,
             ),
@@ -409,7 +384,6 @@ impl Shape {
                 (Source::Buffer, Source::Buffer) => ",src=buffer",
                 (Source::Buffer, Source::Texture) => ",a=buffer",
                 (Source::Texture, Source::Buffer) => ",b=buffer",
-                (Source::Gather, _) | (_, Source::Gather) => ",src=gather",
             }
         )
     }
@@ -688,7 +662,6 @@ pub fn shader_source(shape: &Shape) -> String {
     );
     let n = shape.attachments();
     let (a_buf, b_buf) = (shape.a_src == Source::Buffer, shape.b_src == Source::Buffer);
-    let gather = shape.a_src == Source::Gather;
     let lanes = ["x", "y", "z", "w"];
     let mut s = String::new();
     let w = &mut s;
@@ -712,11 +685,6 @@ pub fn shader_source(shape: &Shape) -> String {
         }
         (false, true) => {
             out!("// b=buffer: B read from a read-only storage buffer, A from a texture.");
-        }
-        (false, false) if gather => {
-            out!(
-                "// src=gather: A and B gathered 2×2 at a time from R32Float textures, not packed."
-            );
         }
         (false, false) => {}
     }
@@ -781,12 +749,6 @@ pub fn shader_source(shape: &Shape) -> String {
         out!("@group(0) @binding(1) var b_tex: texture_2d<f32>;");
     }
     out!("@group(0) @binding(2) var<uniform> pass_range: Pass;");
-    if gather {
-        out!(
-            "// R32Float: a_tex texel (x = p, y = i) = A[i][p], b_tex texel (x = j, y = p) = B[p][j]."
-        );
-        out!("@group(0) @binding(3) var near: sampler;");
-    }
     out!("// The running sum of the earlier passes (ping-pong), one texture per attachment.");
     for t in 0..n {
         out!("@group(1) @binding({t}) var f{t}: texture_2d<f32>;");
@@ -808,10 +770,6 @@ pub fn shader_source(shape: &Shape) -> String {
     out!("");
     out!("fn block_sum(pos: vec4f) -> Block {{");
     out!("    let tile = vec2u(pos.xy);");
-    if gather {
-        s.push_str(&gather_body(shape));
-        return finish_source(s, rows, cb, n);
-    }
     out!("    let ay = tile.y * {ra}u;");
     out!("    let bx = tile.x * {cb}u;");
     if shape.share {
@@ -912,17 +870,6 @@ pub fn shader_source(shape: &Shape) -> String {
         }
     }
     out!("    }}");
-    finish_source(s, rows, cb, n)
-}
-
-/// The end of every shader [`shader_source`] writes, after `block_sum`'s k loop: the return of
-/// the block (accumulators `c{r}_{j}`, r < `rows`, j < `cb`) and the two fragment entry points
-/// (`n` attachments).
-fn finish_source(mut s: String, rows: u32, cb: u32, n: u32) -> String {
-    let w = &mut s;
-    macro_rules! out {
-        ($($t:tt)*) => { let _ = writeln!(w, $($t)*); };
-    }
     let outs: Vec<String> = (0..rows)
         .flat_map(|r| (0..cb).map(move |j| format!("c{r}_{j}")))
         .collect();
@@ -943,82 +890,6 @@ fn finish_source(mut s: String, rows: u32, cb: u32, n: u32) -> String {
     }
     out!("    return o;");
     out!("}}");
-    s
-}
-
-/// `block_sum`'s body after `tile` for `src=gather`: accumulators, then the k loop, `unroll`/2
-/// gathers of A (R/2 each) and of B (C/2 each) per iteration. A gather at the corner shared by
-/// texels (x0, y0) and (x0 + 1, y0 + 1) — normalized ((x0 + 1)/W, (y0 + 1)/H), half a texel from
-/// every centre, so rounding cannot move the footprint — returns (x, y, z, w) = texels
-/// (x0, y0 + 1), (x0 + 1, y0 + 1), (x0 + 1, y0), (x0, y0) (WGSL `textureGather`). For A at
-/// (p, r0) that is A[r0+1][p], A[r0+1][p+1], A[r0][p+1], A[r0][p]; for B at (c0, p) it is
-/// B[p+1][c0], B[p+1][c0+1], B[p][c0+1], B[p][c0]. The clamp-to-edge sampler keeps every lookup
-/// inside the textures whatever the coordinates.
-fn gather_body(shape: &Shape) -> String {
-    let (rows, cols, u) = (shape.rows, shape.cols, shape.unroll);
-    let cb = cols / 4;
-    let mut s = String::new();
-    let w = &mut s;
-    macro_rules! out {
-        ($($t:tt)*) => { let _ = writeln!(w, $($t)*); };
-    }
-    out!("    let ia = 1.0 / vec2f(textureDimensions(a_tex));");
-    out!("    let ib = 1.0 / vec2f(textureDimensions(b_tex));");
-    out!(
-        "    // The v of A's gathers (rows {rows}I + 2i, + 1) and the u of B's (columns {cols}J + 2j, + 1)."
-    );
-    for i in 0..rows / 2 {
-        out!(
-            "    let av{i} = f32(tile.y * {rows}u + {}u) * ia.y;",
-            2 * i + 1
-        );
-    }
-    for j in 0..cols / 2 {
-        out!(
-            "    let bu{j} = f32(tile.x * {cols}u + {}u) * ib.x;",
-            2 * j + 1
-        );
-    }
-    for r in 0..rows {
-        let decl: Vec<String> = (0..cb)
-            .map(|j| format!("var c{r}_{j} = vec4f(0.0);"))
-            .collect();
-        out!("    {}", decl.join(" "));
-    }
-    out!("    for (var p = pass_range.k_start; p < pass_range.k_end; p += {u}u) {{");
-    for h in 0..u / 2 {
-        out!("        let kc{h} = f32(p + {}u);", 2 * h + 1);
-        out!("        let au{h} = kc{h} * ia.x;");
-        out!("        let bv{h} = kc{h} * ib.y;");
-        for i in 0..rows / 2 {
-            out!("        let ga{h}_{i} = textureGather(0, a_tex, near, vec2f(au{h}, av{i}));");
-        }
-        for j in 0..cols / 2 {
-            out!("        let gb{h}_{j} = textureGather(0, b_tex, near, vec2f(bu{j}, bv{h}));");
-        }
-        // Step p + 2h (even) and p + 2h + 1 (odd): A[r] and B's vec4 of columns 4q..4q+3.
-        for (step, (a_lo, a_hi), (b_lo, b_hi)) in
-            [(0, ("w", "x"), ("w", "z")), (1, ("z", "y"), ("x", "y"))]
-        {
-            for q in 0..cb {
-                out!(
-                    "        let b{h}_{step}_{q} = vec4f(gb{h}_{}.{b_lo}, gb{h}_{}.{b_hi}, gb{h}_{}.{b_lo}, gb{h}_{}.{b_hi});",
-                    2 * q,
-                    2 * q,
-                    2 * q + 1,
-                    2 * q + 1
-                );
-            }
-            for r in 0..rows {
-                let lane = if r % 2 == 0 { a_lo } else { a_hi };
-                let fmas: Vec<String> = (0..cb)
-                    .map(|q| format!("c{r}_{q} += ga{h}_{}.{lane} * b{h}_{step}_{q};", r / 2))
-                    .collect();
-                out!("        {}", fmas.join(" "));
-            }
-        }
-    }
-    out!("    }}");
     s
 }
 
@@ -1103,9 +974,9 @@ pub fn record_with(
         accumulate == Accumulate::Blend && blocks.len() > 1,
         "its fragments write C into float colour attachments; try another backend (WGPU_BACKEND=vulkan)",
     )?;
-    if shape.count(Source::Texture) < 2 && inputs == Inputs::F16 {
+    if shape.reads_buffers() && inputs == Inputs::F16 {
         return Err(Error::Invalid(format!(
-            "{name} packs A and B into Rgba16Float textures; a=buffer, b=buffer, src=buffer and src=gather read f32 buffers or R32Float textures, so run {} with them",
+            "{name} packs A and B into Rgba16Float textures; a=buffer, b=buffer and src=buffer read f32 storage buffers, so run {} with them",
             Method::FragMrt.name()
         )));
     }
@@ -1131,9 +1002,6 @@ pub fn record_with(
         Source::Buffer => {
             Input::Buffer(upload(ctx, "A transposed (frag-mrt)", a, true, aw, 4 * ah)?)
         }
-        Source::Gather => {
-            Input::Texture(plain_texture(ctx, "A (frag-mrt, gathered)", a, 4 * ah, aw)?)
-        }
     };
     let b_in = match shape.b_src {
         Source::Texture => {
@@ -1142,9 +1010,6 @@ pub fn record_with(
             Input::Texture(bt)
         }
         Source::Buffer => Input::Buffer(upload(ctx, "B (frag-mrt)", b, false, bh, 4 * bw)?),
-        Source::Gather => {
-            Input::Texture(plain_texture(ctx, "B (frag-mrt, gathered)", b, bh, 4 * bw)?)
-        }
     };
     let fed = [a_in, b_in];
     let sets = if reads_f { 2 } else { 1 };
@@ -1224,18 +1089,10 @@ pub fn record_with(
     let a_note = match shape.a_src {
         Source::Texture => format!("A {m}x{k} as {ah}x{aw} {format:?} (4 rows per texel)"),
         Source::Buffer => format!("A {m}x{k} as an Aᵀ {aw}x{} f32 storage buffer", 4 * ah),
-        Source::Gather => format!(
-            "A {m}x{k} as a {}x{aw} R32Float texture (gathered 2x2)",
-            4 * ah
-        ),
     };
     let b_note = match shape.b_src {
         Source::Texture => format!("B {k}x{n} as {bh}x{bw} {format:?} (4 columns per texel)"),
         Source::Buffer => format!("B {k}x{n} as a {bh}x{} f32 storage buffer", 4 * bw),
-        Source::Gather => format!(
-            "B {k}x{n} as a {bh}x{} R32Float texture (gathered 2x2)",
-            4 * bw
-        ),
     };
     notes.push(format!(
         "{a_note}, {b_note}; packed{} and unpacked on the CPU",
@@ -1313,30 +1170,6 @@ pub fn verdict_f16(a: &Matrix, b: &Matrix, c: &Matrix) -> crate::check::Verdict 
     v
 }
 
-/// `x` zero-padded to `rows × cols` in a new `R32Float` texture (the gathered operands),
-/// uploaded row by row straight into the staging buffer.
-fn plain_texture(
-    ctx: &GpuContext,
-    label: &str,
-    x: &Matrix,
-    rows: usize,
-    cols: usize,
-) -> Result<MatrixTexture> {
-    let format = wgpu::TextureFormat::R32Float;
-    let tex = MatrixTexture::new(ctx, label, rows, cols, format, INPUT_USAGE)?;
-    ctx.staging
-        .upload_texture(ctx, &tex.texture, |view, range, pitch| {
-            crate::gpu::host::fill_rows(view, range.len(), cols, pitch, |r, out: &mut [f32]| {
-                let i = range.start + r;
-                out.fill(0.0);
-                if i < x.rows {
-                    out[..x.cols].copy_from_slice(&x.data[i * x.cols..][..x.cols]);
-                }
-            })
-        })?;
-    Ok(tex)
-}
-
 /// A or B where the fragments read it ([`Source`]).
 enum Input {
     Texture(MatrixTexture),
@@ -1405,12 +1238,6 @@ impl Engine {
                     fed[0].layout_entry(0),
                     fed[1].layout_entry(1),
                     wgpu::BindGroupLayoutEntry {
-                        binding: 3,
-                        visibility: wgpu::ShaderStages::FRAGMENT,
-                        ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::NonFiltering),
-                        count: None,
-                    },
-                    wgpu::BindGroupLayoutEntry {
                         binding: 2,
                         visibility: wgpu::ShaderStages::FRAGMENT,
                         ty: wgpu::BindingType::Buffer {
@@ -1469,11 +1296,6 @@ impl Engine {
                     usage: wgpu::BufferUsages::UNIFORM,
                 },
             );
-            // Nearest and clamped: the gathers' (src=gather) footprints stay inside the textures.
-            let sampler = dev.create_sampler(&wgpu::SamplerDescriptor {
-                label: Some("frag-mrt gathers"),
-                ..Default::default()
-            });
             let group0 = dev.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("frag-mrt inputs"),
                 layout: &layout0,
@@ -1485,10 +1307,6 @@ impl Engine {
                     wgpu::BindGroupEntry {
                         binding: 1,
                         resource: fed[1].resource(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 3,
-                        resource: wgpu::BindingResource::Sampler(&sampler),
                     },
                     wgpu::BindGroupEntry {
                         binding: 2,
