@@ -727,3 +727,131 @@ fn main_smem_2x4_pf(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_
     let col0 = tc + bc;
     store_4x4(c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33, row0, col0);
 }
+
+// `128x256-smem-db16`: 2×4 subgroups of 64×64 (256 invocations), as main_smem_2x4_pf, but in
+// k steps of 16 with two staged buffers (the 32-deep tiles of one buffer each would not fit
+// twice): the next step's tiles are loaded into registers before this step's sixteen
+// multiply-adds per subgroup and stored into the other buffer after them, one barrier per step.
+// A 128×16 tile is 4 quads per row, staged SA16 = 6 quads apart (48 bytes: the 8 rows a fragment
+// load reads at once fall in 8 different 16-byte slots of 128 bytes, and every row starts on a
+// multiple of 16 bytes); a 16×256 tile is 64 quads per row, staged SB_WIDE = 66 apart, as in
+// main_smem_2x4_pf. Buffer b of A starts at quad b·SA16_TILE (2·768 <= 2560, the size of sa), of
+// B at b·SB16_TILE (2·1056 <= 2176, the size of sb). k is padded to 32, so k0 + 16 <= k.
+
+// Quads per staged A row of 16 f16 (4, and 2 of padding), and per staged A tile of 128 rows.
+const SA16: u32 = 6u;
+const SA16_TILE: u32 = 768u;
+// Quads per staged B tile of 16 rows, 256 wide (16·SB_WIDE).
+const SB16_TILE: u32 = 1056u;
+
+// Quad e (< 512) of the A tile of rows tr..tr + 127 and columns k0..k0 + 15: row tr + e / 4,
+// columns k0 + 4·(e % 4) .. + 3. In range: tr + e / 4 < tr + 128 <= m and
+// k0 / 4 + e % 4 < (k0 + 16) / 4 <= k / 4, so the index is below m·k/4.
+fn tile_a16(tr: u32, k0: u32, e: u32) -> vec4<f16> {
+    return a4[(tr + e / 4u) * (dims.k / 4u) + k0 / 4u + e % 4u];
+}
+
+// Quad e (< 512) of a 128×16 A tile into the staged tile at quad `at` (0 or SA16_TILE): row
+// e / 4, quad e % 4. In range: at + 127·6 + 3 < at + SA16_TILE <= 1536 <= 2560.
+fn stage_a16(at: u32, e: u32, v: vec4<f16>) {
+    sa[at + (e / 4u) * SA16 + e % 4u] = v;
+}
+
+// The A fragment of rows row..row + 15 (row <= 112), k columns 0..15 of the staged 128×16 tile
+// at quad `at`. In range: the last quad read is at + (row + 15)·6 + 3 < at + SA16_TILE.
+fn frag_a16(at: u32, row: u32) -> FragA {
+    let i = at + row * SA16;
+    let stride = SA16;
+    return coopLoadT<FragA>(&sa[i], stride);
+}
+
+@compute @workgroup_size(256)
+fn main_smem_2x4_db16(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_index) li: u32) {
+    let s = li / 32u;
+    let tr = wg.y * 128u;
+    let tc = wg.x * 256u;
+    // The subgroup's block: rows ar..ar + 63 and columns bc..bc + 63 of the tile.
+    let ar = (s / 4u) * 64u;
+    let bc = (s % 4u) * 64u;
+    var c00 = Acc();
+    var c01 = Acc();
+    var c02 = Acc();
+    var c03 = Acc();
+    var c10 = Acc();
+    var c11 = Acc();
+    var c12 = Acc();
+    var c13 = Acc();
+    var c20 = Acc();
+    var c21 = Acc();
+    var c22 = Acc();
+    var c23 = Acc();
+    var c30 = Acc();
+    var c31 = Acc();
+    var c32 = Acc();
+    var c33 = Acc();
+    // Invocation li copies quads li and li + 256 of the A tile (512 quads) and li + 256·q, q < 4,
+    // of the B tile (16×256: 1024 quads, w = 64; rows k0 + e / 64 < k0 + 16). The first step's
+    // tiles into buffer 0.
+    stage_a16(0u, li, tile_a16(tr, 0u, li));
+    stage_a16(0u, li + 256u, tile_a16(tr, 0u, li + 256u));
+    stage_b(0u, li, 64u, tile_b(0u, tc, li, 64u));
+    stage_b(0u, li + 256u, 64u, tile_b(0u, tc, li + 256u, 64u));
+    stage_b(0u, li + 512u, 64u, tile_b(0u, tc, li + 512u, 64u));
+    stage_b(0u, li + 768u, 64u, tile_b(0u, tc, li + 768u, 64u));
+    workgroupBarrier();
+    var cur = 0u; // the buffer holding this step's tiles
+    for (var k0 = 0u; k0 < dims.k; k0 += 16u) {
+        // The next step's tiles into registers (on the last step the last tiles again, stored
+        // into the other buffer and never read): kn + 16 <= k.
+        let kn = min(k0 + 16u, dims.k - 16u);
+        let pa0 = tile_a16(tr, kn, li);
+        let pa1 = tile_a16(tr, kn, li + 256u);
+        let pb0 = tile_b(kn, tc, li, 64u);
+        let pb1 = tile_b(kn, tc, li + 256u, 64u);
+        let pb2 = tile_b(kn, tc, li + 512u, 64u);
+        let pb3 = tile_b(kn, tc, li + 768u, 64u);
+        let at = cur * SA16_TILE;
+        let bt = cur * SB16_TILE;
+        // B fragments at quads bt + (bc + 16j) / 4 of row 0, rows SB_WIDE apart: in range as for
+        // frag_b (the last quad read is bt + 15·66 + 63 < bt + SB16_TILE).
+        let b0 = frag_b(bt, 0u, bc, SB_WIDE);
+        let b1 = frag_b(bt, 0u, bc + 16u, SB_WIDE);
+        let b2 = frag_b(bt, 0u, bc + 32u, SB_WIDE);
+        let b3 = frag_b(bt, 0u, bc + 48u, SB_WIDE);
+        let a0 = frag_a16(at, ar);
+        let a1 = frag_a16(at, ar + 16u);
+        let a2 = frag_a16(at, ar + 32u);
+        let a3 = frag_a16(at, ar + 48u);
+        c00 = coopMultiplyAdd(a0, b0, c00);
+        c01 = coopMultiplyAdd(a0, b1, c01);
+        c02 = coopMultiplyAdd(a0, b2, c02);
+        c03 = coopMultiplyAdd(a0, b3, c03);
+        c10 = coopMultiplyAdd(a1, b0, c10);
+        c11 = coopMultiplyAdd(a1, b1, c11);
+        c12 = coopMultiplyAdd(a1, b2, c12);
+        c13 = coopMultiplyAdd(a1, b3, c13);
+        c20 = coopMultiplyAdd(a2, b0, c20);
+        c21 = coopMultiplyAdd(a2, b1, c21);
+        c22 = coopMultiplyAdd(a2, b2, c22);
+        c23 = coopMultiplyAdd(a2, b3, c23);
+        c30 = coopMultiplyAdd(a3, b0, c30);
+        c31 = coopMultiplyAdd(a3, b1, c31);
+        c32 = coopMultiplyAdd(a3, b2, c32);
+        c33 = coopMultiplyAdd(a3, b3, c33);
+        // Into the other buffer, whose last readers (the step before) passed the barrier that
+        // ended that step.
+        let at_next = SA16_TILE - at;
+        let bt_next = SB16_TILE - bt;
+        stage_a16(at_next, li, pa0);
+        stage_a16(at_next, li + 256u, pa1);
+        stage_b(bt_next, li, 64u, pb0);
+        stage_b(bt_next, li + 256u, 64u, pb1);
+        stage_b(bt_next, li + 512u, 64u, pb2);
+        stage_b(bt_next, li + 768u, 64u, pb3);
+        workgroupBarrier();
+        cur = 1u - cur;
+    }
+    let row0 = tr + ar;
+    let col0 = tc + bc;
+    store_4x4(c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33, row0, col0);
+}
