@@ -2,8 +2,9 @@
 //! present-day SGEMM does (`docs/performance.md` has what each version gained on the H100).
 //!
 //! One dispatch of (n/BN) × (m/BM) workgroups of WG_X × WG_Y invocations. A workgroup computes a
-//! BM×BN tile of C; each invocation a register block of 16×8, 8×8 or 4×8 elements of it, held
-//! in vec4 accumulators. Per k-tile of depth BK the workgroup stages a BK×BM tile of A and a BK×BN tile
+//! BM×BN tile of C; each invocation a register block of 16×8, 8×8, 4×8 or 4×16 elements of it,
+//! held in vec4 accumulators ([`ENTRIES`]: the entry points, some with the k-loop written out for
+//! one BK). Per k-tile of depth BK the workgroup stages a BK×BM tile of A and a BK×BN tile
 //! of B in workgroup memory, double-buffered: the next k-tile's global loads are issued before the
 //! multiply-adds on the current one and stored into the other buffer after them, so there is one
 //! barrier per k-tile. Every global and workgroup-memory access is a vec4.
@@ -20,7 +21,7 @@
 //! `shaders/cs_fast.wgsl`), so the plan is compiled with wgpu's runtime bounds checks off
 //! ([`Plan::trusted`]); [`Variant::check`] and [`plan`] enforce the preconditions.
 //!
-//! Subgroup operations: not used. Each k-step an invocation reads 2 (4×8) or 4 (8×8) vec4s from
+//! Subgroup operations: not used. Each k-step an invocation reads 3 (4×8) to 6 (16×8) vec4s from
 //! workgroup memory, which neighbouring invocations share by broadcast; fetching the same values
 //! by subgroup shuffles would take one shuffle per scalar instead of one load per four.
 //!
@@ -41,146 +42,289 @@ const SHADER: &str = include_str!("../../shaders/cs_fast.wgsl");
 /// The environment variable that picks the variant.
 pub const ENV: &str = "RENDERMM_CS_FAST";
 
-/// One shape of the kernel: the register block per invocation (`rm`×8), the invocations
-/// (`wg_x` along n, `wg_y` along m) and the depth `bk` of a k-tile. The C tile is
-/// BM×BN = (rm·wg_y)×(8·wg_x).
+/// One shape of the kernel: the shader entry point, its register block per invocation
+/// (`rm`×`rn`), the invocations (`wg_x` along n, `wg_y` along m) and the depth `bk` of a k-tile.
+/// The C tile is BM×BN = (rm·wg_y)×(rn·wg_x).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Variant {
-    /// `BMxBNxBK-RMx8`, e.g. `128x128x16-8x8`.
+    /// `BMxBNxBK-RMxRN` and the entry point's suffix ([`Entry::suffix`]), e.g. `128x128x16-8x8`
+    /// or `64x64x8-4x8-unrolled`.
     pub name: &'static str,
-    /// Rows of the register block: 16 (`main_16x8`), 8 (`main_8x8`) or 4 (`main_4x8`).
+    /// The entry point of `shaders/cs_fast.wgsl`, one of [`ENTRIES`].
+    pub entry: &'static str,
+    /// Rows of the register block.
     pub rm: u32,
+    /// Columns of the register block.
+    pub rn: u32,
     pub wg_x: u32,
     pub wg_y: u32,
     pub bk: u32,
 }
 
+/// An entry point of `shaders/cs_fast.wgsl` and what it requires of a [`Variant`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Entry {
+    pub name: &'static str,
+    /// The register block it computes, rows × columns.
+    pub rm: u32,
+    pub rn: u32,
+    /// The k-tile depth its k-loop is written out for; `None` where it loops over any BK.
+    pub bk: Option<u32>,
+    /// What variant names of this entry end in after `BMxBNxBK-RMxRN`.
+    pub suffix: &'static str,
+}
+
+/// The entry points of `shaders/cs_fast.wgsl`.
+pub const ENTRIES: &[Entry] = &[
+    Entry {
+        name: "main_16x8",
+        rm: 16,
+        rn: 8,
+        bk: None,
+        suffix: "",
+    },
+    Entry {
+        name: "main_8x8",
+        rm: 8,
+        rn: 8,
+        bk: None,
+        suffix: "",
+    },
+    Entry {
+        name: "main_4x8",
+        rm: 4,
+        rn: 8,
+        bk: None,
+        suffix: "",
+    },
+    Entry {
+        name: "main_4x8_u8",
+        rm: 4,
+        rn: 8,
+        bk: Some(8),
+        suffix: "-unrolled",
+    },
+    Entry {
+        name: "main_4x8_u16",
+        rm: 4,
+        rn: 8,
+        bk: Some(16),
+        suffix: "-unrolled",
+    },
+    Entry {
+        name: "main_8x8_u8",
+        rm: 8,
+        rn: 8,
+        bk: Some(8),
+        suffix: "-unrolled",
+    },
+    Entry {
+        name: "main_4x16",
+        rm: 4,
+        rn: 16,
+        bk: None,
+        suffix: "",
+    },
+];
+
 /// The variants, the default first: the fastest at n = 4096 on the H100 (`docs/performance.md`).
 pub const VARIANTS: &[Variant] = &[
     Variant {
         name: "64x64x8-4x8",
+        entry: "main_4x8",
         rm: 4,
+        rn: 8,
         wg_x: 8,
         wg_y: 16,
         bk: 8,
     },
     Variant {
         name: "128x128x16-8x8",
+        entry: "main_8x8",
         rm: 8,
+        rn: 8,
         wg_x: 16,
         wg_y: 16,
         bk: 16,
     },
     Variant {
         name: "128x128x8-8x8",
+        entry: "main_8x8",
         rm: 8,
+        rn: 8,
         wg_x: 16,
         wg_y: 16,
         bk: 8,
     },
     Variant {
         name: "128x64x16-8x8",
+        entry: "main_8x8",
         rm: 8,
+        rn: 8,
         wg_x: 8,
         wg_y: 16,
         bk: 16,
     },
     Variant {
         name: "64x64x16-8x8",
+        entry: "main_8x8",
         rm: 8,
+        rn: 8,
         wg_x: 8,
         wg_y: 8,
         bk: 16,
     },
     Variant {
         name: "64x128x16-4x8",
+        entry: "main_4x8",
         rm: 4,
+        rn: 8,
         wg_x: 16,
         wg_y: 16,
         bk: 16,
     },
     Variant {
         name: "128x128x8-16x8",
+        entry: "main_16x8",
         rm: 16,
+        rn: 8,
         wg_x: 16,
         wg_y: 8,
         bk: 8,
     },
     Variant {
         name: "128x128x16-16x8",
+        entry: "main_16x8",
         rm: 16,
+        rn: 8,
         wg_x: 16,
         wg_y: 8,
         bk: 16,
     },
     Variant {
         name: "256x128x8-16x8",
+        entry: "main_16x8",
         rm: 16,
+        rn: 8,
         wg_x: 16,
         wg_y: 16,
         bk: 8,
     },
     Variant {
         name: "128x256x8-16x8",
+        entry: "main_16x8",
         rm: 16,
+        rn: 8,
         wg_x: 32,
         wg_y: 8,
         bk: 8,
     },
     Variant {
         name: "32x64x8-4x8",
+        entry: "main_4x8",
         rm: 4,
+        rn: 8,
         wg_x: 8,
         wg_y: 8,
         bk: 8,
     },
     Variant {
         name: "64x64x16-4x8",
+        entry: "main_4x8",
         rm: 4,
+        rn: 8,
         wg_x: 8,
         wg_y: 16,
         bk: 16,
     },
     Variant {
         name: "64x32x8-4x8",
+        entry: "main_4x8",
         rm: 4,
+        rn: 8,
         wg_x: 4,
         wg_y: 16,
         bk: 8,
     },
     Variant {
         name: "64x64x8-8x8",
+        entry: "main_8x8",
         rm: 8,
+        rn: 8,
         wg_x: 8,
         wg_y: 8,
         bk: 8,
     },
     Variant {
         name: "128x64x8-8x8",
+        entry: "main_8x8",
         rm: 8,
+        rn: 8,
         wg_x: 8,
         wg_y: 16,
         bk: 8,
     },
     Variant {
         name: "64x128x8-8x8",
+        entry: "main_8x8",
         rm: 8,
+        rn: 8,
         wg_x: 16,
         wg_y: 8,
         bk: 8,
     },
     Variant {
         name: "128x64x8-16x8",
+        entry: "main_16x8",
         rm: 16,
+        rn: 8,
         wg_x: 8,
         wg_y: 8,
         bk: 8,
     },
     Variant {
         name: "64x64x8-16x8",
+        entry: "main_16x8",
         rm: 16,
+        rn: 8,
         wg_x: 8,
         wg_y: 4,
+        bk: 8,
+    },
+    Variant {
+        name: "64x64x8-4x8-unrolled",
+        entry: "main_4x8_u8",
+        rm: 4,
+        rn: 8,
+        wg_x: 8,
+        wg_y: 16,
+        bk: 8,
+    },
+    Variant {
+        name: "64x64x16-4x8-unrolled",
+        entry: "main_4x8_u16",
+        rm: 4,
+        rn: 8,
+        wg_x: 8,
+        wg_y: 16,
+        bk: 16,
+    },
+    Variant {
+        name: "128x128x8-8x8-unrolled",
+        entry: "main_8x8_u8",
+        rm: 8,
+        rn: 8,
+        wg_x: 16,
+        wg_y: 16,
+        bk: 8,
+    },
+    Variant {
+        name: "64x128x8-4x16",
+        entry: "main_4x16",
+        rm: 4,
+        rn: 16,
+        wg_x: 8,
+        wg_y: 16,
         bk: 8,
     },
 ];
@@ -193,7 +337,7 @@ impl Variant {
 
     /// Columns of the C tile.
     pub fn bn(&self) -> u32 {
-        8 * self.wg_x
+        self.rn * self.wg_x
     }
 
     /// Invocations per workgroup.
@@ -208,11 +352,7 @@ impl Variant {
 
     /// The shader entry point.
     pub fn entry(&self) -> &'static str {
-        match self.rm {
-            16 => "main_16x8",
-            8 => "main_8x8",
-            _ => "main_4x8",
-        }
+        self.entry
     }
 
     /// The default variant (the first of [`VARIANTS`]).
@@ -230,9 +370,10 @@ impl Variant {
         super::variants::from_env(ENV, VARIANTS, |v| v.name, Method::CsFast.name())
     }
 
-    /// Error unless the shader's preconditions on its constants hold: a register block of 16×8,
-    /// 8×8 or 4×8, and each tile a whole number (1 to 4) of vec4 loads per invocation, the four
-    /// fetch slots of `shaders/cs_fast.wgsl`.
+    /// Error unless the shader's preconditions on its constants hold: an entry point of
+    /// [`ENTRIES`] with the register block it computes and, where its k-loop is written out, the
+    /// k-tile depth it is written for; each tile a whole number (1 to 4) of vec4 loads per
+    /// invocation, the four fetch slots of `shaders/cs_fast.wgsl`; and the name the shape.
     pub fn check(&self) -> Result<()> {
         let t = self.invocations();
         let tiles = [
@@ -245,10 +386,24 @@ impl Variant {
                 self.name
             )))
         };
-        if ![16, 8, 4].contains(&self.rm) {
+        let Some(e) = ENTRIES.iter().find(|e| e.name == self.entry) else {
+            let names: Vec<&str> = ENTRIES.iter().map(|e| e.name).collect();
             return bad(format!(
-                "register block {}x8; the shader has 16x8, 8x8 and 4x8",
-                self.rm
+                "entry point {}; the shader has {}",
+                self.entry,
+                names.join(", ")
+            ));
+        };
+        if (e.rm, e.rn) != (self.rm, self.rn) {
+            return bad(format!(
+                "register block {}x{}, but {} computes {}x{}",
+                self.rm, self.rn, e.name, e.rm, e.rn
+            ));
+        }
+        if let Some(bk) = e.bk.filter(|&bk| bk != self.bk) {
+            return bad(format!(
+                "BK = {}, but {} is written out for BK = {bk}",
+                self.bk, e.name
             ));
         }
         if self.bk == 0 || t == 0 {
@@ -261,7 +416,15 @@ impl Variant {
                 ));
             }
         }
-        let name = format!("{}x{}x{}-{}x8", self.bm(), self.bn(), self.bk, self.rm);
+        let name = format!(
+            "{}x{}x{}-{}x{}{}",
+            self.bm(),
+            self.bn(),
+            self.bk,
+            self.rm,
+            self.rn,
+            e.suffix
+        );
         if name != self.name {
             return bad(format!("its shape is {name}"));
         }
@@ -307,13 +470,15 @@ pub fn plan(v: &Variant, m: usize, k: usize, n: usize) -> Result<Plan> {
     ];
     let mut p = Plan::single(Method::CsFast.name(), kernel, groups)
         .note(format!(
-            "variant {} ({ENV}): {}x{} C tile per workgroup of {}x{}, {}x8 register block per invocation, k-tiles of {}, double-buffered in {} B of workgroup memory",
+            "variant {} ({ENV}): {}x{} C tile per workgroup of {}x{}, {}x{} register block per invocation ({}), k-tiles of {}, double-buffered in {} B of workgroup memory",
             v.name,
             v.bm(),
             v.bn(),
             v.wg_x,
             v.wg_y,
             v.rm,
+            v.rn,
+            v.entry,
             v.bk,
             v.workgroup_bytes()
         ))
@@ -377,6 +542,46 @@ mod tests {
                 v.name
             );
             assert!(v.invocations() <= 256, "{}", v.name);
+        }
+    }
+
+    #[test]
+    fn a_wrong_entry_block_or_depth_is_one_clear_error() {
+        let v = Variant::parse("64x64x8-4x8-unrolled").unwrap();
+        let err = |v: Variant| v.check().unwrap_err().to_string();
+        let e = err(Variant {
+            name: "64x64x16-4x8-unrolled",
+            bk: 16,
+            ..v
+        });
+        assert!(e.contains("main_4x8_u8 is written out for BK = 8"), "{e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+        let e = err(Variant { rn: 16, ..v });
+        assert!(
+            e.contains("register block 4x16, but main_4x8_u8 computes 4x8"),
+            "{e}"
+        );
+        let e = err(Variant {
+            entry: "main_4x8_u4",
+            ..v
+        });
+        assert!(e.contains("entry point main_4x8_u4; the shader has"), "{e}");
+        let e = err(Variant {
+            name: "64x64x8-4x8",
+            ..v
+        });
+        assert!(e.contains("its shape is 64x64x8-4x8-unrolled"), "{e}");
+        let w = Variant::parse("64x128x8-4x16").unwrap();
+        assert_eq!((w.bm(), w.bn()), (64, 128));
+        // The 64×128 B tile is 256 vec4s, two loads for each of the 128 invocations.
+        assert_eq!(w.bk * w.bn() / 4, 2 * w.invocations());
+        w.check().unwrap();
+        for e in ENTRIES {
+            assert!(
+                VARIANTS.iter().any(|v| v.entry == e.name),
+                "{} has a variant",
+                e.name
+            );
         }
     }
 
