@@ -40,8 +40,7 @@
 //! - `128x128-smem-db-64x32`: as `-db` with 2×4 subgroups of 64×32 (256 invocations);
 //! - `128x256-smem-pf`: 2×4 subgroups of 64×64 (256 invocations), one buffer (two would not fit
 //!   the 48 KiB of workgroup memory Vulkan gives on NVIDIA), the next step's tiles prefetched into
-//!   registers (two barriers per step);
-//! - `128x256-smem-db16`: as `-pf`, in k steps of 16 with two buffers (one barrier per step).
+//!   registers (two barriers per step).
 //!
 //! The copy moves 8 bytes (4 f16) per load and per store, as `vec4<f16>`: what naga 30 allows. A
 //! cooperative load takes a pointer to any scalar or vector, in any address space, workgroup
@@ -124,9 +123,6 @@ pub enum Fetch {
     /// Staged in one buffer, the next step's tiles loaded into registers before this step's
     /// multiply-adds and stored after the next barrier (two barriers per step).
     StagedPrefetch,
-    /// As [`Fetch::StagedDouble`] in k steps of 16 (two buffers of 16-deep tiles fit where two
-    /// of 32-deep ones would not).
-    StagedDouble16,
 }
 
 /// The k step of the staged variants: each copies a BM×32 tile of A and a 32×BN tile of B.
@@ -239,13 +235,6 @@ pub const VARIANTS: &[Variant] = &[
         (2, 4),
         (4, 4),
         Fetch::StagedPrefetch,
-    ),
-    staged(
-        "128x256-smem-db16",
-        "main_smem_2x4_db16",
-        (2, 4),
-        (4, 4),
-        Fetch::StagedDouble16,
     ),
 ];
 
@@ -408,9 +397,6 @@ pub fn plan(v: &Variant, m: usize, k: usize, n: usize) -> Plan {
                 }
                 Fetch::StagedPrefetch => {
                     "one buffer, the next step's tiles loaded into registers before this step's multiply-adds"
-                }
-                Fetch::StagedDouble16 => {
-                    "in two 16-deep halves, two buffers: the next half's tiles loaded into registers before this half's multiply-adds, stored into the other buffer after them"
                 }
                 _ => "one buffer: copy, barrier, multiply-adds, barrier",
             }
@@ -1017,7 +1003,6 @@ mod tests {
             ("128x128-smem-db", 128, 128, 128, 384, 3),
             ("128x128-smem-db-64x32", 128, 128, 256, 384, 3),
             ("128x256-smem-pf", 128, 256, 256, 512, 2),
-            ("128x256-smem-db16", 128, 256, 256, 512, 2),
         ] {
             let v = Variant::parse(name).unwrap();
             assert!(v.staged() && !v.fragments, "{name}");
