@@ -10,6 +10,8 @@
 //     `main_4x8_u16`  the same written out for BK = 16;
 //     `main_8x8_u8`   8×8, written out for BK = 8, register double-buffered;
 //     `main_4x16`     4×16, k-loop over any BK;
+//     `main_8x8_u16`  8×8, written out for BK = 16, register double-buffered;
+//     `main_16x8_u8`  16×8, written out for BK = 8, register double-buffered;
 // - every global and workgroup-memory access is a vec4 (16 bytes);
 // - A is uploaded transposed (Aᵀ, k×m) so that a k-row of the A tile is contiguous, like B's;
 // - the shared tiles are double-buffered: the next k-tile is fetched from global memory into
@@ -23,7 +25,8 @@
 // Preconditions (checked by the host, `cs_fast::Variant::check`):
 //   dims.m % BM == 0, dims.k % BK == 0, dims.n % BN == 0 (the padded sizes, which are the sizes of
 //   the buffers); BM == RM·WG_Y and BN == RN·WG_X with the kernel's RM×RN block; BK == 8 for
-//   `main_4x8_u8` and `main_8x8_u8`, BK == 16 for `main_4x8_u16`;
+//   `main_4x8_u8`, `main_8x8_u8` and `main_16x8_u8`, BK == 16 for `main_4x8_u16` and
+//   `main_8x8_u16`;
 //   BK·BM/4 and BK·BN/4 (vec4s per tile) are 1 to 4 times WG_X·WG_Y; grid = (n/BN, m/BM).
 //
 // Layout: at[p·m/4 + i/4] = A(i..i+3, p); b[p·n/4 + j/4] = B(p, j..j+3); c[i·n/4 + j/4] = C(i, j..j+3).
@@ -723,4 +726,198 @@ fn main_4x16(
     c[(r0 + 3u) * nv + c1] = acc[13];
     c[(r0 + 3u) * nv + c2] = acc[14];
     c[(r0 + 3u) * nv + c3] = acc[15];
+}
+
+// `main_8x8_u8` written out for BK = 16 (the host checks BK == 16): half the barriers per
+// multiply-add.
+@compute @workgroup_size(WG_X, WG_Y)
+fn main_8x8_u16(
+    @builtin(workgroup_id) wg: vec3u,
+    @builtin(local_invocation_id) lid: vec3u,
+    @builtin(local_invocation_index) tid: u32,
+) {
+    let tx = lid.x;
+    let ty = lid.y;
+    let row0 = wg.y * BM;
+    let col0 = wg.x * BN;
+    let tiles = dims.k / BK;
+    var acc: array<vec4f, 16>; // acc[2r + h], r < 8
+
+    fetch(0u, tid, row0, col0);
+    stash(0u, tid);
+    workgroupBarrier();
+    for (var t = 0u; t < tiles; t++) {
+        let cur = t & 1u;
+        if t + 1u < tiles {
+            fetch(t + 1u, tid, row0, col0);
+        }
+        let ab = cur * (BK * BM / 4u);
+        let bb = cur * (BK * BN / 4u);
+        // kk = 0..15 < BK = 16.
+        let f0 = frag_8x8(ab, bb, 0u, tx, ty);
+        let f1 = step_8x8(&acc, f0, ab, bb, 1u, tx, ty);
+        let f2 = step_8x8(&acc, f1, ab, bb, 2u, tx, ty);
+        let f3 = step_8x8(&acc, f2, ab, bb, 3u, tx, ty);
+        let f4 = step_8x8(&acc, f3, ab, bb, 4u, tx, ty);
+        let f5 = step_8x8(&acc, f4, ab, bb, 5u, tx, ty);
+        let f6 = step_8x8(&acc, f5, ab, bb, 6u, tx, ty);
+        let f7 = step_8x8(&acc, f6, ab, bb, 7u, tx, ty);
+        let f8 = step_8x8(&acc, f7, ab, bb, 8u, tx, ty);
+        let f9 = step_8x8(&acc, f8, ab, bb, 9u, tx, ty);
+        let f10 = step_8x8(&acc, f9, ab, bb, 10u, tx, ty);
+        let f11 = step_8x8(&acc, f10, ab, bb, 11u, tx, ty);
+        let f12 = step_8x8(&acc, f11, ab, bb, 12u, tx, ty);
+        let f13 = step_8x8(&acc, f12, ab, bb, 13u, tx, ty);
+        let f14 = step_8x8(&acc, f13, ab, bb, 14u, tx, ty);
+        let f15 = step_8x8(&acc, f14, ab, bb, 15u, tx, ty);
+        fma_8x8(&acc, f15);
+        if t + 1u < tiles {
+            stash(cur ^ 1u, tid);
+        }
+        workgroupBarrier();
+    }
+
+    // In range as in main_8x8_u8.
+    let nv = dims.n / 4u;
+    let r0 = row0 + ty * 4u;
+    let r1 = r0 + BM / 2u;
+    let c0 = col0 / 4u + tx;
+    let c1 = c0 + BN / 8u;
+    c[(r0 + 0u) * nv + c0] = acc[0];
+    c[(r0 + 0u) * nv + c1] = acc[1];
+    c[(r0 + 1u) * nv + c0] = acc[2];
+    c[(r0 + 1u) * nv + c1] = acc[3];
+    c[(r0 + 2u) * nv + c0] = acc[4];
+    c[(r0 + 2u) * nv + c1] = acc[5];
+    c[(r0 + 3u) * nv + c0] = acc[6];
+    c[(r0 + 3u) * nv + c1] = acc[7];
+    c[(r1 + 0u) * nv + c0] = acc[8];
+    c[(r1 + 0u) * nv + c1] = acc[9];
+    c[(r1 + 1u) * nv + c0] = acc[10];
+    c[(r1 + 1u) * nv + c1] = acc[11];
+    c[(r1 + 2u) * nv + c0] = acc[12];
+    c[(r1 + 2u) * nv + c1] = acc[13];
+    c[(r1 + 3u) * nv + c0] = acc[14];
+    c[(r1 + 3u) * nv + c1] = acc[15];
+}
+
+// The workgroup-memory reads of k-step kk for a 16×8 block: A rows q·BM/4 + ty·4 + 0..3 (four
+// bands, q < 4) and B column halves tx·4 + 0..3 and BN/2 + tx·4 + 0..3, as in `main_16x8`.
+struct Frag16x8 { a0: vec4f, a1: vec4f, a2: vec4f, a3: vec4f, b0: vec4f, b1: vec4f }
+
+// In range: ab + kk·BM/4 + 3·BM/16 + ty < ab + (kk + 1)·BM/4 <= 2·BK·BM/4 since
+// ty < WG_Y = BM/16 and kk < BK; tx < WG_X = BN/8 for B as in frag_8x8.
+fn frag_16x8(ab: u32, bb: u32, kk: u32, tx: u32, ty: u32) -> Frag16x8 {
+    let ar = ab + kk * (BM / 4u) + ty;
+    let br = bb + kk * (BN / 4u) + tx;
+    return Frag16x8(
+        a_s[ar],
+        a_s[ar + BM / 16u],
+        a_s[ar + BM / 8u],
+        a_s[ar + 3u * BM / 16u],
+        b_s[br],
+        b_s[br + BN / 8u],
+    );
+}
+
+// The 128 multiply-adds of one k-step into acc[8q + 2r + h] = C(row r of band q, column half h).
+fn fma_16x8(acc: ptr<function, array<vec4f, 32>>, f: Frag16x8) {
+    (*acc)[0] = fma(vec4f(f.a0.x), f.b0, (*acc)[0]);
+    (*acc)[1] = fma(vec4f(f.a0.x), f.b1, (*acc)[1]);
+    (*acc)[2] = fma(vec4f(f.a0.y), f.b0, (*acc)[2]);
+    (*acc)[3] = fma(vec4f(f.a0.y), f.b1, (*acc)[3]);
+    (*acc)[4] = fma(vec4f(f.a0.z), f.b0, (*acc)[4]);
+    (*acc)[5] = fma(vec4f(f.a0.z), f.b1, (*acc)[5]);
+    (*acc)[6] = fma(vec4f(f.a0.w), f.b0, (*acc)[6]);
+    (*acc)[7] = fma(vec4f(f.a0.w), f.b1, (*acc)[7]);
+    (*acc)[8] = fma(vec4f(f.a1.x), f.b0, (*acc)[8]);
+    (*acc)[9] = fma(vec4f(f.a1.x), f.b1, (*acc)[9]);
+    (*acc)[10] = fma(vec4f(f.a1.y), f.b0, (*acc)[10]);
+    (*acc)[11] = fma(vec4f(f.a1.y), f.b1, (*acc)[11]);
+    (*acc)[12] = fma(vec4f(f.a1.z), f.b0, (*acc)[12]);
+    (*acc)[13] = fma(vec4f(f.a1.z), f.b1, (*acc)[13]);
+    (*acc)[14] = fma(vec4f(f.a1.w), f.b0, (*acc)[14]);
+    (*acc)[15] = fma(vec4f(f.a1.w), f.b1, (*acc)[15]);
+    (*acc)[16] = fma(vec4f(f.a2.x), f.b0, (*acc)[16]);
+    (*acc)[17] = fma(vec4f(f.a2.x), f.b1, (*acc)[17]);
+    (*acc)[18] = fma(vec4f(f.a2.y), f.b0, (*acc)[18]);
+    (*acc)[19] = fma(vec4f(f.a2.y), f.b1, (*acc)[19]);
+    (*acc)[20] = fma(vec4f(f.a2.z), f.b0, (*acc)[20]);
+    (*acc)[21] = fma(vec4f(f.a2.z), f.b1, (*acc)[21]);
+    (*acc)[22] = fma(vec4f(f.a2.w), f.b0, (*acc)[22]);
+    (*acc)[23] = fma(vec4f(f.a2.w), f.b1, (*acc)[23]);
+    (*acc)[24] = fma(vec4f(f.a3.x), f.b0, (*acc)[24]);
+    (*acc)[25] = fma(vec4f(f.a3.x), f.b1, (*acc)[25]);
+    (*acc)[26] = fma(vec4f(f.a3.y), f.b0, (*acc)[26]);
+    (*acc)[27] = fma(vec4f(f.a3.y), f.b1, (*acc)[27]);
+    (*acc)[28] = fma(vec4f(f.a3.z), f.b0, (*acc)[28]);
+    (*acc)[29] = fma(vec4f(f.a3.z), f.b1, (*acc)[29]);
+    (*acc)[30] = fma(vec4f(f.a3.w), f.b0, (*acc)[30]);
+    (*acc)[31] = fma(vec4f(f.a3.w), f.b1, (*acc)[31]);
+}
+
+// As step_8x8 for the 16×8 block.
+fn step_16x8(acc: ptr<function, array<vec4f, 32>>, f: Frag16x8, ab: u32, bb: u32, kk: u32, tx: u32, ty: u32) -> Frag16x8 {
+    let next = frag_16x8(ab, bb, kk, tx, ty);
+    fma_16x8(acc, f);
+    return next;
+}
+
+// `main_16x8` with its k-loop written out for BK = 8 (the host checks BK == 8) and register
+// double-buffering as in `main_8x8_u8`.
+@compute @workgroup_size(WG_X, WG_Y)
+fn main_16x8_u8(
+    @builtin(workgroup_id) wg: vec3u,
+    @builtin(local_invocation_id) lid: vec3u,
+    @builtin(local_invocation_index) tid: u32,
+) {
+    let tx = lid.x;
+    let ty = lid.y;
+    let row0 = wg.y * BM;
+    let col0 = wg.x * BN;
+    let tiles = dims.k / BK;
+    var acc: array<vec4f, 32>; // acc[8q + 2r + h], q < 4, r < 4
+
+    fetch(0u, tid, row0, col0);
+    stash(0u, tid);
+    workgroupBarrier();
+    for (var t = 0u; t < tiles; t++) {
+        let cur = t & 1u;
+        if t + 1u < tiles {
+            fetch(t + 1u, tid, row0, col0);
+        }
+        let ab = cur * (BK * BM / 4u);
+        let bb = cur * (BK * BN / 4u);
+        // kk = 0..7 < BK = 8.
+        let f0 = frag_16x8(ab, bb, 0u, tx, ty);
+        let f1 = step_16x8(&acc, f0, ab, bb, 1u, tx, ty);
+        let f2 = step_16x8(&acc, f1, ab, bb, 2u, tx, ty);
+        let f3 = step_16x8(&acc, f2, ab, bb, 3u, tx, ty);
+        let f4 = step_16x8(&acc, f3, ab, bb, 4u, tx, ty);
+        let f5 = step_16x8(&acc, f4, ab, bb, 5u, tx, ty);
+        let f6 = step_16x8(&acc, f5, ab, bb, 6u, tx, ty);
+        let f7 = step_16x8(&acc, f6, ab, bb, 7u, tx, ty);
+        fma_16x8(&acc, f7);
+        if t + 1u < tiles {
+            stash(cur ^ 1u, tid);
+        }
+        workgroupBarrier();
+    }
+
+    // In range: row < row0 + BM <= dims.m and the vec4 column < (col0 + BN)/4 <= dims.n/4, as in
+    // main_16x8.
+    let nv = dims.n / 4u;
+    let c0 = col0 / 4u + tx;
+    let c1 = c0 + BN / 8u;
+    for (var q = 0u; q < 4u; q++) {
+        let r = row0 + q * (BM / 4u) + ty * 4u;
+        c[(r + 0u) * nv + c0] = acc[8u * q + 0u];
+        c[(r + 0u) * nv + c1] = acc[8u * q + 1u];
+        c[(r + 1u) * nv + c0] = acc[8u * q + 2u];
+        c[(r + 1u) * nv + c1] = acc[8u * q + 3u];
+        c[(r + 2u) * nv + c0] = acc[8u * q + 4u];
+        c[(r + 2u) * nv + c1] = acc[8u * q + 5u];
+        c[(r + 3u) * nv + c0] = acc[8u * q + 6u];
+        c[(r + 3u) * nv + c1] = acc[8u * q + 7u];
+    }
 }

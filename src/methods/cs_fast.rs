@@ -125,10 +125,38 @@ pub const ENTRIES: &[Entry] = &[
         bk: None,
         suffix: "",
     },
+    Entry {
+        name: "main_8x8_u16",
+        rm: 8,
+        rn: 8,
+        bk: Some(16),
+        suffix: "-unrolled",
+    },
+    Entry {
+        name: "main_16x8_u8",
+        rm: 16,
+        rn: 8,
+        bk: Some(8),
+        suffix: "-unrolled",
+    },
 ];
 
-/// The variants, the default first: the fastest at n = 4096 on the H100 (`docs/performance.md`).
+/// Below this many tiles of C (about two per multiprocessor of the H100's 132), an m×n product
+/// runs the smaller-tiled second variant ([`Variant::for_product`]).
+pub const SMALL_PRODUCT_TILES: usize = 256;
+
+/// The variants, the default first: the fastest at n = 2048 and 4096 on the H100; the second the
+/// one for small products ([`Variant::for_product`], `docs/performance.md`).
 pub const VARIANTS: &[Variant] = &[
+    Variant {
+        name: "128x64x8-16x8-unrolled",
+        entry: "main_16x8_u8",
+        rm: 16,
+        rn: 8,
+        wg_x: 8,
+        wg_y: 8,
+        bk: 8,
+    },
     Variant {
         name: "64x64x8-4x8",
         entry: "main_4x8",
@@ -327,6 +355,78 @@ pub const VARIANTS: &[Variant] = &[
         wg_y: 16,
         bk: 8,
     },
+    Variant {
+        name: "128x64x8-8x8-unrolled",
+        entry: "main_8x8_u8",
+        rm: 8,
+        rn: 8,
+        wg_x: 8,
+        wg_y: 16,
+        bk: 8,
+    },
+    Variant {
+        name: "64x128x8-8x8-unrolled",
+        entry: "main_8x8_u8",
+        rm: 8,
+        rn: 8,
+        wg_x: 16,
+        wg_y: 8,
+        bk: 8,
+    },
+    Variant {
+        name: "64x64x8-8x8-unrolled",
+        entry: "main_8x8_u8",
+        rm: 8,
+        rn: 8,
+        wg_x: 8,
+        wg_y: 8,
+        bk: 8,
+    },
+    Variant {
+        name: "128x128x16-8x8-unrolled",
+        entry: "main_8x8_u16",
+        rm: 8,
+        rn: 8,
+        wg_x: 16,
+        wg_y: 16,
+        bk: 16,
+    },
+    Variant {
+        name: "128x128x8-16x8-unrolled",
+        entry: "main_16x8_u8",
+        rm: 16,
+        rn: 8,
+        wg_x: 16,
+        wg_y: 8,
+        bk: 8,
+    },
+    Variant {
+        name: "256x128x8-16x8-unrolled",
+        entry: "main_16x8_u8",
+        rm: 16,
+        rn: 8,
+        wg_x: 16,
+        wg_y: 16,
+        bk: 8,
+    },
+    Variant {
+        name: "64x64x8-16x8-unrolled",
+        entry: "main_16x8_u8",
+        rm: 16,
+        rn: 8,
+        wg_x: 8,
+        wg_y: 4,
+        bk: 8,
+    },
+    Variant {
+        name: "256x64x8-16x8-unrolled",
+        entry: "main_16x8_u8",
+        rm: 16,
+        rn: 8,
+        wg_x: 8,
+        wg_y: 16,
+        bk: 8,
+    },
 ];
 
 impl Variant {
@@ -355,9 +455,34 @@ impl Variant {
         self.entry
     }
 
-    /// The default variant (the first of [`VARIANTS`]).
+    /// The default variant for large products (the first of [`VARIANTS`]).
     pub fn default_variant() -> Variant {
         VARIANTS[0]
+    }
+
+    /// The variant an m×n product runs when `RENDERMM_CS_FAST` is unset: the default
+    /// (`128x64x8-16x8-unrolled`, the fastest at n = 2048 and 4096 on the H100) when C holds at
+    /// least [`SMALL_PRODUCT_TILES`] of its 128×64 tiles, else the second of [`VARIANTS`]
+    /// (`64x64x8-4x8`), whose smaller tiles of fewer invocations keep more multiprocessors
+    /// busy on a small product (at 1000×777×513 it ran 10.1 TFLOP/s against 7.3,
+    /// `docs/performance.md`).
+    pub fn for_product(m: usize, n: usize) -> Variant {
+        let big = VARIANTS[0];
+        let tiles = m.div_ceil(big.bm() as usize) * n.div_ceil(big.bn() as usize);
+        if tiles >= SMALL_PRODUCT_TILES {
+            big
+        } else {
+            VARIANTS[1]
+        }
+    }
+
+    /// The variant `RENDERMM_CS_FAST` names, or [`Variant::for_product`] when it is unset or
+    /// empty.
+    pub fn for_product_from_env(m: usize, n: usize) -> Result<Variant> {
+        match std::env::var(ENV) {
+            Ok(s) if !s.trim().is_empty() => Self::from_env(),
+            _ => Ok(Self::for_product(m, n)),
+        }
     }
 
     /// Look a variant up by name.
@@ -491,9 +616,10 @@ pub fn plan(v: &Variant, m: usize, k: usize, n: usize) -> Result<Plan> {
     Ok(p)
 }
 
-/// Multiply `a · b` with the variant `RENDERMM_CS_FAST` names (the default when unset).
+/// Multiply `a · b` with the variant `RENDERMM_CS_FAST` names ([`Variant::for_product`] when
+/// unset).
 pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix) -> Result<RunOutput> {
-    multiply_variant(ctx, &Variant::from_env()?, a, b)
+    multiply_variant(ctx, &Variant::for_product_from_env(a.rows, b.cols)?, a, b)
 }
 
 /// Multiply `a · b` with variant `v` (blocking; see [`record_variant`]).
@@ -508,9 +634,10 @@ pub fn multiply_variant(
     ran.into_output()
 }
 
-/// Record `a · b` with the variant `RENDERMM_CS_FAST` names, for the runner.
+/// Record `a · b` with the variant `RENDERMM_CS_FAST` names ([`Variant::for_product`] when
+/// unset), for the runner.
 pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix) -> Result<Work> {
-    record_variant(ctx, &Variant::from_env()?, a, b)
+    record_variant(ctx, &Variant::for_product_from_env(a.rows, b.cols)?, a, b)
 }
 
 /// Record `a · b` with variant `v`: A transposed and both padded to the tiles on the way up,
@@ -531,6 +658,29 @@ pub fn record_variant(ctx: &GpuContext, v: &Variant, a: &Matrix, b: &Matrix) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Without RENDERMM_CS_FAST, large products take the default and small ones the
+    /// smaller-tiled variant, at the tile count the rule names.
+    #[test]
+    fn products_below_the_tile_count_take_the_small_variant() {
+        let (big, small) = (VARIANTS[0], VARIANTS[1]);
+        assert_eq!((big.bm(), big.bn()), (128, 64));
+        assert_eq!(small.name, "64x64x8-4x8");
+        for (m, n, want) in [
+            (4096, 4096, big),
+            (2048, 2048, big),
+            // 16 × 16 = 256 tiles of 128×64: the smallest that takes the default.
+            (2048, 1024, big),
+            (2047, 1024, big),
+            (1920, 1024, small),
+            (1024, 1024, small),
+            (1000, 513, small),
+            (1, 1, small),
+            (1, 1 << 20, big),
+        ] {
+            assert_eq!(Variant::for_product(m, n), want, "{m}x{n}");
+        }
+    }
 
     #[test]
     fn every_variant_meets_the_shader_preconditions() {

@@ -91,8 +91,8 @@ pub fn model_with_limits(
 ) -> Option<ComputeModel> {
     // cs-fast and coop run the variant RENDERMM_CS_FAST / RENDERMM_COOP picks; they load the
     // padding too (their buffers are padded to the tile), so their counts use padded sizes.
-    let cs_fast_variant =
-        cs_fast::Variant::from_env().unwrap_or_else(|_| cs_fast::Variant::default_variant());
+    let cs_fast_variant = cs_fast::Variant::for_product_from_env(m, n)
+        .unwrap_or_else(|_| cs_fast::Variant::for_product(m, n));
     let coop_variant =
         coop::Variant::from_env().unwrap_or_else(|_| coop::Variant::default_variant());
     let plan = match method {
