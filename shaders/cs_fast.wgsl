@@ -5,13 +5,9 @@
 //     `main_16x8`     16×8, k-loop over any BK;
 //     `main_8x8`      8×8, k-loop over any BK;
 //     `main_4x8`      4×8, k-loop over any BK;
-//     `main_4x8_u8`   4×8, k-loop written out for BK = 8, register double-buffered (the
+//     `main_8x8_u8`   8×8, k-loop written out for BK = 8, register double-buffered (the
 //                     workgroup-memory reads of step kk + 1 before the multiply-adds of step kk);
-//     `main_4x8_u16`  the same written out for BK = 16;
-//     `main_8x8_u8`   8×8, written out for BK = 8, register double-buffered;
-//     `main_4x16`     4×16, k-loop over any BK;
-//     `main_8x8_u16`  8×8, written out for BK = 16, register double-buffered;
-//     `main_16x8_u8`  16×8, written out for BK = 8, register double-buffered;
+//     `main_16x8_u8`  16×8, the same;
 // - every global and workgroup-memory access is a vec4 (16 bytes);
 // - A is uploaded transposed (Aᵀ, k×m) so that a k-row of the A tile is contiguous, like B's;
 // - the shared tiles are double-buffered: the next k-tile is fetched from global memory into
@@ -25,8 +21,7 @@
 // Preconditions (checked by the host, `cs_fast::Variant::check`):
 //   dims.m % BM == 0, dims.k % BK == 0, dims.n % BN == 0 (the padded sizes, which are the sizes of
 //   the buffers); BM == RM·WG_Y and BN == RN·WG_X with the kernel's RM×RN block; BK == 8 for
-//   `main_4x8_u8`, `main_8x8_u8` and `main_16x8_u8`, BK == 16 for `main_4x8_u16` and
-//   `main_8x8_u16`;
+//   `main_8x8_u8` and `main_16x8_u8`;
 //   BK·BM/4 and BK·BN/4 (vec4s per tile) are 1 to 4 times WG_X·WG_Y; grid = (n/BN, m/BM).
 //
 // Layout: at[p·m/4 + i/4] = A(i..i+3, p); b[p·n/4 + j/4] = B(p, j..j+3); c[i·n/4 + j/4] = C(i, j..j+3).
@@ -106,6 +101,78 @@ fn stash(buf: u32, tid: u32) {
     if 3u * nt < qb { b_s[bo + 3u * nt] = pb[3]; }
 }
 
+// Write the 8x8 register block of the invocation at (tx, ty) of the workgroup tile at
+// (row0, col0) into C.
+fn store_8x8(acc: ptr<function, array<vec4f, 16>>, row0: u32, col0: u32, tx: u32, ty: u32) {
+    // In range: row < row0 + BM <= dims.m and the vec4 column < (col0 + BN)/4 <= dims.n/4.
+    let nv = dims.n / 4u;
+    let r0 = row0 + ty * 4u;
+    let r1 = r0 + BM / 2u;
+    let c0 = col0 / 4u + tx;
+    let c1 = c0 + BN / 8u;
+    c[(r0 + 0u) * nv + c0] = (*acc)[0];
+    c[(r0 + 0u) * nv + c1] = (*acc)[1];
+    c[(r0 + 1u) * nv + c0] = (*acc)[2];
+    c[(r0 + 1u) * nv + c1] = (*acc)[3];
+    c[(r0 + 2u) * nv + c0] = (*acc)[4];
+    c[(r0 + 2u) * nv + c1] = (*acc)[5];
+    c[(r0 + 3u) * nv + c0] = (*acc)[6];
+    c[(r0 + 3u) * nv + c1] = (*acc)[7];
+    c[(r1 + 0u) * nv + c0] = (*acc)[8];
+    c[(r1 + 0u) * nv + c1] = (*acc)[9];
+    c[(r1 + 1u) * nv + c0] = (*acc)[10];
+    c[(r1 + 1u) * nv + c1] = (*acc)[11];
+    c[(r1 + 2u) * nv + c0] = (*acc)[12];
+    c[(r1 + 2u) * nv + c1] = (*acc)[13];
+    c[(r1 + 3u) * nv + c0] = (*acc)[14];
+    c[(r1 + 3u) * nv + c1] = (*acc)[15];
+}
+
+// Write the 16x8 register block of the invocation at (tx, ty) of the workgroup tile at
+// (row0, col0) into C.
+fn store_16x8(acc: ptr<function, array<vec4f, 32>>, row0: u32, col0: u32, tx: u32, ty: u32) {
+    // In range: row < row0 + BM <= dims.m and the vec4 column < (col0 + BN)/4 <= dims.n/4.
+    let nv = dims.n / 4u;
+    let c0 = col0 / 4u + tx;
+    let c1 = c0 + BN / 8u;
+    let r0 = row0 + 0u * (BM / 4u) + ty * 4u;
+    let r1 = row0 + 1u * (BM / 4u) + ty * 4u;
+    let r2 = row0 + 2u * (BM / 4u) + ty * 4u;
+    let r3 = row0 + 3u * (BM / 4u) + ty * 4u;
+    c[(r0 + 0u) * nv + c0] = (*acc)[0];
+    c[(r0 + 0u) * nv + c1] = (*acc)[1];
+    c[(r0 + 1u) * nv + c0] = (*acc)[2];
+    c[(r0 + 1u) * nv + c1] = (*acc)[3];
+    c[(r0 + 2u) * nv + c0] = (*acc)[4];
+    c[(r0 + 2u) * nv + c1] = (*acc)[5];
+    c[(r0 + 3u) * nv + c0] = (*acc)[6];
+    c[(r0 + 3u) * nv + c1] = (*acc)[7];
+    c[(r1 + 0u) * nv + c0] = (*acc)[8];
+    c[(r1 + 0u) * nv + c1] = (*acc)[9];
+    c[(r1 + 1u) * nv + c0] = (*acc)[10];
+    c[(r1 + 1u) * nv + c1] = (*acc)[11];
+    c[(r1 + 2u) * nv + c0] = (*acc)[12];
+    c[(r1 + 2u) * nv + c1] = (*acc)[13];
+    c[(r1 + 3u) * nv + c0] = (*acc)[14];
+    c[(r1 + 3u) * nv + c1] = (*acc)[15];
+    c[(r2 + 0u) * nv + c0] = (*acc)[16];
+    c[(r2 + 0u) * nv + c1] = (*acc)[17];
+    c[(r2 + 1u) * nv + c0] = (*acc)[18];
+    c[(r2 + 1u) * nv + c1] = (*acc)[19];
+    c[(r2 + 2u) * nv + c0] = (*acc)[20];
+    c[(r2 + 2u) * nv + c1] = (*acc)[21];
+    c[(r2 + 3u) * nv + c0] = (*acc)[22];
+    c[(r2 + 3u) * nv + c1] = (*acc)[23];
+    c[(r3 + 0u) * nv + c0] = (*acc)[24];
+    c[(r3 + 0u) * nv + c1] = (*acc)[25];
+    c[(r3 + 1u) * nv + c0] = (*acc)[26];
+    c[(r3 + 1u) * nv + c1] = (*acc)[27];
+    c[(r3 + 2u) * nv + c0] = (*acc)[28];
+    c[(r3 + 2u) * nv + c1] = (*acc)[29];
+    c[(r3 + 3u) * nv + c0] = (*acc)[30];
+    c[(r3 + 3u) * nv + c1] = (*acc)[31];
+}
+
 // 8×8 outputs per invocation: rows ty·4 + 0..3 and BM/2 + ty·4 + 0..3 of the tile, columns
 // tx·4 + 0..3 and BN/2 + tx·4 + 0..3 (two halves, so that the vec4 reads of a warp from workgroup
 // memory are contiguous and conflict-free). BM = 8·WG_Y, BN = 8·WG_X.
@@ -165,28 +232,7 @@ fn main_8x8(
         workgroupBarrier();
     }
 
-    // In range: row < row0 + BM <= dims.m and the vec4 column < (col0 + BN)/4 <= dims.n/4.
-    let nv = dims.n / 4u;
-    let r0 = row0 + ty * 4u;
-    let r1 = r0 + BM / 2u;
-    let c0 = col0 / 4u + tx;
-    let c1 = c0 + BN / 8u;
-    c[(r0 + 0u) * nv + c0] = acc[0];
-    c[(r0 + 0u) * nv + c1] = acc[1];
-    c[(r0 + 1u) * nv + c0] = acc[2];
-    c[(r0 + 1u) * nv + c1] = acc[3];
-    c[(r0 + 2u) * nv + c0] = acc[4];
-    c[(r0 + 2u) * nv + c1] = acc[5];
-    c[(r0 + 3u) * nv + c0] = acc[6];
-    c[(r0 + 3u) * nv + c1] = acc[7];
-    c[(r1 + 0u) * nv + c0] = acc[8];
-    c[(r1 + 0u) * nv + c1] = acc[9];
-    c[(r1 + 1u) * nv + c0] = acc[10];
-    c[(r1 + 1u) * nv + c1] = acc[11];
-    c[(r1 + 2u) * nv + c0] = acc[12];
-    c[(r1 + 2u) * nv + c1] = acc[13];
-    c[(r1 + 3u) * nv + c0] = acc[14];
-    c[(r1 + 3u) * nv + c1] = acc[15];
+    store_8x8(&acc, row0, col0, tx, ty);
 }
 
 // 4×8 outputs per invocation: rows ty·4 + 0..3 of the tile, columns tx·4 + 0..3 and
@@ -325,200 +371,15 @@ fn main_16x8(
         workgroupBarrier();
     }
 
-    // In range: row < row0 + BM <= dims.m and the vec4 column < (col0 + BN)/4 <= dims.n/4.
-    let nv = dims.n / 4u;
-    let c0 = col0 / 4u + tx;
-    let c1 = c0 + BN / 8u;
-    let r0 = row0 + 0u * (BM / 4u) + ty * 4u;
-    let r1 = row0 + 1u * (BM / 4u) + ty * 4u;
-    let r2 = row0 + 2u * (BM / 4u) + ty * 4u;
-    let r3 = row0 + 3u * (BM / 4u) + ty * 4u;
-    c[(r0 + 0u) * nv + c0] = acc[0];
-    c[(r0 + 0u) * nv + c1] = acc[1];
-    c[(r0 + 1u) * nv + c0] = acc[2];
-    c[(r0 + 1u) * nv + c1] = acc[3];
-    c[(r0 + 2u) * nv + c0] = acc[4];
-    c[(r0 + 2u) * nv + c1] = acc[5];
-    c[(r0 + 3u) * nv + c0] = acc[6];
-    c[(r0 + 3u) * nv + c1] = acc[7];
-    c[(r1 + 0u) * nv + c0] = acc[8];
-    c[(r1 + 0u) * nv + c1] = acc[9];
-    c[(r1 + 1u) * nv + c0] = acc[10];
-    c[(r1 + 1u) * nv + c1] = acc[11];
-    c[(r1 + 2u) * nv + c0] = acc[12];
-    c[(r1 + 2u) * nv + c1] = acc[13];
-    c[(r1 + 3u) * nv + c0] = acc[14];
-    c[(r1 + 3u) * nv + c1] = acc[15];
-    c[(r2 + 0u) * nv + c0] = acc[16];
-    c[(r2 + 0u) * nv + c1] = acc[17];
-    c[(r2 + 1u) * nv + c0] = acc[18];
-    c[(r2 + 1u) * nv + c1] = acc[19];
-    c[(r2 + 2u) * nv + c0] = acc[20];
-    c[(r2 + 2u) * nv + c1] = acc[21];
-    c[(r2 + 3u) * nv + c0] = acc[22];
-    c[(r2 + 3u) * nv + c1] = acc[23];
-    c[(r3 + 0u) * nv + c0] = acc[24];
-    c[(r3 + 0u) * nv + c1] = acc[25];
-    c[(r3 + 1u) * nv + c0] = acc[26];
-    c[(r3 + 1u) * nv + c1] = acc[27];
-    c[(r3 + 2u) * nv + c0] = acc[28];
-    c[(r3 + 2u) * nv + c1] = acc[29];
-    c[(r3 + 3u) * nv + c0] = acc[30];
-    c[(r3 + 3u) * nv + c1] = acc[31];
+    store_16x8(&acc, row0, col0, tx, ty);
 }
 
-// ---- Register-double-buffered kernels with the k-loop written out, and the 4×16 block ----
+// ---- Register-double-buffered kernels with the k-loop written out ----
 //
 // The helpers below are called with constant kk (written-out kernels) or the loop's kk, and
 // index the accumulators with constants only, so that the driver inlines them and keeps `acc` in
 // registers. Their precondition is kk < BK; the written-out kernels pass kk = 0..BK-1 for the one
 // BK they are written for, which the host checks (`cs_fast::Entry::bk`).
-
-// The workgroup-memory reads of k-step kk for a 4×8 block: A(ty·4 + 0..3, kk) and the two column
-// halves tx·4 + 0..3, BN/2 + tx·4 + 0..3 of B(kk, ·), from the buffers at offsets ab and bb.
-struct Frag4x8 { a: vec4f, b0: vec4f, b1: vec4f }
-
-// In range: ab + kk·BM/4 + ty < ab + (kk + 1)·BM/4 <= 2·BK·BM/4 since ty < WG_Y = BM/4 and
-// kk < BK; bb + kk·BN/4 + BN/8 + tx < bb + (kk + 1)·BN/4 <= 2·BK·BN/4 since tx < WG_X = BN/8.
-fn frag_4x8(ab: u32, bb: u32, kk: u32, tx: u32, ty: u32) -> Frag4x8 {
-    let a = a_s[ab + kk * (BM / 4u) + ty];
-    let b0 = b_s[bb + kk * (BN / 4u) + tx];
-    let b1 = b_s[bb + kk * (BN / 4u) + BN / 8u + tx];
-    return Frag4x8(a, b0, b1);
-}
-
-// The 32 multiply-adds of one k-step into acc[2r + h] = C(row r, column half h), r < 4.
-fn fma_4x8(acc: ptr<function, array<vec4f, 8>>, f: Frag4x8) {
-    (*acc)[0] = fma(vec4f(f.a.x), f.b0, (*acc)[0]);
-    (*acc)[1] = fma(vec4f(f.a.x), f.b1, (*acc)[1]);
-    (*acc)[2] = fma(vec4f(f.a.y), f.b0, (*acc)[2]);
-    (*acc)[3] = fma(vec4f(f.a.y), f.b1, (*acc)[3]);
-    (*acc)[4] = fma(vec4f(f.a.z), f.b0, (*acc)[4]);
-    (*acc)[5] = fma(vec4f(f.a.z), f.b1, (*acc)[5]);
-    (*acc)[6] = fma(vec4f(f.a.w), f.b0, (*acc)[6]);
-    (*acc)[7] = fma(vec4f(f.a.w), f.b1, (*acc)[7]);
-}
-
-// One written-out k-step: the reads of step kk (in range as in frag_4x8, kk < BK) go out before
-// the multiply-adds of the previous step, whose values f holds; returns step kk's values.
-fn step_4x8(acc: ptr<function, array<vec4f, 8>>, f: Frag4x8, ab: u32, bb: u32, kk: u32, tx: u32, ty: u32) -> Frag4x8 {
-    let next = frag_4x8(ab, bb, kk, tx, ty);
-    fma_4x8(acc, f);
-    return next;
-}
-
-// C rows row0 + ty·4 + 0..3, vec4 columns col0/4 + tx and + BN/8 from acc[2r + h]. In range:
-// row < row0 + BM <= dims.m (ty < WG_Y = BM/4) and the vec4 column < (col0 + BN)/4 <= dims.n/4
-// (tx < WG_X = BN/8).
-fn store_4x8(acc: ptr<function, array<vec4f, 8>>, row0: u32, col0: u32, tx: u32, ty: u32) {
-    let nv = dims.n / 4u;
-    let r0 = row0 + ty * 4u;
-    let c0 = col0 / 4u + tx;
-    let c1 = c0 + BN / 8u;
-    c[(r0 + 0u) * nv + c0] = (*acc)[0];
-    c[(r0 + 0u) * nv + c1] = (*acc)[1];
-    c[(r0 + 1u) * nv + c0] = (*acc)[2];
-    c[(r0 + 1u) * nv + c1] = (*acc)[3];
-    c[(r0 + 2u) * nv + c0] = (*acc)[4];
-    c[(r0 + 2u) * nv + c1] = (*acc)[5];
-    c[(r0 + 3u) * nv + c0] = (*acc)[6];
-    c[(r0 + 3u) * nv + c1] = (*acc)[7];
-}
-
-// `main_4x8` with its k-loop written out for BK = 8 (the host checks BK == 8) and the
-// workgroup-memory reads of step kk + 1 issued before the multiply-adds of step kk (register
-// double-buffering: f0..f7 hold one step each).
-@compute @workgroup_size(WG_X, WG_Y)
-fn main_4x8_u8(
-    @builtin(workgroup_id) wg: vec3u,
-    @builtin(local_invocation_id) lid: vec3u,
-    @builtin(local_invocation_index) tid: u32,
-) {
-    let tx = lid.x;
-    let ty = lid.y;
-    let row0 = wg.y * BM;
-    let col0 = wg.x * BN;
-    let tiles = dims.k / BK;
-    var acc: array<vec4f, 8>; // acc[2r + h], r < 4
-
-    fetch(0u, tid, row0, col0);
-    stash(0u, tid);
-    workgroupBarrier();
-    for (var t = 0u; t < tiles; t++) {
-        let cur = t & 1u;
-        if t + 1u < tiles {
-            fetch(t + 1u, tid, row0, col0);
-        }
-        let ab = cur * (BK * BM / 4u);
-        let bb = cur * (BK * BN / 4u);
-        // kk = 0..7 < BK = 8.
-        let f0 = frag_4x8(ab, bb, 0u, tx, ty);
-        let f1 = step_4x8(&acc, f0, ab, bb, 1u, tx, ty);
-        let f2 = step_4x8(&acc, f1, ab, bb, 2u, tx, ty);
-        let f3 = step_4x8(&acc, f2, ab, bb, 3u, tx, ty);
-        let f4 = step_4x8(&acc, f3, ab, bb, 4u, tx, ty);
-        let f5 = step_4x8(&acc, f4, ab, bb, 5u, tx, ty);
-        let f6 = step_4x8(&acc, f5, ab, bb, 6u, tx, ty);
-        let f7 = step_4x8(&acc, f6, ab, bb, 7u, tx, ty);
-        fma_4x8(&acc, f7);
-        if t + 1u < tiles {
-            stash(cur ^ 1u, tid);
-        }
-        workgroupBarrier();
-    }
-    store_4x8(&acc, row0, col0, tx, ty);
-}
-
-// The same written out for BK = 16 (the host checks BK == 16): half the barriers per
-// multiply-add of BK = 8, without relying on the driver to unroll a 16-step loop.
-@compute @workgroup_size(WG_X, WG_Y)
-fn main_4x8_u16(
-    @builtin(workgroup_id) wg: vec3u,
-    @builtin(local_invocation_id) lid: vec3u,
-    @builtin(local_invocation_index) tid: u32,
-) {
-    let tx = lid.x;
-    let ty = lid.y;
-    let row0 = wg.y * BM;
-    let col0 = wg.x * BN;
-    let tiles = dims.k / BK;
-    var acc: array<vec4f, 8>; // acc[2r + h], r < 4
-
-    fetch(0u, tid, row0, col0);
-    stash(0u, tid);
-    workgroupBarrier();
-    for (var t = 0u; t < tiles; t++) {
-        let cur = t & 1u;
-        if t + 1u < tiles {
-            fetch(t + 1u, tid, row0, col0);
-        }
-        let ab = cur * (BK * BM / 4u);
-        let bb = cur * (BK * BN / 4u);
-        // kk = 0..15 < BK = 16.
-        let f0 = frag_4x8(ab, bb, 0u, tx, ty);
-        let f1 = step_4x8(&acc, f0, ab, bb, 1u, tx, ty);
-        let f2 = step_4x8(&acc, f1, ab, bb, 2u, tx, ty);
-        let f3 = step_4x8(&acc, f2, ab, bb, 3u, tx, ty);
-        let f4 = step_4x8(&acc, f3, ab, bb, 4u, tx, ty);
-        let f5 = step_4x8(&acc, f4, ab, bb, 5u, tx, ty);
-        let f6 = step_4x8(&acc, f5, ab, bb, 6u, tx, ty);
-        let f7 = step_4x8(&acc, f6, ab, bb, 7u, tx, ty);
-        let f8 = step_4x8(&acc, f7, ab, bb, 8u, tx, ty);
-        let f9 = step_4x8(&acc, f8, ab, bb, 9u, tx, ty);
-        let f10 = step_4x8(&acc, f9, ab, bb, 10u, tx, ty);
-        let f11 = step_4x8(&acc, f10, ab, bb, 11u, tx, ty);
-        let f12 = step_4x8(&acc, f11, ab, bb, 12u, tx, ty);
-        let f13 = step_4x8(&acc, f12, ab, bb, 13u, tx, ty);
-        let f14 = step_4x8(&acc, f13, ab, bb, 14u, tx, ty);
-        let f15 = step_4x8(&acc, f14, ab, bb, 15u, tx, ty);
-        fma_4x8(&acc, f15);
-        if t + 1u < tiles {
-            stash(cur ^ 1u, tid);
-        }
-        workgroupBarrier();
-    }
-    store_4x8(&acc, row0, col0, tx, ty);
-}
 
 // The workgroup-memory reads of k-step kk for an 8×8 block: A rows ty·4 + 0..3 and
 // BM/2 + ty·4 + 0..3, B column halves tx·4 + 0..3 and BN/2 + tx·4 + 0..3, as in `main_8x8`.
@@ -603,202 +464,7 @@ fn main_8x8_u8(
         workgroupBarrier();
     }
 
-    // In range: row < row0 + BM <= dims.m (ty < WG_Y = BM/8) and the vec4 column
-    // < (col0 + BN)/4 <= dims.n/4 (tx < WG_X = BN/8).
-    let nv = dims.n / 4u;
-    let r0 = row0 + ty * 4u;
-    let r1 = r0 + BM / 2u;
-    let c0 = col0 / 4u + tx;
-    let c1 = c0 + BN / 8u;
-    c[(r0 + 0u) * nv + c0] = acc[0];
-    c[(r0 + 0u) * nv + c1] = acc[1];
-    c[(r0 + 1u) * nv + c0] = acc[2];
-    c[(r0 + 1u) * nv + c1] = acc[3];
-    c[(r0 + 2u) * nv + c0] = acc[4];
-    c[(r0 + 2u) * nv + c1] = acc[5];
-    c[(r0 + 3u) * nv + c0] = acc[6];
-    c[(r0 + 3u) * nv + c1] = acc[7];
-    c[(r1 + 0u) * nv + c0] = acc[8];
-    c[(r1 + 0u) * nv + c1] = acc[9];
-    c[(r1 + 1u) * nv + c0] = acc[10];
-    c[(r1 + 1u) * nv + c1] = acc[11];
-    c[(r1 + 2u) * nv + c0] = acc[12];
-    c[(r1 + 2u) * nv + c1] = acc[13];
-    c[(r1 + 3u) * nv + c0] = acc[14];
-    c[(r1 + 3u) * nv + c1] = acc[15];
-}
-
-// The workgroup-memory reads of k-step kk for a 4×16 block: A(ty·4 + 0..3, kk) and the four
-// column quarters q·BN/4 + tx·4 + 0..3 (q = 0..3) of B(kk, ·).
-struct Frag4x16 { a: vec4f, b0: vec4f, b1: vec4f, b2: vec4f, b3: vec4f }
-
-// In range: ab + kk·BM/4 + ty < ab + (kk + 1)·BM/4 <= 2·BK·BM/4 since ty < WG_Y = BM/4 and
-// kk < BK; bb + kk·BN/4 + 3·BN/16 + tx < bb + (kk + 1)·BN/4 <= 2·BK·BN/4 since
-// tx < WG_X = BN/16.
-fn frag_4x16(ab: u32, bb: u32, kk: u32, tx: u32, ty: u32) -> Frag4x16 {
-    let a = a_s[ab + kk * (BM / 4u) + ty];
-    let br = bb + kk * (BN / 4u) + tx;
-    let b0 = b_s[br];
-    let b1 = b_s[br + BN / 16u];
-    let b2 = b_s[br + BN / 8u];
-    let b3 = b_s[br + 3u * BN / 16u];
-    return Frag4x16(a, b0, b1, b2, b3);
-}
-
-// The 64 multiply-adds of one k-step into acc[4r + q] = C(row r, column quarter q), r < 4.
-fn fma_4x16(acc: ptr<function, array<vec4f, 16>>, f: Frag4x16) {
-    (*acc)[0] = fma(vec4f(f.a.x), f.b0, (*acc)[0]);
-    (*acc)[1] = fma(vec4f(f.a.x), f.b1, (*acc)[1]);
-    (*acc)[2] = fma(vec4f(f.a.x), f.b2, (*acc)[2]);
-    (*acc)[3] = fma(vec4f(f.a.x), f.b3, (*acc)[3]);
-    (*acc)[4] = fma(vec4f(f.a.y), f.b0, (*acc)[4]);
-    (*acc)[5] = fma(vec4f(f.a.y), f.b1, (*acc)[5]);
-    (*acc)[6] = fma(vec4f(f.a.y), f.b2, (*acc)[6]);
-    (*acc)[7] = fma(vec4f(f.a.y), f.b3, (*acc)[7]);
-    (*acc)[8] = fma(vec4f(f.a.z), f.b0, (*acc)[8]);
-    (*acc)[9] = fma(vec4f(f.a.z), f.b1, (*acc)[9]);
-    (*acc)[10] = fma(vec4f(f.a.z), f.b2, (*acc)[10]);
-    (*acc)[11] = fma(vec4f(f.a.z), f.b3, (*acc)[11]);
-    (*acc)[12] = fma(vec4f(f.a.w), f.b0, (*acc)[12]);
-    (*acc)[13] = fma(vec4f(f.a.w), f.b1, (*acc)[13]);
-    (*acc)[14] = fma(vec4f(f.a.w), f.b2, (*acc)[14]);
-    (*acc)[15] = fma(vec4f(f.a.w), f.b3, (*acc)[15]);
-}
-
-// 4×16 outputs per invocation: rows ty·4 + 0..3 of the tile, columns q·BN/4 + tx·4 + 0..3 for
-// q = 0..3 (four quarters, so that a subgroup's vec4 reads of B stay contiguous, as the halves of
-// `main_8x8`). BM = 4·WG_Y, BN = 16·WG_X. One vec4 of A and four of B per k-step for 64
-// multiply-adds (4×8: three for 32). The k-loop is a loop, as in `main_4x8`.
-@compute @workgroup_size(WG_X, WG_Y)
-fn main_4x16(
-    @builtin(workgroup_id) wg: vec3u,
-    @builtin(local_invocation_id) lid: vec3u,
-    @builtin(local_invocation_index) tid: u32,
-) {
-    let tx = lid.x;
-    let ty = lid.y;
-    let row0 = wg.y * BM;
-    let col0 = wg.x * BN;
-    let tiles = dims.k / BK;
-    var acc: array<vec4f, 16>; // acc[4r + q], r < 4, q < 4
-
-    fetch(0u, tid, row0, col0);
-    stash(0u, tid);
-    workgroupBarrier();
-    for (var t = 0u; t < tiles; t++) {
-        let cur = t & 1u;
-        if t + 1u < tiles {
-            fetch(t + 1u, tid, row0, col0);
-        }
-        let ab = cur * (BK * BM / 4u);
-        let bb = cur * (BK * BN / 4u);
-        for (var kk = 0u; kk < BK; kk++) {
-            // kk < BK: in range as in frag_4x16.
-            fma_4x16(&acc, frag_4x16(ab, bb, kk, tx, ty));
-        }
-        if t + 1u < tiles {
-            stash(cur ^ 1u, tid);
-        }
-        workgroupBarrier();
-    }
-
-    // In range: row < row0 + BM <= dims.m (ty < WG_Y = BM/4) and the vec4 column
-    // < (col0 + BN)/4 <= dims.n/4 (tx + 3·BN/16 < BN/4 since tx < WG_X = BN/16).
-    let nv = dims.n / 4u;
-    let r0 = row0 + ty * 4u;
-    let c0 = col0 / 4u + tx;
-    let c1 = c0 + BN / 16u;
-    let c2 = c0 + BN / 8u;
-    let c3 = c0 + 3u * BN / 16u;
-    c[(r0 + 0u) * nv + c0] = acc[0];
-    c[(r0 + 0u) * nv + c1] = acc[1];
-    c[(r0 + 0u) * nv + c2] = acc[2];
-    c[(r0 + 0u) * nv + c3] = acc[3];
-    c[(r0 + 1u) * nv + c0] = acc[4];
-    c[(r0 + 1u) * nv + c1] = acc[5];
-    c[(r0 + 1u) * nv + c2] = acc[6];
-    c[(r0 + 1u) * nv + c3] = acc[7];
-    c[(r0 + 2u) * nv + c0] = acc[8];
-    c[(r0 + 2u) * nv + c1] = acc[9];
-    c[(r0 + 2u) * nv + c2] = acc[10];
-    c[(r0 + 2u) * nv + c3] = acc[11];
-    c[(r0 + 3u) * nv + c0] = acc[12];
-    c[(r0 + 3u) * nv + c1] = acc[13];
-    c[(r0 + 3u) * nv + c2] = acc[14];
-    c[(r0 + 3u) * nv + c3] = acc[15];
-}
-
-// `main_8x8_u8` written out for BK = 16 (the host checks BK == 16): half the barriers per
-// multiply-add.
-@compute @workgroup_size(WG_X, WG_Y)
-fn main_8x8_u16(
-    @builtin(workgroup_id) wg: vec3u,
-    @builtin(local_invocation_id) lid: vec3u,
-    @builtin(local_invocation_index) tid: u32,
-) {
-    let tx = lid.x;
-    let ty = lid.y;
-    let row0 = wg.y * BM;
-    let col0 = wg.x * BN;
-    let tiles = dims.k / BK;
-    var acc: array<vec4f, 16>; // acc[2r + h], r < 8
-
-    fetch(0u, tid, row0, col0);
-    stash(0u, tid);
-    workgroupBarrier();
-    for (var t = 0u; t < tiles; t++) {
-        let cur = t & 1u;
-        if t + 1u < tiles {
-            fetch(t + 1u, tid, row0, col0);
-        }
-        let ab = cur * (BK * BM / 4u);
-        let bb = cur * (BK * BN / 4u);
-        // kk = 0..15 < BK = 16.
-        let f0 = frag_8x8(ab, bb, 0u, tx, ty);
-        let f1 = step_8x8(&acc, f0, ab, bb, 1u, tx, ty);
-        let f2 = step_8x8(&acc, f1, ab, bb, 2u, tx, ty);
-        let f3 = step_8x8(&acc, f2, ab, bb, 3u, tx, ty);
-        let f4 = step_8x8(&acc, f3, ab, bb, 4u, tx, ty);
-        let f5 = step_8x8(&acc, f4, ab, bb, 5u, tx, ty);
-        let f6 = step_8x8(&acc, f5, ab, bb, 6u, tx, ty);
-        let f7 = step_8x8(&acc, f6, ab, bb, 7u, tx, ty);
-        let f8 = step_8x8(&acc, f7, ab, bb, 8u, tx, ty);
-        let f9 = step_8x8(&acc, f8, ab, bb, 9u, tx, ty);
-        let f10 = step_8x8(&acc, f9, ab, bb, 10u, tx, ty);
-        let f11 = step_8x8(&acc, f10, ab, bb, 11u, tx, ty);
-        let f12 = step_8x8(&acc, f11, ab, bb, 12u, tx, ty);
-        let f13 = step_8x8(&acc, f12, ab, bb, 13u, tx, ty);
-        let f14 = step_8x8(&acc, f13, ab, bb, 14u, tx, ty);
-        let f15 = step_8x8(&acc, f14, ab, bb, 15u, tx, ty);
-        fma_8x8(&acc, f15);
-        if t + 1u < tiles {
-            stash(cur ^ 1u, tid);
-        }
-        workgroupBarrier();
-    }
-
-    // In range as in main_8x8_u8.
-    let nv = dims.n / 4u;
-    let r0 = row0 + ty * 4u;
-    let r1 = r0 + BM / 2u;
-    let c0 = col0 / 4u + tx;
-    let c1 = c0 + BN / 8u;
-    c[(r0 + 0u) * nv + c0] = acc[0];
-    c[(r0 + 0u) * nv + c1] = acc[1];
-    c[(r0 + 1u) * nv + c0] = acc[2];
-    c[(r0 + 1u) * nv + c1] = acc[3];
-    c[(r0 + 2u) * nv + c0] = acc[4];
-    c[(r0 + 2u) * nv + c1] = acc[5];
-    c[(r0 + 3u) * nv + c0] = acc[6];
-    c[(r0 + 3u) * nv + c1] = acc[7];
-    c[(r1 + 0u) * nv + c0] = acc[8];
-    c[(r1 + 0u) * nv + c1] = acc[9];
-    c[(r1 + 1u) * nv + c0] = acc[10];
-    c[(r1 + 1u) * nv + c1] = acc[11];
-    c[(r1 + 2u) * nv + c0] = acc[12];
-    c[(r1 + 2u) * nv + c1] = acc[13];
-    c[(r1 + 3u) * nv + c0] = acc[14];
-    c[(r1 + 3u) * nv + c1] = acc[15];
+    store_8x8(&acc, row0, col0, tx, ty);
 }
 
 // The workgroup-memory reads of k-step kk for a 16×8 block: A rows q·BM/4 + ty·4 + 0..3 (four
@@ -904,20 +570,5 @@ fn main_16x8_u8(
         workgroupBarrier();
     }
 
-    // In range: row < row0 + BM <= dims.m and the vec4 column < (col0 + BN)/4 <= dims.n/4, as in
-    // main_16x8.
-    let nv = dims.n / 4u;
-    let c0 = col0 / 4u + tx;
-    let c1 = c0 + BN / 8u;
-    for (var q = 0u; q < 4u; q++) {
-        let r = row0 + q * (BM / 4u) + ty * 4u;
-        c[(r + 0u) * nv + c0] = acc[8u * q + 0u];
-        c[(r + 0u) * nv + c1] = acc[8u * q + 1u];
-        c[(r + 1u) * nv + c0] = acc[8u * q + 2u];
-        c[(r + 1u) * nv + c1] = acc[8u * q + 3u];
-        c[(r + 2u) * nv + c0] = acc[8u * q + 4u];
-        c[(r + 2u) * nv + c1] = acc[8u * q + 5u];
-        c[(r + 3u) * nv + c0] = acc[8u * q + 6u];
-        c[(r + 3u) * nv + c1] = acc[8u * q + 7u];
-    }
+    store_16x8(&acc, row0, col0, tx, ty);
 }

@@ -206,8 +206,16 @@ fn tune_variants(args: TuneArgs, method: Method) -> Result<()> {
         println!("{}", serde_json::to_string_pretty(&t)?);
         return Ok(());
     }
+    // The variant column as wide as the longest name, so every row lines up.
+    let w = t
+        .points
+        .iter()
+        .map(|p| p.variant.len())
+        .max()
+        .unwrap_or(0)
+        .max(16);
     println!(
-        "\n{:<16} {:>12} {:>12} {:>10} {:>6} {:>11}  (clock: {})",
+        "\n{:<w$} {:>12} {:>12} {:>10} {:>6} {:>11}  (clock: {})",
         "variant",
         "median ms",
         "min ms",
@@ -229,7 +237,7 @@ fn tune_variants(args: TuneArgs, method: Method) -> Result<()> {
             .clock_ratio
             .map_or("–".to_string(), |r| format!("{:.0}%", r * 100.0));
         println!(
-            "{:<16} {:>12.3} {:>12.3} {:>10.1} {clock:>6} {:>11}{mark}",
+            "{:<w$} {:>12.3} {:>12.3} {:>10.1} {clock:>6} {:>11}{mark}",
             p.variant, p.compute_ms, p.min_ms, p.gflops, check
         );
     }

@@ -2,7 +2,7 @@
 //! present-day SGEMM does (`docs/performance.md` has what each version gained on the H100).
 //!
 //! One dispatch of (n/BN) × (m/BM) workgroups of WG_X × WG_Y invocations. A workgroup computes a
-//! BM×BN tile of C; each invocation a register block of 16×8, 8×8, 4×8 or 4×16 elements of it,
+//! BM×BN tile of C; each invocation a register block of 16×8, 8×8 or 4×8 elements of it,
 //! held in vec4 accumulators ([`ENTRIES`]: the entry points, some with the k-loop written out for
 //! one BK). Per k-tile of depth BK the workgroup stages a BK×BM tile of A and a BK×BN tile
 //! of B in workgroup memory, double-buffered: the next k-tile's global loads are issued before the
@@ -27,7 +27,9 @@
 //!
 //! Parameters: a few fixed [`VARIANTS`] (tile BM×BN×BK and register block), passed to the shader
 //! as pipeline-overridable constants. `RENDERMM_CS_FAST=<variant>` picks one for every run
-//! (`multiply`, `bench`); `rendermm tune --method cs-fast` times them all.
+//! (`multiply`, `bench`); unset, a product picks by its size ([`Variant::for_product`]: the
+//! 128×64 tile with a 16×8 block and its k-loop written out for a C of 256 such tiles or more,
+//! the 64×64 tile with a 4×8 block below). `rendermm tune --method cs-fast` times them all.
 
 use super::{RunOutput, Work};
 use crate::error::{Error, Result};
@@ -48,7 +50,7 @@ pub const ENV: &str = "RENDERMM_CS_FAST";
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Variant {
     /// `BMxBNxBK-RMxRN` and the entry point's suffix ([`Entry::suffix`]), e.g. `128x128x16-8x8`
-    /// or `64x64x8-4x8-unrolled`.
+    /// or `128x64x8-16x8-unrolled`.
     pub name: &'static str,
     /// The entry point of `shaders/cs_fast.wgsl`, one of [`ENTRIES`].
     pub entry: &'static str,
@@ -98,38 +100,10 @@ pub const ENTRIES: &[Entry] = &[
         suffix: "",
     },
     Entry {
-        name: "main_4x8_u8",
-        rm: 4,
-        rn: 8,
-        bk: Some(8),
-        suffix: "-unrolled",
-    },
-    Entry {
-        name: "main_4x8_u16",
-        rm: 4,
-        rn: 8,
-        bk: Some(16),
-        suffix: "-unrolled",
-    },
-    Entry {
         name: "main_8x8_u8",
         rm: 8,
         rn: 8,
         bk: Some(8),
-        suffix: "-unrolled",
-    },
-    Entry {
-        name: "main_4x16",
-        rm: 4,
-        rn: 16,
-        bk: None,
-        suffix: "",
-    },
-    Entry {
-        name: "main_8x8_u16",
-        rm: 8,
-        rn: 8,
-        bk: Some(16),
         suffix: "-unrolled",
     },
     Entry {
@@ -320,38 +294,11 @@ pub const VARIANTS: &[Variant] = &[
         bk: 8,
     },
     Variant {
-        name: "64x64x8-4x8-unrolled",
-        entry: "main_4x8_u8",
-        rm: 4,
-        rn: 8,
-        wg_x: 8,
-        wg_y: 16,
-        bk: 8,
-    },
-    Variant {
-        name: "64x64x16-4x8-unrolled",
-        entry: "main_4x8_u16",
-        rm: 4,
-        rn: 8,
-        wg_x: 8,
-        wg_y: 16,
-        bk: 16,
-    },
-    Variant {
         name: "128x128x8-8x8-unrolled",
         entry: "main_8x8_u8",
         rm: 8,
         rn: 8,
         wg_x: 16,
-        wg_y: 16,
-        bk: 8,
-    },
-    Variant {
-        name: "64x128x8-4x16",
-        entry: "main_4x16",
-        rm: 4,
-        rn: 16,
-        wg_x: 8,
         wg_y: 16,
         bk: 8,
     },
@@ -381,15 +328,6 @@ pub const VARIANTS: &[Variant] = &[
         wg_x: 8,
         wg_y: 8,
         bk: 8,
-    },
-    Variant {
-        name: "128x128x16-8x8-unrolled",
-        entry: "main_8x8_u16",
-        rm: 8,
-        rn: 8,
-        wg_x: 16,
-        wg_y: 16,
-        bk: 16,
     },
     Variant {
         name: "128x128x8-16x8-unrolled",
@@ -697,35 +635,30 @@ mod tests {
 
     #[test]
     fn a_wrong_entry_block_or_depth_is_one_clear_error() {
-        let v = Variant::parse("64x64x8-4x8-unrolled").unwrap();
+        let v = Variant::parse("128x128x8-8x8-unrolled").unwrap();
         let err = |v: Variant| v.check().unwrap_err().to_string();
         let e = err(Variant {
-            name: "64x64x16-4x8-unrolled",
+            name: "128x128x16-8x8-unrolled",
             bk: 16,
             ..v
         });
-        assert!(e.contains("main_4x8_u8 is written out for BK = 8"), "{e}");
+        assert!(e.contains("main_8x8_u8 is written out for BK = 8"), "{e}");
         assert_eq!(e.lines().count(), 1, "{e}");
         let e = err(Variant { rn: 16, ..v });
         assert!(
-            e.contains("register block 4x16, but main_4x8_u8 computes 4x8"),
+            e.contains("register block 8x16, but main_8x8_u8 computes 8x8"),
             "{e}"
         );
         let e = err(Variant {
-            entry: "main_4x8_u4",
+            entry: "main_8x8_u4",
             ..v
         });
-        assert!(e.contains("entry point main_4x8_u4; the shader has"), "{e}");
+        assert!(e.contains("entry point main_8x8_u4; the shader has"), "{e}");
         let e = err(Variant {
-            name: "64x64x8-4x8",
+            name: "128x128x8-8x8",
             ..v
         });
-        assert!(e.contains("its shape is 64x64x8-4x8-unrolled"), "{e}");
-        let w = Variant::parse("64x128x8-4x16").unwrap();
-        assert_eq!((w.bm(), w.bn()), (64, 128));
-        // The 64×128 B tile is 256 vec4s, two loads for each of the 128 invocations.
-        assert_eq!(w.bk * w.bn() / 4, 2 * w.invocations());
-        w.check().unwrap();
+        assert!(e.contains("its shape is 128x128x8-8x8-unrolled"), "{e}");
         for e in ENTRIES {
             assert!(
                 VARIANTS.iter().any(|v| v.entry == e.name),
