@@ -101,78 +101,6 @@ fn stash(buf: u32, tid: u32) {
     if 3u * nt < qb { b_s[bo + 3u * nt] = pb[3]; }
 }
 
-// Write the 8x8 register block of the invocation at (tx, ty) of the workgroup tile at
-// (row0, col0) into C.
-fn store_8x8(acc: ptr<function, array<vec4f, 16>>, row0: u32, col0: u32, tx: u32, ty: u32) {
-    // In range: row < row0 + BM <= dims.m and the vec4 column < (col0 + BN)/4 <= dims.n/4.
-    let nv = dims.n / 4u;
-    let r0 = row0 + ty * 4u;
-    let r1 = r0 + BM / 2u;
-    let c0 = col0 / 4u + tx;
-    let c1 = c0 + BN / 8u;
-    c[(r0 + 0u) * nv + c0] = (*acc)[0];
-    c[(r0 + 0u) * nv + c1] = (*acc)[1];
-    c[(r0 + 1u) * nv + c0] = (*acc)[2];
-    c[(r0 + 1u) * nv + c1] = (*acc)[3];
-    c[(r0 + 2u) * nv + c0] = (*acc)[4];
-    c[(r0 + 2u) * nv + c1] = (*acc)[5];
-    c[(r0 + 3u) * nv + c0] = (*acc)[6];
-    c[(r0 + 3u) * nv + c1] = (*acc)[7];
-    c[(r1 + 0u) * nv + c0] = (*acc)[8];
-    c[(r1 + 0u) * nv + c1] = (*acc)[9];
-    c[(r1 + 1u) * nv + c0] = (*acc)[10];
-    c[(r1 + 1u) * nv + c1] = (*acc)[11];
-    c[(r1 + 2u) * nv + c0] = (*acc)[12];
-    c[(r1 + 2u) * nv + c1] = (*acc)[13];
-    c[(r1 + 3u) * nv + c0] = (*acc)[14];
-    c[(r1 + 3u) * nv + c1] = (*acc)[15];
-}
-
-// Write the 16x8 register block of the invocation at (tx, ty) of the workgroup tile at
-// (row0, col0) into C.
-fn store_16x8(acc: ptr<function, array<vec4f, 32>>, row0: u32, col0: u32, tx: u32, ty: u32) {
-    // In range: row < row0 + BM <= dims.m and the vec4 column < (col0 + BN)/4 <= dims.n/4.
-    let nv = dims.n / 4u;
-    let c0 = col0 / 4u + tx;
-    let c1 = c0 + BN / 8u;
-    let r0 = row0 + 0u * (BM / 4u) + ty * 4u;
-    let r1 = row0 + 1u * (BM / 4u) + ty * 4u;
-    let r2 = row0 + 2u * (BM / 4u) + ty * 4u;
-    let r3 = row0 + 3u * (BM / 4u) + ty * 4u;
-    c[(r0 + 0u) * nv + c0] = (*acc)[0];
-    c[(r0 + 0u) * nv + c1] = (*acc)[1];
-    c[(r0 + 1u) * nv + c0] = (*acc)[2];
-    c[(r0 + 1u) * nv + c1] = (*acc)[3];
-    c[(r0 + 2u) * nv + c0] = (*acc)[4];
-    c[(r0 + 2u) * nv + c1] = (*acc)[5];
-    c[(r0 + 3u) * nv + c0] = (*acc)[6];
-    c[(r0 + 3u) * nv + c1] = (*acc)[7];
-    c[(r1 + 0u) * nv + c0] = (*acc)[8];
-    c[(r1 + 0u) * nv + c1] = (*acc)[9];
-    c[(r1 + 1u) * nv + c0] = (*acc)[10];
-    c[(r1 + 1u) * nv + c1] = (*acc)[11];
-    c[(r1 + 2u) * nv + c0] = (*acc)[12];
-    c[(r1 + 2u) * nv + c1] = (*acc)[13];
-    c[(r1 + 3u) * nv + c0] = (*acc)[14];
-    c[(r1 + 3u) * nv + c1] = (*acc)[15];
-    c[(r2 + 0u) * nv + c0] = (*acc)[16];
-    c[(r2 + 0u) * nv + c1] = (*acc)[17];
-    c[(r2 + 1u) * nv + c0] = (*acc)[18];
-    c[(r2 + 1u) * nv + c1] = (*acc)[19];
-    c[(r2 + 2u) * nv + c0] = (*acc)[20];
-    c[(r2 + 2u) * nv + c1] = (*acc)[21];
-    c[(r2 + 3u) * nv + c0] = (*acc)[22];
-    c[(r2 + 3u) * nv + c1] = (*acc)[23];
-    c[(r3 + 0u) * nv + c0] = (*acc)[24];
-    c[(r3 + 0u) * nv + c1] = (*acc)[25];
-    c[(r3 + 1u) * nv + c0] = (*acc)[26];
-    c[(r3 + 1u) * nv + c1] = (*acc)[27];
-    c[(r3 + 2u) * nv + c0] = (*acc)[28];
-    c[(r3 + 2u) * nv + c1] = (*acc)[29];
-    c[(r3 + 3u) * nv + c0] = (*acc)[30];
-    c[(r3 + 3u) * nv + c1] = (*acc)[31];
-}
-
 // 8×8 outputs per invocation: rows ty·4 + 0..3 and BM/2 + ty·4 + 0..3 of the tile, columns
 // tx·4 + 0..3 and BN/2 + tx·4 + 0..3 (two halves, so that the vec4 reads of a warp from workgroup
 // memory are contiguous and conflict-free). BM = 8·WG_Y, BN = 8·WG_X.
@@ -232,7 +160,28 @@ fn main_8x8(
         workgroupBarrier();
     }
 
-    store_8x8(&acc, row0, col0, tx, ty);
+    // In range: row < row0 + BM <= dims.m and the vec4 column < (col0 + BN)/4 <= dims.n/4.
+    let nv = dims.n / 4u;
+    let r0 = row0 + ty * 4u;
+    let r1 = r0 + BM / 2u;
+    let c0 = col0 / 4u + tx;
+    let c1 = c0 + BN / 8u;
+    c[(r0 + 0u) * nv + c0] = acc[0];
+    c[(r0 + 0u) * nv + c1] = acc[1];
+    c[(r0 + 1u) * nv + c0] = acc[2];
+    c[(r0 + 1u) * nv + c1] = acc[3];
+    c[(r0 + 2u) * nv + c0] = acc[4];
+    c[(r0 + 2u) * nv + c1] = acc[5];
+    c[(r0 + 3u) * nv + c0] = acc[6];
+    c[(r0 + 3u) * nv + c1] = acc[7];
+    c[(r1 + 0u) * nv + c0] = acc[8];
+    c[(r1 + 0u) * nv + c1] = acc[9];
+    c[(r1 + 1u) * nv + c0] = acc[10];
+    c[(r1 + 1u) * nv + c1] = acc[11];
+    c[(r1 + 2u) * nv + c0] = acc[12];
+    c[(r1 + 2u) * nv + c1] = acc[13];
+    c[(r1 + 3u) * nv + c0] = acc[14];
+    c[(r1 + 3u) * nv + c1] = acc[15];
 }
 
 // 4×8 outputs per invocation: rows ty·4 + 0..3 of the tile, columns tx·4 + 0..3 and
@@ -371,7 +320,46 @@ fn main_16x8(
         workgroupBarrier();
     }
 
-    store_16x8(&acc, row0, col0, tx, ty);
+    // In range: row < row0 + BM <= dims.m and the vec4 column < (col0 + BN)/4 <= dims.n/4.
+    let nv = dims.n / 4u;
+    let c0 = col0 / 4u + tx;
+    let c1 = c0 + BN / 8u;
+    let r0 = row0 + 0u * (BM / 4u) + ty * 4u;
+    let r1 = row0 + 1u * (BM / 4u) + ty * 4u;
+    let r2 = row0 + 2u * (BM / 4u) + ty * 4u;
+    let r3 = row0 + 3u * (BM / 4u) + ty * 4u;
+    c[(r0 + 0u) * nv + c0] = acc[0];
+    c[(r0 + 0u) * nv + c1] = acc[1];
+    c[(r0 + 1u) * nv + c0] = acc[2];
+    c[(r0 + 1u) * nv + c1] = acc[3];
+    c[(r0 + 2u) * nv + c0] = acc[4];
+    c[(r0 + 2u) * nv + c1] = acc[5];
+    c[(r0 + 3u) * nv + c0] = acc[6];
+    c[(r0 + 3u) * nv + c1] = acc[7];
+    c[(r1 + 0u) * nv + c0] = acc[8];
+    c[(r1 + 0u) * nv + c1] = acc[9];
+    c[(r1 + 1u) * nv + c0] = acc[10];
+    c[(r1 + 1u) * nv + c1] = acc[11];
+    c[(r1 + 2u) * nv + c0] = acc[12];
+    c[(r1 + 2u) * nv + c1] = acc[13];
+    c[(r1 + 3u) * nv + c0] = acc[14];
+    c[(r1 + 3u) * nv + c1] = acc[15];
+    c[(r2 + 0u) * nv + c0] = acc[16];
+    c[(r2 + 0u) * nv + c1] = acc[17];
+    c[(r2 + 1u) * nv + c0] = acc[18];
+    c[(r2 + 1u) * nv + c1] = acc[19];
+    c[(r2 + 2u) * nv + c0] = acc[20];
+    c[(r2 + 2u) * nv + c1] = acc[21];
+    c[(r2 + 3u) * nv + c0] = acc[22];
+    c[(r2 + 3u) * nv + c1] = acc[23];
+    c[(r3 + 0u) * nv + c0] = acc[24];
+    c[(r3 + 0u) * nv + c1] = acc[25];
+    c[(r3 + 1u) * nv + c0] = acc[26];
+    c[(r3 + 1u) * nv + c1] = acc[27];
+    c[(r3 + 2u) * nv + c0] = acc[28];
+    c[(r3 + 2u) * nv + c1] = acc[29];
+    c[(r3 + 3u) * nv + c0] = acc[30];
+    c[(r3 + 3u) * nv + c1] = acc[31];
 }
 
 // ---- Register-double-buffered kernels with the k-loop written out ----
@@ -464,7 +452,29 @@ fn main_8x8_u8(
         workgroupBarrier();
     }
 
-    store_8x8(&acc, row0, col0, tx, ty);
+    // In range: row < row0 + BM <= dims.m (ty < WG_Y = BM/8) and the vec4 column
+    // < (col0 + BN)/4 <= dims.n/4 (tx < WG_X = BN/8).
+    let nv = dims.n / 4u;
+    let r0 = row0 + ty * 4u;
+    let r1 = r0 + BM / 2u;
+    let c0 = col0 / 4u + tx;
+    let c1 = c0 + BN / 8u;
+    c[(r0 + 0u) * nv + c0] = acc[0];
+    c[(r0 + 0u) * nv + c1] = acc[1];
+    c[(r0 + 1u) * nv + c0] = acc[2];
+    c[(r0 + 1u) * nv + c1] = acc[3];
+    c[(r0 + 2u) * nv + c0] = acc[4];
+    c[(r0 + 2u) * nv + c1] = acc[5];
+    c[(r0 + 3u) * nv + c0] = acc[6];
+    c[(r0 + 3u) * nv + c1] = acc[7];
+    c[(r1 + 0u) * nv + c0] = acc[8];
+    c[(r1 + 0u) * nv + c1] = acc[9];
+    c[(r1 + 1u) * nv + c0] = acc[10];
+    c[(r1 + 1u) * nv + c1] = acc[11];
+    c[(r1 + 2u) * nv + c0] = acc[12];
+    c[(r1 + 2u) * nv + c1] = acc[13];
+    c[(r1 + 3u) * nv + c0] = acc[14];
+    c[(r1 + 3u) * nv + c1] = acc[15];
 }
 
 // The workgroup-memory reads of k-step kk for a 16×8 block: A rows q·BM/4 + ty·4 + 0..3 (four
@@ -570,5 +580,23 @@ fn main_16x8_u8(
         workgroupBarrier();
     }
 
-    store_16x8(&acc, row0, col0, tx, ty);
+    // In range: row < row0 + BM <= dims.m and the vec4 column < (col0 + BN)/4 <= dims.n/4, as in
+    // main_16x8. The stores stay here: moved into a function taking a pointer to the 32
+    // accumulators (shared with main_16x8), they gave wrong results on the H100's Vulkan driver
+    // (580.159.04; rel_err 0.26 at 4096), where lavapipe's were right
+    // (docs/perf/h100/cs-fast-store-function.txt).
+    let nv = dims.n / 4u;
+    let c0 = col0 / 4u + tx;
+    let c1 = c0 + BN / 8u;
+    for (var q = 0u; q < 4u; q++) {
+        let r = row0 + q * (BM / 4u) + ty * 4u;
+        c[(r + 0u) * nv + c0] = acc[8u * q + 0u];
+        c[(r + 0u) * nv + c1] = acc[8u * q + 1u];
+        c[(r + 1u) * nv + c0] = acc[8u * q + 2u];
+        c[(r + 1u) * nv + c1] = acc[8u * q + 3u];
+        c[(r + 2u) * nv + c0] = acc[8u * q + 4u];
+        c[(r + 2u) * nv + c1] = acc[8u * q + 5u];
+        c[(r + 3u) * nv + c0] = acc[8u * q + 6u];
+        c[(r + 3u) * nv + c1] = acc[8u * q + 7u];
+    }
 }
