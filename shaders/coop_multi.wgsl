@@ -727,3 +727,130 @@ fn main_smem_2x4_pf(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_
     let col0 = tc + bc;
     store_4x4(c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33, row0, col0);
 }
+
+// `128x256-smem-pf-u`: main_smem_2x4_pf with its two 16-deep halves written out and the
+// fragments of both loaded before the first half's multiply-adds (register double-buffering, as
+// cs-fast's written-out kernels do).
+@compute @workgroup_size(256)
+fn main_smem_2x4_pf_u(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_index) li: u32) {
+    let s = li / 32u;
+    let tr = wg.y * 128u;
+    let tc = wg.x * 256u;
+    // The subgroup's block: rows ar..ar + 63 and columns bc..bc + 63 of the tile.
+    let ar = (s / 4u) * 64u;
+    let bc = (s % 4u) * 64u;
+    var c00 = Acc();
+    var c01 = Acc();
+    var c02 = Acc();
+    var c03 = Acc();
+    var c10 = Acc();
+    var c11 = Acc();
+    var c12 = Acc();
+    var c13 = Acc();
+    var c20 = Acc();
+    var c21 = Acc();
+    var c22 = Acc();
+    var c23 = Acc();
+    var c30 = Acc();
+    var c31 = Acc();
+    var c32 = Acc();
+    var c33 = Acc();
+    // Invocation li copies quads li + 256·q of each tile: q < 4 for the 1024 of A (128×32), q < 8
+    // for the 2048 of B (32×256, w = 64). The first step's tiles into registers.
+    var pa0 = tile_a(tr, 0u, li);
+    var pa1 = tile_a(tr, 0u, li + 256u);
+    var pa2 = tile_a(tr, 0u, li + 512u);
+    var pa3 = tile_a(tr, 0u, li + 768u);
+    var pb0 = tile_b(0u, tc, li, 64u);
+    var pb1 = tile_b(0u, tc, li + 256u, 64u);
+    var pb2 = tile_b(0u, tc, li + 512u, 64u);
+    var pb3 = tile_b(0u, tc, li + 768u, 64u);
+    var pb4 = tile_b(0u, tc, li + 1024u, 64u);
+    var pb5 = tile_b(0u, tc, li + 1280u, 64u);
+    var pb6 = tile_b(0u, tc, li + 1536u, 64u);
+    var pb7 = tile_b(0u, tc, li + 1792u, 64u);
+    for (var k0 = 0u; k0 < dims.k; k0 += BK) {
+        workgroupBarrier(); // the step before has read its fragments
+        stage_a(0u, li, pa0);
+        stage_a(0u, li + 256u, pa1);
+        stage_a(0u, li + 512u, pa2);
+        stage_a(0u, li + 768u, pa3);
+        stage_b(0u, li, 64u, pb0);
+        stage_b(0u, li + 256u, 64u, pb1);
+        stage_b(0u, li + 512u, 64u, pb2);
+        stage_b(0u, li + 768u, 64u, pb3);
+        stage_b(0u, li + 1024u, 64u, pb4);
+        stage_b(0u, li + 1280u, 64u, pb5);
+        stage_b(0u, li + 1536u, 64u, pb6);
+        stage_b(0u, li + 1792u, 64u, pb7);
+        workgroupBarrier();
+        // The next step's tiles into registers while this step multiplies (on the last step the
+        // last tiles again, never stored): kn + 32 <= k.
+        let kn = min(k0 + BK, dims.k - BK);
+        pa0 = tile_a(tr, kn, li);
+        pa1 = tile_a(tr, kn, li + 256u);
+        pa2 = tile_a(tr, kn, li + 512u);
+        pa3 = tile_a(tr, kn, li + 768u);
+        pb0 = tile_b(kn, tc, li, 64u);
+        pb1 = tile_b(kn, tc, li + 256u, 64u);
+        pb2 = tile_b(kn, tc, li + 512u, 64u);
+        pb3 = tile_b(kn, tc, li + 768u, 64u);
+        pb4 = tile_b(kn, tc, li + 1024u, 64u);
+        pb5 = tile_b(kn, tc, li + 1280u, 64u);
+        pb6 = tile_b(kn, tc, li + 1536u, 64u);
+        pb7 = tile_b(kn, tc, li + 1792u, 64u);
+        // Fragments of k columns 0..15 (h = 0).
+        let b00 = frag_b(0u, 0u, bc, SB_WIDE);
+        let b01 = frag_b(0u, 0u, bc + 16u, SB_WIDE);
+        let b02 = frag_b(0u, 0u, bc + 32u, SB_WIDE);
+        let b03 = frag_b(0u, 0u, bc + 48u, SB_WIDE);
+        let a00 = frag_a(0u, ar, 0u);
+        let a01 = frag_a(0u, ar + 16u, 0u);
+        let a02 = frag_a(0u, ar + 32u, 0u);
+        let a03 = frag_a(0u, ar + 48u, 0u);
+        // Fragments of k columns 16..31 (h = 1).
+        let b10 = frag_b(0u, 1u, bc, SB_WIDE);
+        let b11 = frag_b(0u, 1u, bc + 16u, SB_WIDE);
+        let b12 = frag_b(0u, 1u, bc + 32u, SB_WIDE);
+        let b13 = frag_b(0u, 1u, bc + 48u, SB_WIDE);
+        let a10 = frag_a(0u, ar, 1u);
+        let a11 = frag_a(0u, ar + 16u, 1u);
+        let a12 = frag_a(0u, ar + 32u, 1u);
+        let a13 = frag_a(0u, ar + 48u, 1u);
+        c00 = coopMultiplyAdd(a00, b00, c00);
+        c01 = coopMultiplyAdd(a00, b01, c01);
+        c02 = coopMultiplyAdd(a00, b02, c02);
+        c03 = coopMultiplyAdd(a00, b03, c03);
+        c10 = coopMultiplyAdd(a01, b00, c10);
+        c11 = coopMultiplyAdd(a01, b01, c11);
+        c12 = coopMultiplyAdd(a01, b02, c12);
+        c13 = coopMultiplyAdd(a01, b03, c13);
+        c20 = coopMultiplyAdd(a02, b00, c20);
+        c21 = coopMultiplyAdd(a02, b01, c21);
+        c22 = coopMultiplyAdd(a02, b02, c22);
+        c23 = coopMultiplyAdd(a02, b03, c23);
+        c30 = coopMultiplyAdd(a03, b00, c30);
+        c31 = coopMultiplyAdd(a03, b01, c31);
+        c32 = coopMultiplyAdd(a03, b02, c32);
+        c33 = coopMultiplyAdd(a03, b03, c33);
+        c00 = coopMultiplyAdd(a10, b10, c00);
+        c01 = coopMultiplyAdd(a10, b11, c01);
+        c02 = coopMultiplyAdd(a10, b12, c02);
+        c03 = coopMultiplyAdd(a10, b13, c03);
+        c10 = coopMultiplyAdd(a11, b10, c10);
+        c11 = coopMultiplyAdd(a11, b11, c11);
+        c12 = coopMultiplyAdd(a11, b12, c12);
+        c13 = coopMultiplyAdd(a11, b13, c13);
+        c20 = coopMultiplyAdd(a12, b10, c20);
+        c21 = coopMultiplyAdd(a12, b11, c21);
+        c22 = coopMultiplyAdd(a12, b12, c22);
+        c23 = coopMultiplyAdd(a12, b13, c23);
+        c30 = coopMultiplyAdd(a13, b10, c30);
+        c31 = coopMultiplyAdd(a13, b11, c31);
+        c32 = coopMultiplyAdd(a13, b12, c32);
+        c33 = coopMultiplyAdd(a13, b13, c33);
+    }
+    let row0 = tr + ar;
+    let col0 = tc + bc;
+    store_4x4(c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33, row0, col0);
+}
