@@ -40,9 +40,7 @@
 //! - `128x128-smem-db-64x32`: as `-db` with 2×4 subgroups of 64×32 (256 invocations);
 //! - `128x256-smem-pf`: 2×4 subgroups of 64×64 (256 invocations), one buffer (two would not fit
 //!   the 48 KiB of workgroup memory Vulkan gives on NVIDIA), the next step's tiles prefetched into
-//!   registers (two barriers per step);
-//! - `128x256-smem-pf-u`: the same with its two 16-deep halves written out, the fragments of both
-//!   loaded before the first half's multiply-adds.
+//!   registers (two barriers per step).
 //!
 //! The copy moves 8 bytes (4 f16) per load and per store, as `vec4<f16>`: what naga 30 allows. A
 //! cooperative load takes a pointer to any scalar or vector, in any address space, workgroup
@@ -234,13 +232,6 @@ pub const VARIANTS: &[Variant] = &[
     staged(
         "128x256-smem-pf",
         "main_smem_2x4_pf",
-        (2, 4),
-        (4, 4),
-        Fetch::StagedPrefetch,
-    ),
-    staged(
-        "128x256-smem-pf-u",
-        "main_smem_2x4_pf_u",
         (2, 4),
         (4, 4),
         Fetch::StagedPrefetch,
@@ -1012,7 +1003,6 @@ mod tests {
             ("128x128-smem-db", 128, 128, 128, 384, 3),
             ("128x128-smem-db-64x32", 128, 128, 256, 384, 3),
             ("128x256-smem-pf", 128, 256, 256, 512, 2),
-            ("128x256-smem-pf-u", 128, 256, 256, 512, 2),
         ] {
             let v = Variant::parse(name).unwrap();
             assert!(v.staged() && !v.fragments, "{name}");
