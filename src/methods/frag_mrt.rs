@@ -782,6 +782,31 @@ pub fn shader_source(shape: &Shape) -> String {
             .collect();
         out!("    {}", decl.join(" "));
     }
+    // The A texel (rows 4(ay + i)..) and the B texel (columns 4(bx + j)..) at step `k`, an
+    // expression of the shader, from the texture or the buffer.
+    let offset = |base: &str, d: u32| {
+        if d == 0 {
+            base.to_string()
+        } else {
+            format!("{base} + {d}u")
+        }
+    };
+    let a_load = |k: &str, i: u32| {
+        let y = offset("ay", i);
+        if a_buf {
+            format!("a_buf[{k} * pass_range.a_row + {y}]")
+        } else {
+            format!("textureLoad(a_tex, vec2u({k}, {y}), 0)")
+        }
+    };
+    let b_load = |k: &str, j: u32| {
+        let x = offset("bx", j);
+        if b_buf {
+            format!("b_buf[{k} * pass_range.b_row + {x}]")
+        } else {
+            format!("textureLoad(b_tex, vec2u({x}, {k}), 0)")
+        }
+    };
     out!("    for (var p = pass_range.k_start; p < pass_range.k_end; p += {u}u) {{");
     let loads = u / step;
     for h in 0..loads {
@@ -798,28 +823,10 @@ pub fn shader_source(shape: &Shape) -> String {
             out!("        let k{h}q = k{h} ^ 1u;");
         }
         for i in 0..ra {
-            let y = if i == 0 {
-                "ay".to_string()
-            } else {
-                format!("ay + {i}u")
-            };
-            if a_buf {
-                out!("        let a{h}_{i} = a_buf[k{h} * pass_range.a_row + {y}];");
-            } else {
-                out!("        let a{h}_{i} = textureLoad(a_tex, vec2u(k{h}, {y}), 0);");
-            }
+            out!("        let a{h}_{i} = {};", a_load(&format!("k{h}"), i));
         }
         for j in 0..cb {
-            let x = if j == 0 {
-                "bx".to_string()
-            } else {
-                format!("bx + {j}u")
-            };
-            if b_buf {
-                out!("        let b{h}_{j} = b_buf[k{h} * pass_range.b_row + {x}];");
-            } else {
-                out!("        let b{h}_{j} = textureLoad(b_tex, vec2u({x}, k{h}), 0);");
-            }
+            out!("        let b{h}_{j} = {};", b_load(&format!("k{h}"), j));
         }
     }
     // (A texel, B texel) name pairs of one step of k each.
@@ -828,28 +835,20 @@ pub fn shader_source(shape: &Shape) -> String {
         pairs.push((format!("a{h}_"), format!("b{h}_")));
         if shape.share {
             for i in 0..ra {
-                if a_buf {
-                    let y = if i == 0 {
-                        "ay".to_string()
-                    } else {
-                        format!("ay + {i}u")
-                    };
-                    out!("        let a{h}_{i}q = a_buf[k{h}q * pass_range.a_row + {y}];");
+                let v = if a_buf {
+                    a_load(&format!("k{h}q"), i)
                 } else {
-                    out!("        let a{h}_{i}q = quadSwapX(a{h}_{i});");
-                }
+                    format!("quadSwapX(a{h}_{i})")
+                };
+                out!("        let a{h}_{i}q = {v};");
             }
             for j in 0..cb {
-                if b_buf {
-                    let x = if j == 0 {
-                        "bx".to_string()
-                    } else {
-                        format!("bx + {j}u")
-                    };
-                    out!("        let b{h}_{j}q = b_buf[k{h}q * pass_range.b_row + {x}];");
+                let v = if b_buf {
+                    b_load(&format!("k{h}q"), j)
                 } else {
-                    out!("        let b{h}_{j}q = quadSwapY(b{h}_{j});");
-                }
+                    format!("quadSwapY(b{h}_{j})")
+                };
+                out!("        let b{h}_{j}q = {v};");
             }
             pairs.push((format!("a{h}_"), format!("b{h}_")));
         }
