@@ -533,7 +533,7 @@ pub fn plan(v: &Variant, m: usize, k: usize, n: usize) -> Result<Plan> {
     ];
     let mut p = Plan::single(Method::CsFast.name(), kernel, groups)
         .note(format!(
-            "variant {} ({ENV}): {}x{} C tile per workgroup of {}x{}, {}x{} register block per invocation ({}), k-tiles of {}, double-buffered in {} B of workgroup memory",
+            "variant {} (another with {ENV}=...; unset, chosen by the size of C): {}x{} C tile per workgroup of {}x{}, {}x{} register block per invocation ({}), k-tiles of {}, double-buffered in {} B of workgroup memory",
             v.name,
             v.bm(),
             v.bn(),
