@@ -727,3 +727,78 @@ fn main_smem_2x4_pf(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_
     let col0 = tc + bc;
     store_4x4(c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33, row0, col0);
 }
+
+// `128x256-smem-pf-16w`: main_smem_2x4_pf's tile, staging and prefetch with twice the subgroups:
+// 4×4 subgroups of 32×64 (2×4 fragments, 8 accumulators each; 512 invocations, which the host
+// checks against the adapter's limit), so that twice as many warps share a multiprocessor's
+// tensor cores while one waits on its loads or a barrier.
+@compute @workgroup_size(512)
+fn main_smem_4x4_pf(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_index) li: u32) {
+    let s = li / 32u;
+    let tr = wg.y * 128u;
+    let tc = wg.x * 256u;
+    // The subgroup's block: rows ar..ar + 31 and columns bc..bc + 63 of the tile.
+    let ar = (s / 4u) * 32u;
+    let bc = (s % 4u) * 64u;
+    var c00 = Acc();
+    var c01 = Acc();
+    var c02 = Acc();
+    var c03 = Acc();
+    var c10 = Acc();
+    var c11 = Acc();
+    var c12 = Acc();
+    var c13 = Acc();
+    // Invocation li copies quads li + 512·q of each tile: q < 2 for the 1024 of A (128×32), q < 4
+    // for the 2048 of B (32×256, w = 64). The first step's tiles into registers.
+    var pa0 = tile_a(tr, 0u, li);
+    var pa1 = tile_a(tr, 0u, li + 512u);
+    var pb0 = tile_b(0u, tc, li, 64u);
+    var pb1 = tile_b(0u, tc, li + 512u, 64u);
+    var pb2 = tile_b(0u, tc, li + 1024u, 64u);
+    var pb3 = tile_b(0u, tc, li + 1536u, 64u);
+    for (var k0 = 0u; k0 < dims.k; k0 += BK) {
+        workgroupBarrier(); // the step before has read its fragments
+        stage_a(0u, li, pa0);
+        stage_a(0u, li + 512u, pa1);
+        stage_b(0u, li, 64u, pb0);
+        stage_b(0u, li + 512u, 64u, pb1);
+        stage_b(0u, li + 1024u, 64u, pb2);
+        stage_b(0u, li + 1536u, 64u, pb3);
+        workgroupBarrier();
+        // The next step's tiles into registers while this step multiplies (on the last step the
+        // last tiles again, never stored): kn + 32 <= k.
+        let kn = min(k0 + BK, dims.k - BK);
+        pa0 = tile_a(tr, kn, li);
+        pa1 = tile_a(tr, kn, li + 512u);
+        pb0 = tile_b(kn, tc, li, 64u);
+        pb1 = tile_b(kn, tc, li + 512u, 64u);
+        pb2 = tile_b(kn, tc, li + 1024u, 64u);
+        pb3 = tile_b(kn, tc, li + 1536u, 64u);
+        for (var h = 0u; h < 2u; h++) {
+            let b0 = frag_b(0u, h, bc, SB_WIDE);
+            let b1 = frag_b(0u, h, bc + 16u, SB_WIDE);
+            let b2 = frag_b(0u, h, bc + 32u, SB_WIDE);
+            let b3 = frag_b(0u, h, bc + 48u, SB_WIDE);
+            let a0 = frag_a(0u, ar, h);
+            let a1 = frag_a(0u, ar + 16u, h);
+            c00 = coopMultiplyAdd(a0, b0, c00);
+            c01 = coopMultiplyAdd(a0, b1, c01);
+            c02 = coopMultiplyAdd(a0, b2, c02);
+            c03 = coopMultiplyAdd(a0, b3, c03);
+            c10 = coopMultiplyAdd(a1, b0, c10);
+            c11 = coopMultiplyAdd(a1, b1, c11);
+            c12 = coopMultiplyAdd(a1, b2, c12);
+            c13 = coopMultiplyAdd(a1, b3, c13);
+        }
+    }
+    let row0 = tr + ar;
+    let col0 = tc + bc;
+    store_c(c00, row0, 0u, col0, 0u);
+    store_c(c01, row0, 0u, col0, 1u);
+    store_c(c02, row0, 0u, col0, 2u);
+    store_c(c03, row0, 0u, col0, 3u);
+    store_c(c10, row0, 1u, col0, 0u);
+    store_c(c11, row0, 1u, col0, 1u);
+    store_c(c12, row0, 1u, col0, 2u);
+    store_c(c13, row0, 1u, col0, 3u);
+}
