@@ -40,8 +40,7 @@
 //! - `128x128-smem-db-64x32`: as `-db` with 2×4 subgroups of 64×32 (256 invocations);
 //! - `128x256-smem-pf`: 2×4 subgroups of 64×64 (256 invocations), one buffer (two would not fit
 //!   the 48 KiB of workgroup memory Vulkan gives on NVIDIA), the next step's tiles prefetched into
-//!   registers (two barriers per step);
-//! - `128x256-smem-pf-16w`: the same tile with 4×4 subgroups of 32×64 (512 invocations).
+//!   registers (two barriers per step).
 //!
 //! The copy moves 8 bytes (4 f16) per load and per store, as `vec4<f16>`: what naga 30 allows. A
 //! cooperative load takes a pointer to any scalar or vector, in any address space, workgroup
@@ -235,13 +234,6 @@ pub const VARIANTS: &[Variant] = &[
         "main_smem_2x4_pf",
         (2, 4),
         (4, 4),
-        Fetch::StagedPrefetch,
-    ),
-    staged(
-        "128x256-smem-pf-16w",
-        "main_smem_4x4_pf",
-        (4, 4),
-        (2, 4),
         Fetch::StagedPrefetch,
     ),
 ];
@@ -1011,7 +1003,6 @@ mod tests {
             ("128x128-smem-db", 128, 128, 128, 384, 3),
             ("128x128-smem-db-64x32", 128, 128, 256, 384, 3),
             ("128x256-smem-pf", 128, 256, 256, 512, 2),
-            ("128x256-smem-pf-16w", 128, 256, 512, 512, 2),
         ] {
             let v = Variant::parse(name).unwrap();
             assert!(v.staged() && !v.fragments, "{name}");
