@@ -727,3 +727,1529 @@ fn main_smem_2x4_pf(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_
     let col0 = tc + bc;
     store_4x4(c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33, row0, col0);
 }
+
+// SCRATCH: the staging of main_smem_2x4_pf alone (one multiply-add per half step).
+@compute @workgroup_size(256)
+fn main_x_stage(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_index) li: u32) {
+    let s = li / 32u;
+    let tr = wg.y * 128u;
+    let tc = wg.x * 256u;
+    // The subgroup's block: rows ar..ar + 63 and columns bc..bc + 63 of the tile.
+    let ar = (s / 4u) * 64u;
+    let bc = (s % 4u) * 64u;
+    var c00 = Acc();
+    var c01 = Acc();
+    var c02 = Acc();
+    var c03 = Acc();
+    var c10 = Acc();
+    var c11 = Acc();
+    var c12 = Acc();
+    var c13 = Acc();
+    var c20 = Acc();
+    var c21 = Acc();
+    var c22 = Acc();
+    var c23 = Acc();
+    var c30 = Acc();
+    var c31 = Acc();
+    var c32 = Acc();
+    var c33 = Acc();
+    // Invocation li copies quads li + 256·q of each tile: q < 4 for the 1024 of A (128×32), q < 8
+    // for the 2048 of B (32×256, w = 64). The first step's tiles into registers.
+    var pa0 = tile_a(tr, 0u, li);
+    var pa1 = tile_a(tr, 0u, li + 256u);
+    var pa2 = tile_a(tr, 0u, li + 512u);
+    var pa3 = tile_a(tr, 0u, li + 768u);
+    var pb0 = tile_b(0u, tc, li, 64u);
+    var pb1 = tile_b(0u, tc, li + 256u, 64u);
+    var pb2 = tile_b(0u, tc, li + 512u, 64u);
+    var pb3 = tile_b(0u, tc, li + 768u, 64u);
+    var pb4 = tile_b(0u, tc, li + 1024u, 64u);
+    var pb5 = tile_b(0u, tc, li + 1280u, 64u);
+    var pb6 = tile_b(0u, tc, li + 1536u, 64u);
+    var pb7 = tile_b(0u, tc, li + 1792u, 64u);
+    for (var k0 = 0u; k0 < dims.k; k0 += BK) {
+        workgroupBarrier(); // the step before has read its fragments
+        stage_a(0u, li, pa0);
+        stage_a(0u, li + 256u, pa1);
+        stage_a(0u, li + 512u, pa2);
+        stage_a(0u, li + 768u, pa3);
+        stage_b(0u, li, 64u, pb0);
+        stage_b(0u, li + 256u, 64u, pb1);
+        stage_b(0u, li + 512u, 64u, pb2);
+        stage_b(0u, li + 768u, 64u, pb3);
+        stage_b(0u, li + 1024u, 64u, pb4);
+        stage_b(0u, li + 1280u, 64u, pb5);
+        stage_b(0u, li + 1536u, 64u, pb6);
+        stage_b(0u, li + 1792u, 64u, pb7);
+        workgroupBarrier();
+        // The next step's tiles into registers while this step multiplies (on the last step the
+        // last tiles again, never stored): kn + 32 <= k.
+        let kn = min(k0 + BK, dims.k - BK);
+        pa0 = tile_a(tr, kn, li);
+        pa1 = tile_a(tr, kn, li + 256u);
+        pa2 = tile_a(tr, kn, li + 512u);
+        pa3 = tile_a(tr, kn, li + 768u);
+        pb0 = tile_b(kn, tc, li, 64u);
+        pb1 = tile_b(kn, tc, li + 256u, 64u);
+        pb2 = tile_b(kn, tc, li + 512u, 64u);
+        pb3 = tile_b(kn, tc, li + 768u, 64u);
+        pb4 = tile_b(kn, tc, li + 1024u, 64u);
+        pb5 = tile_b(kn, tc, li + 1280u, 64u);
+        pb6 = tile_b(kn, tc, li + 1536u, 64u);
+        pb7 = tile_b(kn, tc, li + 1792u, 64u);
+        for (var h = 0u; h < 2u; h++) {
+            let b0 = frag_b(0u, h, bc, SB_WIDE);
+            let a0 = frag_a(0u, ar, h);
+            c00 = coopMultiplyAdd(a0, b0, c00);
+        }
+    }
+    let row0 = tr + ar;
+    let col0 = tc + bc;
+    store_4x4(c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33, row0, col0);
+}
+
+// SCRATCH: pf with the tiles prefetched two steps ahead (two register sets, two steps a turn).
+@compute @workgroup_size(256)
+fn main_x_pf2(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_index) li: u32) {
+    let s = li / 32u;
+    let tr = wg.y * 128u;
+    let tc = wg.x * 256u;
+    let ar = (s / 4u) * 64u;
+    let bc = (s % 4u) * 64u;
+    var c00 = Acc();
+    var c01 = Acc();
+    var c02 = Acc();
+    var c03 = Acc();
+    var c10 = Acc();
+    var c11 = Acc();
+    var c12 = Acc();
+    var c13 = Acc();
+    var c20 = Acc();
+    var c21 = Acc();
+    var c22 = Acc();
+    var c23 = Acc();
+    var c30 = Acc();
+    var c31 = Acc();
+    var c32 = Acc();
+    var c33 = Acc();
+    var pa0 = tile_a(tr, 0u, li + 0u);
+    var pa1 = tile_a(tr, 0u, li + 256u);
+    var pa2 = tile_a(tr, 0u, li + 512u);
+    var pa3 = tile_a(tr, 0u, li + 768u);
+    var pb0 = tile_b(0u, tc, li + 0u, 64u);
+    var pb1 = tile_b(0u, tc, li + 256u, 64u);
+    var pb2 = tile_b(0u, tc, li + 512u, 64u);
+    var pb3 = tile_b(0u, tc, li + 768u, 64u);
+    var pb4 = tile_b(0u, tc, li + 1024u, 64u);
+    var pb5 = tile_b(0u, tc, li + 1280u, 64u);
+    var pb6 = tile_b(0u, tc, li + 1536u, 64u);
+    var pb7 = tile_b(0u, tc, li + 1792u, 64u);
+    let k1 = min(BK, dims.k - BK);
+    var qa0 = tile_a(tr, k1, li + 0u);
+    var qa1 = tile_a(tr, k1, li + 256u);
+    var qa2 = tile_a(tr, k1, li + 512u);
+    var qa3 = tile_a(tr, k1, li + 768u);
+    var qb0 = tile_b(k1, tc, li + 0u, 64u);
+    var qb1 = tile_b(k1, tc, li + 256u, 64u);
+    var qb2 = tile_b(k1, tc, li + 512u, 64u);
+    var qb3 = tile_b(k1, tc, li + 768u, 64u);
+    var qb4 = tile_b(k1, tc, li + 1024u, 64u);
+    var qb5 = tile_b(k1, tc, li + 1280u, 64u);
+    var qb6 = tile_b(k1, tc, li + 1536u, 64u);
+    var qb7 = tile_b(k1, tc, li + 1792u, 64u);
+    for (var k0 = 0u; k0 < dims.k; k0 += 2u * BK) {
+        workgroupBarrier();
+        stage_a(0u, li + 0u, pa0);
+        stage_a(0u, li + 256u, pa1);
+        stage_a(0u, li + 512u, pa2);
+        stage_a(0u, li + 768u, pa3);
+        stage_b(0u, li + 0u, 64u, pb0);
+        stage_b(0u, li + 256u, 64u, pb1);
+        stage_b(0u, li + 512u, 64u, pb2);
+        stage_b(0u, li + 768u, 64u, pb3);
+        stage_b(0u, li + 1024u, 64u, pb4);
+        stage_b(0u, li + 1280u, 64u, pb5);
+        stage_b(0u, li + 1536u, 64u, pb6);
+        stage_b(0u, li + 1792u, 64u, pb7);
+        workgroupBarrier();
+        let kp = min(k0 + 2u * BK, dims.k - BK);
+        pa0 = tile_a(tr, kp, li + 0u);
+        pa1 = tile_a(tr, kp, li + 256u);
+        pa2 = tile_a(tr, kp, li + 512u);
+        pa3 = tile_a(tr, kp, li + 768u);
+        pb0 = tile_b(kp, tc, li + 0u, 64u);
+        pb1 = tile_b(kp, tc, li + 256u, 64u);
+        pb2 = tile_b(kp, tc, li + 512u, 64u);
+        pb3 = tile_b(kp, tc, li + 768u, 64u);
+        pb4 = tile_b(kp, tc, li + 1024u, 64u);
+        pb5 = tile_b(kp, tc, li + 1280u, 64u);
+        pb6 = tile_b(kp, tc, li + 1536u, 64u);
+        pb7 = tile_b(kp, tc, li + 1792u, 64u);
+        for (var h = 0u; h < 2u; h++) {
+            let b0 = frag_b(0u, h, bc, SB_WIDE);
+            let b1 = frag_b(0u, h, bc + 16u, SB_WIDE);
+            let b2 = frag_b(0u, h, bc + 32u, SB_WIDE);
+            let b3 = frag_b(0u, h, bc + 48u, SB_WIDE);
+            let a0 = frag_a(0u, ar, h);
+            let a1 = frag_a(0u, ar + 16u, h);
+            let a2 = frag_a(0u, ar + 32u, h);
+            let a3 = frag_a(0u, ar + 48u, h);
+            c00 = coopMultiplyAdd(a0, b0, c00);
+            c01 = coopMultiplyAdd(a0, b1, c01);
+            c02 = coopMultiplyAdd(a0, b2, c02);
+            c03 = coopMultiplyAdd(a0, b3, c03);
+            c10 = coopMultiplyAdd(a1, b0, c10);
+            c11 = coopMultiplyAdd(a1, b1, c11);
+            c12 = coopMultiplyAdd(a1, b2, c12);
+            c13 = coopMultiplyAdd(a1, b3, c13);
+            c20 = coopMultiplyAdd(a2, b0, c20);
+            c21 = coopMultiplyAdd(a2, b1, c21);
+            c22 = coopMultiplyAdd(a2, b2, c22);
+            c23 = coopMultiplyAdd(a2, b3, c23);
+            c30 = coopMultiplyAdd(a3, b0, c30);
+            c31 = coopMultiplyAdd(a3, b1, c31);
+            c32 = coopMultiplyAdd(a3, b2, c32);
+            c33 = coopMultiplyAdd(a3, b3, c33);
+        }
+        workgroupBarrier();
+        stage_a(0u, li + 0u, qa0);
+        stage_a(0u, li + 256u, qa1);
+        stage_a(0u, li + 512u, qa2);
+        stage_a(0u, li + 768u, qa3);
+        stage_b(0u, li + 0u, 64u, qb0);
+        stage_b(0u, li + 256u, 64u, qb1);
+        stage_b(0u, li + 512u, 64u, qb2);
+        stage_b(0u, li + 768u, 64u, qb3);
+        stage_b(0u, li + 1024u, 64u, qb4);
+        stage_b(0u, li + 1280u, 64u, qb5);
+        stage_b(0u, li + 1536u, 64u, qb6);
+        stage_b(0u, li + 1792u, 64u, qb7);
+        workgroupBarrier();
+        let kq = min(k0 + 3u * BK, dims.k - BK);
+        qa0 = tile_a(tr, kq, li + 0u);
+        qa1 = tile_a(tr, kq, li + 256u);
+        qa2 = tile_a(tr, kq, li + 512u);
+        qa3 = tile_a(tr, kq, li + 768u);
+        qb0 = tile_b(kq, tc, li + 0u, 64u);
+        qb1 = tile_b(kq, tc, li + 256u, 64u);
+        qb2 = tile_b(kq, tc, li + 512u, 64u);
+        qb3 = tile_b(kq, tc, li + 768u, 64u);
+        qb4 = tile_b(kq, tc, li + 1024u, 64u);
+        qb5 = tile_b(kq, tc, li + 1280u, 64u);
+        qb6 = tile_b(kq, tc, li + 1536u, 64u);
+        qb7 = tile_b(kq, tc, li + 1792u, 64u);
+        for (var h = 0u; h < 2u; h++) {
+            let b0 = frag_b(0u, h, bc, SB_WIDE);
+            let b1 = frag_b(0u, h, bc + 16u, SB_WIDE);
+            let b2 = frag_b(0u, h, bc + 32u, SB_WIDE);
+            let b3 = frag_b(0u, h, bc + 48u, SB_WIDE);
+            let a0 = frag_a(0u, ar, h);
+            let a1 = frag_a(0u, ar + 16u, h);
+            let a2 = frag_a(0u, ar + 32u, h);
+            let a3 = frag_a(0u, ar + 48u, h);
+            c00 = coopMultiplyAdd(a0, b0, c00);
+            c01 = coopMultiplyAdd(a0, b1, c01);
+            c02 = coopMultiplyAdd(a0, b2, c02);
+            c03 = coopMultiplyAdd(a0, b3, c03);
+            c10 = coopMultiplyAdd(a1, b0, c10);
+            c11 = coopMultiplyAdd(a1, b1, c11);
+            c12 = coopMultiplyAdd(a1, b2, c12);
+            c13 = coopMultiplyAdd(a1, b3, c13);
+            c20 = coopMultiplyAdd(a2, b0, c20);
+            c21 = coopMultiplyAdd(a2, b1, c21);
+            c22 = coopMultiplyAdd(a2, b2, c22);
+            c23 = coopMultiplyAdd(a2, b3, c23);
+            c30 = coopMultiplyAdd(a3, b0, c30);
+            c31 = coopMultiplyAdd(a3, b1, c31);
+            c32 = coopMultiplyAdd(a3, b2, c32);
+            c33 = coopMultiplyAdd(a3, b3, c33);
+        }
+    }
+    let row0 = tr + ar;
+    let col0 = tc + bc;
+    store_4x4(c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33, row0, col0);
+}
+
+// SCRATCH: pf with the tiles prefetched two steps ahead (two register sets, two steps a turn).
+@compute @workgroup_size(256)
+fn main_x_stage_pf2(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_index) li: u32) {
+    let s = li / 32u;
+    let tr = wg.y * 128u;
+    let tc = wg.x * 256u;
+    let ar = (s / 4u) * 64u;
+    let bc = (s % 4u) * 64u;
+    var c00 = Acc();
+    var c01 = Acc();
+    var c02 = Acc();
+    var c03 = Acc();
+    var c10 = Acc();
+    var c11 = Acc();
+    var c12 = Acc();
+    var c13 = Acc();
+    var c20 = Acc();
+    var c21 = Acc();
+    var c22 = Acc();
+    var c23 = Acc();
+    var c30 = Acc();
+    var c31 = Acc();
+    var c32 = Acc();
+    var c33 = Acc();
+    var pa0 = tile_a(tr, 0u, li + 0u);
+    var pa1 = tile_a(tr, 0u, li + 256u);
+    var pa2 = tile_a(tr, 0u, li + 512u);
+    var pa3 = tile_a(tr, 0u, li + 768u);
+    var pb0 = tile_b(0u, tc, li + 0u, 64u);
+    var pb1 = tile_b(0u, tc, li + 256u, 64u);
+    var pb2 = tile_b(0u, tc, li + 512u, 64u);
+    var pb3 = tile_b(0u, tc, li + 768u, 64u);
+    var pb4 = tile_b(0u, tc, li + 1024u, 64u);
+    var pb5 = tile_b(0u, tc, li + 1280u, 64u);
+    var pb6 = tile_b(0u, tc, li + 1536u, 64u);
+    var pb7 = tile_b(0u, tc, li + 1792u, 64u);
+    let k1 = min(BK, dims.k - BK);
+    var qa0 = tile_a(tr, k1, li + 0u);
+    var qa1 = tile_a(tr, k1, li + 256u);
+    var qa2 = tile_a(tr, k1, li + 512u);
+    var qa3 = tile_a(tr, k1, li + 768u);
+    var qb0 = tile_b(k1, tc, li + 0u, 64u);
+    var qb1 = tile_b(k1, tc, li + 256u, 64u);
+    var qb2 = tile_b(k1, tc, li + 512u, 64u);
+    var qb3 = tile_b(k1, tc, li + 768u, 64u);
+    var qb4 = tile_b(k1, tc, li + 1024u, 64u);
+    var qb5 = tile_b(k1, tc, li + 1280u, 64u);
+    var qb6 = tile_b(k1, tc, li + 1536u, 64u);
+    var qb7 = tile_b(k1, tc, li + 1792u, 64u);
+    for (var k0 = 0u; k0 < dims.k; k0 += 2u * BK) {
+        workgroupBarrier();
+        stage_a(0u, li + 0u, pa0);
+        stage_a(0u, li + 256u, pa1);
+        stage_a(0u, li + 512u, pa2);
+        stage_a(0u, li + 768u, pa3);
+        stage_b(0u, li + 0u, 64u, pb0);
+        stage_b(0u, li + 256u, 64u, pb1);
+        stage_b(0u, li + 512u, 64u, pb2);
+        stage_b(0u, li + 768u, 64u, pb3);
+        stage_b(0u, li + 1024u, 64u, pb4);
+        stage_b(0u, li + 1280u, 64u, pb5);
+        stage_b(0u, li + 1536u, 64u, pb6);
+        stage_b(0u, li + 1792u, 64u, pb7);
+        workgroupBarrier();
+        let kp = min(k0 + 2u * BK, dims.k - BK);
+        pa0 = tile_a(tr, kp, li + 0u);
+        pa1 = tile_a(tr, kp, li + 256u);
+        pa2 = tile_a(tr, kp, li + 512u);
+        pa3 = tile_a(tr, kp, li + 768u);
+        pb0 = tile_b(kp, tc, li + 0u, 64u);
+        pb1 = tile_b(kp, tc, li + 256u, 64u);
+        pb2 = tile_b(kp, tc, li + 512u, 64u);
+        pb3 = tile_b(kp, tc, li + 768u, 64u);
+        pb4 = tile_b(kp, tc, li + 1024u, 64u);
+        pb5 = tile_b(kp, tc, li + 1280u, 64u);
+        pb6 = tile_b(kp, tc, li + 1536u, 64u);
+        pb7 = tile_b(kp, tc, li + 1792u, 64u);
+        for (var h = 0u; h < 2u; h++) {
+            let b0 = frag_b(0u, h, bc, SB_WIDE);
+            let a0 = frag_a(0u, ar, h);
+            c00 = coopMultiplyAdd(a0, b0, c00);
+        }
+        workgroupBarrier();
+        stage_a(0u, li + 0u, qa0);
+        stage_a(0u, li + 256u, qa1);
+        stage_a(0u, li + 512u, qa2);
+        stage_a(0u, li + 768u, qa3);
+        stage_b(0u, li + 0u, 64u, qb0);
+        stage_b(0u, li + 256u, 64u, qb1);
+        stage_b(0u, li + 512u, 64u, qb2);
+        stage_b(0u, li + 768u, 64u, qb3);
+        stage_b(0u, li + 1024u, 64u, qb4);
+        stage_b(0u, li + 1280u, 64u, qb5);
+        stage_b(0u, li + 1536u, 64u, qb6);
+        stage_b(0u, li + 1792u, 64u, qb7);
+        workgroupBarrier();
+        let kq = min(k0 + 3u * BK, dims.k - BK);
+        qa0 = tile_a(tr, kq, li + 0u);
+        qa1 = tile_a(tr, kq, li + 256u);
+        qa2 = tile_a(tr, kq, li + 512u);
+        qa3 = tile_a(tr, kq, li + 768u);
+        qb0 = tile_b(kq, tc, li + 0u, 64u);
+        qb1 = tile_b(kq, tc, li + 256u, 64u);
+        qb2 = tile_b(kq, tc, li + 512u, 64u);
+        qb3 = tile_b(kq, tc, li + 768u, 64u);
+        qb4 = tile_b(kq, tc, li + 1024u, 64u);
+        qb5 = tile_b(kq, tc, li + 1280u, 64u);
+        qb6 = tile_b(kq, tc, li + 1536u, 64u);
+        qb7 = tile_b(kq, tc, li + 1792u, 64u);
+        for (var h = 0u; h < 2u; h++) {
+            let b0 = frag_b(0u, h, bc, SB_WIDE);
+            let a0 = frag_a(0u, ar, h);
+            c00 = coopMultiplyAdd(a0, b0, c00);
+        }
+    }
+    let row0 = tr + ar;
+    let col0 = tc + bc;
+    store_4x4(c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33, row0, col0);
+}
+
+// SCRATCH: pf with the workgroups walked down columns of 8 tile rows.
+@compute @workgroup_size(256)
+fn main_x_swz(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nw: vec3u, @builtin(local_invocation_index) li: u32) {
+    let s = li / 32u;
+    let lin = wg.y * nw.x + wg.x;
+    let per = 8u * nw.x;
+    let first = (lin / per) * 8u;
+    let rows = min(nw.y - first, 8u);
+    let tr = (first + (lin % per) % rows) * 128u;
+    let tc = ((lin % per) / rows) * 256u;
+    // The subgroup's block: rows ar..ar + 63 and columns bc..bc + 63 of the tile.
+    let ar = (s / 4u) * 64u;
+    let bc = (s % 4u) * 64u;
+    var c00 = Acc();
+    var c01 = Acc();
+    var c02 = Acc();
+    var c03 = Acc();
+    var c10 = Acc();
+    var c11 = Acc();
+    var c12 = Acc();
+    var c13 = Acc();
+    var c20 = Acc();
+    var c21 = Acc();
+    var c22 = Acc();
+    var c23 = Acc();
+    var c30 = Acc();
+    var c31 = Acc();
+    var c32 = Acc();
+    var c33 = Acc();
+    // Invocation li copies quads li + 256·q of each tile: q < 4 for the 1024 of A (128×32), q < 8
+    // for the 2048 of B (32×256, w = 64). The first step's tiles into registers.
+    var pa0 = tile_a(tr, 0u, li);
+    var pa1 = tile_a(tr, 0u, li + 256u);
+    var pa2 = tile_a(tr, 0u, li + 512u);
+    var pa3 = tile_a(tr, 0u, li + 768u);
+    var pb0 = tile_b(0u, tc, li, 64u);
+    var pb1 = tile_b(0u, tc, li + 256u, 64u);
+    var pb2 = tile_b(0u, tc, li + 512u, 64u);
+    var pb3 = tile_b(0u, tc, li + 768u, 64u);
+    var pb4 = tile_b(0u, tc, li + 1024u, 64u);
+    var pb5 = tile_b(0u, tc, li + 1280u, 64u);
+    var pb6 = tile_b(0u, tc, li + 1536u, 64u);
+    var pb7 = tile_b(0u, tc, li + 1792u, 64u);
+    for (var k0 = 0u; k0 < dims.k; k0 += BK) {
+        workgroupBarrier(); // the step before has read its fragments
+        stage_a(0u, li, pa0);
+        stage_a(0u, li + 256u, pa1);
+        stage_a(0u, li + 512u, pa2);
+        stage_a(0u, li + 768u, pa3);
+        stage_b(0u, li, 64u, pb0);
+        stage_b(0u, li + 256u, 64u, pb1);
+        stage_b(0u, li + 512u, 64u, pb2);
+        stage_b(0u, li + 768u, 64u, pb3);
+        stage_b(0u, li + 1024u, 64u, pb4);
+        stage_b(0u, li + 1280u, 64u, pb5);
+        stage_b(0u, li + 1536u, 64u, pb6);
+        stage_b(0u, li + 1792u, 64u, pb7);
+        workgroupBarrier();
+        // The next step's tiles into registers while this step multiplies (on the last step the
+        // last tiles again, never stored): kn + 32 <= k.
+        let kn = min(k0 + BK, dims.k - BK);
+        pa0 = tile_a(tr, kn, li);
+        pa1 = tile_a(tr, kn, li + 256u);
+        pa2 = tile_a(tr, kn, li + 512u);
+        pa3 = tile_a(tr, kn, li + 768u);
+        pb0 = tile_b(kn, tc, li, 64u);
+        pb1 = tile_b(kn, tc, li + 256u, 64u);
+        pb2 = tile_b(kn, tc, li + 512u, 64u);
+        pb3 = tile_b(kn, tc, li + 768u, 64u);
+        pb4 = tile_b(kn, tc, li + 1024u, 64u);
+        pb5 = tile_b(kn, tc, li + 1280u, 64u);
+        pb6 = tile_b(kn, tc, li + 1536u, 64u);
+        pb7 = tile_b(kn, tc, li + 1792u, 64u);
+        for (var h = 0u; h < 2u; h++) {
+            let b0 = frag_b(0u, h, bc, SB_WIDE);
+            let b1 = frag_b(0u, h, bc + 16u, SB_WIDE);
+            let b2 = frag_b(0u, h, bc + 32u, SB_WIDE);
+            let b3 = frag_b(0u, h, bc + 48u, SB_WIDE);
+            let a0 = frag_a(0u, ar, h);
+            let a1 = frag_a(0u, ar + 16u, h);
+            let a2 = frag_a(0u, ar + 32u, h);
+            let a3 = frag_a(0u, ar + 48u, h);
+            c00 = coopMultiplyAdd(a0, b0, c00);
+            c01 = coopMultiplyAdd(a0, b1, c01);
+            c02 = coopMultiplyAdd(a0, b2, c02);
+            c03 = coopMultiplyAdd(a0, b3, c03);
+            c10 = coopMultiplyAdd(a1, b0, c10);
+            c11 = coopMultiplyAdd(a1, b1, c11);
+            c12 = coopMultiplyAdd(a1, b2, c12);
+            c13 = coopMultiplyAdd(a1, b3, c13);
+            c20 = coopMultiplyAdd(a2, b0, c20);
+            c21 = coopMultiplyAdd(a2, b1, c21);
+            c22 = coopMultiplyAdd(a2, b2, c22);
+            c23 = coopMultiplyAdd(a2, b3, c23);
+            c30 = coopMultiplyAdd(a3, b0, c30);
+            c31 = coopMultiplyAdd(a3, b1, c31);
+            c32 = coopMultiplyAdd(a3, b2, c32);
+            c33 = coopMultiplyAdd(a3, b3, c33);
+        }
+    }
+    let row0 = tr + ar;
+    let col0 = tc + bc;
+    store_4x4(c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33, row0, col0);
+}
+
+// SCRATCH: 16-byte staging. A and B as eights of f16 in vec4<u32>.
+@group(0) @binding(0) var<storage, read> a8: array<vec4<u32>>;
+@group(0) @binding(1) var<storage, read> b8: array<vec4<u32>>;
+
+fn tile_a8(tr: u32, k0: u32, e: u32) -> vec4<u32> {
+    return a8[(tr + e / 4u) * (dims.k / 8u) + k0 / 8u + e % 4u];
+}
+
+fn tile_b8(k0: u32, tc: u32, e: u32) -> vec4<u32> {
+    return b8[(k0 + e / 32u) * (dims.n / 8u) + tc / 8u + e % 32u];
+}
+
+fn half4(x: u32, y: u32) -> vec4<f16> {
+    return vec4<f16>(vec4f(unpack2x16float(x), unpack2x16float(y)));
+}
+
+fn stage_a8(e: u32, v: vec4<u32>) {
+    let at = (e / 4u) * SA + 2u * (e % 4u);
+    sa[at] = half4(v.x, v.y);
+    sa[at + 1u] = half4(v.z, v.w);
+}
+
+fn stage_b8(e: u32, v: vec4<u32>) {
+    let at = (e / 32u) * SB_WIDE + 2u * (e % 32u);
+    sb[at] = half4(v.x, v.y);
+    sb[at + 1u] = half4(v.z, v.w);
+}
+
+@compute @workgroup_size(256)
+fn main_x_pf16(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_index) li: u32) {
+    let s = li / 32u;
+    let tr = wg.y * 128u;
+    let tc = wg.x * 256u;
+    let ar = (s / 4u) * 64u;
+    let bc = (s % 4u) * 64u;
+    var c00 = Acc();
+    var c01 = Acc();
+    var c02 = Acc();
+    var c03 = Acc();
+    var c10 = Acc();
+    var c11 = Acc();
+    var c12 = Acc();
+    var c13 = Acc();
+    var c20 = Acc();
+    var c21 = Acc();
+    var c22 = Acc();
+    var c23 = Acc();
+    var c30 = Acc();
+    var c31 = Acc();
+    var c32 = Acc();
+    var c33 = Acc();
+    var pa0 = tile_a8(tr, 0u, li);
+    var pa1 = tile_a8(tr, 0u, li + 256u);
+    var pb0 = tile_b8(0u, tc, li);
+    var pb1 = tile_b8(0u, tc, li + 256u);
+    var pb2 = tile_b8(0u, tc, li + 512u);
+    var pb3 = tile_b8(0u, tc, li + 768u);
+    for (var k0 = 0u; k0 < dims.k; k0 += BK) {
+        workgroupBarrier();
+        stage_a8(li, pa0);
+        stage_a8(li + 256u, pa1);
+        stage_b8(li, pb0);
+        stage_b8(li + 256u, pb1);
+        stage_b8(li + 512u, pb2);
+        stage_b8(li + 768u, pb3);
+        workgroupBarrier();
+        let kn = min(k0 + BK, dims.k - BK);
+        pa0 = tile_a8(tr, kn, li);
+        pa1 = tile_a8(tr, kn, li + 256u);
+        pb0 = tile_b8(kn, tc, li);
+        pb1 = tile_b8(kn, tc, li + 256u);
+        pb2 = tile_b8(kn, tc, li + 512u);
+        pb3 = tile_b8(kn, tc, li + 768u);
+        for (var h = 0u; h < 2u; h++) {
+            let b0 = frag_b(0u, h, bc, SB_WIDE);
+            let b1 = frag_b(0u, h, bc + 16u, SB_WIDE);
+            let b2 = frag_b(0u, h, bc + 32u, SB_WIDE);
+            let b3 = frag_b(0u, h, bc + 48u, SB_WIDE);
+            let a0 = frag_a(0u, ar, h);
+            let a1 = frag_a(0u, ar + 16u, h);
+            let a2 = frag_a(0u, ar + 32u, h);
+            let a3 = frag_a(0u, ar + 48u, h);
+            c00 = coopMultiplyAdd(a0, b0, c00);
+            c01 = coopMultiplyAdd(a0, b1, c01);
+            c02 = coopMultiplyAdd(a0, b2, c02);
+            c03 = coopMultiplyAdd(a0, b3, c03);
+            c10 = coopMultiplyAdd(a1, b0, c10);
+            c11 = coopMultiplyAdd(a1, b1, c11);
+            c12 = coopMultiplyAdd(a1, b2, c12);
+            c13 = coopMultiplyAdd(a1, b3, c13);
+            c20 = coopMultiplyAdd(a2, b0, c20);
+            c21 = coopMultiplyAdd(a2, b1, c21);
+            c22 = coopMultiplyAdd(a2, b2, c22);
+            c23 = coopMultiplyAdd(a2, b3, c23);
+            c30 = coopMultiplyAdd(a3, b0, c30);
+            c31 = coopMultiplyAdd(a3, b1, c31);
+            c32 = coopMultiplyAdd(a3, b2, c32);
+            c33 = coopMultiplyAdd(a3, b3, c33);
+        }
+    }
+    let row0 = tr + ar;
+    let col0 = tc + bc;
+    store_4x4(c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33, row0, col0);
+}
+
+@compute @workgroup_size(256)
+fn main_x_stage16(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_index) li: u32) {
+    let s = li / 32u;
+    let tr = wg.y * 128u;
+    let tc = wg.x * 256u;
+    let ar = (s / 4u) * 64u;
+    let bc = (s % 4u) * 64u;
+    var c00 = Acc();
+    var c01 = Acc();
+    var c02 = Acc();
+    var c03 = Acc();
+    var c10 = Acc();
+    var c11 = Acc();
+    var c12 = Acc();
+    var c13 = Acc();
+    var c20 = Acc();
+    var c21 = Acc();
+    var c22 = Acc();
+    var c23 = Acc();
+    var c30 = Acc();
+    var c31 = Acc();
+    var c32 = Acc();
+    var c33 = Acc();
+    var pa0 = tile_a8(tr, 0u, li);
+    var pa1 = tile_a8(tr, 0u, li + 256u);
+    var pb0 = tile_b8(0u, tc, li);
+    var pb1 = tile_b8(0u, tc, li + 256u);
+    var pb2 = tile_b8(0u, tc, li + 512u);
+    var pb3 = tile_b8(0u, tc, li + 768u);
+    for (var k0 = 0u; k0 < dims.k; k0 += BK) {
+        workgroupBarrier();
+        stage_a8(li, pa0);
+        stage_a8(li + 256u, pa1);
+        stage_b8(li, pb0);
+        stage_b8(li + 256u, pb1);
+        stage_b8(li + 512u, pb2);
+        stage_b8(li + 768u, pb3);
+        workgroupBarrier();
+        let kn = min(k0 + BK, dims.k - BK);
+        pa0 = tile_a8(tr, kn, li);
+        pa1 = tile_a8(tr, kn, li + 256u);
+        pb0 = tile_b8(kn, tc, li);
+        pb1 = tile_b8(kn, tc, li + 256u);
+        pb2 = tile_b8(kn, tc, li + 512u);
+        pb3 = tile_b8(kn, tc, li + 768u);
+        for (var h = 0u; h < 2u; h++) {
+            let b0 = frag_b(0u, h, bc, SB_WIDE);
+            let a0 = frag_a(0u, ar, h);
+            c00 = coopMultiplyAdd(a0, b0, c00);
+        }
+    }
+    let row0 = tr + ar;
+    let col0 = tc + bc;
+    store_4x4(c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33, row0, col0);
+}
+
+// SCRATCH: 16-byte staging, two steps ahead.
+
+@compute @workgroup_size(256)
+fn main_x_pf2_16(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_index) li: u32) {
+    let s = li / 32u;
+    let tr = wg.y * 128u;
+    let tc = wg.x * 256u;
+    let ar = (s / 4u) * 64u;
+    let bc = (s % 4u) * 64u;
+    var c00 = Acc();
+    var c01 = Acc();
+    var c02 = Acc();
+    var c03 = Acc();
+    var c10 = Acc();
+    var c11 = Acc();
+    var c12 = Acc();
+    var c13 = Acc();
+    var c20 = Acc();
+    var c21 = Acc();
+    var c22 = Acc();
+    var c23 = Acc();
+    var c30 = Acc();
+    var c31 = Acc();
+    var c32 = Acc();
+    var c33 = Acc();
+    var pa0 = tile_a8(tr, 0u, li + 0u);
+    var pa1 = tile_a8(tr, 0u, li + 256u);
+    var pb0 = tile_b8(0u, tc, li + 0u);
+    var pb1 = tile_b8(0u, tc, li + 256u);
+    var pb2 = tile_b8(0u, tc, li + 512u);
+    var pb3 = tile_b8(0u, tc, li + 768u);
+    let k1 = min(BK, dims.k - BK);
+    var qa0 = tile_a8(tr, k1, li + 0u);
+    var qa1 = tile_a8(tr, k1, li + 256u);
+    var qb0 = tile_b8(k1, tc, li + 0u);
+    var qb1 = tile_b8(k1, tc, li + 256u);
+    var qb2 = tile_b8(k1, tc, li + 512u);
+    var qb3 = tile_b8(k1, tc, li + 768u);
+    for (var k0 = 0u; k0 < dims.k; k0 += 2u * BK) {
+        workgroupBarrier();
+        stage_a8(li + 0u, pa0);
+        stage_a8(li + 256u, pa1);
+        stage_b8(li + 0u, pb0);
+        stage_b8(li + 256u, pb1);
+        stage_b8(li + 512u, pb2);
+        stage_b8(li + 768u, pb3);
+        workgroupBarrier();
+        let kp = min(k0 + 2u * BK, dims.k - BK);
+        pa0 = tile_a8(tr, kp, li + 0u);
+        pa1 = tile_a8(tr, kp, li + 256u);
+        pb0 = tile_b8(kp, tc, li + 0u);
+        pb1 = tile_b8(kp, tc, li + 256u);
+        pb2 = tile_b8(kp, tc, li + 512u);
+        pb3 = tile_b8(kp, tc, li + 768u);
+        for (var h = 0u; h < 2u; h++) {
+            let b0 = frag_b(0u, h, bc, SB_WIDE);
+            let b1 = frag_b(0u, h, bc + 16u, SB_WIDE);
+            let b2 = frag_b(0u, h, bc + 32u, SB_WIDE);
+            let b3 = frag_b(0u, h, bc + 48u, SB_WIDE);
+            let a0 = frag_a(0u, ar, h);
+            let a1 = frag_a(0u, ar + 16u, h);
+            let a2 = frag_a(0u, ar + 32u, h);
+            let a3 = frag_a(0u, ar + 48u, h);
+            c00 = coopMultiplyAdd(a0, b0, c00);
+            c01 = coopMultiplyAdd(a0, b1, c01);
+            c02 = coopMultiplyAdd(a0, b2, c02);
+            c03 = coopMultiplyAdd(a0, b3, c03);
+            c10 = coopMultiplyAdd(a1, b0, c10);
+            c11 = coopMultiplyAdd(a1, b1, c11);
+            c12 = coopMultiplyAdd(a1, b2, c12);
+            c13 = coopMultiplyAdd(a1, b3, c13);
+            c20 = coopMultiplyAdd(a2, b0, c20);
+            c21 = coopMultiplyAdd(a2, b1, c21);
+            c22 = coopMultiplyAdd(a2, b2, c22);
+            c23 = coopMultiplyAdd(a2, b3, c23);
+            c30 = coopMultiplyAdd(a3, b0, c30);
+            c31 = coopMultiplyAdd(a3, b1, c31);
+            c32 = coopMultiplyAdd(a3, b2, c32);
+            c33 = coopMultiplyAdd(a3, b3, c33);
+        }
+        workgroupBarrier();
+        stage_a8(li + 0u, qa0);
+        stage_a8(li + 256u, qa1);
+        stage_b8(li + 0u, qb0);
+        stage_b8(li + 256u, qb1);
+        stage_b8(li + 512u, qb2);
+        stage_b8(li + 768u, qb3);
+        workgroupBarrier();
+        let kq = min(k0 + 3u * BK, dims.k - BK);
+        qa0 = tile_a8(tr, kq, li + 0u);
+        qa1 = tile_a8(tr, kq, li + 256u);
+        qb0 = tile_b8(kq, tc, li + 0u);
+        qb1 = tile_b8(kq, tc, li + 256u);
+        qb2 = tile_b8(kq, tc, li + 512u);
+        qb3 = tile_b8(kq, tc, li + 768u);
+        for (var h = 0u; h < 2u; h++) {
+            let b0 = frag_b(0u, h, bc, SB_WIDE);
+            let b1 = frag_b(0u, h, bc + 16u, SB_WIDE);
+            let b2 = frag_b(0u, h, bc + 32u, SB_WIDE);
+            let b3 = frag_b(0u, h, bc + 48u, SB_WIDE);
+            let a0 = frag_a(0u, ar, h);
+            let a1 = frag_a(0u, ar + 16u, h);
+            let a2 = frag_a(0u, ar + 32u, h);
+            let a3 = frag_a(0u, ar + 48u, h);
+            c00 = coopMultiplyAdd(a0, b0, c00);
+            c01 = coopMultiplyAdd(a0, b1, c01);
+            c02 = coopMultiplyAdd(a0, b2, c02);
+            c03 = coopMultiplyAdd(a0, b3, c03);
+            c10 = coopMultiplyAdd(a1, b0, c10);
+            c11 = coopMultiplyAdd(a1, b1, c11);
+            c12 = coopMultiplyAdd(a1, b2, c12);
+            c13 = coopMultiplyAdd(a1, b3, c13);
+            c20 = coopMultiplyAdd(a2, b0, c20);
+            c21 = coopMultiplyAdd(a2, b1, c21);
+            c22 = coopMultiplyAdd(a2, b2, c22);
+            c23 = coopMultiplyAdd(a2, b3, c23);
+            c30 = coopMultiplyAdd(a3, b0, c30);
+            c31 = coopMultiplyAdd(a3, b1, c31);
+            c32 = coopMultiplyAdd(a3, b2, c32);
+            c33 = coopMultiplyAdd(a3, b3, c33);
+        }
+    }
+    let row0 = tr + ar;
+    let col0 = tc + bc;
+    store_4x4(c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33, row0, col0);
+}
+
+@compute @workgroup_size(256)
+fn main_x_stage_pf2_16(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_index) li: u32) {
+    let s = li / 32u;
+    let tr = wg.y * 128u;
+    let tc = wg.x * 256u;
+    let ar = (s / 4u) * 64u;
+    let bc = (s % 4u) * 64u;
+    var c00 = Acc();
+    var c01 = Acc();
+    var c02 = Acc();
+    var c03 = Acc();
+    var c10 = Acc();
+    var c11 = Acc();
+    var c12 = Acc();
+    var c13 = Acc();
+    var c20 = Acc();
+    var c21 = Acc();
+    var c22 = Acc();
+    var c23 = Acc();
+    var c30 = Acc();
+    var c31 = Acc();
+    var c32 = Acc();
+    var c33 = Acc();
+    var pa0 = tile_a8(tr, 0u, li + 0u);
+    var pa1 = tile_a8(tr, 0u, li + 256u);
+    var pb0 = tile_b8(0u, tc, li + 0u);
+    var pb1 = tile_b8(0u, tc, li + 256u);
+    var pb2 = tile_b8(0u, tc, li + 512u);
+    var pb3 = tile_b8(0u, tc, li + 768u);
+    let k1 = min(BK, dims.k - BK);
+    var qa0 = tile_a8(tr, k1, li + 0u);
+    var qa1 = tile_a8(tr, k1, li + 256u);
+    var qb0 = tile_b8(k1, tc, li + 0u);
+    var qb1 = tile_b8(k1, tc, li + 256u);
+    var qb2 = tile_b8(k1, tc, li + 512u);
+    var qb3 = tile_b8(k1, tc, li + 768u);
+    for (var k0 = 0u; k0 < dims.k; k0 += 2u * BK) {
+        workgroupBarrier();
+        stage_a8(li + 0u, pa0);
+        stage_a8(li + 256u, pa1);
+        stage_b8(li + 0u, pb0);
+        stage_b8(li + 256u, pb1);
+        stage_b8(li + 512u, pb2);
+        stage_b8(li + 768u, pb3);
+        workgroupBarrier();
+        let kp = min(k0 + 2u * BK, dims.k - BK);
+        pa0 = tile_a8(tr, kp, li + 0u);
+        pa1 = tile_a8(tr, kp, li + 256u);
+        pb0 = tile_b8(kp, tc, li + 0u);
+        pb1 = tile_b8(kp, tc, li + 256u);
+        pb2 = tile_b8(kp, tc, li + 512u);
+        pb3 = tile_b8(kp, tc, li + 768u);
+        for (var h = 0u; h < 2u; h++) {
+            let b0 = frag_b(0u, h, bc, SB_WIDE);
+            let a0 = frag_a(0u, ar, h);
+            c00 = coopMultiplyAdd(a0, b0, c00);
+        }
+        workgroupBarrier();
+        stage_a8(li + 0u, qa0);
+        stage_a8(li + 256u, qa1);
+        stage_b8(li + 0u, qb0);
+        stage_b8(li + 256u, qb1);
+        stage_b8(li + 512u, qb2);
+        stage_b8(li + 768u, qb3);
+        workgroupBarrier();
+        let kq = min(k0 + 3u * BK, dims.k - BK);
+        qa0 = tile_a8(tr, kq, li + 0u);
+        qa1 = tile_a8(tr, kq, li + 256u);
+        qb0 = tile_b8(kq, tc, li + 0u);
+        qb1 = tile_b8(kq, tc, li + 256u);
+        qb2 = tile_b8(kq, tc, li + 512u);
+        qb3 = tile_b8(kq, tc, li + 768u);
+        for (var h = 0u; h < 2u; h++) {
+            let b0 = frag_b(0u, h, bc, SB_WIDE);
+            let a0 = frag_a(0u, ar, h);
+            c00 = coopMultiplyAdd(a0, b0, c00);
+        }
+    }
+    let row0 = tr + ar;
+    let col0 = tc + bc;
+    store_4x4(c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33, row0, col0);
+}
+
+// SCRATCH: the staged tiles' global loads alone (no workgroup memory, no barriers).
+@compute @workgroup_size(256)
+fn main_x_ld16(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_index) li: u32) {
+    let tr = wg.y * 128u;
+    let tc = wg.x * 256u;
+    var x = vec4<u32>();
+    for (var k0 = 0u; k0 < dims.k; k0 += BK) {
+        x ^= tile_a8(tr, k0, li);
+        x ^= tile_a8(tr, k0, li + 256u);
+        x ^= tile_b8(k0, tc, li);
+        x ^= tile_b8(k0, tc, li + 256u);
+        x ^= tile_b8(k0, tc, li + 512u);
+        x ^= tile_b8(k0, tc, li + 768u);
+    }
+    c[(tr + li / 2u) * dims.n + tc + li % 2u] = bitcast<f32>(x.x ^ x.y ^ x.z ^ x.w);
+}
+
+// SCRATCH: k steps of 48 (16-byte staging): A tile 128×48 (rows of 12 quads + 2), B tile 48×256.
+const BK48: u32 = 48u;
+const SA48: u32 = 14u;
+var<workgroup> sa48: array<vec4<f16>, 1792>;
+var<workgroup> sb48: array<vec4<f16>, 3168>;
+
+fn tile_a48(tr: u32, k0: u32, e: u32) -> vec4<u32> {
+    return a8[(tr + e / 6u) * (dims.k / 8u) + k0 / 8u + e % 6u];
+}
+
+fn stage_a48(e: u32, v: vec4<u32>) {
+    let at = (e / 6u) * SA48 + 2u * (e % 6u);
+    sa48[at] = half4(v.x, v.y);
+    sa48[at + 1u] = half4(v.z, v.w);
+}
+
+fn stage_b48(e: u32, v: vec4<u32>) {
+    let at = (e / 32u) * SB_WIDE + 2u * (e % 32u);
+    sb48[at] = half4(v.x, v.y);
+    sb48[at + 1u] = half4(v.z, v.w);
+}
+
+fn frag_a48(row: u32, h: u32) -> FragA {
+    let i = row * SA48 + 4u * h;
+    let stride = SA48;
+    return coopLoadT<FragA>(&sa48[i], stride);
+}
+
+fn frag_b48(h: u32, col: u32) -> FragB {
+    let i = 16u * h * SB_WIDE + col / 4u;
+    let stride = SB_WIDE;
+    return coopLoadT<FragB>(&sb48[i], stride);
+}
+
+@compute @workgroup_size(256)
+fn main_x_pf48(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_index) li: u32) {
+    let s = li / 32u;
+    let tr = wg.y * 128u;
+    let tc = wg.x * 256u;
+    let ar = (s / 4u) * 64u;
+    let bc = (s % 4u) * 64u;
+    var c00 = Acc();
+    var c01 = Acc();
+    var c02 = Acc();
+    var c03 = Acc();
+    var c10 = Acc();
+    var c11 = Acc();
+    var c12 = Acc();
+    var c13 = Acc();
+    var c20 = Acc();
+    var c21 = Acc();
+    var c22 = Acc();
+    var c23 = Acc();
+    var c30 = Acc();
+    var c31 = Acc();
+    var c32 = Acc();
+    var c33 = Acc();
+    var pa0 = tile_a48(tr, 0u, li + 0u);
+    var pa1 = tile_a48(tr, 0u, li + 256u);
+    var pa2 = tile_a48(tr, 0u, li + 512u);
+    var pb0 = tile_b8(0u, tc, li + 0u);
+    var pb1 = tile_b8(0u, tc, li + 256u);
+    var pb2 = tile_b8(0u, tc, li + 512u);
+    var pb3 = tile_b8(0u, tc, li + 768u);
+    var pb4 = tile_b8(0u, tc, li + 1024u);
+    var pb5 = tile_b8(0u, tc, li + 1280u);
+    for (var k0 = 0u; k0 < dims.k; k0 += BK48) {
+        workgroupBarrier();
+        stage_a48(li + 0u, pa0);
+        stage_a48(li + 256u, pa1);
+        stage_a48(li + 512u, pa2);
+        stage_b48(li + 0u, pb0);
+        stage_b48(li + 256u, pb1);
+        stage_b48(li + 512u, pb2);
+        stage_b48(li + 768u, pb3);
+        stage_b48(li + 1024u, pb4);
+        stage_b48(li + 1280u, pb5);
+        workgroupBarrier();
+        let kn = min(k0 + BK48, dims.k - BK48);
+        pa0 = tile_a48(tr, kn, li + 0u);
+        pa1 = tile_a48(tr, kn, li + 256u);
+        pa2 = tile_a48(tr, kn, li + 512u);
+        pb0 = tile_b8(kn, tc, li + 0u);
+        pb1 = tile_b8(kn, tc, li + 256u);
+        pb2 = tile_b8(kn, tc, li + 512u);
+        pb3 = tile_b8(kn, tc, li + 768u);
+        pb4 = tile_b8(kn, tc, li + 1024u);
+        pb5 = tile_b8(kn, tc, li + 1280u);
+        for (var h = 0u; h < 3u; h++) {
+            let b0 = frag_b48(h, bc);
+            let b1 = frag_b48(h, bc + 16u);
+            let b2 = frag_b48(h, bc + 32u);
+            let b3 = frag_b48(h, bc + 48u);
+            let a0 = frag_a48(ar, h);
+            let a1 = frag_a48(ar + 16u, h);
+            let a2 = frag_a48(ar + 32u, h);
+            let a3 = frag_a48(ar + 48u, h);
+            c00 = coopMultiplyAdd(a0, b0, c00);
+            c01 = coopMultiplyAdd(a0, b1, c01);
+            c02 = coopMultiplyAdd(a0, b2, c02);
+            c03 = coopMultiplyAdd(a0, b3, c03);
+            c10 = coopMultiplyAdd(a1, b0, c10);
+            c11 = coopMultiplyAdd(a1, b1, c11);
+            c12 = coopMultiplyAdd(a1, b2, c12);
+            c13 = coopMultiplyAdd(a1, b3, c13);
+            c20 = coopMultiplyAdd(a2, b0, c20);
+            c21 = coopMultiplyAdd(a2, b1, c21);
+            c22 = coopMultiplyAdd(a2, b2, c22);
+            c23 = coopMultiplyAdd(a2, b3, c23);
+            c30 = coopMultiplyAdd(a3, b0, c30);
+            c31 = coopMultiplyAdd(a3, b1, c31);
+            c32 = coopMultiplyAdd(a3, b2, c32);
+            c33 = coopMultiplyAdd(a3, b3, c33);
+        }
+    }
+    let row0 = tr + ar;
+    let col0 = tc + bc;
+    store_4x4(c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33, row0, col0);
+}
+
+// SCRATCH: loads two steps ahead, consumed two steps later, a barrier after each step.
+@compute @workgroup_size(256)
+fn main_x_ld16_bar2(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_index) li: u32) {
+    let tr = wg.y * 128u;
+    let tc = wg.x * 256u;
+    var x = vec4<u32>();
+    var p0 = tile_a8(tr, 0u, li);
+    var p1 = tile_b8(0u, tc, li);
+    var p2 = tile_b8(0u, tc, li + 512u);
+    var q0 = tile_a8(tr, BK, li);
+    var q1 = tile_b8(BK, tc, li);
+    var q2 = tile_b8(BK, tc, li + 512u);
+    for (var k0 = 0u; k0 < dims.k; k0 += 2u * BK) {
+        x ^= p0 ^ p1 ^ p2;
+        let kp = min(k0 + 2u * BK, dims.k - BK);
+        p0 = tile_a8(tr, kp, li);
+        p1 = tile_b8(kp, tc, li);
+        p2 = tile_b8(kp, tc, li + 512u);
+        workgroupBarrier();
+        x ^= q0 ^ q1 ^ q2;
+        let kq = min(k0 + 3u * BK, dims.k - BK);
+        q0 = tile_a8(tr, kq, li);
+        q1 = tile_b8(kq, tc, li);
+        q2 = tile_b8(kq, tc, li + 512u);
+        workgroupBarrier();
+    }
+    c[(tr + li / 2u) * dims.n + tc + li % 2u] = bitcast<f32>(x.x ^ x.y ^ x.z ^ x.w);
+}
+
+// SCRATCH: loads two steps ahead, consumed two steps later, no barrier.
+@compute @workgroup_size(256)
+fn main_x_ld16_nobar2(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_index) li: u32) {
+    let tr = wg.y * 128u;
+    let tc = wg.x * 256u;
+    var x = vec4<u32>();
+    var p0 = tile_a8(tr, 0u, li);
+    var p1 = tile_b8(0u, tc, li);
+    var p2 = tile_b8(0u, tc, li + 512u);
+    var q0 = tile_a8(tr, BK, li);
+    var q1 = tile_b8(BK, tc, li);
+    var q2 = tile_b8(BK, tc, li + 512u);
+    for (var k0 = 0u; k0 < dims.k; k0 += 2u * BK) {
+        x ^= p0 ^ p1 ^ p2;
+        let kp = min(k0 + 2u * BK, dims.k - BK);
+        p0 = tile_a8(tr, kp, li);
+        p1 = tile_b8(kp, tc, li);
+        p2 = tile_b8(kp, tc, li + 512u);
+        x ^= q0 ^ q1 ^ q2;
+        let kq = min(k0 + 3u * BK, dims.k - BK);
+        q0 = tile_a8(tr, kq, li);
+        q1 = tile_b8(kq, tc, li);
+        q2 = tile_b8(kq, tc, li + 512u);
+    }
+    c[(tr + li / 2u) * dims.n + tc + li % 2u] = bitcast<f32>(x.x ^ x.y ^ x.z ^ x.w);
+}
+
+// SCRATCH: pf48 orderings.
+
+@compute @workgroup_size(256)
+fn main_x_pf48a(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_index) li: u32) {
+    let s = li / 32u;
+    let tr = wg.y * 128u;
+    let tc = wg.x * 256u;
+    let ar = (s / 4u) * 64u;
+    let bc = (s % 4u) * 64u;
+    var c00 = Acc();
+    var c01 = Acc();
+    var c02 = Acc();
+    var c03 = Acc();
+    var c10 = Acc();
+    var c11 = Acc();
+    var c12 = Acc();
+    var c13 = Acc();
+    var c20 = Acc();
+    var c21 = Acc();
+    var c22 = Acc();
+    var c23 = Acc();
+    var c30 = Acc();
+    var c31 = Acc();
+    var c32 = Acc();
+    var c33 = Acc();
+    var pa0 = tile_a48(tr, 0u, li + 0u);
+    var pa1 = tile_a48(tr, 0u, li + 256u);
+    var pa2 = tile_a48(tr, 0u, li + 512u);
+    var pb0 = tile_b8(0u, tc, li + 0u);
+    var pb1 = tile_b8(0u, tc, li + 256u);
+    var pb2 = tile_b8(0u, tc, li + 512u);
+    var pb3 = tile_b8(0u, tc, li + 768u);
+    var pb4 = tile_b8(0u, tc, li + 1024u);
+    var pb5 = tile_b8(0u, tc, li + 1280u);
+    for (var k0 = 0u; k0 < dims.k; k0 += BK48) {
+        workgroupBarrier();
+        stage_a48(li + 0u, pa0);
+        stage_a48(li + 256u, pa1);
+        stage_a48(li + 512u, pa2);
+        stage_b48(li + 0u, pb0);
+        stage_b48(li + 256u, pb1);
+        stage_b48(li + 512u, pb2);
+        stage_b48(li + 768u, pb3);
+        stage_b48(li + 1024u, pb4);
+        stage_b48(li + 1280u, pb5);
+        workgroupBarrier();
+        let kn = min(k0 + BK48, dims.k - BK48);
+        pa0 = tile_a48(tr, kn, li + 0u);
+        pa1 = tile_a48(tr, kn, li + 256u);
+        pa2 = tile_a48(tr, kn, li + 512u);
+        pb0 = tile_b8(kn, tc, li + 0u);
+        pb1 = tile_b8(kn, tc, li + 256u);
+        pb2 = tile_b8(kn, tc, li + 512u);
+        pb3 = tile_b8(kn, tc, li + 768u);
+        pb4 = tile_b8(kn, tc, li + 1024u);
+        pb5 = tile_b8(kn, tc, li + 1280u);
+        let b0_0 = frag_b48(0u, bc);
+        let b1_0 = frag_b48(0u, bc + 16u);
+        let b2_0 = frag_b48(0u, bc + 32u);
+        let b3_0 = frag_b48(0u, bc + 48u);
+        let a0_0 = frag_a48(ar, 0u);
+        let a1_0 = frag_a48(ar + 16u, 0u);
+        let a2_0 = frag_a48(ar + 32u, 0u);
+        let a3_0 = frag_a48(ar + 48u, 0u);
+        c00 = coopMultiplyAdd(a0_0, b0_0, c00);
+        c01 = coopMultiplyAdd(a0_0, b1_0, c01);
+        c02 = coopMultiplyAdd(a0_0, b2_0, c02);
+        c03 = coopMultiplyAdd(a0_0, b3_0, c03);
+        c10 = coopMultiplyAdd(a1_0, b0_0, c10);
+        c11 = coopMultiplyAdd(a1_0, b1_0, c11);
+        c12 = coopMultiplyAdd(a1_0, b2_0, c12);
+        c13 = coopMultiplyAdd(a1_0, b3_0, c13);
+        c20 = coopMultiplyAdd(a2_0, b0_0, c20);
+        c21 = coopMultiplyAdd(a2_0, b1_0, c21);
+        c22 = coopMultiplyAdd(a2_0, b2_0, c22);
+        c23 = coopMultiplyAdd(a2_0, b3_0, c23);
+        c30 = coopMultiplyAdd(a3_0, b0_0, c30);
+        c31 = coopMultiplyAdd(a3_0, b1_0, c31);
+        c32 = coopMultiplyAdd(a3_0, b2_0, c32);
+        c33 = coopMultiplyAdd(a3_0, b3_0, c33);
+        let b0_1 = frag_b48(1u, bc);
+        let b1_1 = frag_b48(1u, bc + 16u);
+        let b2_1 = frag_b48(1u, bc + 32u);
+        let b3_1 = frag_b48(1u, bc + 48u);
+        let a0_1 = frag_a48(ar, 1u);
+        let a1_1 = frag_a48(ar + 16u, 1u);
+        let a2_1 = frag_a48(ar + 32u, 1u);
+        let a3_1 = frag_a48(ar + 48u, 1u);
+        c00 = coopMultiplyAdd(a0_1, b0_1, c00);
+        c01 = coopMultiplyAdd(a0_1, b1_1, c01);
+        c02 = coopMultiplyAdd(a0_1, b2_1, c02);
+        c03 = coopMultiplyAdd(a0_1, b3_1, c03);
+        c10 = coopMultiplyAdd(a1_1, b0_1, c10);
+        c11 = coopMultiplyAdd(a1_1, b1_1, c11);
+        c12 = coopMultiplyAdd(a1_1, b2_1, c12);
+        c13 = coopMultiplyAdd(a1_1, b3_1, c13);
+        c20 = coopMultiplyAdd(a2_1, b0_1, c20);
+        c21 = coopMultiplyAdd(a2_1, b1_1, c21);
+        c22 = coopMultiplyAdd(a2_1, b2_1, c22);
+        c23 = coopMultiplyAdd(a2_1, b3_1, c23);
+        c30 = coopMultiplyAdd(a3_1, b0_1, c30);
+        c31 = coopMultiplyAdd(a3_1, b1_1, c31);
+        c32 = coopMultiplyAdd(a3_1, b2_1, c32);
+        c33 = coopMultiplyAdd(a3_1, b3_1, c33);
+        let b0_2 = frag_b48(2u, bc);
+        let b1_2 = frag_b48(2u, bc + 16u);
+        let b2_2 = frag_b48(2u, bc + 32u);
+        let b3_2 = frag_b48(2u, bc + 48u);
+        let a0_2 = frag_a48(ar, 2u);
+        let a1_2 = frag_a48(ar + 16u, 2u);
+        let a2_2 = frag_a48(ar + 32u, 2u);
+        let a3_2 = frag_a48(ar + 48u, 2u);
+        c00 = coopMultiplyAdd(a0_2, b0_2, c00);
+        c01 = coopMultiplyAdd(a0_2, b1_2, c01);
+        c02 = coopMultiplyAdd(a0_2, b2_2, c02);
+        c03 = coopMultiplyAdd(a0_2, b3_2, c03);
+        c10 = coopMultiplyAdd(a1_2, b0_2, c10);
+        c11 = coopMultiplyAdd(a1_2, b1_2, c11);
+        c12 = coopMultiplyAdd(a1_2, b2_2, c12);
+        c13 = coopMultiplyAdd(a1_2, b3_2, c13);
+        c20 = coopMultiplyAdd(a2_2, b0_2, c20);
+        c21 = coopMultiplyAdd(a2_2, b1_2, c21);
+        c22 = coopMultiplyAdd(a2_2, b2_2, c22);
+        c23 = coopMultiplyAdd(a2_2, b3_2, c23);
+        c30 = coopMultiplyAdd(a3_2, b0_2, c30);
+        c31 = coopMultiplyAdd(a3_2, b1_2, c31);
+        c32 = coopMultiplyAdd(a3_2, b2_2, c32);
+        c33 = coopMultiplyAdd(a3_2, b3_2, c33);
+    }
+    let row0 = tr + ar;
+    let col0 = tc + bc;
+    store_4x4(c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33, row0, col0);
+}
+
+@compute @workgroup_size(256)
+fn main_x_pf48b(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_index) li: u32) {
+    let s = li / 32u;
+    let tr = wg.y * 128u;
+    let tc = wg.x * 256u;
+    let ar = (s / 4u) * 64u;
+    let bc = (s % 4u) * 64u;
+    var c00 = Acc();
+    var c01 = Acc();
+    var c02 = Acc();
+    var c03 = Acc();
+    var c10 = Acc();
+    var c11 = Acc();
+    var c12 = Acc();
+    var c13 = Acc();
+    var c20 = Acc();
+    var c21 = Acc();
+    var c22 = Acc();
+    var c23 = Acc();
+    var c30 = Acc();
+    var c31 = Acc();
+    var c32 = Acc();
+    var c33 = Acc();
+    var pa0 = tile_a48(tr, 0u, li + 0u);
+    var pa1 = tile_a48(tr, 0u, li + 256u);
+    var pa2 = tile_a48(tr, 0u, li + 512u);
+    var pb0 = tile_b8(0u, tc, li + 0u);
+    var pb1 = tile_b8(0u, tc, li + 256u);
+    var pb2 = tile_b8(0u, tc, li + 512u);
+    var pb3 = tile_b8(0u, tc, li + 768u);
+    var pb4 = tile_b8(0u, tc, li + 1024u);
+    var pb5 = tile_b8(0u, tc, li + 1280u);
+    for (var k0 = 0u; k0 < dims.k; k0 += BK48) {
+        workgroupBarrier();
+        stage_a48(li + 0u, pa0);
+        stage_a48(li + 256u, pa1);
+        stage_a48(li + 512u, pa2);
+        stage_b48(li + 0u, pb0);
+        stage_b48(li + 256u, pb1);
+        stage_b48(li + 512u, pb2);
+        stage_b48(li + 768u, pb3);
+        stage_b48(li + 1024u, pb4);
+        stage_b48(li + 1280u, pb5);
+        let kn = min(k0 + BK48, dims.k - BK48);
+        pa0 = tile_a48(tr, kn, li + 0u);
+        pa1 = tile_a48(tr, kn, li + 256u);
+        pa2 = tile_a48(tr, kn, li + 512u);
+        pb0 = tile_b8(kn, tc, li + 0u);
+        pb1 = tile_b8(kn, tc, li + 256u);
+        pb2 = tile_b8(kn, tc, li + 512u);
+        pb3 = tile_b8(kn, tc, li + 768u);
+        pb4 = tile_b8(kn, tc, li + 1024u);
+        pb5 = tile_b8(kn, tc, li + 1280u);
+        workgroupBarrier();
+        for (var h = 0u; h < 3u; h++) {
+            let b0 = frag_b48(h, bc);
+            let b1 = frag_b48(h, bc + 16u);
+            let b2 = frag_b48(h, bc + 32u);
+            let b3 = frag_b48(h, bc + 48u);
+            let a0 = frag_a48(ar, h);
+            let a1 = frag_a48(ar + 16u, h);
+            let a2 = frag_a48(ar + 32u, h);
+            let a3 = frag_a48(ar + 48u, h);
+            c00 = coopMultiplyAdd(a0, b0, c00);
+            c01 = coopMultiplyAdd(a0, b1, c01);
+            c02 = coopMultiplyAdd(a0, b2, c02);
+            c03 = coopMultiplyAdd(a0, b3, c03);
+            c10 = coopMultiplyAdd(a1, b0, c10);
+            c11 = coopMultiplyAdd(a1, b1, c11);
+            c12 = coopMultiplyAdd(a1, b2, c12);
+            c13 = coopMultiplyAdd(a1, b3, c13);
+            c20 = coopMultiplyAdd(a2, b0, c20);
+            c21 = coopMultiplyAdd(a2, b1, c21);
+            c22 = coopMultiplyAdd(a2, b2, c22);
+            c23 = coopMultiplyAdd(a2, b3, c23);
+            c30 = coopMultiplyAdd(a3, b0, c30);
+            c31 = coopMultiplyAdd(a3, b1, c31);
+            c32 = coopMultiplyAdd(a3, b2, c32);
+            c33 = coopMultiplyAdd(a3, b3, c33);
+        }
+    }
+    let row0 = tr + ar;
+    let col0 = tc + bc;
+    store_4x4(c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33, row0, col0);
+}
+
+@compute @workgroup_size(256)
+fn main_x_pf48c(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_index) li: u32) {
+    let s = li / 32u;
+    let tr = wg.y * 128u;
+    let tc = wg.x * 256u;
+    let ar = (s / 4u) * 64u;
+    let bc = (s % 4u) * 64u;
+    var c00 = Acc();
+    var c01 = Acc();
+    var c02 = Acc();
+    var c03 = Acc();
+    var c10 = Acc();
+    var c11 = Acc();
+    var c12 = Acc();
+    var c13 = Acc();
+    var c20 = Acc();
+    var c21 = Acc();
+    var c22 = Acc();
+    var c23 = Acc();
+    var c30 = Acc();
+    var c31 = Acc();
+    var c32 = Acc();
+    var c33 = Acc();
+    var pa0 = tile_a48(tr, 0u, li + 0u);
+    var pa1 = tile_a48(tr, 0u, li + 256u);
+    var pa2 = tile_a48(tr, 0u, li + 512u);
+    var pb0 = tile_b8(0u, tc, li + 0u);
+    var pb1 = tile_b8(0u, tc, li + 256u);
+    var pb2 = tile_b8(0u, tc, li + 512u);
+    var pb3 = tile_b8(0u, tc, li + 768u);
+    var pb4 = tile_b8(0u, tc, li + 1024u);
+    var pb5 = tile_b8(0u, tc, li + 1280u);
+    for (var k0 = 0u; k0 < dims.k; k0 += BK48) {
+        workgroupBarrier();
+        stage_a48(li + 0u, pa0);
+        stage_a48(li + 256u, pa1);
+        stage_a48(li + 512u, pa2);
+        stage_b48(li + 0u, pb0);
+        stage_b48(li + 256u, pb1);
+        stage_b48(li + 512u, pb2);
+        stage_b48(li + 768u, pb3);
+        stage_b48(li + 1024u, pb4);
+        stage_b48(li + 1280u, pb5);
+        workgroupBarrier();
+        let kn = min(k0 + BK48, dims.k - BK48);
+        pa0 = tile_a48(tr, kn, li + 0u);
+        pa1 = tile_a48(tr, kn, li + 256u);
+        pa2 = tile_a48(tr, kn, li + 512u);
+        let b0_0 = frag_b48(0u, bc);
+        let b1_0 = frag_b48(0u, bc + 16u);
+        let b2_0 = frag_b48(0u, bc + 32u);
+        let b3_0 = frag_b48(0u, bc + 48u);
+        let a0_0 = frag_a48(ar, 0u);
+        let a1_0 = frag_a48(ar + 16u, 0u);
+        let a2_0 = frag_a48(ar + 32u, 0u);
+        let a3_0 = frag_a48(ar + 48u, 0u);
+        c00 = coopMultiplyAdd(a0_0, b0_0, c00);
+        c01 = coopMultiplyAdd(a0_0, b1_0, c01);
+        c02 = coopMultiplyAdd(a0_0, b2_0, c02);
+        c03 = coopMultiplyAdd(a0_0, b3_0, c03);
+        c10 = coopMultiplyAdd(a1_0, b0_0, c10);
+        c11 = coopMultiplyAdd(a1_0, b1_0, c11);
+        c12 = coopMultiplyAdd(a1_0, b2_0, c12);
+        c13 = coopMultiplyAdd(a1_0, b3_0, c13);
+        c20 = coopMultiplyAdd(a2_0, b0_0, c20);
+        c21 = coopMultiplyAdd(a2_0, b1_0, c21);
+        c22 = coopMultiplyAdd(a2_0, b2_0, c22);
+        c23 = coopMultiplyAdd(a2_0, b3_0, c23);
+        c30 = coopMultiplyAdd(a3_0, b0_0, c30);
+        c31 = coopMultiplyAdd(a3_0, b1_0, c31);
+        c32 = coopMultiplyAdd(a3_0, b2_0, c32);
+        c33 = coopMultiplyAdd(a3_0, b3_0, c33);
+        pb0 = tile_b8(kn, tc, li + 0u);
+        pb1 = tile_b8(kn, tc, li + 256u);
+        pb2 = tile_b8(kn, tc, li + 512u);
+        let b0_1 = frag_b48(1u, bc);
+        let b1_1 = frag_b48(1u, bc + 16u);
+        let b2_1 = frag_b48(1u, bc + 32u);
+        let b3_1 = frag_b48(1u, bc + 48u);
+        let a0_1 = frag_a48(ar, 1u);
+        let a1_1 = frag_a48(ar + 16u, 1u);
+        let a2_1 = frag_a48(ar + 32u, 1u);
+        let a3_1 = frag_a48(ar + 48u, 1u);
+        c00 = coopMultiplyAdd(a0_1, b0_1, c00);
+        c01 = coopMultiplyAdd(a0_1, b1_1, c01);
+        c02 = coopMultiplyAdd(a0_1, b2_1, c02);
+        c03 = coopMultiplyAdd(a0_1, b3_1, c03);
+        c10 = coopMultiplyAdd(a1_1, b0_1, c10);
+        c11 = coopMultiplyAdd(a1_1, b1_1, c11);
+        c12 = coopMultiplyAdd(a1_1, b2_1, c12);
+        c13 = coopMultiplyAdd(a1_1, b3_1, c13);
+        c20 = coopMultiplyAdd(a2_1, b0_1, c20);
+        c21 = coopMultiplyAdd(a2_1, b1_1, c21);
+        c22 = coopMultiplyAdd(a2_1, b2_1, c22);
+        c23 = coopMultiplyAdd(a2_1, b3_1, c23);
+        c30 = coopMultiplyAdd(a3_1, b0_1, c30);
+        c31 = coopMultiplyAdd(a3_1, b1_1, c31);
+        c32 = coopMultiplyAdd(a3_1, b2_1, c32);
+        c33 = coopMultiplyAdd(a3_1, b3_1, c33);
+        pb3 = tile_b8(kn, tc, li + 768u);
+        pb4 = tile_b8(kn, tc, li + 1024u);
+        pb5 = tile_b8(kn, tc, li + 1280u);
+        let b0_2 = frag_b48(2u, bc);
+        let b1_2 = frag_b48(2u, bc + 16u);
+        let b2_2 = frag_b48(2u, bc + 32u);
+        let b3_2 = frag_b48(2u, bc + 48u);
+        let a0_2 = frag_a48(ar, 2u);
+        let a1_2 = frag_a48(ar + 16u, 2u);
+        let a2_2 = frag_a48(ar + 32u, 2u);
+        let a3_2 = frag_a48(ar + 48u, 2u);
+        c00 = coopMultiplyAdd(a0_2, b0_2, c00);
+        c01 = coopMultiplyAdd(a0_2, b1_2, c01);
+        c02 = coopMultiplyAdd(a0_2, b2_2, c02);
+        c03 = coopMultiplyAdd(a0_2, b3_2, c03);
+        c10 = coopMultiplyAdd(a1_2, b0_2, c10);
+        c11 = coopMultiplyAdd(a1_2, b1_2, c11);
+        c12 = coopMultiplyAdd(a1_2, b2_2, c12);
+        c13 = coopMultiplyAdd(a1_2, b3_2, c13);
+        c20 = coopMultiplyAdd(a2_2, b0_2, c20);
+        c21 = coopMultiplyAdd(a2_2, b1_2, c21);
+        c22 = coopMultiplyAdd(a2_2, b2_2, c22);
+        c23 = coopMultiplyAdd(a2_2, b3_2, c23);
+        c30 = coopMultiplyAdd(a3_2, b0_2, c30);
+        c31 = coopMultiplyAdd(a3_2, b1_2, c31);
+        c32 = coopMultiplyAdd(a3_2, b2_2, c32);
+        c33 = coopMultiplyAdd(a3_2, b3_2, c33);
+    }
+    let row0 = tr + ar;
+    let col0 = tc + bc;
+    store_4x4(c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33, row0, col0);
+}
+
+// SCRATCH: 128×128 tiles, k steps of 64, 16-byte staging, 4 subgroups (two workgroups per SM).
+var<workgroup> sa64: array<vec4<f16>, 2304>;
+var<workgroup> sb64: array<vec4<f16>, 2176>;
+
+fn tile_a64(tr: u32, k0: u32, e: u32) -> vec4<u32> {
+    return a8[(tr + e / 8u) * (dims.k / 8u) + k0 / 8u + e % 8u];
+}
+
+fn tile_b64(k0: u32, tc: u32, e: u32) -> vec4<u32> {
+    return b8[(k0 + e / 16u) * (dims.n / 8u) + tc / 8u + e % 16u];
+}
+
+fn stage_a64(e: u32, v: vec4<u32>) {
+    let at = (e / 8u) * 18u + 2u * (e % 8u);
+    sa64[at] = half4(v.x, v.y);
+    sa64[at + 1u] = half4(v.z, v.w);
+}
+
+fn stage_b64(e: u32, v: vec4<u32>) {
+    let at = (e / 16u) * 34u + 2u * (e % 16u);
+    sb64[at] = half4(v.x, v.y);
+    sb64[at + 1u] = half4(v.z, v.w);
+}
+
+fn frag_a64(row: u32, h: u32) -> FragA {
+    let i = row * 18u + 4u * h;
+    let stride = 18u;
+    return coopLoadT<FragA>(&sa64[i], stride);
+}
+
+fn frag_b64(h: u32, col: u32) -> FragB {
+    let i = 16u * h * 34u + col / 4u;
+    let stride = 34u;
+    return coopLoadT<FragB>(&sb64[i], stride);
+}
+
+@compute @workgroup_size(128)
+fn main_x_k64(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_index) li: u32) {
+    let s = li / 32u;
+    let tr = wg.y * 128u;
+    let tc = wg.x * 128u;
+    let ar = (s / 2u) * 64u;
+    let bc = (s % 2u) * 64u;
+    var c00 = Acc();
+    var c01 = Acc();
+    var c02 = Acc();
+    var c03 = Acc();
+    var c10 = Acc();
+    var c11 = Acc();
+    var c12 = Acc();
+    var c13 = Acc();
+    var c20 = Acc();
+    var c21 = Acc();
+    var c22 = Acc();
+    var c23 = Acc();
+    var c30 = Acc();
+    var c31 = Acc();
+    var c32 = Acc();
+    var c33 = Acc();
+    var pa0 = tile_a64(tr, 0u, li + 0u);
+    var pa1 = tile_a64(tr, 0u, li + 128u);
+    var pa2 = tile_a64(tr, 0u, li + 256u);
+    var pa3 = tile_a64(tr, 0u, li + 384u);
+    var pa4 = tile_a64(tr, 0u, li + 512u);
+    var pa5 = tile_a64(tr, 0u, li + 640u);
+    var pa6 = tile_a64(tr, 0u, li + 768u);
+    var pa7 = tile_a64(tr, 0u, li + 896u);
+    var pb0 = tile_b64(0u, tc, li + 0u);
+    var pb1 = tile_b64(0u, tc, li + 128u);
+    var pb2 = tile_b64(0u, tc, li + 256u);
+    var pb3 = tile_b64(0u, tc, li + 384u);
+    var pb4 = tile_b64(0u, tc, li + 512u);
+    var pb5 = tile_b64(0u, tc, li + 640u);
+    var pb6 = tile_b64(0u, tc, li + 768u);
+    var pb7 = tile_b64(0u, tc, li + 896u);
+    for (var k0 = 0u; k0 < dims.k; k0 += 64u) {
+        workgroupBarrier();
+        stage_a64(li + 0u, pa0);
+        stage_a64(li + 128u, pa1);
+        stage_a64(li + 256u, pa2);
+        stage_a64(li + 384u, pa3);
+        stage_a64(li + 512u, pa4);
+        stage_a64(li + 640u, pa5);
+        stage_a64(li + 768u, pa6);
+        stage_a64(li + 896u, pa7);
+        stage_b64(li + 0u, pb0);
+        stage_b64(li + 128u, pb1);
+        stage_b64(li + 256u, pb2);
+        stage_b64(li + 384u, pb3);
+        stage_b64(li + 512u, pb4);
+        stage_b64(li + 640u, pb5);
+        stage_b64(li + 768u, pb6);
+        stage_b64(li + 896u, pb7);
+        workgroupBarrier();
+        let kn = min(k0 + 64u, dims.k - 64u);
+        pa0 = tile_a64(tr, kn, li + 0u);
+        pa1 = tile_a64(tr, kn, li + 128u);
+        pa2 = tile_a64(tr, kn, li + 256u);
+        pa3 = tile_a64(tr, kn, li + 384u);
+        pa4 = tile_a64(tr, kn, li + 512u);
+        pa5 = tile_a64(tr, kn, li + 640u);
+        pa6 = tile_a64(tr, kn, li + 768u);
+        pa7 = tile_a64(tr, kn, li + 896u);
+        pb0 = tile_b64(kn, tc, li + 0u);
+        pb1 = tile_b64(kn, tc, li + 128u);
+        pb2 = tile_b64(kn, tc, li + 256u);
+        pb3 = tile_b64(kn, tc, li + 384u);
+        pb4 = tile_b64(kn, tc, li + 512u);
+        pb5 = tile_b64(kn, tc, li + 640u);
+        pb6 = tile_b64(kn, tc, li + 768u);
+        pb7 = tile_b64(kn, tc, li + 896u);
+        for (var h = 0u; h < 4u; h++) {
+            let b0 = frag_b64(h, bc);
+            let b1 = frag_b64(h, bc + 16u);
+            let b2 = frag_b64(h, bc + 32u);
+            let b3 = frag_b64(h, bc + 48u);
+            let a0 = frag_a64(ar, h);
+            let a1 = frag_a64(ar + 16u, h);
+            let a2 = frag_a64(ar + 32u, h);
+            let a3 = frag_a64(ar + 48u, h);
+            c00 = coopMultiplyAdd(a0, b0, c00);
+            c01 = coopMultiplyAdd(a0, b1, c01);
+            c02 = coopMultiplyAdd(a0, b2, c02);
+            c03 = coopMultiplyAdd(a0, b3, c03);
+            c10 = coopMultiplyAdd(a1, b0, c10);
+            c11 = coopMultiplyAdd(a1, b1, c11);
+            c12 = coopMultiplyAdd(a1, b2, c12);
+            c13 = coopMultiplyAdd(a1, b3, c13);
+            c20 = coopMultiplyAdd(a2, b0, c20);
+            c21 = coopMultiplyAdd(a2, b1, c21);
+            c22 = coopMultiplyAdd(a2, b2, c22);
+            c23 = coopMultiplyAdd(a2, b3, c23);
+            c30 = coopMultiplyAdd(a3, b0, c30);
+            c31 = coopMultiplyAdd(a3, b1, c31);
+            c32 = coopMultiplyAdd(a3, b2, c32);
+            c33 = coopMultiplyAdd(a3, b3, c33);
+        }
+    }
+    let row0 = tr + ar;
+    let col0 = tc + bc;
+    store_4x4(c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33, row0, col0);
+}

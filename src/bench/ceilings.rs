@@ -10,6 +10,13 @@ use crate::gpu::timer::{Clock, Span};
 use serde::{Deserialize, Serialize};
 
 const SHADER: &str = include_str!("../../shaders/ceilings.wgsl");
+/// The tensor-core ceiling's shader, apart because it needs `enable wgpu_cooperative_matrix`.
+const SHADER_MMA: &str = include_str!("../../shaders/ceiling_mma.wgsl");
+
+/// Flops per step of `cs_mma` per subgroup: 16 multiply-adds of 16×16×16 fragments.
+const MMA_FLOPS_PER_STEP: f64 = 16.0 * 2.0 * 16.0 * 16.0 * 16.0;
+/// Subgroups per `cs_mma` workgroup (128 invocations, subgroups of 32).
+const MMA_SUBGROUPS: u32 = 4;
 
 /// Flops per step of `fma_chains` in the shader (one FMA on each of 16 vec4 chains); its
 /// `iterations` (steps) must be a multiple of 4, the steps in its loop body.
@@ -62,9 +69,11 @@ pub fn theoretical(adapter: &str, name: &str) -> Option<(f64, &'static str)> {
     }
     const FP32: &str = "132 SMs x 128 FP32 lanes x 2 flops x 1.98 GHz (NVIDIA H100 architecture whitepaper, table 3)";
     const PCIE: &str = "PCIe Gen5 x16: 32 GT/s x 16 lanes x 128/130 (PCIe 5.0 specification)";
+    const TENSOR: &str = "132 SMs x 4 tensor cores x 512 f16 FMAs per clock x 2 flops x 1.83 GHz: 989.4 TFLOP/s dense FP16 with FP32 accumulate (NVIDIA H100 architecture whitepaper); Hopper reaches it through its asynchronous warpgroup MMA (wgmma), which Vulkan does not expose";
     const FRAG: &str = "4 SMs x 128 FP32 lanes x 2 flops x 1.98 GHz: pixel shaders on 4 of the 132 SMs, the hypothesis the measured fragment/compute ratio fits (docs/performance.md), not a published figure";
     match name {
         "compute-fma" => Some((66_908.0, FP32)),
+        "tensor-mma" => Some((989_400.0, TENSOR)),
         "fragment-fma" => Some((4.0 * 128.0 * 2.0 * 1.98, FRAG)),
         "copy-d2d" => Some((
             3_350.0 / 2.0,
@@ -99,6 +108,7 @@ struct Sizes {
     fma_iterations: u32,
     blend_layers: u32,
     fetch_iterations: u32,
+    mma_iterations: u32,
     copy_bytes: u64,
     repeats: usize,
 }
@@ -111,6 +121,7 @@ fn sizes(ctx: &GpuContext, quick: bool) -> Sizes {
             fma_iterations: 32,
             blend_layers: 16,
             fetch_iterations: 32,
+            mma_iterations: 16,
             copy_bytes: 16 << 20,
             repeats: 3,
         }
@@ -120,6 +131,7 @@ fn sizes(ctx: &GpuContext, quick: bool) -> Sizes {
             fma_iterations: 512,
             blend_layers: 256,
             fetch_iterations: 256,
+            mma_iterations: 256,
             copy_bytes: 512 << 20,
             repeats: 5,
         }
@@ -170,6 +182,40 @@ pub fn measure(ctx: &GpuContext, quick: bool) -> Result<Ceilings> {
         ),
         clock,
     ));
+
+    // Tensor cores, where the adapter runs `coop`: its fragments multiplied and added in
+    // registers, no memory in the way.
+    if crate::methods::coop::supported(ctx).is_ok() {
+        let groups = 8192u32.min(ctx.limits.max_compute_workgroups_per_dimension);
+        let params = params_buffer(ctx, s.mma_iterations);
+        let dispatch = dispatch_mma(ctx, &params, groups)?;
+        let (ms, clock) = best(ctx, s.repeats, &dispatch)?;
+        let flops = groups as f64 * MMA_SUBGROUPS as f64 * s.mma_iterations as f64 * MMA_FLOPS_PER_STEP;
+        if std::env::var("SCRATCH_MMA").is_ok() {
+            for (gr, it) in [(1056u32, 256u32), (2112, 256), (8192, 64), (8192, 512)] {
+                let p = params_buffer(ctx, it);
+                let d = dispatch_mma(ctx, &p, gr)?;
+                let (ms, _) = best(ctx, s.repeats, &d)?;
+                eprintln!("SCRATCH cs_mma groups {gr} it {it}: {:.1} GFLOP/s", gr as f64 * 4.0 * it as f64 * MMA_FLOPS_PER_STEP / ms / 1e6);
+                let module = unsafe { ctx.shader_trusted("ceiling_mma.wgsl", SHADER_MMA) }?;
+                let sink = ctx.device.create_buffer(&wgpu::BufferDescriptor { label: None, size: 4096 * 4, usage: wgpu::BufferUsages::STORAGE, mapped_at_creation: false });
+                let src = ctx.device.create_buffer(&wgpu::BufferDescriptor { label: None, size: 4096, usage: wgpu::BufferUsages::STORAGE, mapped_at_creation: false });
+                let d = compute_dispatch(ctx, &module, "cs_mma_smem", &[&p, &src, &sink], gr)?;
+                let (ms, _) = best(ctx, s.repeats, &d)?;
+                eprintln!("SCRATCH cs_mma_smem groups {gr} it {it}: {:.1} GFLOP/s", gr as f64 * 8.0 * it as f64 * 2.0 * MMA_FLOPS_PER_STEP / ms / 1e6);
+            }
+        }
+        out.push(ceiling(
+            "tensor-mma",
+            flops / ms / 1e6,
+            "GFLOP/s",
+            format!(
+                "{groups} workgroups x {MMA_SUBGROUPS} subgroups x {} steps x 16 multiply-adds of 16x16x16 f16 fragments into f32 (cooperative matrices, as coop), operands in registers",
+                s.mma_iterations
+            ),
+            clock,
+        ));
+    }
 
     // Additive blend into R32Float: side² fragments per layer, `blend_layers` layers, at the full
     // side and at a half and a quarter of it with 4 and 16 times the layers (the same fragments),
@@ -471,42 +517,85 @@ fn dispatch_fma<'a>(
     module: &wgpu::ShaderModule,
     params: &wgpu::Buffer,
     groups: u32,
-) -> Result<impl Fn() -> Result<()> + 'a> {
-    let (pipeline, bg) = ctx.scoped("ceiling cs_fma", || {
-        let sink = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+) -> Result<impl Fn() -> Result<()> + use<'a>> {
+    let sink = ctx.scoped("ceiling cs_fma", || {
+        Ok(ctx.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("fma sink"),
             size: groups as u64 * 256 * 4,
             usage: wgpu::BufferUsages::STORAGE,
             mapped_at_creation: false,
+        }))
+    })?;
+    compute_dispatch(ctx, module, "cs_fma", &[params, &sink], groups)
+}
+
+/// The tensor-core dispatch: `groups` workgroups of `cs_mma` (shaders/ceiling_mma.wgsl).
+fn dispatch_mma<'a>(
+    ctx: &'a GpuContext,
+    params: &wgpu::Buffer,
+    groups: u32,
+) -> Result<impl Fn() -> Result<()> + use<'a>> {
+    // SAFETY: the shader's only indices are fragments 0..8 of `src` (2048 f16) and 0..16 of
+    // `sink` (4096 f32), the sizes made here; its loop runs `params.iterations` steps.
+    let module = unsafe { ctx.shader_trusted("ceiling_mma.wgsl", SHADER_MMA) }?;
+    let (src, sink) = ctx.scoped("ceiling cs_mma", || {
+        let src = crate::gpu::buffer::create_buffer_init(
+            &ctx.device,
+            &wgpu::util::BufferInitDescriptor {
+                label: Some("mma src"),
+                contents: bytemuck::cast_slice(&[half::f16::from_f32(0.01); 2048]),
+                usage: wgpu::BufferUsages::STORAGE,
+            },
+        );
+        let sink = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("mma sink"),
+            size: 4096 * 4,
+            usage: wgpu::BufferUsages::STORAGE,
+            mapped_at_creation: false,
         });
+        Ok((src, sink))
+    })?;
+    compute_dispatch(ctx, &module, "cs_mma", &[params, &src, &sink], groups)
+}
+
+/// `groups` workgroups of compute entry `entry` of `module`, with `buffers` bound at bindings
+/// 0, 1, … of group 0; built now, submitted each time the closure is called.
+fn compute_dispatch<'a>(
+    ctx: &'a GpuContext,
+    module: &wgpu::ShaderModule,
+    entry: &'static str,
+    buffers: &[&wgpu::Buffer],
+    groups: u32,
+) -> Result<impl Fn() -> Result<()> + use<'a>> {
+    let label = format!("ceiling {entry}");
+    let (pipeline, bg) = ctx.scoped(&label, || {
         let pipeline = ctx
             .device
             .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some("cs_fma"),
+                label: Some(entry),
                 layout: None,
                 module,
-                entry_point: Some("cs_fma"),
+                entry_point: Some(entry),
                 compilation_options: Default::default(),
                 cache: None,
             });
+        let entries: Vec<_> = buffers
+            .iter()
+            .enumerate()
+            .map(|(i, b)| wgpu::BindGroupEntry {
+                binding: i as u32,
+                resource: b.as_entire_binding(),
+            })
+            .collect();
         let bg = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("cs_fma"),
+            label: Some(entry),
             layout: &pipeline.get_bind_group_layout(0),
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: params.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: sink.as_entire_binding(),
-                },
-            ],
+            entries: &entries,
         });
         Ok((pipeline, bg))
     })?;
     Ok(move || {
-        ctx.scoped("ceiling cs_fma", || {
+        ctx.scoped(&label, || {
             let mut enc = ctx.device.create_command_encoder(&Default::default());
             {
                 let mut pass = enc.begin_compute_pass(&Default::default());

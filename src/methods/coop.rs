@@ -236,6 +236,28 @@ pub const VARIANTS: &[Variant] = &[
         (4, 4),
         Fetch::StagedPrefetch,
     ),
+    staged("x-pf2", "main_x_pf2", (2, 4), (4, 4), Fetch::StagedPrefetch),
+    staged("x-stage-pf2", "main_x_stage_pf2", (2, 4), (4, 4), Fetch::StagedPrefetch),
+    staged("x-pf16", "main_x_pf16", (2, 4), (4, 4), Fetch::StagedPrefetch),
+    staged("x-stage16", "main_x_stage16", (2, 4), (4, 4), Fetch::StagedPrefetch),
+    staged("x-pf2-16", "main_x_pf2_16", (2, 4), (4, 4), Fetch::StagedPrefetch),
+    staged("x-stage-pf2-16", "main_x_stage_pf2_16", (2, 4), (4, 4), Fetch::StagedPrefetch),
+    staged("x-ld16", "main_x_ld16", (2, 4), (4, 4), Fetch::StagedPrefetch),
+    staged("x-pf48", "main_x_pf48", (2, 4), (4, 4), Fetch::StagedPrefetch),
+    staged("x-ld16-bar2", "main_x_ld16_bar2", (2, 4), (4, 4), Fetch::StagedPrefetch),
+    staged("x-ld16-nobar2", "main_x_ld16_nobar2", (2, 4), (4, 4), Fetch::StagedPrefetch),
+    staged("x-pf48a", "main_x_pf48a", (2, 4), (4, 4), Fetch::StagedPrefetch),
+    staged("x-pf48b", "main_x_pf48b", (2, 4), (4, 4), Fetch::StagedPrefetch),
+    staged("x-pf48c", "main_x_pf48c", (2, 4), (4, 4), Fetch::StagedPrefetch),
+    staged("x-k64", "main_x_k64", (2, 2), (4, 4), Fetch::StagedPrefetch),
+    staged("x-swz", "main_x_swz", (2, 4), (4, 4), Fetch::StagedPrefetch),
+    staged(
+        "x-stage",
+        "main_x_stage",
+        (2, 4),
+        (4, 4),
+        Fetch::StagedPrefetch,
+    ),
 ];
 
 impl Variant {
@@ -256,7 +278,7 @@ impl Variant {
 
     /// The k step, which k is padded to: 32 when staged, else 16 (one fragment).
     pub fn bk(&self) -> usize {
-        if self.staged() { STAGED_K } else { FRAG }
+        if self.name.contains("48") { 48 } else if self.name.contains("k64") || self.name.contains("pf2") || self.name.contains("bar2") { 64 } else if self.staged() { STAGED_K } else { FRAG }
     }
 
     /// Bytes of workgroup memory per workgroup.
