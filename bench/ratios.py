@@ -73,6 +73,11 @@ def main() -> None:
     line("cooperative matrix (f16 in, f32 acc)", co, f'{co["gflops"]:.0f} GFLOP/s' if co else "",
          f'torch float16 {h:.0f} GFLOP/s' if h else "torch f16 not run",
          co["gflops"] / h if co and h else None, 0.45)
+    if co and "tensor-mma" in ceil:
+        t = theory.get("tensor-mma")
+        tt = f' (theoretical {t:.0f}: {ceil["tensor-mma"] / t:.2f}x, reached only through wgmma)' if t else ""
+        out.append(f'| coop vs its own ceiling | coop ({co["gflops"]:.0f} GFLOP/s) | tensor-mma ceiling '
+                   f'{ceil["tensor-mma"]:.0f} GFLOP/s{tt} | {co["gflops"] / ceil["tensor-mma"]:.2f}x | — | — |')
     fast = next((x for x in at_n if x["method"] == "cs-fast"), None)
     if fast and "readback_gbps" in fast:
         d2h, h2d = ceil.get("copy-d2h"), ceil.get("copy-h2d")

@@ -1,8 +1,9 @@
 //! The hardware's own ceilings, measured on the current adapter (`rendermm bench --ceilings`):
-//! fragment-shader FMA rate, compute-shader FMA rate, additive-blend rate into `R32Float` (the
+//! fragment-shader FMA rate, compute-shader FMA rate, the tensor cores' multiply-add rate through
+//! cooperative matrices (where the adapter runs `coop`), additive-blend rate into `R32Float` (the
 //! bound of Larsen–McAllister), texture fetch rate, and buffer copy bandwidth (device to device,
 //! host to device, device to host). Each is the best of a few timed runs after a warm-up.
-//! Shader: `shaders/ceilings.wgsl`.
+//! Shaders: `shaders/ceilings.wgsl`, and `shaders/ceiling_mma.wgsl` for the tensor cores.
 
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
@@ -36,8 +37,9 @@ fn module(ctx: &GpuContext) -> Result<wgpu::ShaderModule> {
 /// One measured ceiling.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Ceiling {
-    /// Short name: `fragment-fma` (GFLOP/s), `compute-fma` (GFLOP/s), `blend-r32f`
-    /// (Gfragments/s), `texture-fetch` (GB/s), `copy-d2d`, `copy-h2d`, `copy-d2h` (GB/s).
+    /// Short name: `fragment-fma` (GFLOP/s), `compute-fma` (GFLOP/s), `tensor-mma` (GFLOP/s),
+    /// `blend-r32f` (Gfragments/s), `texture-fetch` (GB/s), `copy-d2d`, `copy-h2d`, `copy-d2h`
+    /// (GB/s).
     pub name: String,
     /// The rate, in `unit`.
     pub value: f64,
@@ -57,7 +59,10 @@ pub struct Ceiling {
 /// The theoretical rate of ceiling `name` on the adapter called `adapter`, and its source, where
 /// known. NVIDIA H100 SXM5 (the adapter the project measures on): 132 SMs × 128 FP32 lanes × 2
 /// flops × 1.98 GHz boost = 66.9 TFLOP/s FP32 (NVIDIA H100 Tensor Core GPU Architecture
-/// whitepaper, 2022, table 3); HBM3 3.35 TB/s (same table); pixel shaders on 4 SMs (a
+/// whitepaper, 2022, table 3); 132 SMs × 4 tensor cores × 512 f16 multiply-adds per clock × 2
+/// flops × 1.83 GHz = 989.4 TFLOP/s dense FP16 with FP32 accumulation (same whitepaper), reached
+/// through `wgmma`, which Vulkan's cooperative matrices do not expose; HBM3 3.35 TB/s (same
+/// table); pixel shaders on 4 SMs (a
 /// hypothesis the measurements fit) for the fragment rate; PCIe Gen5 x16, 64 GB/s each way
 /// before protocol overhead (PCI-SIG PCIe 5.0 specification, 32 GT/s × 16 lanes, 128b/130b).
 /// No figure for texture fetch: NVIDIA publishes no texel rate for `textureLoad` on the H100, and
@@ -190,21 +195,8 @@ pub fn measure(ctx: &GpuContext, quick: bool) -> Result<Ceilings> {
         let params = params_buffer(ctx, s.mma_iterations);
         let dispatch = dispatch_mma(ctx, &params, groups)?;
         let (ms, clock) = best(ctx, s.repeats, &dispatch)?;
-        let flops = groups as f64 * MMA_SUBGROUPS as f64 * s.mma_iterations as f64 * MMA_FLOPS_PER_STEP;
-        if std::env::var("SCRATCH_MMA").is_ok() {
-            for (gr, it) in [(1056u32, 256u32), (2112, 256), (8192, 64), (8192, 512)] {
-                let p = params_buffer(ctx, it);
-                let d = dispatch_mma(ctx, &p, gr)?;
-                let (ms, _) = best(ctx, s.repeats, &d)?;
-                eprintln!("SCRATCH cs_mma groups {gr} it {it}: {:.1} GFLOP/s", gr as f64 * 4.0 * it as f64 * MMA_FLOPS_PER_STEP / ms / 1e6);
-                let module = unsafe { ctx.shader_trusted("ceiling_mma.wgsl", SHADER_MMA) }?;
-                let sink = ctx.device.create_buffer(&wgpu::BufferDescriptor { label: None, size: 4096 * 4, usage: wgpu::BufferUsages::STORAGE, mapped_at_creation: false });
-                let src = ctx.device.create_buffer(&wgpu::BufferDescriptor { label: None, size: 4096, usage: wgpu::BufferUsages::STORAGE, mapped_at_creation: false });
-                let d = compute_dispatch(ctx, &module, "cs_mma_smem", &[&p, &src, &sink], gr)?;
-                let (ms, _) = best(ctx, s.repeats, &d)?;
-                eprintln!("SCRATCH cs_mma_smem groups {gr} it {it}: {:.1} GFLOP/s", gr as f64 * 8.0 * it as f64 * 2.0 * MMA_FLOPS_PER_STEP / ms / 1e6);
-            }
-        }
+        let flops =
+            groups as f64 * MMA_SUBGROUPS as f64 * s.mma_iterations as f64 * MMA_FLOPS_PER_STEP;
         out.push(ceiling(
             "tensor-mma",
             flops / ms / 1e6,

@@ -146,8 +146,9 @@ pub fn yardstick(method: Method) -> Option<&'static str> {
     match method {
         Method::Lm => Some("blend-r32f"),
         Method::CsFast => Some("compute-fma"),
-        // Tensor cores in f16: no f32 ceiling bounds them (its yardstick is torch float16).
-        Method::Coop => None,
+        // Tensor cores in f16: their own ceiling, the same fragments multiplied in registers
+        // (absent where the adapter has no cooperative matrices). Its target is torch float16.
+        Method::Coop => Some("tensor-mma"),
         m if m.is_gpu() && m.is_compute() => Some("compute-fma"),
         m if m.is_gpu() => Some("fragment-fma"),
         _ => None,

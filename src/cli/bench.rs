@@ -21,8 +21,8 @@ pub struct BenchArgs {
     /// precisions, beside the adapter's ceilings.
     #[arg(long, value_parser = named::<SuiteArg>("bench suite"))]
     suite: Option<SuiteArg>,
-    /// Only measure the adapter's ceilings (fragment and compute FMA, R32F blend, texture
-    /// fetch, copies).
+    /// Only measure the adapter's ceilings (fragment and compute FMA, tensor-core multiply-add
+    /// where coop runs, R32F blend, texture fetch, copies).
     #[arg(long)]
     ceilings: bool,
     /// Soak: N rounds of every GPU method (or those of --methods) in one process, each product

@@ -40,7 +40,9 @@
 //! - `128x128-smem-db-64x32`: as `-db` with 2×4 subgroups of 64×32 (256 invocations);
 //! - `128x256-smem-pf`: 2×4 subgroups of 64×64 (256 invocations), one buffer (two would not fit
 //!   the 48 KiB of workgroup memory Vulkan gives on NVIDIA), the next step's tiles prefetched into
-//!   registers (two barriers per step).
+//!   registers (two barriers per step);
+//! - `128x256-smem48`: the same tile and subgroups, k steps of 48 rather than 32, and the tiles
+//!   read 16 bytes at a time (below); the fastest variant on the H100 at n >= 2048.
 //!
 //! The copy moves 8 bytes (4 f16) per load and per store, as `vec4<f16>`: what naga 30 allows. A
 //! cooperative load takes a pointer to any scalar or vector, in any address space, workgroup
@@ -50,7 +52,11 @@
 //! fragment's element type from the pointer's scalar (`naga/src/proc/typifier.rs`), so the 16-byte
 //! `vec4<u32>` tiles that NVIDIA's GLSL sample uses would give u32 fragments, and WGSL's
 //! `bitcast` cannot turn a `u32` into two `f16` there (`naga/src/front/wgsl/lower/mod.rs` lowers
-//! it to a cast that keeps the component width). Rows of the staged tiles are padded by 8 f16 so
+//! it to a cast that keeps the component width). `128x256-smem48` reads 16 bytes anyway, as
+//! `vec4<u32>`, and converts each word with `unpack2x16float` to two f32 and back to f16 (exact
+//! both ways) on the way into workgroup memory: the conversions are cheap beside the tensor
+//! cores, and the 16-byte loads took the staged copy from 0.65 to 0.58 ms at n = 4096 on the H100
+//! (`docs/tensor-cores.md`, "Where coop's time goes"). Rows of the staged tiles are padded by 8 f16 so
 //! that fragment loads are free of bank conflicts and 16-byte aligned (`shaders/coop_multi.wgsl`,
 //! "Staged in workgroup memory"). A and B are row-major rather than in the fragment layout: the
 //! copy lays each tile out afresh in workgroup memory anyway, and a row-major tile row is 64 (A)
@@ -107,6 +113,8 @@ pub struct Variant {
     pub pipelined: bool,
     /// Where the subgroups load their fragments from.
     pub fetch: Fetch,
+    /// The k step of a staged variant: [`STAGED_K`], or [`STAGED_K48`] for `128x256-smem48`.
+    pub staged_k: usize,
 }
 
 /// Where a variant's subgroups load their fragments from.
@@ -127,6 +135,14 @@ pub enum Fetch {
 
 /// The k step of the staged variants: each copies a BM×32 tile of A and a 32×BN tile of B.
 pub const STAGED_K: usize = 32;
+
+/// The k step of `128x256-smem48`: a 128×48 tile of A and a 48×256 tile of B per step, read
+/// 16 bytes at a time.
+pub const STAGED_K48: usize = 48;
+
+/// Workgroup memory of `128x256-smem48` (`shaders/coop_multi.wgsl`'s `sa48` and `sb48`: one A
+/// tile of 128×(48 + 8) f16 and one B tile of 48×(256 + 8) f16).
+pub const STAGED48_WORKGROUP_BYTES: u64 = (128 * 56 + 48 * 264) * 2;
 
 /// Workgroup memory of every staged variant (`shaders/coop_multi.wgsl`'s `sa` and `sb`: two A
 /// tiles of 128×(32 + 8) f16 and two B tiles of 32×(128 + 8) f16, which also hold the one
@@ -150,6 +166,7 @@ const fn variant(
         sn: 1,
         pipelined: false,
         fetch: Fetch::Global,
+        staged_k: STAGED_K,
     }
 }
 
@@ -172,17 +189,19 @@ const fn multi(
         sn,
         pipelined,
         fetch: Fetch::Global,
+        staged_k: STAGED_K,
     }
 }
 
 /// A staged variant of `shaders/coop_multi.wgsl`: `sm`×`sn` subgroups of `tm`×`tn` fragments,
-/// A and B row-major, tiles staged in workgroup memory as `fetch` says.
+/// A and B row-major, tiles staged in workgroup memory as `fetch` says, `staged_k` deep.
 const fn staged(
     name: &'static str,
     entry: &'static str,
     (sm, sn): (u32, u32),
     (tm, tn): (u32, u32),
     fetch: Fetch,
+    staged_k: usize,
 ) -> Variant {
     Variant {
         name,
@@ -194,6 +213,7 @@ const fn staged(
         sn,
         pipelined: false,
         fetch,
+        staged_k,
     }
 }
 
@@ -214,6 +234,7 @@ pub const VARIANTS: &[Variant] = &[
         (2, 2),
         (4, 4),
         Fetch::Staged,
+        STAGED_K,
     ),
     staged(
         "128x128-smem-db",
@@ -221,6 +242,7 @@ pub const VARIANTS: &[Variant] = &[
         (2, 2),
         (4, 4),
         Fetch::StagedDouble,
+        STAGED_K,
     ),
     staged(
         "128x128-smem-db-64x32",
@@ -228,6 +250,7 @@ pub const VARIANTS: &[Variant] = &[
         (2, 4),
         (4, 2),
         Fetch::StagedDouble,
+        STAGED_K,
     ),
     staged(
         "128x256-smem-pf",
@@ -235,28 +258,15 @@ pub const VARIANTS: &[Variant] = &[
         (2, 4),
         (4, 4),
         Fetch::StagedPrefetch,
+        STAGED_K,
     ),
-    staged("x-pf2", "main_x_pf2", (2, 4), (4, 4), Fetch::StagedPrefetch),
-    staged("x-stage-pf2", "main_x_stage_pf2", (2, 4), (4, 4), Fetch::StagedPrefetch),
-    staged("x-pf16", "main_x_pf16", (2, 4), (4, 4), Fetch::StagedPrefetch),
-    staged("x-stage16", "main_x_stage16", (2, 4), (4, 4), Fetch::StagedPrefetch),
-    staged("x-pf2-16", "main_x_pf2_16", (2, 4), (4, 4), Fetch::StagedPrefetch),
-    staged("x-stage-pf2-16", "main_x_stage_pf2_16", (2, 4), (4, 4), Fetch::StagedPrefetch),
-    staged("x-ld16", "main_x_ld16", (2, 4), (4, 4), Fetch::StagedPrefetch),
-    staged("x-pf48", "main_x_pf48", (2, 4), (4, 4), Fetch::StagedPrefetch),
-    staged("x-ld16-bar2", "main_x_ld16_bar2", (2, 4), (4, 4), Fetch::StagedPrefetch),
-    staged("x-ld16-nobar2", "main_x_ld16_nobar2", (2, 4), (4, 4), Fetch::StagedPrefetch),
-    staged("x-pf48a", "main_x_pf48a", (2, 4), (4, 4), Fetch::StagedPrefetch),
-    staged("x-pf48b", "main_x_pf48b", (2, 4), (4, 4), Fetch::StagedPrefetch),
-    staged("x-pf48c", "main_x_pf48c", (2, 4), (4, 4), Fetch::StagedPrefetch),
-    staged("x-k64", "main_x_k64", (2, 2), (4, 4), Fetch::StagedPrefetch),
-    staged("x-swz", "main_x_swz", (2, 4), (4, 4), Fetch::StagedPrefetch),
     staged(
-        "x-stage",
-        "main_x_stage",
+        "128x256-smem48",
+        "main_smem_2x4_pf48",
         (2, 4),
         (4, 4),
         Fetch::StagedPrefetch,
+        STAGED_K48,
     ),
 ];
 
@@ -276,14 +286,17 @@ impl Variant {
         self.fetch != Fetch::Global
     }
 
-    /// The k step, which k is padded to: 32 when staged, else 16 (one fragment).
+    /// The k step, which k is padded to: 32 when staged (48 for `128x256-smem48`), else 16
+    /// (one fragment).
     pub fn bk(&self) -> usize {
-        if self.name.contains("48") { 48 } else if self.name.contains("k64") || self.name.contains("pf2") || self.name.contains("bar2") { 64 } else if self.staged() { STAGED_K } else { FRAG }
+        if self.staged() { self.staged_k } else { FRAG }
     }
 
     /// Bytes of workgroup memory per workgroup.
     pub fn workgroup_bytes(&self) -> u64 {
-        if self.staged() {
+        if self.staged_k == STAGED_K48 {
+            STAGED48_WORKGROUP_BYTES
+        } else if self.staged() {
             STAGED_WORKGROUP_BYTES
         } else {
             0
@@ -316,7 +329,7 @@ impl Variant {
     }
 }
 
-/// The sizes the buffers are padded to: m to BM, k to the k step (16, or 32 when staged), n to
+/// The sizes the buffers are padded to: m to BM, k to the k step (16, or 32 or 48 when staged), n to
 /// BN.
 pub fn padded(v: &Variant, m: usize, k: usize, n: usize) -> (usize, usize, usize) {
     let up = |x: usize, t: usize| x.max(1).div_ceil(t) * t;
@@ -407,10 +420,11 @@ pub fn plan(v: &Variant, m: usize, k: usize, n: usize) -> Plan {
     } else {
         "A and B row-major"
     };
+    let bk = v.bk();
     let fetch = match v.fetch {
         Fetch::Global => "f16 fragments loaded from global memory".to_string(),
         f => format!(
-            "f16 fragments loaded from a {}x{STAGED_K} tile of A and a {STAGED_K}x{} tile of B the workgroup copies into workgroup memory per {STAGED_K}-deep k step ({})",
+            "f16 fragments loaded from a {}x{bk} tile of A and a {bk}x{} tile of B the workgroup copies into workgroup memory per {bk}-deep k step ({}{})",
             v.bm(),
             v.bn(),
             match f {
@@ -421,6 +435,11 @@ pub fn plan(v: &Variant, m: usize, k: usize, n: usize) -> Plan {
                     "one buffer, the next step's tiles loaded into registers before this step's multiply-adds"
                 }
                 _ => "one buffer: copy, barrier, multiply-adds, barrier",
+            },
+            if v.staged_k == STAGED_K48 {
+                "; copied 16 bytes at a time"
+            } else {
+                ""
             }
         ),
     };
@@ -457,7 +476,7 @@ pub fn plan(v: &Variant, m: usize, k: usize, n: usize) -> Plan {
             "A, B rounded to f16 and zero-padded to {mp}x{kp}x{np} (C cropped on readback)"
         ));
     p.trusted = Some(
-        "coop's buffers are padded to whole workgroup tiles (m to BM, k to 16 or to 32 when staged, n to BN) and its grid is exactly the padded C, so every 16x16 fragment it loads or stores and every tile it stages lies inside its buffer, and every index into a staged tile inside the workgroup array (shaders/coop.wgsl, shaders/coop_multi.wgsl)",
+        "coop's buffers are padded to whole workgroup tiles (m to BM, k to 16, or to 32 or 48 when staged, n to BN) and its grid is exactly the padded C, so every 16x16 fragment it loads or stores and every tile it stages lies inside its buffer, and every index into a staged tile inside the workgroup array (shaders/coop.wgsl, shaders/coop_multi.wgsl)",
     );
     p
 }
@@ -1015,16 +1034,17 @@ mod tests {
         }
     }
 
-    /// The staged variants: their tiles and workgroups, k padded to 32, A and B row-major, and
-    /// workgroup memory within the 48 KiB Vulkan gives on NVIDIA.
+    /// The staged variants: their tiles and workgroups, k padded to their step (32, or 48), A and
+    /// B row-major, and workgroup memory within the 48 KiB Vulkan gives on NVIDIA.
     #[test]
     fn staged_tiles_padding_and_workgroup_memory() {
-        // (name, BM, BN, invocations, n = 300 padded, workgroups along n)
-        for (name, bm, bn, invocations, np, gx) in [
-            ("128x128-smem", 128, 128, 128, 384, 3),
-            ("128x128-smem-db", 128, 128, 128, 384, 3),
-            ("128x128-smem-db-64x32", 128, 128, 256, 384, 3),
-            ("128x256-smem-pf", 128, 256, 256, 512, 2),
+        // (name, BM, BN, invocations, n = 300 padded, workgroups along n, k step, bytes)
+        for (name, bm, bn, invocations, np, gx, bk, bytes) in [
+            ("128x128-smem", 128, 128, 128, 384, 3, 32, 37888),
+            ("128x128-smem-db", 128, 128, 128, 384, 3, 32, 37888),
+            ("128x128-smem-db-64x32", 128, 128, 256, 384, 3, 32, 37888),
+            ("128x256-smem-pf", 128, 256, 256, 512, 2, 32, 37888),
+            ("128x256-smem48", 128, 256, 256, 512, 2, 48, 39680),
         ] {
             let v = Variant::parse(name).unwrap();
             assert!(v.staged() && !v.fragments, "{name}");
@@ -1033,11 +1053,20 @@ mod tests {
                 (bm, bn, invocations),
                 "{name}"
             );
-            assert_eq!(padded(&v, 300, 40, 300), (384, 64, np), "{name}");
-            assert_eq!(padded(&v, 1, 1, 1), (bm, 32, bn), "{name}");
+            assert_eq!(
+                padded(&v, 300, 40, 300),
+                (384, 40usize.div_ceil(bk) * bk, np),
+                "{name}"
+            );
+            assert_eq!(
+                padded(&v, 300, 97, 300).1,
+                97usize.div_ceil(bk) * bk,
+                "{name}"
+            );
+            assert_eq!(padded(&v, 1, 1, 1), (bm, bk, bn), "{name}");
             let p = plan(&v, 300, 40, 300);
             assert_eq!(p.stages[0].groups, [gx, 3, 1], "{name}");
-            assert_eq!(p.stages[0].kernel.workgroup_bytes, 37888, "{name}");
+            assert_eq!(p.stages[0].kernel.workgroup_bytes, bytes, "{name}");
             assert!(p.stages[0].kernel.workgroup_bytes <= 49152, "{name}");
         }
         assert_eq!(
