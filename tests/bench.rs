@@ -334,3 +334,32 @@ fn soak_and_replot_options_are_checked_in_one_line() {
         assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
     }
 }
+
+/// Two uploads of the same size one after the other share one staging buffer: the second waits
+/// for the first one's buffer to be mapped again rather than making a new one (whose memory
+/// would be touched for the first time, several times slower on the H100), and both arrive.
+#[test]
+fn back_to_back_uploads_share_a_staging_buffer() {
+    use rendermm::gpu::buffer::MatrixBuffer;
+    use rendermm::matrix::Matrix;
+    // Its own context, so its pool starts empty and no other test's buffers are in it.
+    let own = rendermm::gpu::GpuContext::new().unwrap();
+    let ctx = &own;
+    let a = Matrix::random(1000, 777, 1, -1.0, 1.0);
+    let b = Matrix::random(1000, 777, 2, -1.0, 1.0);
+    for round in 0..3 {
+        let before = ctx.staging.created();
+        let ab = MatrixBuffer::upload(ctx, "A", &a).unwrap();
+        let bb = MatrixBuffer::upload(ctx, "B", &b).unwrap();
+        let made = ctx.staging.created() - before;
+        assert!(
+            made <= 1,
+            "round {round}: {made} staging buffers made for two uploads of one size"
+        );
+        if round > 0 {
+            assert_eq!(made, 0, "round {round}: the pooled buffer is reused");
+        }
+        assert_eq!(ab.read_matrix(ctx).unwrap(), a, "round {round}");
+        assert_eq!(bb.read_matrix(ctx).unwrap(), b, "round {round}");
+    }
+}
