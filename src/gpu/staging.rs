@@ -213,8 +213,10 @@ impl Staging {
         // 4096² product's upload took 20-58 ms when it made one, 5-6 ms when it did not (which
         // of the two a run got depended on whether B's upload came before or after A's copy had
         // run). Between products the wait is a poll; within one, it lasts the copy out of the
-        // buffer at most.
-        let on_its_way = relock(&self.remapping).iter().any(|&p| fits(p, size));
+        // buffer at most. Not in a browser, where there is no blocking wait to be had (WebGL2's
+        // times out, and a WebGPU mapping completes only when the page's event loop runs).
+        let on_its_way =
+            !cfg!(target_arch = "wasm32") && relock(&self.remapping).iter().any(|&p| fits(p, size));
         if on_its_way {
             ctx.wait()?;
             if let Some(b) = take_fitting(&mut relock(&self.write), size) {
