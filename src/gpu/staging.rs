@@ -212,8 +212,9 @@ impl Staging {
         // new buffer's memory is touched for the first time as it is filled, and on the H100 a
         // 4096² product's upload took 20-58 ms when it made one, 5-6 ms when it did not (which
         // of the two a run got depended on whether B's upload came before or after A's copy had
-        // run). Between products the wait is a poll; within one, it lasts the copy out of the
-        // buffer at most. Not in a browser, where there is no blocking wait to be had (WebGL2's
+        // run). The wait is for all work submitted so far: between products that is none, and
+        // within one it is mostly the copy out of the buffer, but a caller that uploads while a
+        // long pass is queued waits for the pass too. Not in a browser, where there is no blocking wait to be had (WebGL2's
         // times out, and a WebGPU mapping completes only when the page's event loop runs).
         let on_its_way =
             !cfg!(target_arch = "wasm32") && relock(&self.remapping).iter().any(|&p| fits(p, size));
