@@ -50,6 +50,7 @@ fn shape(rows: u32, cols: u32, unroll: u32, share: bool) -> Shape {
         share,
         a_src: Source::Texture,
         b_src: Source::Texture,
+        prefetch: false,
     }
 }
 
@@ -200,6 +201,38 @@ fn every_block_shape_with_and_without_quad_sharing() {
         Accumulate::PingPong,
         900,
     );
+}
+
+#[test]
+fn prefetch_matches_f64_reference_in_one_pass_and_in_blocks_of_k() {
+    use Source::{Buffer, Texture};
+    // pf=1 fetches the next iteration's texels before this one's multiply-adds, and on the
+    // last iteration of a pass fetches its own again: one iteration (k' = unroll), several,
+    // and passes of a few iterations each, so a wrong next step or a read past a pass's end
+    // shows.
+    let cases = [
+        (shape(4, 8, 2, true), (1, 1, 1), None),
+        (shape(8, 4, 4, true), (7, 13, 5), None),
+        (shape(4, 4, 2, false), (65, 100, 37), Some(6)),
+        (shape(8, 4, 2, true), (33, 65, 17), Some(4)),
+        (fed(4, 8, 4, true, Texture, Buffer), (17, 31, 41), Some(8)),
+        (fed(4, 4, 2, false, Buffer, Buffer), (9, 37, 11), None),
+    ];
+    for (i, (s, d, block)) in cases.into_iter().enumerate() {
+        let s = Shape {
+            prefetch: true,
+            ..s
+        };
+        for acc in [Accumulate::PingPong, Accumulate::Blend] {
+            run(s, d, block, acc, 1500 + 10 * i as u64);
+        }
+    }
+    let parsed = Shape::parse("8x4,unroll=2,pf=1").unwrap();
+    assert!(parsed.prefetch);
+    assert_eq!(parsed.name(), "8x4,unroll=2,share=1,pf=1");
+    assert_eq!(Shape::parse(&parsed.name()).unwrap(), parsed);
+    let e = Shape::parse("4x8,pf=2").unwrap_err().to_string();
+    assert!(e.contains("pf = '2': give 0 or 1"), "{e}");
 }
 
 #[test]

@@ -156,6 +156,9 @@ pub struct Shape {
     /// storage buffers ([`Source::Buffer`]); `src=` sets both.
     pub a_src: Source,
     pub b_src: Source,
+    /// Software pipelining (`pf=1`): each iteration fetches the next iteration's texels before
+    /// its multiply-adds, so a fetch's latency overlaps a whole iteration of arithmetic.
+    pub prefetch: bool,
 }
 
 /// Where a fragment reads its A and B values from.
@@ -186,6 +189,7 @@ impl Shape {
         share: true,
         a_src: Source::Texture,
         b_src: Source::Texture,
+        prefetch: false,
     };
 
     /// Colour attachments written per fragment: R·C/4.
@@ -213,9 +217,9 @@ impl Shape {
         (self.rows * self.cols * self.step()) as f64 / (self.a_texels() + self.b_texels()) as f64
     }
 
-    /// Parse `RxC` and/or comma-separated `rows=`, `cols=`, `unroll=`, `share=` (0/1),
-    /// `src=`, `a=`, `b=` (texture/buffer), each defaulting to [`Shape::DEFAULT`]'s; e.g. `8x4`,
-    /// `4x8,share=0`, `rows=4,cols=4,unroll=8`, `8x4,src=buffer`, `4x8,b=buffer`.
+    /// Parse `RxC` and/or comma-separated `rows=`, `cols=`, `unroll=`, `share=` (0/1), `pf=`
+    /// (0/1), `src=`, `a=`, `b=` (texture/buffer), each defaulting to [`Shape::DEFAULT`]'s; e.g.
+    /// `8x4`, `4x8,share=0`, `rows=4,cols=4,unroll=8`, `8x4,unroll=2,pf=1`, `8x4,src=buffer`.
     pub fn parse(s: &str) -> Result<Shape> {
         let bad = |why: String| Error::Invalid(format!("frag-mrt shape '{s}': {why}"));
         let num = |k: &str, v: &str| {
@@ -246,6 +250,13 @@ impl Shape {
                         _ => return Err(bad(format!("share = '{v}': give 0 or 1"))),
                     }
                 }
+                "pf" => {
+                    shape.prefetch = match v.trim() {
+                        "1" | "on" | "true" | "yes" => true,
+                        "0" | "off" | "false" | "no" => false,
+                        _ => return Err(bad(format!("pf = '{v}': give 0 or 1"))),
+                    }
+                }
                 key @ ("src" | "a" | "b") => {
                     let src = match v.trim() {
                         "texture" => Source::Texture,
@@ -261,7 +272,7 @@ impl Shape {
                 }
                 other => {
                     return Err(bad(format!(
-                        "unknown key '{other}' (rows, cols, unroll, share, src, a, b)"
+                        "unknown key '{other}' (rows, cols, unroll, share, pf, src, a, b)"
                     )));
                 }
             }
@@ -370,15 +381,16 @@ impl Shape {
         u32::from(self.a_src == src) + u32::from(self.b_src == src)
     }
 
-    /// `4x8,unroll=4,share=1` (and `,src=buffer`, `,a=buffer` or `,b=buffer` when it reads
-    /// buffers): the form [`Shape::parse`] reads.
+    /// `4x8,unroll=4,share=1` (and `,pf=1` with prefetch, `,src=buffer`, `,a=buffer` or
+    /// `,b=buffer` when it reads buffers): the form [`Shape::parse`] reads.
     pub fn name(&self) -> String {
         format!(
-            "{}x{},unroll={},share={}{}",
+            "{}x{},unroll={},share={}{}{}",
             self.rows,
             self.cols,
             self.unroll,
             u8::from(self.share),
+            if self.prefetch { ",pf=1" } else { "" },
             match (self.a_src, self.b_src) {
                 (Source::Texture, Source::Texture) => "",
                 (Source::Buffer, Source::Buffer) => ",src=buffer",
@@ -791,10 +803,18 @@ pub fn shader_source(shape: &Shape) -> String {
             format!("{base} + {d}u")
         }
     };
+    // A step of k as a factor: bracketed when it is a sum.
+    let factor = |k: &str| {
+        if k.contains(' ') {
+            format!("({k})")
+        } else {
+            k.to_string()
+        }
+    };
     let a_load = |k: &str, i: u32| {
         let y = offset("ay", i);
         if a_buf {
-            format!("a_buf[{k} * pass_range.a_row + {y}]")
+            format!("a_buf[{} * pass_range.a_row + {y}]", factor(k))
         } else {
             format!("textureLoad(a_tex, vec2u({k}, {y}), 0)")
         }
@@ -802,31 +822,69 @@ pub fn shader_source(shape: &Shape) -> String {
     let b_load = |k: &str, j: u32| {
         let x = offset("bx", j);
         if b_buf {
-            format!("b_buf[{k} * pass_range.b_row + {x}]")
+            format!("b_buf[{} * pass_range.b_row + {x}]", factor(k))
         } else {
             format!("textureLoad(b_tex, vec2u({x}, {k}), 0)")
         }
     };
-    out!("    for (var p = pass_range.k_start; p < pass_range.k_end; p += {u}u) {{");
     let loads = u / step;
+    // Load h's step of k from the iteration starting at `p`: p + s + h·step with sharing.
+    let k_of = |p: &str, h: u32| match (shape.share, h * step) {
+        (true, 0) => format!("{p} + s"),
+        (true, o) => format!("{p} + s + {o}u"),
+        (false, 0) => p.to_string(),
+        (false, o) => format!("{p} + {o}u"),
+    };
+    if shape.prefetch {
+        out!(
+            "    // pf=1: the texels of the first iteration; each iteration fetches the next one's."
+        );
+        for h in 0..loads {
+            let k = k_of("pass_range.k_start", h);
+            for i in 0..ra {
+                out!("    var na{h}_{i} = {};", a_load(&k, i));
+            }
+            for j in 0..cb {
+                out!("    var nb{h}_{j} = {};", b_load(&k, j));
+            }
+        }
+    }
+    out!("    for (var p = pass_range.k_start; p < pass_range.k_end; p += {u}u) {{");
     for h in 0..loads {
-        let off = h * step;
-        let kx = match (shape.share, off) {
-            (true, 0) => "p + s".to_string(),
-            (true, o) => format!("p + s + {o}u"),
-            (false, 0) => "p".to_string(),
-            (false, o) => format!("p + {o}u"),
-        };
-        out!("        let k{h} = {kx};");
+        out!("        let k{h} = {};", k_of("p", h));
         if shape.share && (a_buf || b_buf) {
             // The partner's step, p + off + 1 - s, read from the buffer rather than swapped.
             out!("        let k{h}q = k{h} ^ 1u;");
         }
-        for i in 0..ra {
-            out!("        let a{h}_{i} = {};", a_load(&format!("k{h}"), i));
+        if shape.prefetch {
+            for i in 0..ra {
+                out!("        let a{h}_{i} = na{h}_{i};");
+            }
+            for j in 0..cb {
+                out!("        let b{h}_{j} = nb{h}_{j};");
+            }
+        } else {
+            for i in 0..ra {
+                out!("        let a{h}_{i} = {};", a_load(&format!("k{h}"), i));
+            }
+            for j in 0..cb {
+                out!("        let b{h}_{j} = {};", b_load(&format!("k{h}"), j));
+            }
         }
-        for j in 0..cb {
-            out!("        let b{h}_{j} = {};", b_load(&format!("k{h}"), j));
+    }
+    if shape.prefetch {
+        out!(
+            "        // The next iteration's start (on the last, this one's again: its texels go unused)."
+        );
+        out!("        let pn = min(p + {u}u, pass_range.k_end - {u}u);");
+        for h in 0..loads {
+            let k = k_of("pn", h);
+            for i in 0..ra {
+                out!("        na{h}_{i} = {};", a_load(&k, i));
+            }
+            for j in 0..cb {
+                out!("        nb{h}_{j} = {};", b_load(&k, j));
+            }
         }
     }
     // (A texel, B texel) name pairs of one step of k each.
