@@ -4,23 +4,35 @@
 //! the wall clock around one large dispatch or full-screen draw after a warm-up.
 //!
 //! ```text
-//! cargo run --release --example fma_variants -- [compute|fragment|both]
+//! cargo run --release --example fma_variants -- [compute|fragment|both|operands]
 //! ```
 //!
 //! `shaders/ceilings.wgsl` holds the variant that came out fastest on the H100 (16 vec4 chains,
 //! x·x + a, four steps per loop iteration, compiled without loop bounding);
 //! docs/performance.md has the table.
+//!
+//! `operands` times the same chains with one, two and three register operands per FMA (x·x + a,
+//! y·x + a, y·z + x, each chain reading its neighbours') and a matmul's own form, a register
+//! block of sums c += a·b, in both stages: the FMA peak is a rate of one-register FMAs, and a
+//! matmul's multiply-adds read three (docs/frag-mrt.md, "What bounds it").
 
 use rendermm::gpu::GpuContext;
 use std::time::Instant;
 
 /// One FMA step of a chain: `x = fma(x, m, a)` (multiplier and addend apart), `x = fma(x, x, a)`
-/// (the chain squared plus a constant: one register read) or `x = fma(x, m, x)`.
+/// (the chain squared plus a constant: one register read) or `x = fma(x, m, x)`; or, chain c
+/// reading its neighbours (c + 1, c + 2 modulo the chains), `x = fma(y, x, a)` (two registers)
+/// or `x = fma(y, z, x)` (three); or `Outer`: a matmul's step, 4·chains sums c[r] += a[r]·b
+/// (an f32 of `a` times a vec4 `b`, as frag-mrt's `c += a.x * b`) with `a` (chains/4 vec4s) and
+/// `b` moved on by one x·x + a step each, so nothing can be hoisted out of the loop.
 #[derive(Clone, Copy)]
 enum Step {
     MulAdd,
     Square,
     SelfAdd,
+    Cross2,
+    Cross3,
+    Outer,
 }
 
 /// A variant: `chains` independent accumulators (`vec4f` or `f32`), the step, the operands from
@@ -35,6 +47,7 @@ struct Variant {
     wg: u32,
     unroll: u32,
     trusted: bool,
+    lanes: bool,
 }
 
 impl Variant {
@@ -47,6 +60,7 @@ impl Variant {
             wg,
             unroll: 1,
             trusted: false,
+            lanes: false,
         }
     }
     const fn with(self, step: Step, unroll: u32, trusted: bool) -> Self {
@@ -62,15 +76,19 @@ impl Variant {
             Step::MulAdd => "x*m+a",
             Step::Square => "x*x+a",
             Step::SelfAdd => "x*m+x",
+            Step::Cross2 => "y*x+a",
+            Step::Cross3 => "y*z+x",
+            Step::Outer => "c+=a*b",
         };
         format!(
-            "{} {:>3} {:<5} {:<7} {step} u{} {}",
+            "{} {:>3} {:<5} {:<7} {step} u{} {}{}",
             self.wg,
             self.chains,
             if self.vec4 { "vec4" } else { "f32" },
             if self.uniform { "uniform" } else { "const" },
             self.unroll,
-            if self.trusted { "trusted" } else { "checked" }
+            if self.trusted { "trusted" } else { "checked" },
+            if self.lanes { " lanes" } else { "" }
         )
     }
 }
@@ -88,11 +106,29 @@ fn chains_fn(v: &Variant) -> (String, f64) {
     } else {
         ("0.9999".into(), "1e-7".into())
     };
-    let mut s = format!("fn chains(start: {ty}) -> f32 {{\n let m = {m}; let a = {a};\n");
+    // With `lanes`, the four lanes of a vec4 start apart: lanes the compiler could prove equal
+    // it might compute once.
+    let lanes = if v.lanes && v.vec4 {
+        " + vec4f(0.0, 0.25, 0.5, 0.75)"
+    } else {
+        ""
+    };
+    let mut s = format!(
+        "fn chains(start0: {ty}) -> f32 {{\n let start = start0{lanes};\n let m = {m}; let a = {a};\n"
+    );
+    if let Step::Outer = v.step {
+        return outer_fn(v, s);
+    }
     for c in 0..v.chains {
-        // Square steps need |x| < 1 to stay finite: start near zero.
+        // Square steps need |x| < 1 to stay finite: start near zero. y·z + x grows by the
+        // product each step: starting near 1e-5 it grows about 1 % over 1024 steps and stays
+        // a normal float.
         match v.step {
             Step::Square => s += &format!(" var x{c} = start * 1e-3 + {ty}({c}.0 * 1e-3);\n"),
+            Step::Cross2 => s += &format!(" var x{c} = fract(start) * 0.5 + {ty}({c}.0 * 0.01);\n"),
+            Step::Cross3 => {
+                s += &format!(" var x{c} = (fract(start) + {ty}(1.0 + {c}.0 * 0.01)) * 1e-5;\n")
+            }
             _ => s += &format!(" var x{c} = start + {ty}({c}.0);\n"),
         }
     }
@@ -100,13 +136,30 @@ fn chains_fn(v: &Variant) -> (String, f64) {
         " for (var i = 0u; i < p.iterations / {}u; i++) {{\n",
         v.unroll
     );
+    let n = v.chains;
     for _ in 0..v.unroll {
-        for c in 0..v.chains {
+        // Chains that read their neighbours read this step's values (`let` copies), so the
+        // order of the lines does not chain them within a step.
+        if matches!(v.step, Step::Cross2 | Step::Cross3) {
+            s += "  { ";
+            for c in 0..n {
+                s += &format!("let y{c} = x{c}; ");
+            }
+            s += "\n";
+        }
+        for c in 0..n {
+            let (c1, c2) = ((c + 1) % n, (c + 2) % n);
             s += &match v.step {
                 Step::MulAdd => format!("  x{c} = fma(x{c}, m, a);\n"),
                 Step::Square => format!("  x{c} = fma(x{c}, x{c}, a);\n"),
                 Step::SelfAdd => format!("  x{c} = fma(x{c}, m, x{c});\n"),
+                Step::Cross2 => format!("  x{c} = fma(y{c1}, y{c}, a);\n"),
+                Step::Cross3 => format!("  x{c} = fma(y{c1}, y{c2}, y{c});\n"),
+                Step::Outer => unreachable!(),
             };
+        }
+        if matches!(v.step, Step::Cross2 | Step::Cross3) {
+            s += "  }\n";
         }
     }
     s += " }\n var s = x0;\n";
@@ -120,6 +173,43 @@ fn chains_fn(v: &Variant) -> (String, f64) {
     };
     let flops = v.chains as f64 * if v.vec4 { 8.0 } else { 2.0 };
     (s, flops)
+}
+
+/// `Outer` (vec4 only): `v.chains` vec4 sums c{r} += a{r / 4}[r % 4] · b, then a and b one x·x + a
+/// step on; the flops count both.
+fn outer_fn(v: &Variant, mut s: String) -> (String, f64) {
+    let (rows, av) = (v.chains, v.chains / 4);
+    for q in 0..av {
+        s += &format!(" var a{q} = fract(start + vec4f({q}.0 * 0.1)) * 0.5;\n");
+    }
+    s += " var b = fract(start.yzwx) * 0.5;\n";
+    for r in 0..rows {
+        s += &format!(" var c{r} = vec4f(0.0);\n");
+    }
+    s += &format!(
+        " for (var i = 0u; i < p.iterations / {}u; i++) {{\n",
+        v.unroll
+    );
+    let lanes = ["x", "y", "z", "w"];
+    for _ in 0..v.unroll {
+        for r in 0..rows {
+            s += &format!(
+                "  c{r} = fma(vec4f(a{}.{}), b, c{r});\n",
+                r / 4,
+                lanes[r % 4]
+            );
+        }
+        for q in 0..av {
+            s += &format!("  a{q} = fma(a{q}, a{q}, a);\n");
+        }
+        s += "  b = fma(b, b, a);\n";
+    }
+    s += " }\n var s = c0;\n";
+    for r in 1..rows {
+        s += &format!(" s += c{r};\n");
+    }
+    s += " return s.x + s.y + s.z + s.w;\n}\n";
+    ((s), (rows + av + 1) as f64 * 8.0)
 }
 
 /// Compile a variant's module, with wgpu's runtime checks off when it is `trusted`.
@@ -144,6 +234,22 @@ const HEAD: &str = "struct P { iterations: u32, seed: f32, mul: f32, add: f32 };
   return vec4f(x, y, 0.0, 1.0);
 }
 ";
+
+/// The `operands` list: 16 vec4 chains, four steps per loop iteration, trusted, with one, two
+/// and three register operands per FMA; then the matmul form with 32 and 64 sums.
+fn operand_variants(wg: u32) -> Vec<Variant> {
+    let v = Variant {
+        lanes: true,
+        ..Variant::base(16, true, false, wg)
+    };
+    vec![
+        v.with(Step::Square, 4, true),
+        v.with(Step::Cross2, 4, true),
+        v.with(Step::Cross3, 4, true),
+        Variant { chains: 8, ..v }.with(Step::Outer, 4, true),
+        v.with(Step::Outer, 4, true),
+    ]
+}
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let which = std::env::args().nth(1).unwrap_or_else(|| "both".into());
@@ -190,21 +296,27 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("           wall {wall:.3} ms, {clock:?} {gpu:.3} ms");
         wall
     };
+    let operands = which == "operands";
     if which != "fragment" {
         let groups: u32 = if iters < 100 { 256 } else { 65535 };
         let v = Variant::base(32, true, false, 256);
-        for v in [
-            v,
-            v.with(Step::MulAdd, 1, true),
-            v.with(Step::MulAdd, 4, true),
-            v.with(Step::Square, 1, true),
-            v.with(Step::Square, 4, true),
-            v.with(Step::SelfAdd, 4, true),
-            Variant::base(16, true, false, 256).with(Step::Square, 4, true),
-            Variant::base(16, true, false, 128).with(Step::Square, 8, true),
-            Variant::base(32, true, false, 128).with(Step::Square, 4, true),
-            Variant::base(128, false, false, 256).with(Step::Square, 4, true),
-        ] {
+        let list = if operands {
+            operand_variants(256)
+        } else {
+            vec![
+                v,
+                v.with(Step::MulAdd, 1, true),
+                v.with(Step::MulAdd, 4, true),
+                v.with(Step::Square, 1, true),
+                v.with(Step::Square, 4, true),
+                v.with(Step::SelfAdd, 4, true),
+                Variant::base(16, true, false, 256).with(Step::Square, 4, true),
+                Variant::base(16, true, false, 128).with(Step::Square, 8, true),
+                Variant::base(32, true, false, 128).with(Step::Square, 4, true),
+                Variant::base(128, false, false, 256).with(Step::Square, 4, true),
+            ]
+        };
+        for v in list {
             let (vec4, wg) = (v.vec4, v.wg);
             let (body, flops) = chains_fn(&v);
             let src = format!(
@@ -269,15 +381,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let side: u32 = if iters < 100 { 512 } else { 4096 };
         let v = Variant::base(32, true, false, 0);
         let format = wgpu::TextureFormat::R32Float;
-        for v in [
-            v,
-            v.with(Step::MulAdd, 1, true),
-            v.with(Step::MulAdd, 4, true),
-            v.with(Step::Square, 1, true),
-            v.with(Step::Square, 4, true),
-            Variant::base(16, true, false, 0).with(Step::Square, 4, true),
-            Variant::base(8, true, false, 0).with(Step::Square, 8, true),
-        ] {
+        let list = if operands {
+            operand_variants(0)
+        } else {
+            vec![
+                v,
+                v.with(Step::MulAdd, 1, true),
+                v.with(Step::MulAdd, 4, true),
+                v.with(Step::Square, 1, true),
+                v.with(Step::Square, 4, true),
+                Variant::base(16, true, false, 0).with(Step::Square, 4, true),
+                Variant::base(8, true, false, 0).with(Step::Square, 8, true),
+            ]
+        };
+        for v in list {
             let vec4 = v.vec4;
             let (body, flops) = chains_fn(&v);
             let src = format!("{HEAD}{body}@fragment fn fs(@builtin(position) pos: vec4f) -> @location(0) vec4f {{
