@@ -327,7 +327,42 @@ impl Variant {
     pub fn from_env() -> Result<Variant> {
         super::variants::from_env(ENV, VARIANTS, |v| v.name, Method::Coop.name())
     }
+
+    /// The variant an m×n product runs on an adapter of PCI vendor `vendor` when
+    /// `RENDERMM_COOP` is unset: `128x256-smem48` on NVIDIA when C holds at least
+    /// [`STAGED_MIN_TILES`] of its 128×256 tiles, else the default (`64x64`). On the H100
+    /// (docs/perf/h100/coop-default.txt) smem48 ran 12.9 against 12.3 TFLOP/s at 1000×777×513
+    /// (24 tiles), 32 against 27 at 1024² and 171 against 64 at 2048²; at 512² (8 tiles) both
+    /// ran 5.0, at 256² 0.70 against 0.76. Other vendors keep the default: the staged kernels
+    /// rely on the driver honouring workgroup barriers under naga's memory-model output (see
+    /// shaders/coop_multi.wgsl), and they have been checked on NVIDIA only.
+    pub fn for_product(vendor: u32, m: usize, n: usize) -> Variant {
+        let staged = STAGED_DEFAULT;
+        let tiles = m.div_ceil(staged.bm() as usize) * n.div_ceil(staged.bn() as usize);
+        if vendor == NVIDIA && tiles >= STAGED_MIN_TILES {
+            staged
+        } else {
+            Self::default_variant()
+        }
+    }
+
+    /// The variant `RENDERMM_COOP` names, or [`Variant::for_product`] when it is unset or empty.
+    pub fn for_product_from_env(vendor: u32, m: usize, n: usize) -> Result<Variant> {
+        match std::env::var(ENV) {
+            Ok(s) if !s.trim().is_empty() => Self::from_env(),
+            _ => Ok(Self::for_product(vendor, m, n)),
+        }
+    }
 }
+
+/// NVIDIA's PCI vendor id.
+pub const NVIDIA: u32 = 0x10de;
+
+/// The staged variant [`Variant::for_product`] picks on NVIDIA.
+const STAGED_DEFAULT: Variant = VARIANTS[VARIANTS.len() - 1];
+
+/// Fewest 128×256 tiles of C for which [`Variant::for_product`] picks the staged variant.
+pub const STAGED_MIN_TILES: usize = 16;
 
 /// The sizes the buffers are padded to: m to BM, k to the k step (16, or 32 or 48 when staged), n to
 /// BN.
@@ -481,9 +516,10 @@ pub fn plan(v: &Variant, m: usize, k: usize, n: usize) -> Plan {
     p
 }
 
-/// Multiply `a · b` with the variant `RENDERMM_COOP` names (the default when unset).
+/// Multiply `a · b` with the variant `RENDERMM_COOP` names ([`Variant::for_product`] when unset).
 pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix) -> Result<RunOutput> {
-    multiply_variant(ctx, &Variant::from_env()?, a, b)
+    let v = Variant::for_product_from_env(ctx.info.vendor, a.rows, b.cols)?;
+    multiply_variant(ctx, &v, a, b)
 }
 
 /// Multiply `a · b` with variant `v` (blocking; see [`record_variant`]).
@@ -498,9 +534,11 @@ pub fn multiply_variant(
     ran.into_output()
 }
 
-/// Record `a · b` with the variant `RENDERMM_COOP` names, for the runner.
+/// Record `a · b` with the variant `RENDERMM_COOP` names ([`Variant::for_product`] when unset),
+/// for the runner.
 pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix) -> Result<Work> {
-    record_variant(ctx, &Variant::from_env()?, a, b)
+    let v = Variant::for_product_from_env(ctx.info.vendor, a.rows, b.cols)?;
+    record_variant(ctx, &v, a, b)
 }
 
 /// Record `a · b` with variant `v`: the not-supported error first, then the f16 range check;
@@ -1073,6 +1111,22 @@ mod tests {
             padded(&Variant::parse("128x128-frag").unwrap(), 1, 40, 1).1,
             48
         );
+    }
+
+    #[test]
+    fn products_on_nvidia_with_enough_tiles_default_to_the_staged_variant() {
+        assert_eq!(STAGED_DEFAULT.name, "128x256-smem48");
+        let pick = |vendor, m, n| Variant::for_product(vendor, m, n).name;
+        // 4096²: 32 × 16 tiles; 1000×513: 8 × 3 = 24; 512²: 4 × 2 = 8; 1 × 4096: 1 × 16.
+        assert_eq!(pick(NVIDIA, 4096, 4096), "128x256-smem48");
+        assert_eq!(pick(NVIDIA, 1000, 513), "128x256-smem48");
+        assert_eq!(pick(NVIDIA, 1, 4096), "128x256-smem48");
+        assert_eq!(pick(NVIDIA, 512, 512), "64x64");
+        assert_eq!(pick(NVIDIA, 7, 5), "64x64");
+        // AMD, Intel and the rest keep the default at every size.
+        for vendor in [0x1002, 0x8086, 0] {
+            assert_eq!(pick(vendor, 4096, 4096), "64x64");
+        }
     }
 
     #[test]
