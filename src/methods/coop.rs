@@ -506,7 +506,10 @@ pub fn plan(v: &Variant, m: usize, k: usize, n: usize) -> Plan {
         )
     };
     let mut p = Plan::single(Method::Coop.name(), kernel, groups)
-        .note(format!("variant {} ({ENV}): {what}", v.name))
+        .note(format!(
+            "variant {} (another with {ENV}=...; unset, chosen by the vendor and the size of C): {what}",
+            v.name
+        ))
         .note(format!(
             "A, B rounded to f16 and zero-padded to {mp}x{kp}x{np} (C cropped on readback)"
         ));
