@@ -734,7 +734,7 @@ fn main_smem_2x4_pf(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_
 // ---------------------------------------------------------------------------------------------
 // `128x256-smem48`: the tile and subgroups of `128x256-smem-pf` (2×4 subgroups of 64×64, 256
 // invocations, one staged buffer, the next tiles prefetched into registers, two barriers per
-// step), with two changes that the H100 measured as the ones that pay (docs/tensor-cores.md,
+// step), with three changes that the H100 measured as the ones that pay (docs/tensor-cores.md,
 // "Where coop's time goes"):
 // - 16-byte loads: A and B are read through a third view as eights of f16 (`vec4<u32>`, a8 and
 //   b8), and each eight is unpacked into two quads on its way into workgroup memory
@@ -742,7 +742,8 @@ fn main_smem_2x4_pf(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_
 //   kernel read 16 bytes of f16 at once (see "Staged in workgroup memory" above);
 // - k steps of 48 rather than 32 (three fragments deep): the staging costs a fixed time per
 //   step, so fewer, deeper steps; 48 is the deepest whose tiles fit the 48 KiB of workgroup
-//   memory: A 128×(48 + 8) f16 and B 48×(256 + 8) f16, 39 680 bytes (64 would need 52 224).
+//   memory: A 128×(48 + 8) f16 and B 48×(256 + 8) f16, 39 680 bytes (64 would need 52 224);
+// - C written through workgroup memory, 16 bytes per invocation per store (store_staged).
 // Layout: row-major, k padded to 48 on the host. In workgroup memory A rows are SA48 = 14 quads
 // apart (112 bytes) and B rows SB_WIDE = 66: the 8 rows a fragment load reads at a time fall in
 // 8 different 16-byte slots of the banks, and every start and stride is a multiple of 16 bytes.
@@ -807,6 +808,36 @@ fn frag_b48(h: u32, col: u32) -> FragB {
     let i = 16u * h * SB_WIDE + col / 4u;
     let stride = SB_WIDE;
     return coopLoadT<FragB>(&sb48[i], stride);
+}
+
+// C again, as quads of f32 (the same buffer, written only by main_smem_2x4_pf48).
+@group(0) @binding(2) var<storage, read_write> c4: array<vec4f>;
+
+// One 16×16 f32 fragment per subgroup on its way to C: subgroup s's slot is quads 64·s .. + 63,
+// the fragment's row r at quads 64·s + 4r .. + 3. 8 subgroups × 1 KiB: with sa48 and sb48,
+// 47 872 bytes of the 48 KiB.
+var<workgroup> cst: array<vec4f, 512>;
+
+// Fragment `acc` of subgroup s into C at rows row..row + 15, columns col..col + 15 (col a
+// multiple of 16), through the subgroup's slot: a cooperative store into workgroup memory, then
+// each of the subgroup's 32 invocations (lane = its index in the subgroup's 32) writes two
+// quads of 16 bytes, q = lane and lane + 32: row q / 4, columns col + 4·(q % 4) .. + 3, so a
+// store of the subgroup covers 8 rows of 64 contiguous bytes. A coopStoreT straight into C
+// wrote it at about 1 TB/s on the H100, this at about 2 (docs/tensor-cores.md). The first
+// barrier keeps the slot until every invocation has read the fragment before; every
+// invocation makes the same 16 calls, so the barriers are uniform. In range: q / 4 < 16 and
+// 4·(q % 4) + 3 < 16, so the quad lies in the 128×256 tile, inside the padded C (m and n
+// multiples of 128 and 256), whose rows are n / 4 quads.
+fn store_staged(acc: Acc, s: u32, lane: u32, row: u32, col: u32) {
+    workgroupBarrier();
+    let slot = s * 64u;
+    let stride = 4u;
+    coopStoreT(acc, &cst[slot], stride);
+    workgroupBarrier();
+    for (var r = 0u; r < 2u; r++) {
+        let q = lane + 32u * r;
+        c4[(row + q / 4u) * (dims.n / 4u) + col / 4u + q % 4u] = cst[slot + q];
+    }
 }
 
 @compute @workgroup_size(256)
@@ -897,5 +928,21 @@ fn main_smem_2x4_pf48(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocatio
     }
     let row0 = tr + ar;
     let col0 = tc + bc;
-    store_4x4(c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33, row0, col0);
+    let lane = li % 32u;
+    store_staged(c00, s, lane, row0 + 0u, col0 + 0u);
+    store_staged(c01, s, lane, row0 + 0u, col0 + 16u);
+    store_staged(c02, s, lane, row0 + 0u, col0 + 32u);
+    store_staged(c03, s, lane, row0 + 0u, col0 + 48u);
+    store_staged(c10, s, lane, row0 + 16u, col0 + 0u);
+    store_staged(c11, s, lane, row0 + 16u, col0 + 16u);
+    store_staged(c12, s, lane, row0 + 16u, col0 + 32u);
+    store_staged(c13, s, lane, row0 + 16u, col0 + 48u);
+    store_staged(c20, s, lane, row0 + 32u, col0 + 0u);
+    store_staged(c21, s, lane, row0 + 32u, col0 + 16u);
+    store_staged(c22, s, lane, row0 + 32u, col0 + 32u);
+    store_staged(c23, s, lane, row0 + 32u, col0 + 48u);
+    store_staged(c30, s, lane, row0 + 48u, col0 + 0u);
+    store_staged(c31, s, lane, row0 + 48u, col0 + 16u);
+    store_staged(c32, s, lane, row0 + 48u, col0 + 32u);
+    store_staged(c33, s, lane, row0 + 48u, col0 + 48u);
 }
