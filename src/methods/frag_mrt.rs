@@ -835,17 +835,21 @@ pub fn shader_source(shape: &Shape) -> String {
         (false, 0) => p.to_string(),
         (false, o) => format!("{p} + {o}u"),
     };
+    // Load h's texels at step `k` (an expression of the shader): (name, lookup) for the A texels
+    // a{h}_i and the B texels b{h}_j.
+    let texels = |h: u32, k: &str| -> Vec<(String, String)> {
+        (0..ra)
+            .map(|i| (format!("a{h}_{i}"), a_load(k, i)))
+            .chain((0..cb).map(|j| (format!("b{h}_{j}"), b_load(k, j))))
+            .collect()
+    };
     if shape.prefetch {
         out!(
             "    // pf=1: the texels of the first iteration; each iteration fetches the next one's."
         );
         for h in 0..loads {
-            let k = k_of("pass_range.k_start", h);
-            for i in 0..ra {
-                out!("    var na{h}_{i} = {};", a_load(&k, i));
-            }
-            for j in 0..cb {
-                out!("    var nb{h}_{j} = {};", b_load(&k, j));
+            for (name, lookup) in texels(h, &k_of("pass_range.k_start", h)) {
+                out!("    var n{name} = {lookup};");
             }
         }
     }
@@ -856,19 +860,11 @@ pub fn shader_source(shape: &Shape) -> String {
             // The partner's step, p + off + 1 - s, read from the buffer rather than swapped.
             out!("        let k{h}q = k{h} ^ 1u;");
         }
-        if shape.prefetch {
-            for i in 0..ra {
-                out!("        let a{h}_{i} = na{h}_{i};");
-            }
-            for j in 0..cb {
-                out!("        let b{h}_{j} = nb{h}_{j};");
-            }
-        } else {
-            for i in 0..ra {
-                out!("        let a{h}_{i} = {};", a_load(&format!("k{h}"), i));
-            }
-            for j in 0..cb {
-                out!("        let b{h}_{j} = {};", b_load(&format!("k{h}"), j));
+        for (name, lookup) in texels(h, &format!("k{h}")) {
+            if shape.prefetch {
+                out!("        let {name} = n{name};");
+            } else {
+                out!("        let {name} = {lookup};");
             }
         }
     }
@@ -878,12 +874,8 @@ pub fn shader_source(shape: &Shape) -> String {
         );
         out!("        let pn = min(p + {u}u, pass_range.k_end - {u}u);");
         for h in 0..loads {
-            let k = k_of("pn", h);
-            for i in 0..ra {
-                out!("        na{h}_{i} = {};", a_load(&k, i));
-            }
-            for j in 0..cb {
-                out!("        nb{h}_{j} = {};", b_load(&k, j));
+            for (name, lookup) in texels(h, &k_of("pn", h)) {
+                out!("        n{name} = {lookup};");
             }
         }
     }
