@@ -235,6 +235,18 @@ const HEAD: &str = "struct P { iterations: u32, seed: f32, mul: f32, add: f32 };
 }
 ";
 
+/// The first variants of both stages: `v` as it is, then x·m + a and x·x + a, one and four steps
+/// per loop iteration, compiled without loop bounding.
+fn step_variants(v: Variant) -> Vec<Variant> {
+    vec![
+        v,
+        v.with(Step::MulAdd, 1, true),
+        v.with(Step::MulAdd, 4, true),
+        v.with(Step::Square, 1, true),
+        v.with(Step::Square, 4, true),
+    ]
+}
+
 /// The `operands` list: 16 vec4 chains, four steps per loop iteration, trusted, with one, two
 /// and three register operands per FMA; then the matmul form with 32 and 64 sums.
 fn operand_variants(wg: u32) -> Vec<Variant> {
@@ -299,22 +311,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let operands = which == "operands";
     if which != "fragment" {
         let groups: u32 = if iters < 100 { 256 } else { 65535 };
-        let v = Variant::base(32, true, false, 256);
         let list = if operands {
             operand_variants(256)
         } else {
-            vec![
-                v,
-                v.with(Step::MulAdd, 1, true),
-                v.with(Step::MulAdd, 4, true),
-                v.with(Step::Square, 1, true),
-                v.with(Step::Square, 4, true),
+            let v = Variant::base(32, true, false, 256);
+            let mut list = step_variants(v);
+            list.extend([
                 v.with(Step::SelfAdd, 4, true),
                 Variant::base(16, true, false, 256).with(Step::Square, 4, true),
                 Variant::base(16, true, false, 128).with(Step::Square, 8, true),
                 Variant::base(32, true, false, 128).with(Step::Square, 4, true),
                 Variant::base(128, false, false, 256).with(Step::Square, 4, true),
-            ]
+            ]);
+            list
         };
         for v in list {
             let (vec4, wg) = (v.vec4, v.wg);
@@ -379,20 +388,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     if which != "compute" {
         let side: u32 = if iters < 100 { 512 } else { 4096 };
-        let v = Variant::base(32, true, false, 0);
         let format = wgpu::TextureFormat::R32Float;
         let list = if operands {
             operand_variants(0)
         } else {
-            vec![
-                v,
-                v.with(Step::MulAdd, 1, true),
-                v.with(Step::MulAdd, 4, true),
-                v.with(Step::Square, 1, true),
-                v.with(Step::Square, 4, true),
+            let mut list = step_variants(Variant::base(32, true, false, 0));
+            list.extend([
                 Variant::base(16, true, false, 0).with(Step::Square, 4, true),
                 Variant::base(8, true, false, 0).with(Step::Square, 8, true),
-            ]
+            ]);
+            list
         };
         for v in list {
             let vec4 = v.vec4;
