@@ -48,6 +48,7 @@ fn wanted_features() -> wgpu::Features {
         | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
         | wgpu::Features::SHADER_F16
         | wgpu::Features::SUBGROUP
+        | wgpu::Features::SUBGROUP_BARRIER
         | wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX
         // R16Unorm / Rgba16Unorm: the 16-bit sum of `--u8-sum-bits 16` (L-M §4).
         | wgpu::Features::TEXTURE_FORMAT_16BIT_NORM

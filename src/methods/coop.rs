@@ -550,6 +550,16 @@ pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix) -> Result<Work> {
 pub fn record_variant(ctx: &GpuContext, v: &Variant, a: &Matrix, b: &Matrix) -> Result<Work> {
     crate::matrix::check_product(a, b)?;
     supported(ctx)?;
+    if v.subgroups() > 1 && !ctx.has(wgpu::Features::SUBGROUP_BARRIER) {
+        return Err(Error::MissingFeature {
+            adapter: ctx.info.name.clone(),
+            feature: "SUBGROUP_BARRIER",
+            needed_for: format!(
+                "coop's multi-subgroup variant {} (shaders/coop_multi.wgsl synchronises a subgroup with subgroupBarrier); the one-subgroup 64x64 runs without it",
+                v.name
+            ),
+        });
+    }
     check_f16_range(a, "A")?;
     check_f16_range(b, "B")?;
     let (m, k, n) = (a.rows, a.cols, b.cols);
