@@ -294,17 +294,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "kind", "wg chains type operands step unroll checks", "ms", "GFLOP/s"
     );
     // Wall clock around one submission after a warm-up, and the GPU timestamps around a
-    // second (the clock the ceilings use), printed beside each other.
-    let time = |f: &dyn Fn()| -> f64 {
-        f();
+    // second (the clock the ceilings use, written in one submission with the work), printed
+    // beside each other.
+    let time = |f: &dyn Fn() -> wgpu::CommandBuffer| -> f64 {
+        q.submit([f()]);
         let _ = d.poll(wgpu::PollType::wait_indefinitely());
         let t = Instant::now();
-        f();
+        q.submit([f()]);
         let _ = d.poll(wgpu::PollType::wait_indefinitely());
         let wall = t.elapsed().as_secs_f64() * 1e3;
-        let span = rendermm::gpu::timer::Span::begin(&ctx).expect("span");
-        f();
-        let (gpu, clock) = span.end(&ctx).expect("span");
+        let work = f();
+        let (gpu, clock) = rendermm::gpu::timer::Span::begin(&ctx)
+            .and_then(|s| s.end_with(&ctx, [work]))
+            .expect("span");
         println!("           wall {wall:.3} ms, {clock:?} {gpu:.3} ms");
         wall
     };
@@ -374,7 +376,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     pass.set_bind_group(0, &bg, &[]);
                     pass.dispatch_workgroups(groups_now, 1, 1);
                 }
-                q.submit([e.finish()]);
+                e.finish()
             });
             let total = groups_now as f64 * wg as f64 * iters as f64 * flops;
             println!(
@@ -452,7 +454,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     pass.set_bind_group(0, &bg, &[]);
                     pass.draw(0..3, 0..1);
                 }
-                q.submit([e.finish()]);
+                e.finish()
             });
             let total = side as f64 * side as f64 * iters as f64 * flops;
             println!(

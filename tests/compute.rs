@@ -506,3 +506,38 @@ fn the_report_names_and_models_the_kernel_that_ran() {
     );
     assert_eq!(r.ran, None);
 }
+
+/// GPU timestamps bracket the work they time and nothing else: a span given a long dispatch
+/// counts most of the wall time it took, and the host's time between opening and closing a span
+/// is not device time (an opening timestamp submitted on its own would be written at once by
+/// the idle GPU and count the host's wait; it was a tenth of coop's time at n = 4096 on the H100).
+#[test]
+fn a_span_counts_its_work_and_not_the_host_between_submissions() {
+    use rendermm::gpu::timer::{Clock, Span};
+    let c = ctx();
+    assert!(
+        c.has(wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS),
+        "the test adapter has timestamps inside encoders (lavapipe does)"
+    );
+    let (a, b) = (
+        Matrix::random(320, 320, 1, -1.0, 1.0),
+        Matrix::random(320, 320, 2, -1.0, 1.0),
+    );
+    let (out, repeats) =
+        compute::with_timed_repeats(1, || rendermm::methods::cs_fast::multiply(c, &a, &b));
+    let out = out.unwrap();
+    assert_eq!(repeats.len(), 1);
+    let (device, wall) = (repeats[0], out.timings.compute_ms);
+    assert!(
+        device <= wall + 0.5 && device >= 0.5 * wall,
+        "device {device} ms against {wall} ms of wall clock around the submission"
+    );
+    let span = Span::begin(c).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(30));
+    let (idle, clock) = span.end(c).unwrap();
+    assert_eq!(clock, Clock::GpuTimestamp);
+    assert!(
+        idle < 10.0,
+        "a span with no work measured {idle} ms: the host's 30 ms sleep counted as device time"
+    );
+}

@@ -380,21 +380,22 @@ fn ceiling(name: &str, value: f64, unit: &str, detail: String, clock: Clock) -> 
     }
 }
 
-/// Run `f` once to warm up, then `repeats` times; the fastest run in milliseconds.
+/// Record `f`'s work and run it once to warm up, then `repeats` times; the fastest run in
+/// milliseconds.
 fn best(
     ctx: &GpuContext,
     repeats: usize,
-    mut f: impl FnMut() -> Result<()>,
+    mut f: impl FnMut() -> Result<wgpu::CommandBuffer>,
 ) -> Result<(f64, Clock)> {
-    // Only submissions go between the timestamps: pipelines and resources are built before
-    // (a pipeline built inside the span put its compile time into the first FMA ceilings).
-    f()?;
+    // Only the work goes between the timestamps, in one submission with them: pipelines and
+    // resources are built before (a pipeline built inside the span put its compile time into
+    // the first FMA ceilings), and the work is recorded before the span begins.
+    ctx.queue.submit([f()?]);
     ctx.wait()?;
     let mut best = (f64::INFINITY, Clock::WallClock);
     for _ in 0..repeats.max(1) {
-        let span = Span::begin(ctx)?;
-        f()?;
-        let (ms, clock) = span.end(ctx)?;
+        let work = f()?;
+        let (ms, clock) = Span::begin(ctx)?.end_with(ctx, [work])?;
         if ms < best.0 {
             best = (ms, clock);
         }
@@ -438,7 +439,7 @@ fn draw_covering<'a>(
     layers: u32,
     blend: bool,
     quad: bool,
-) -> Result<impl Fn() -> Result<()> + 'a> {
+) -> Result<impl Fn() -> Result<wgpu::CommandBuffer> + 'a> {
     let (vs, topology, vertices) = if quad {
         ("vs_quad", wgpu::PrimitiveTopology::TriangleStrip, 4)
     } else {
@@ -500,8 +501,7 @@ fn draw_covering<'a>(
                 pass.set_bind_group(0, &bg, &[]);
                 pass.draw(0..vertices, 0..layers);
             }
-            ctx.queue.submit([enc.finish()]);
-            Ok(())
+            Ok(enc.finish())
         })
     })
 }
@@ -511,7 +511,7 @@ fn dispatch_fma<'a>(
     module: &wgpu::ShaderModule,
     params: &wgpu::Buffer,
     groups: u32,
-) -> Result<impl Fn() -> Result<()> + use<'a>> {
+) -> Result<impl Fn() -> Result<wgpu::CommandBuffer> + use<'a>> {
     let sink = ctx.scoped("ceiling cs_fma", || {
         Ok(ctx.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("fma sink"),
@@ -528,7 +528,7 @@ fn dispatch_mma<'a>(
     ctx: &'a GpuContext,
     params: &wgpu::Buffer,
     groups: u32,
-) -> Result<impl Fn() -> Result<()> + use<'a>> {
+) -> Result<impl Fn() -> Result<wgpu::CommandBuffer> + use<'a>> {
     // SAFETY: the shader's only indices are fragments 0..8 of `src` (2048 f16) and 0..16 of
     // `sink` (4096 f32), the sizes made here; its loop runs `params.iterations` steps.
     let module = unsafe { ctx.shader_trusted("ceiling_mma.wgsl", SHADER_MMA) }?;
@@ -560,7 +560,7 @@ fn compute_dispatch<'a>(
     entry: &'static str,
     buffers: &[&wgpu::Buffer],
     groups: u32,
-) -> Result<impl Fn() -> Result<()> + use<'a>> {
+) -> Result<impl Fn() -> Result<wgpu::CommandBuffer> + use<'a>> {
     let label = format!("ceiling {entry}");
     let (pipeline, bg) = ctx.scoped(&label, || {
         let pipeline = ctx
@@ -597,8 +597,7 @@ fn compute_dispatch<'a>(
                 pass.set_bind_group(0, &bg, &[]);
                 pass.dispatch_workgroups(groups, 1, 1);
             }
-            ctx.queue.submit([enc.finish()]);
-            Ok(())
+            Ok(enc.finish())
         })
     })
 }
@@ -653,8 +652,7 @@ fn copy_bandwidth(
             best(ctx, repeats, || {
                 let mut enc = ctx.device.create_command_encoder(&Default::default());
                 enc.copy_buffer_to_buffer(&src, 0, &dst, 0, bytes);
-                ctx.queue.submit([enc.finish()]);
-                Ok(())
+                Ok(enc.finish())
             })
         }
         // Host transfers include the CPU side, so they are timed by the wall clock.
@@ -736,7 +734,7 @@ fn best_wall(
 /// the governor lowered the clock every ~2.8 s while a tune ran, and one settle brought it back
 /// within a second; a measurement the clock fell during is taken again ([`ClockGuard::SLOW`]).
 pub struct ClockGuard<'a> {
-    dispatch: Box<dyn Fn() -> Result<()> + 'a>,
+    dispatch: Box<dyn Fn() -> Result<wgpu::CommandBuffer> + 'a>,
     ctx: &'a GpuContext,
     /// The dispatch's fastest time so far: taken after a burst of it when the guard is made, and
     /// lowered whenever a later timing is faster (a reference taken at a lowered clock would
@@ -779,9 +777,8 @@ impl<'a> ClockGuard<'a> {
 
     /// Time the dispatch once (lowering the reference if it was faster).
     fn time(&self) -> Result<f64> {
-        let span = Span::begin(self.ctx)?;
-        (self.dispatch)()?;
-        let ms = span.end(self.ctx)?.0;
+        let work = (self.dispatch)()?;
+        let ms = Span::begin(self.ctx)?.end_with(self.ctx, [work])?.0;
         if ms > 0.0 && ms < self.reference_ms.get() {
             self.reference_ms.set(ms);
         }
@@ -791,7 +788,7 @@ impl<'a> ClockGuard<'a> {
     /// Submit the dispatch back to back for about 300 ms (one of `ms` each) and wait.
     fn burst(&self, ms: f64) -> Result<()> {
         for _ in 0..(300.0 / ms.max(1e-3)).ceil().clamp(1.0, 600.0) as usize {
-            (self.dispatch)()?;
+            self.ctx.queue.submit([(self.dispatch)()?]);
         }
         self.ctx.wait()
     }

@@ -422,8 +422,8 @@ impl Prepared {
     }
 
     /// Record every dispatch into one compute pass and submit it (wgpu orders the dispatches'
-    /// storage accesses, so a reduction pass sees the partial sums of the pass before it). Time
-    /// it with a [`super::timer::Span`] around the call.
+    /// storage accesses, so a reduction pass sees the partial sums of the pass before it). To
+    /// time it, give [`Prepared::encode`]'s commands to a [`super::timer::Span`] instead.
     pub fn submit(&self, ctx: &GpuContext, label: &str) -> Result<()> {
         ctx.scoped(&format!("the {label} dispatches"), || {
             ctx.queue.submit([self.encode(&ctx.device, label)?]);
@@ -433,20 +433,21 @@ impl Prepared {
 
     /// Record every dispatch into one compute pass.
     pub fn encode(&self, device: &wgpu::Device, label: &str) -> Result<wgpu::CommandBuffer> {
-        {
-            let mut enc = device.create_command_encoder(&Default::default());
-            {
-                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some(label),
-                    timestamp_writes: None,
-                });
-                for (pipeline, bind_group, [x, y, z]) in &self.pipelines {
-                    pass.set_pipeline(pipeline);
-                    pass.set_bind_group(0, bind_group, &[]);
-                    pass.dispatch_workgroups(*x, *y, *z);
-                }
-            }
-            Ok(enc.finish())
+        let mut enc = device.create_command_encoder(&Default::default());
+        self.encode_into(&mut enc, label);
+        Ok(enc.finish())
+    }
+
+    /// Record every dispatch into one compute pass of `enc`.
+    pub fn encode_into(&self, enc: &mut wgpu::CommandEncoder, label: &str) {
+        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(label),
+            timestamp_writes: None,
+        });
+        for (pipeline, bind_group, [x, y, z]) in &self.pipelines {
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, bind_group, &[]);
+            pass.dispatch_workgroups(*x, *y, *z);
         }
     }
 }
@@ -518,12 +519,14 @@ pub fn record(ctx: &GpuContext, plan: &Plan, ops: Operands, out: (usize, usize))
     let mut work = Work::new(plan.dispatches());
     work.setup_ms = build_ms;
     let label = plan.method;
-    // Device time spans the submission (timestamps written in command buffers before and after
-    // it, see gpu::timer): lavapipe runs a compute pass on the CPU at submit, so timestamps
-    // written at the pass boundaries do not bracket its work, while the span's do. Every
-    // repetition rewrites all of C from the same inputs, so the result is that of one.
-    let device = ctx.device.clone();
-    work.repeat(repeats, move || prepared.encode(&device, label));
+    // Device time is that of the compute pass, from timestamps written in the same command
+    // buffer before and after it (gpu::timer::Span::time_encoded_async): encoder timestamps,
+    // not the pass's own, which on lavapipe do not bracket the work it runs. Every repetition
+    // rewrites all of C from the same inputs, so the result is that of one.
+    work.repeat(repeats, move |enc: &mut wgpu::CommandEncoder| {
+        prepared.encode_into(enc, label);
+        Ok(())
+    });
     let (rows, cols) = (ops.c.rows, ops.c.cols);
     // The top-left out_rows × out_cols of C (all of it unless the method padded it), de-padded
     // straight into the result.

@@ -134,7 +134,7 @@ pub enum Read {
 }
 
 /// Records the compute phase again, for runs that time several repetitions of it.
-pub type Repeat = Box<dyn Fn() -> Result<wgpu::CommandBuffer>>;
+pub type Repeat = Box<dyn Fn(&mut wgpu::CommandEncoder) -> Result<()>>;
 
 /// Turns the bytes of a run's reads (in the order they were asked for) into its result.
 pub type Finish = Box<dyn FnOnce(Vec<Bytes>) -> Result<Vec<Matrix>>>;
@@ -196,7 +196,7 @@ impl Work {
     pub fn repeat(
         &mut self,
         times: usize,
-        record: impl Fn() -> Result<wgpu::CommandBuffer> + 'static,
+        record: impl Fn(&mut wgpu::CommandEncoder) -> Result<()> + 'static,
     ) {
         self.steps.clear();
         self.repeated = Some((times.max(1), Box::new(record)));
@@ -298,14 +298,10 @@ pub async fn run_async(
         Some((times, record)) => {
             let (mut wall, mut device) = (0.0, None);
             for _ in 0..times {
-                let commands = record()?;
                 let span = Span::begin(ctx)?;
                 let t = Instant::now();
-                ctx.scoped("submitting recorded GPU work", || {
-                    ctx.queue.submit([commands]);
-                    Ok(())
-                })?;
-                let (span_ms, clock) = span.end_async(ctx).await?;
+                // One command buffer: the opening timestamp, the work, the closing one.
+                let (span_ms, clock) = span.time_encoded_async(ctx, |enc| record(enc)).await?;
                 wall = ms(t);
                 device = (clock == Clock::GpuTimestamp).then_some(span_ms);
                 repeats_ms.extend(device);
@@ -372,7 +368,7 @@ async fn submit_steps(
     let waited = copies > 0 && stamps.is_none();
     let mut compute_ms = 0.0;
     let mut copy_ms = 0.0;
-    let span = Span::begin(ctx)?;
+    let mut span = Span::begin(ctx)?;
     let mut t = Instant::now();
     for step in steps {
         let copy = step.phase == Phase::Copy;
@@ -382,16 +378,17 @@ async fn submit_steps(
             compute_ms += ms(t);
             t = Instant::now();
         }
+        // One submission per step, with a copy's timestamps around it; the first step's also
+        // carries the span's opening timestamp.
+        let mut commands = Vec::with_capacity(3);
         if let Some(s) = stamps.as_mut().filter(|_| copy) {
-            s.stamp(ctx)?;
+            commands.push(s.stamp(ctx)?);
         }
-        ctx.scoped("submitting recorded GPU work", || {
-            ctx.queue.submit([step.commands]);
-            Ok(())
-        })?;
+        commands.push(step.commands);
         if let Some(s) = stamps.as_mut().filter(|_| copy) {
-            s.stamp(ctx)?;
+            commands.push(s.stamp(ctx)?);
         }
+        span.submit(ctx, commands)?;
         if waited && copy {
             settle(ctx).await?;
             copy_ms += ms(t);
@@ -447,15 +444,14 @@ impl CopyStamps {
     }
 
     /// Submit a command buffer writing the next timestamp.
-    fn stamp(&mut self, ctx: &GpuContext) -> Result<()> {
+    fn stamp(&mut self, ctx: &GpuContext) -> Result<wgpu::CommandBuffer> {
         let max = wgpu::QUERY_SET_MAX_QUERIES;
         let (set, index) = (&self.sets[(self.next / max) as usize].0, self.next % max);
         self.next += 1;
-        ctx.scoped("writing a copy timestamp", || {
+        ctx.scoped("recording a copy timestamp", || {
             let mut enc = ctx.device.create_command_encoder(&Default::default());
             enc.write_timestamp(set, index);
-            ctx.queue.submit([enc.finish()]);
-            Ok(())
+            Ok(enc.finish())
         })
     }
 

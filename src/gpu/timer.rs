@@ -6,6 +6,12 @@
 //! is the device time of everything submitted in between, however many passes and submissions a
 //! method uses. Without the feature the span falls back to the wall clock after a full wait, and
 //! says so in [`Clock`].
+//!
+//! The opening timestamp goes to the queue in the same `submit` as the first work
+//! ([`Span::submit`]), and the closing one, where the caller can, in the same `submit` as the
+//! last ([`Span::end_with`]). A timestamp submitted on its own is written at once by an idle
+//! GPU, which then waits for the host's next submission: the span would count that wait, tens of
+//! microseconds on the H100, as device time (it was a tenth of `coop`'s 0.5 ms at n = 4096).
 
 use super::context::GpuContext;
 use crate::clock::Instant;
@@ -34,11 +40,22 @@ impl Clock {
 /// A span being measured; [`Span::end`] waits for the GPU and returns milliseconds.
 pub struct Span {
     start: Instant,
-    gpu: Option<(wgpu::QuerySet, wgpu::Buffer, wgpu::Buffer)>,
+    gpu: Option<Stamps>,
+}
+
+/// The span's query set, its resolve and read buffers, and the opening timestamp's command
+/// buffer until it is submitted with the first work.
+struct Stamps {
+    qs: wgpu::QuerySet,
+    resolve: wgpu::Buffer,
+    read: wgpu::Buffer,
+    opening: Option<wgpu::CommandBuffer>,
 }
 
 impl Span {
-    /// Start measuring: everything submitted after this call and before [`Span::end`] is timed.
+    /// Start measuring: everything submitted through [`Span::submit`] or [`Span::end_with`], or
+    /// on the queue after the first such call and before [`Span::end`], is timed. Nothing is
+    /// submitted yet.
     pub fn begin(ctx: &GpuContext) -> Result<Span> {
         let gpu = if ctx
             .has(wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)
@@ -63,8 +80,12 @@ impl Span {
                 });
                 let mut enc = ctx.device.create_command_encoder(&Default::default());
                 enc.write_timestamp(&qs, 0);
-                ctx.queue.submit([enc.finish()]);
-                Ok((qs, resolve, read))
+                Ok(Stamps {
+                    qs,
+                    resolve,
+                    read,
+                    opening: Some(enc.finish()),
+                })
             })?)
         } else {
             None
@@ -75,14 +96,89 @@ impl Span {
         })
     }
 
+    /// Submit `commands` inside the span, in one `queue.submit` with the opening timestamp if it
+    /// has not gone yet.
+    pub fn submit(
+        &mut self,
+        ctx: &GpuContext,
+        commands: impl IntoIterator<Item = wgpu::CommandBuffer>,
+    ) -> Result<()> {
+        let opening = self.gpu.as_mut().and_then(|g| g.opening.take());
+        ctx.scoped("submitting recorded GPU work", || {
+            ctx.queue.submit(opening.into_iter().chain(commands));
+            Ok(())
+        })
+    }
+
     /// Stop measuring, wait for the GPU, and return (milliseconds, clock) (blocking).
     pub fn end(self, ctx: &GpuContext) -> Result<(f64, Clock)> {
-        pollster::block_on(self.end_async(ctx))
+        pollster::block_on(self.end_with_async(ctx, []))
+    }
+
+    /// Submit `commands` as the span's last work, in one `queue.submit` with the closing
+    /// timestamp (and the opening one if nothing went before), and return (milliseconds,
+    /// clock) (blocking).
+    pub fn end_with(
+        self,
+        ctx: &GpuContext,
+        commands: impl IntoIterator<Item = wgpu::CommandBuffer>,
+    ) -> Result<(f64, Clock)> {
+        pollster::block_on(self.end_with_async(ctx, commands))
     }
 
     /// Stop measuring, await the GPU, and return (milliseconds, clock).
     pub async fn end_async(self, ctx: &GpuContext) -> Result<(f64, Clock)> {
-        let Some((qs, resolve, read)) = self.gpu else {
+        self.end_with_async(ctx, []).await
+    }
+
+    /// Record the work with `record` into one command buffer between the span's two
+    /// timestamps, submit it, and return (milliseconds, clock) once the GPU is done. Nothing may
+    /// have been submitted through the span before. The tightest bracket: no boundary between
+    /// command buffers lies inside the span.
+    pub async fn time_encoded_async(
+        self,
+        ctx: &GpuContext,
+        record: impl FnOnce(&mut wgpu::CommandEncoder) -> Result<()>,
+    ) -> Result<(f64, Clock)> {
+        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        let Some(Stamps {
+            qs, resolve, read, ..
+        }) = self.gpu
+        else {
+            record(&mut enc)?;
+            return Span { gpu: None, ..self }
+                .end_with_async(ctx, [enc.finish()])
+                .await;
+        };
+        ctx.scoped("recording timed GPU work", || {
+            enc.write_timestamp(&qs, 0);
+            record(&mut enc)?;
+            enc.write_timestamp(&qs, 1);
+            enc.resolve_query_set(&qs, 0..2, &resolve, 0);
+            enc.copy_buffer_to_buffer(&resolve, 0, &read, 0, 16);
+            ctx.queue.submit([enc.finish()]);
+            Ok(())
+        })?;
+        read_ticks(ctx, &read).await
+    }
+
+    /// [`Span::end_with`], awaiting the GPU.
+    pub async fn end_with_async(
+        self,
+        ctx: &GpuContext,
+        commands: impl IntoIterator<Item = wgpu::CommandBuffer>,
+    ) -> Result<(f64, Clock)> {
+        let Some(Stamps {
+            qs,
+            resolve,
+            read,
+            opening,
+        }) = self.gpu
+        else {
+            ctx.scoped("submitting recorded GPU work", || {
+                ctx.queue.submit(commands);
+                Ok(())
+            })?;
             super::run::settle(ctx).await?;
             return Ok((self.start.elapsed().as_secs_f64() * 1e3, Clock::WallClock));
         };
@@ -91,13 +187,23 @@ impl Span {
             enc.write_timestamp(&qs, 1);
             enc.resolve_query_set(&qs, 0..2, &resolve, 0);
             enc.copy_buffer_to_buffer(&resolve, 0, &read, 0, 16);
-            ctx.queue.submit([enc.finish()]);
+            let closing = enc.finish();
+            ctx.queue.submit(
+                opening
+                    .into_iter()
+                    .chain(commands)
+                    .chain(std::iter::once(closing)),
+            );
             Ok(())
         })?;
-        let ticks: Vec<u64> =
-            super::run::map_read(ctx, &read, bytemuck::pod_collect_to_vec).await?;
-        let period = ctx.queue.get_timestamp_period() as f64;
-        let ns = ticks[1].wrapping_sub(ticks[0]) as f64 * period;
-        Ok((ns * 1e-6, Clock::GpuTimestamp))
+        read_ticks(ctx, &read).await
     }
+}
+
+/// The span's two timestamps from its read buffer, as (milliseconds, clock).
+async fn read_ticks(ctx: &GpuContext, read: &wgpu::Buffer) -> Result<(f64, Clock)> {
+    let ticks: Vec<u64> = super::run::map_read(ctx, read, bytemuck::pod_collect_to_vec).await?;
+    let period = ctx.queue.get_timestamp_period() as f64;
+    let ns = ticks[1].wrapping_sub(ticks[0]) as f64 * period;
+    Ok((ns * 1e-6, Clock::GpuTimestamp))
 }
