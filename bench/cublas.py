@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The cuBLAS anchor for `rendermm bench`: PyTorch matmul on the CUDA GPU in float32 with TF32 off
-(plain SGEMM) and in float16 (tensor cores), timed after warm-up with torch.cuda.synchronize()
-around a loop of repeats; and the host-to-host path a numpy user sees: numpy float32 arrays to
+(plain SGEMM) and in float16 (tensor cores), each product's device time from CUDA events after a
+warm-up; and the host-to-host path a numpy user sees: numpy float32 arrays to
 the GPU, the product, back to numpy (`torch-f32-host`), with the copy rates PyTorch reaches from
 pageable numpy memory (`torch-h2d`, `torch-d2h`, 64 MiB). Prints one JSON object:
 {"anchor": "cublas", "rows": [...]}.
@@ -17,17 +17,26 @@ import torch
 
 
 def time_matmul(n: int, dtype, repeats: int) -> list:
+    """Seconds of device time of each of `repeats` products, from CUDA events recorded around
+    each on the stream: the device time rendermm's timestamps measure, with no host-side
+    launch or synchronisation inside. Warmed up by 100 ms of products first, so that the clock
+    is up."""
     a = torch.rand((n, n), device="cuda", dtype=dtype)
     b = torch.rand((n, n), device="cuda", dtype=dtype)
-    for _ in range(3):
-        a @ b
+    a @ b
     torch.cuda.synchronize()
-    times = []
-    for _ in range(repeats):
-        t = time.perf_counter()
+    t = time.perf_counter()
+    while time.perf_counter() - t < 0.1:
         a @ b
         torch.cuda.synchronize()
-        times.append(time.perf_counter() - t)
+    times = []
+    for _ in range(repeats):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        a @ b
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) * 1e-3)
     return times
 
 
