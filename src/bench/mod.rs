@@ -460,13 +460,15 @@ fn measure(
     for trial in 0..opts.warmup + opts.trials {
         ops.poison(ctx)?;
         ctx.wait()?;
-        // Device time from timestamps written around the submission, in one submission with
-        // it (gpu::timer::Span): lavapipe runs a compute pass at submit, so timestamps at the
+        // Device time from timestamps written around the pass in its own command buffer
+        // (gpu::timer::Span): lavapipe runs a compute pass at submit, so timestamps at the
         // pass's own boundaries would not bracket its work.
-        let work = prepared.encode(&ctx.device, plan.method)?;
         let span = Span::begin(ctx)?;
         let t = Instant::now();
-        let (gpu_ms, clock) = span.end_with(ctx, [work])?;
+        let (gpu_ms, clock) = span.time_encoded(ctx, |enc| {
+            prepared.encode_into(enc, plan.method);
+            Ok(())
+        })?;
         let ms = t.elapsed().as_secs_f64() * 1e3;
         if trial >= opts.warmup {
             wall.push(ms * scale);

@@ -131,6 +131,15 @@ impl Span {
         self.end_with_async(ctx, []).await
     }
 
+    /// [`Span::time_encoded_async`], blocking.
+    pub fn time_encoded(
+        self,
+        ctx: &GpuContext,
+        record: impl FnOnce(&mut wgpu::CommandEncoder) -> Result<()>,
+    ) -> Result<(f64, Clock)> {
+        pollster::block_on(self.time_encoded_async(ctx, record))
+    }
+
     /// Record the work with `record` into one command buffer between the span's two
     /// timestamps, submit it, and return (milliseconds, clock) once the GPU is done. Nothing may
     /// have been submitted through the span before. The tightest bracket: no boundary between
