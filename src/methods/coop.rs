@@ -332,11 +332,14 @@ impl Variant {
     /// The variant an m×n product runs on an adapter of PCI vendor `vendor` when
     /// `RENDERMM_COOP` is unset: `128x256-smem48` on NVIDIA when C holds at least
     /// [`STAGED_MIN_TILES`] of its 128×256 tiles, else the default (`64x64`). On the H100
-    /// (docs/perf/h100/coop-default.txt) smem48 ran 12.9 against 12.3 TFLOP/s at 1000×777×513
-    /// (24 tiles), 32 against 27 at 1024² and 171 against 64 at 2048²; at 512² (8 tiles) both
-    /// ran 5.0, at 256² 0.70 against 0.76. Other vendors keep the default: the staged kernels
-    /// rely on the driver honouring workgroup barriers under naga's memory-model output (see
-    /// shaders/coop_multi.wgsl), and they have been checked on NVIDIA only.
+    /// (docs/perf/h100/coop-default.txt, timestamps written with the work) smem48 was the faster
+    /// at every product of two tiles or more measured: 0.020 against 0.022 ms at 256² (2
+    /// tiles), 0.025 against 0.031 at 512², 0.032 against 0.042 at 1000×777×513, 0.199 against
+    /// 0.332 at 256×8192×256. With one tile it depends on k: 0.107 against 0.172 ms at
+    /// 128×4096×256, but 0.014 against 0.013 at 128×48×256 and 7×13×5. Other vendors keep the
+    /// default: the staged kernels rely on the driver honouring workgroup and subgroup barriers
+    /// under naga's memory-model output (see shaders/coop_multi.wgsl), and they have been
+    /// checked on NVIDIA only.
     pub fn for_product(vendor: u32, m: usize, n: usize) -> Variant {
         let staged = STAGED_DEFAULT;
         let tiles = m.div_ceil(staged.bm() as usize) * n.div_ceil(staged.bn() as usize);
@@ -363,7 +366,7 @@ pub const NVIDIA: u32 = 0x10de;
 const STAGED_DEFAULT: Variant = VARIANTS[VARIANTS.len() - 1];
 
 /// Fewest 128×256 tiles of C for which [`Variant::for_product`] picks the staged variant.
-pub const STAGED_MIN_TILES: usize = 16;
+pub const STAGED_MIN_TILES: usize = 2;
 
 /// The sizes the buffers are padded to: m to BM, k to the k step (16, or 32 or 48 when staged), n to
 /// BN.
@@ -1131,11 +1134,13 @@ mod tests {
     fn products_on_nvidia_with_enough_tiles_default_to_the_staged_variant() {
         assert_eq!(STAGED_DEFAULT.name, "128x256-smem48");
         let pick = |vendor, m, n| Variant::for_product(vendor, m, n).name;
-        // 4096²: 32 × 16 tiles; 1000×513: 8 × 3 = 24; 512²: 4 × 2 = 8; 1 × 4096: 1 × 16.
+        // 4096²: 32 × 16 tiles; 1000×513: 8 × 3 = 24; 256²: 2 × 1 = 2; 1 × 4096: 1 × 16;
+        // 128×256 and 7×5: one tile.
         assert_eq!(pick(NVIDIA, 4096, 4096), "128x256-smem48");
         assert_eq!(pick(NVIDIA, 1000, 513), "128x256-smem48");
+        assert_eq!(pick(NVIDIA, 256, 256), "128x256-smem48");
         assert_eq!(pick(NVIDIA, 1, 4096), "128x256-smem48");
-        assert_eq!(pick(NVIDIA, 512, 512), "64x64");
+        assert_eq!(pick(NVIDIA, 128, 256), "64x64");
         assert_eq!(pick(NVIDIA, 7, 5), "64x64");
         // AMD, Intel and the rest keep the default at every size.
         for vendor in [0x1002, 0x8086, 0] {
