@@ -7,11 +7,18 @@
 //! method uses. Without the feature the span falls back to the wall clock after a full wait, and
 //! says so in [`Clock`].
 //!
-//! The opening timestamp goes to the queue in the same `submit` as the first work
+//! On a GPU the opening timestamp goes to the queue in the same `submit` as the first work
 //! ([`Span::submit`]), and the closing one, where the caller can, in the same `submit` as the
-//! last ([`Span::end_with`]). A timestamp submitted on its own is written at once by an idle
+//! last ([`Span::end_with`]), or both in the work's own command buffer
+//! ([`Span::time_encoded_async`]). A timestamp submitted on its own is written at once by an idle
 //! GPU, which then waits for the host's next submission: the span would count that wait, tens of
 //! microseconds on the H100, as device time (it was a tenth of `coop`'s 0.5 ms at n = 4096).
+//!
+//! On a CPU adapter each timestamp goes in a submission of its own instead. lavapipe runs a
+//! compute dispatch on worker threads and writes a timestamp recorded after it in the same
+//! submission without waiting for them (its compute-FMA ceiling came out at 28 TFLOP/s on two
+//! cores); a new submission starts only once the one before is done. The host's time between
+//! submissions, microseconds, is then inside the span, beside work that takes milliseconds there.
 
 use super::context::GpuContext;
 use crate::clock::Instant;
@@ -50,12 +57,14 @@ struct Stamps {
     resolve: wgpu::Buffer,
     read: wgpu::Buffer,
     opening: Option<wgpu::CommandBuffer>,
+    /// Each timestamp in a submission of its own (CPU adapters, see the module docs).
+    alone: bool,
 }
 
 impl Span {
     /// Start measuring: everything submitted through [`Span::submit`] or [`Span::end_with`], or
-    /// on the queue after the first such call and before [`Span::end`], is timed. Nothing is
-    /// submitted yet.
+    /// on the queue after the first such call and before [`Span::end`], is timed. On a GPU
+    /// nothing is submitted yet; on a CPU adapter the opening timestamp is.
     pub fn begin(ctx: &GpuContext) -> Result<Span> {
         let gpu = if ctx
             .has(wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)
@@ -80,11 +89,17 @@ impl Span {
                 });
                 let mut enc = ctx.device.create_command_encoder(&Default::default());
                 enc.write_timestamp(&qs, 0);
+                let alone = ctx.info.device_type == wgpu::DeviceType::Cpu;
+                let mut opening = Some(enc.finish());
+                if alone {
+                    ctx.queue.submit(opening.take());
+                }
                 Ok(Stamps {
                     qs,
                     resolve,
                     read,
-                    opening: Some(enc.finish()),
+                    opening,
+                    alone,
                 })
             })?)
         } else {
@@ -150,14 +165,16 @@ impl Span {
         record: impl FnOnce(&mut wgpu::CommandEncoder) -> Result<()>,
     ) -> Result<(f64, Clock)> {
         let mut enc = ctx.device.create_command_encoder(&Default::default());
-        let Some(Stamps {
+        let Stamps {
             qs, resolve, read, ..
-        }) = self.gpu
-        else {
-            record(&mut enc)?;
-            return Span { gpu: None, ..self }
-                .end_with_async(ctx, [enc.finish()])
-                .await;
+        } = match self.gpu {
+            Some(stamps) if !stamps.alone => stamps,
+            gpu => {
+                record(&mut enc)?;
+                return Span { gpu, ..self }
+                    .end_with_async(ctx, [enc.finish()])
+                    .await;
+            }
         };
         ctx.scoped("recording timed GPU work", || {
             enc.write_timestamp(&qs, 0);
@@ -182,6 +199,7 @@ impl Span {
             resolve,
             read,
             opening,
+            alone,
         }) = self.gpu
         else {
             ctx.scoped("submitting recorded GPU work", || {
@@ -197,12 +215,17 @@ impl Span {
             enc.resolve_query_set(&qs, 0..2, &resolve, 0);
             enc.copy_buffer_to_buffer(&resolve, 0, &read, 0, 16);
             let closing = enc.finish();
-            ctx.queue.submit(
-                opening
-                    .into_iter()
-                    .chain(commands)
-                    .chain(std::iter::once(closing)),
-            );
+            if alone {
+                ctx.queue.submit(commands);
+                ctx.queue.submit([closing]);
+            } else {
+                ctx.queue.submit(
+                    opening
+                        .into_iter()
+                        .chain(commands)
+                        .chain(std::iter::once(closing)),
+                );
+            }
             Ok(())
         })?;
         read_ticks(ctx, &read).await
