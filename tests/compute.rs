@@ -412,7 +412,7 @@ fn model_gives_the_seeds_computation_to_memory_ratios() {
     let naive = model_compute::model(Method::CsNaive, n, n, n).unwrap();
     assert_eq!(
         naive.words_read,
-        2 * (n as u64).pow(3),
+        2 * (n as u128).pow(3),
         "2·n³ words read naive"
     );
     assert!(model_compute::model(Method::Lm, n, n, n).is_none());

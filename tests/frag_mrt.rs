@@ -637,7 +637,7 @@ fn the_model_counts_half_the_lookup_bytes_for_f16_inputs() {
         (f16.passes, f16.fragments_per_pass, f16.total_instructions),
         (f32.passes, f32.fragments_per_pass, f32.total_instructions)
     );
-    let written = 4 * (n * n) as u64;
+    let written = 4 * (n * n) as u128;
     assert_eq!(2 * (f16.total_bytes - written), f32.total_bytes - written);
 }
 

@@ -273,7 +273,7 @@ fn hall_observer_sees_every_pass_as_a_partial_sum() {
 
 #[test]
 fn model_matches_the_papers_tables_for_n_1024_b_32() {
-    let (n, b) = (1024u64, 32u64);
+    let (n, b) = (1024u128, 32u128);
     let n3 = n * n * n;
     let nu = n as usize;
     let lm = model::model(Method::Lm, nu, nu, nu, 32).unwrap();

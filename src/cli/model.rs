@@ -53,15 +53,14 @@ fn models(args: &ModelArgs) -> Result<(Vec<model::Model>, Vec<model::ComputeMode
         Some(one) => vec![one.0],
         None => Method::ALL.to_vec(),
     };
-    let rows: Vec<model::Model> = methods
-        .iter()
-        .filter_map(|&me| model::model(me, args.m, args.k, args.n, args.b))
-        .collect();
-    // The compute-shader methods' model: global-memory words and flop per byte.
-    let compute_rows: Vec<model::ComputeModel> = methods
-        .iter()
-        .filter_map(|&me| model::compute(me, args.m, args.k, args.n))
-        .collect();
+    // Every count is exact (u128) or the size is refused in one line: never a wrapped count.
+    let mut rows: Vec<model::Model> = vec![];
+    let mut compute_rows: Vec<model::ComputeModel> = vec![];
+    for &me in &methods {
+        rows.extend(model::try_model(me, args.m, args.k, args.n, args.b)?);
+        // The compute-shader methods' model: global-memory words and flop per byte.
+        compute_rows.extend(model::compute::try_model(me, args.m, args.k, args.n)?);
+    }
     if rows.is_empty() && compute_rows.is_empty() {
         let with: Vec<&str> = Method::ALL
             .iter()
@@ -79,19 +78,28 @@ fn models(args: &ModelArgs) -> Result<(Vec<model::Model>, Vec<model::ComputeMode
     Ok((rows, compute_rows))
 }
 
-/// One object with --method, else an array.
+/// One model of either era, as JSON.
+#[derive(serde::Serialize)]
+#[serde(untagged)]
+enum Row<'a> {
+    RenderPass(&'a model::Model),
+    Compute(&'a model::ComputeModel),
+}
+
+/// One object with --method, else an array. Counts are u128 and are written as JSON integers
+/// of as many digits as they need (serde_json's writer prints u128 exactly; its `Value` could
+/// not hold one past u64): a reader with arbitrary-precision integers (Python's json) reads
+/// them exactly, one that parses numbers as f64 gets the nearest double.
 fn print_json(
     args: &ModelArgs,
     rows: &[model::Model],
     compute_rows: &[model::ComputeModel],
 ) -> Result<()> {
-    let mut all: Vec<serde_json::Value> = rows
+    let all: Vec<Row> = rows
         .iter()
-        .map(serde_json::to_value)
-        .collect::<Result<_, _>>()?;
-    for r in compute_rows {
-        all.push(serde_json::to_value(r)?);
-    }
+        .map(Row::RenderPass)
+        .chain(compute_rows.iter().map(Row::Compute))
+        .collect();
     let text = if args.method.is_some() {
         serde_json::to_string_pretty(&all[0])?
     } else {

@@ -23,7 +23,14 @@
 //!
 //! The workgroup geometry comes from the very [`Plan`](crate::gpu::compute::Plan) the method
 //! runs, so the model and the run cannot disagree about it.
+//!
+//! The counts are exact u128 with checked arithmetic ([`super::count`]): a model may be asked
+//! about sides no device holds, and there it says the true number or refuses
+//! ([`try_model_with_limits`]), never a wrapped one. Past what a device could hold
+//! ([`runnable`]) there is no geometry, only the counts.
 
+use super::count::Count;
+use crate::error::Result;
 use crate::methods::{Method, coop, cs_fast, dns_blocks, dns_tiled};
 use serde::Serialize;
 
@@ -35,13 +42,13 @@ pub struct ComputeModel {
     pub k: usize,
     pub n: usize,
     /// Useful floating-point operations, 2·m·k·n.
-    pub flops: u64,
+    pub flops: u128,
     /// f32 words read from global memory.
-    pub words_read: u64,
+    pub words_read: u128,
     /// f32 words written to global memory.
-    pub words_written: u64,
+    pub words_written: u128,
     /// 4 · (read + written).
-    pub global_bytes: u64,
+    pub global_bytes: u128,
     /// flops / global_bytes: 5kk73's computation-to-memory ratio, the HIP blog's arithmetic
     /// intensity.
     pub flop_per_byte: f64,
@@ -76,12 +83,19 @@ pub fn typical_limits() -> wgpu::Limits {
 }
 
 /// The model of `method` on m×k·k×n under [`typical_limits`]; `None` if `method` is not a
-/// compute method.
+/// compute method (or a count would pass u128: [`try_model`]).
 pub fn model(method: Method, m: usize, k: usize, n: usize) -> Option<ComputeModel> {
     model_with_limits(method, m, k, n, &typical_limits())
 }
 
-/// The model of `method` on m×k·k×n with the workgroup shapes an adapter with `limits` gets.
+/// [`model`], with an error naming the size when a count would pass u128.
+pub fn try_model(method: Method, m: usize, k: usize, n: usize) -> Result<Option<ComputeModel>> {
+    try_model_with_limits(method, m, k, n, &typical_limits())
+}
+
+/// The model of `method` on m×k·k×n with the workgroup shapes an adapter with `limits` gets;
+/// `None` if `method` is not a compute method, or if a count would pass u128 (sides of about
+/// 2⁴⁰; [`try_model_with_limits`] says so).
 pub fn model_with_limits(
     method: Method,
     m: usize,
@@ -89,28 +103,79 @@ pub fn model_with_limits(
     n: usize,
     limits: &wgpu::Limits,
 ) -> Option<ComputeModel> {
+    try_model_with_limits(method, m, k, n, limits)
+        .ok()
+        .flatten()
+}
+
+/// The largest side a dispatch or a buffer can reach: 2³² − 1 (wgpu's sizes and workgroup
+/// counts are u32).
+const MAX_RUNNABLE_SIDE: usize = u32::MAX as usize;
+
+/// The most elements of A, B or C a device could hold: 2³⁶ (256 GiB of f32, past the memory of
+/// any one device).
+const MAX_RUNNABLE_ELEMENTS: u128 = 1 << 36;
+
+/// Whether a device could hold the product at all: every side within [`MAX_RUNNABLE_SIDE`] and
+/// each of A, B and C within [`MAX_RUNNABLE_ELEMENTS`]. Only then does the model ask the
+/// method's plan for its geometry: the plans count in usize and u32, for sizes a run can have.
+pub fn runnable(m: usize, k: usize, n: usize) -> bool {
+    let within = |x: usize, y: usize| (x as u128) * (y as u128) <= MAX_RUNNABLE_ELEMENTS;
+    m.max(k).max(n) <= MAX_RUNNABLE_SIDE && within(m, k) && within(k, n) && within(m, n)
+}
+
+/// [`model_with_limits`], with an error naming the size when a count would pass u128.
+pub fn try_model_with_limits(
+    method: Method,
+    m: usize,
+    k: usize,
+    n: usize,
+    limits: &wgpu::Limits,
+) -> Result<Option<ComputeModel>> {
+    let runnable = runnable(m, k, n);
     // cs-fast and coop run the variant RENDERMM_CS_FAST / RENDERMM_COOP picks; they load the
     // padding too (their buffers are padded to the tile), so their counts use padded sizes.
-    let cs_fast_variant = cs_fast::Variant::for_product_from_env(m, n)
-        .unwrap_or_else(|_| cs_fast::Variant::for_product(m, n));
+    // The variant depends only on whether the product has many tiles, which sides clamped to
+    // the runnable ones keep.
+    let (mr, nr) = (m.min(MAX_RUNNABLE_SIDE), n.min(MAX_RUNNABLE_SIDE));
+    let cs_fast_variant = cs_fast::Variant::for_product_from_env(mr, nr)
+        .unwrap_or_else(|_| cs_fast::Variant::for_product(mr, nr));
     let coop_variant =
         coop::Variant::from_env().unwrap_or_else(|_| coop::Variant::default_variant());
-    let plan = match method {
-        Method::CsFast => cs_fast::plan(&cs_fast_variant, m, k, n),
-        Method::Coop => Ok(coop::plan(&coop_variant, m, k, n)),
-        _ => crate::plan::compute_plan(method, limits, m, k, n)?,
+    if !method.is_compute() && !matches!(method, Method::CsFast | Method::Coop) {
+        return Ok(None);
+    }
+    let plan = if !runnable {
+        Err(crate::error::Error::Invalid(format!(
+            "no device holds it (a side past {MAX_RUNNABLE_SIDE}, or A, B or C past 2^36 elements)"
+        )))
+    } else {
+        match method {
+            Method::CsFast => cs_fast::plan(&cs_fast_variant, m, k, n),
+            Method::Coop => Ok(coop::plan(&coop_variant, m, k, n)),
+            _ => match crate::plan::compute_plan(method, limits, m, k, n) {
+                Some(p) => p,
+                None => return Ok(None),
+            },
+        }
     };
-    let (mu, ku, nu) = (m as u64, k as u64, n as u64);
+    let (mu, ku, nu) = (Count::from(m), Count::from(k), Count::from(n));
     let c = mu * nu;
-    let tiled = |ti: u64, tj: u64| mu * ku * nu.div_ceil(tj) + ku * nu * mu.div_ceil(ti);
+    let tiled = |ti: usize, tj: usize| mu * ku * nu.div_ceil(tj) + ku * nu * mu.div_ceil(ti);
     let dns = |bi: usize, bk: usize, bj: usize| {
-        let q = ku.div_ceil(bk as u64);
-        let partial = if q > 1 { q * c } else { 0 };
-        (tiled(bi as u64, bj as u64) + partial, c + partial)
+        let q = ku.div_ceil(bk);
+        let partial = if q.0.is_some_and(|q| q > 1) {
+            q * c
+        } else {
+            Count::from(0u32)
+        };
+        (tiled(bi, bj) + partial, c + partial)
     };
+    // The sizes padded up to the tile (as `cs_fast::padded` and `coop::padded`, in u128).
+    let up = |x: usize, t: usize| Count::from(x.max(1)).next_multiple_of(t);
     let (read, written, paper) = match method {
         Method::CsNaive => (
-            2 * mu * nu * ku,
+            mu * nu * ku * 2u32,
             c,
             "≈ 1/4 (5kk73: 2n³ words for 2n³ flops; HIP blog: 2N flops / 8N bytes)",
         ),
@@ -128,7 +193,7 @@ pub fn model_with_limits(
             (tiled(16, 16), c, "B/4 = 4 (5kk73, B = 16)")
         }
         Method::Kk73OuterProduct | Method::Kk73Unrolled | Method::Kk73Prefetch => (
-            mu * ku * nu.div_ceil(64) + ku * nu * mu.div_ceil(16),
+            mu * ku * nu.div_ceil(64u32) + ku * nu * mu.div_ceil(16u32),
             c,
             "6.4 with a 16×64 C tile (5kk73: \"the same as the inner product\")",
         ),
@@ -136,21 +201,20 @@ pub fn model_with_limits(
         Method::CannonTiled => (tiled(8, 8), c, "T/4 = 2 (blocks of T = 8)"),
         Method::CsFast => {
             let v = &cs_fast_variant;
-            let (mp, kp, np) = cs_fast::padded(v, m, k, n);
-            let (mp, kp, np) = (mp as u64, kp as u64, np as u64);
+            let (bm, bk, bn) = (v.bm() as usize, v.bk as usize, v.bn() as usize);
+            let (mp, kp, np) = (up(m, bm), up(k, bk), up(n, bn));
             (
-                mp * kp * (np / v.bn() as u64) + kp * np * (mp / v.bm() as u64),
+                mp * kp * (np / bn) + kp * np * (mp / bm),
                 mp * np,
                 "BM·BN/(2·(BM+BN)) for the variant's BM×BN tile: 16 at 64×64 (the default), 32 at 128×128 (padded sizes)",
             )
         }
         Method::Coop => {
             let v = &coop_variant;
-            let (mp, kp, np) = coop::padded(v, m, k, n);
-            let (mp, kp, np) = (mp as u64, kp as u64, np as u64);
+            let (mp, kp, np) = (up(m, v.bm()), up(k, v.bk()), up(n, v.bn()));
             // f16 operands: two to a 4-byte word.
             (
-                (mp * kp * (np / v.bn() as u64) + kp * np * (mp / v.bm() as u64)).div_ceil(2),
+                (mp * kp * (np / v.bn()) + kp * np * (mp / v.bm())).div_ceil(2u32),
                 mp * np,
                 "BM·BN/(BM+BN) for the variant's BM×BN workgroup tile (f16 operands): 32 at 64×64, 85 at 128×256 (padded sizes)",
             )
@@ -174,7 +238,15 @@ pub fn model_with_limits(
                 Method::Dns2nBlocks => 2,
                 _ => 4,
             };
-            let l = dns_blocks::layout(limits, split, m, k);
+            // Past what a device holds, the single plane block (bi = ⌈m/split⌉, bk = k) is
+            // far over any workgroup limit, and the tiled layout the method falls back to
+            // depends only on min(m, 32) and min(k, 32): sides clamped to 2²⁰ give it without
+            // asking the layout's usize arithmetic about sides it was not written for.
+            let l = if runnable {
+                dns_blocks::layout(limits, split, m, k)
+            } else {
+                dns_blocks::layout(limits, split, m.min(1 << 20), k.min(1 << 20))
+            };
             let (r, w) = dns(l.bi, l.bk, l.bj);
             (
                 r,
@@ -182,10 +254,12 @@ pub fn model_with_limits(
                 "B read once per plane block; A once per column of C (O'Neil §3.2)",
             )
         }
-        _ => return None,
+        _ => return Ok(None),
     };
-    let flops = 2 * mu * ku * nu;
-    let bytes = 4 * (read + written);
+    let exact = |c: Count| c.0.ok_or_else(|| super::past_u128(method, m, k, n));
+    let flops = exact(mu * ku * nu * 2u32)?;
+    let bytes = exact((read + written) * 4u32)?;
+    let (read, written) = (exact(read)?, exact(written)?);
     let mut md = ComputeModel {
         method: method.name().to_string(),
         m,
@@ -212,7 +286,7 @@ pub fn model_with_limits(
         }
         Err(e) => md.cannot_run = Some(e.to_string()),
     }
-    Some(md)
+    Ok(Some(md))
 }
 
 /// The compute-era table `rendermm model` prints: one row per model.

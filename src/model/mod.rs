@@ -23,7 +23,9 @@
 //! n³(2b+4)/b, n³(3b+4)/(8b) when m = k = n and b divides the inner dimension. The totals depend
 //! on b only through P, so a run's model follows from its pass count ([`for_run`]).
 //!
-//! [`model`] is the one entry point: methods without a model (the CPU ones, so far) give `None`.
+//! [`model`] is the one entry point: methods without a model (the CPU ones, so far) give `None`;
+//! [`try_model`] is the same with an error where a count would pass u128. The counts are exact
+//! u128 at any side a `usize` holds up to about 2⁴⁰ ([`count`]), never wrapped.
 //!
 //! `frag-mrt` is counted the same way (texel lookups, framebuffer writes, F reads; vec4
 //! instructions): R×C tiles, (R+C)/4 texels per step of k (halved by quad sharing, s = 2),
@@ -36,11 +38,17 @@
 //! computation-to-memory ratio — in [`crate::model::compute`]; [`compute`] is its entry point.
 
 pub mod compute;
+pub mod count;
 
+use crate::error::{Error, Result};
 use crate::methods::Method;
+use count::Count;
 use serde::Serialize;
 
-/// Table 1 and table 2 of the paper for one method and one problem size.
+/// Table 1 and table 2 of the paper for one method and one problem size. Every count is exact:
+/// u128, computed with checked arithmetic ([`count`]), so that a model asked about sides no
+/// device could hold (3·10⁶ cubed, 2³² cubed) says the true number; JSON prints it as a plain
+/// integer of as many digits as it needs.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Model {
     pub method: String,
@@ -50,75 +58,82 @@ pub struct Model {
     /// Block size b (products per fragment per pass); `None` for methods without blocks.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub b: Option<u32>,
-    pub passes: u64,
-    pub fragments_per_pass: u64,
+    pub passes: u128,
+    pub fragments_per_pass: u128,
     /// Bytes one fragment moves in a full pass (a short last block moves fewer).
-    pub bytes_per_fragment: u64,
+    pub bytes_per_fragment: u128,
     /// Table 1's total: bytes moved by all passes.
-    pub total_bytes: u64,
+    pub total_bytes: u128,
     /// `total_bytes` in GiB (the paper's "GB": 4.125 for n = 1024, b = 32, packed).
     pub total_gib: f64,
     /// Fragment-shader instructions of one fragment in a full pass.
-    pub instructions_per_fragment: u64,
+    pub instructions_per_fragment: u128,
     /// Table 2's total: instructions over all passes.
-    pub total_instructions: u64,
+    pub total_instructions: u128,
     /// The paper's closed forms for n×n·n×n, as in tables 1 and 2.
     pub paper_bytes_formula: &'static str,
     pub paper_instructions_formula: &'static str,
 }
 
 /// The model of `method` multiplying m×k by k×n with block size `b` (ignored by methods without
-/// blocks; a b of 0 counts as 1, callers reject it first). `None` if the method has no model.
+/// blocks; a b of 0 counts as 1, callers reject it first). `None` if the method has no model,
+/// or if one of its counts would pass u128 (sides of about 2⁴⁰ and more; [`try_model`] says
+/// so instead: no size a run can hold comes near).
 pub fn model(method: Method, m: usize, k: usize, n: usize, b: u32) -> Option<Model> {
+    try_model(method, m, k, n, b).ok().flatten()
+}
+
+/// [`model`], with an error naming the size when a count would pass u128.
+pub fn try_model(method: Method, m: usize, k: usize, n: usize, b: u32) -> Result<Option<Model>> {
     let b = b.max(1);
-    let (m, k, n) = (m as u64, k as u64, n as u64);
-    let half = |x: u64| x.div_ceil(2);
+    let (mc, kc, nc) = (Count::from(m), Count::from(k), Count::from(n));
+    let half = |x: Count| x.div_ceil(2u32);
     // (b, passes, fragments/pass, bytes/fragment, total bytes, instructions/fragment, total
     // instructions, formulas)
     let (b, passes, frags, bpf, bytes, ipf, inst, fb, fi) = match method {
         Method::Lm => (
             None,
-            k,
-            m * n,
-            16,
-            16 * m * n * k,
-            2,
-            2 * m * n * k,
+            kc,
+            mc * nc,
+            Count::from(16u32),
+            mc * nc * kc * 16u32,
+            Count::from(2u32),
+            mc * nc * kc * 2u32,
             "16n³",
             "2n³",
         ),
         Method::HallBlocked => {
-            let bb = b as u64;
-            let p = k.div_ceil(bb);
-            let f = m * n;
-            let bytes = 4 * f * (2 * k + 2 * p);
-            let inst = f * (2 * k + 4 * p);
+            let bb = Count::from(b);
+            let p = kc.div_ceil(bb);
+            let f = mc * nc;
+            let bytes = f * (kc * 2u32 + p * 2u32) * 4u32;
+            let inst = f * (kc * 2u32 + p * 4u32);
             (
                 Some(b),
                 p,
                 f,
-                (2 * bb + 2) * 4,
+                (bb * 2u32 + 2u32) * 4u32,
                 bytes,
-                2 * bb + 4,
+                bb * 2u32 + 4u32,
                 inst,
                 "8n³(b+1)/b",
                 "n³(2b+4)/b",
             )
         }
         Method::HallPacked => {
-            let bb = b as u64;
-            let k2 = half(k);
+            let bb = Count::from(b);
+            let k2 = half(kc);
             let p = k2.div_ceil(bb);
-            let f = half(m) * half(n);
-            let bytes = 16 * f * (2 * k2 + 2 * p);
-            let inst = f * (3 * k2 + 4 * p);
+            let f = half(mc) * half(nc);
+            let bytes = f * (k2 * 2u32 + p * 2u32) * 16u32;
+            let inst = f * (k2 * 3u32 + p * 4u32);
             (
                 Some(b),
                 p,
                 f,
-                (2 * bb + 2) * 16,
+                (bb * 2u32 + 2u32) * 16u32,
                 bytes,
-                3 * bb + 4,
+                bb * 3u32 + 4u32,
                 inst,
                 "4n³(b+1)/b",
                 "n³(3b+4)/(8b)",
@@ -130,27 +145,54 @@ pub fn model(method: Method, m: usize, k: usize, n: usize, b: u32) -> Option<Mod
             // (sharing); R·C floats written per pass and read back as F by the next (ping-pong).
             // The shape is the one a run would use (`RENDERMM_FRAG_MRT`, else the default);
             // b ≥ k' is the default single pass. frag-mrt-f16's A and B texels are RGBA16F,
-            // 8 bytes instead of 16; C and F stay RGBA32F.
+            // 8 bytes instead of 16; C and F stay RGBA32F. The layout (tiles, padded k, blocks)
+            // is `frag_mrt::Layout`'s, counted here in u128 rather than built.
             let shape = crate::methods::frag_mrt::Shape::from_env().unwrap_or_default();
-            let lay =
-                crate::methods::frag_mrt::Layout::new(shape, m as usize, k as usize, n as usize);
-            let blocks = lay.blocks(Some(b));
-            let p = blocks.len() as u64;
-            let bb = (blocks[0].1 - blocks[0].0) as u64;
-            let (kp, u, step) = (lay.kp as u64, shape.unroll as u64, shape.step() as u64);
-            let texels = (shape.a_texels() + shape.b_texels()) as u64;
-            let outs = shape.attachments() as u64;
-            let f = (lay.tiles_m * lay.tiles_n) as u64;
-            let f_reads = |passes: u64| if passes > 1 { outs * (passes - 1) } else { 0 };
-            let tb = if method == Method::FragMrtF16 { 8 } else { 16 };
-            let bpf = tb * bb * texels / step + 16 * (outs + f_reads(p).min(outs));
-            let bytes = f * (tb * kp * texels / step + 16 * (outs * p + f_reads(p)));
-            let swaps = |steps: u64| if step == 2 { steps * texels / 2 } else { 0 };
-            let per_steps = |steps: u64| steps * outs + swaps(steps) + steps / u;
-            let ipf = per_steps(bb) + 4 + f_reads(p).min(outs);
-            let inst = f * (per_steps(kp) + 4 * p + f_reads(p));
+            let (u, step) = (Count::from(shape.unroll), Count::from(shape.step()));
+            let even = |t: Count| {
+                if shape.share {
+                    t.next_multiple_of(2u32)
+                } else {
+                    t
+                }
+            };
+            let tiles_m = even(mc.div_ceil(shape.rows));
+            let tiles_n = even(nc.div_ceil(shape.cols));
+            let kp = kc.next_multiple_of(u);
+            // `Layout::blocks(Some(b))`: blocks of b rounded up to the unroll, the last short.
+            let block = Count::from(b).next_multiple_of(u).max(u);
+            let p = kp.div_ceil(block);
+            let bb = block.min(kp);
+            let texels = Count::from(shape.a_texels() + shape.b_texels());
+            let outs = Count::from(shape.attachments());
+            let f = tiles_m * tiles_n;
+            let multi = p.0.is_some_and(|p| p > 1);
+            let f_reads = if multi {
+                outs * (p - 1u32)
+            } else {
+                Count::from(0u32)
+            };
+            let f_reads_one = if multi { outs } else { Count::from(0u32) };
+            let tb = if method == Method::FragMrtF16 {
+                8u32
+            } else {
+                16u32
+            };
+            let bpf = bb * tb * texels / step + (outs + f_reads_one) * 16u32;
+            let bytes = f * (kp * tb * texels / step + (outs * p + f_reads) * 16u32);
+            let swaps = |steps: Count| {
+                if shape.step() == 2 {
+                    steps * texels / 2u32
+                } else {
+                    Count::from(0u32)
+                }
+            };
+            let per_steps = |steps: Count| steps * outs + swaps(steps) + steps / u;
+            let ipf = per_steps(bb) + 4u32 + f_reads_one;
+            let inst = f * (per_steps(kp) + p * 4u32 + f_reads);
+            let bb32 = bb.0.and_then(|x| u32::try_from(x).ok()).unwrap_or(u32::MAX);
             (
-                Some(bb as u32),
+                Some(bb32),
                 p,
                 f,
                 bpf,
@@ -165,24 +207,34 @@ pub fn model(method: Method, m: usize, k: usize, n: usize, b: u32) -> Option<Mod
                 "n³/4 + (s−1)·n³(R+C)/(8RC) + n³/(RCu) + O(n²)",
             )
         }
-        _ => return None,
+        _ => return Ok(None),
     };
-    Some(Model {
+    let exact = |c: Count| c.0.ok_or_else(|| past_u128(method, m, k, n));
+    let bytes = exact(bytes)?;
+    Ok(Some(Model {
         method: method.name().to_string(),
-        m: m as usize,
-        k: k as usize,
-        n: n as usize,
+        m,
+        k,
+        n,
         b,
-        passes,
-        fragments_per_pass: frags,
-        bytes_per_fragment: bpf,
+        passes: exact(passes)?,
+        fragments_per_pass: exact(frags)?,
+        bytes_per_fragment: exact(bpf)?,
         total_bytes: bytes,
         total_gib: bytes as f64 / (1u64 << 30) as f64,
-        instructions_per_fragment: ipf,
-        total_instructions: inst,
+        instructions_per_fragment: exact(ipf)?,
+        total_instructions: exact(inst)?,
         paper_bytes_formula: fb,
         paper_instructions_formula: fi,
-    })
+    }))
+}
+
+/// The one line a model too large to count says.
+pub(crate) fn past_u128(method: Method, m: usize, k: usize, n: usize) -> Error {
+    Error::Invalid(format!(
+        "{method} at m = {m}, k = {k}, n = {n}: a count of the model passes 2^128 - 1 = {}, the largest it counts exactly; give smaller sides",
+        u128::MAX
+    ))
 }
 
 /// The model of a run of `method` that took `passes` passes: the block size is recovered as

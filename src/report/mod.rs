@@ -60,18 +60,18 @@ pub struct Report {
     /// GPU (table 1, scaled to the run's channels and bytes per channel) and fragment-shader
     /// instructions (table 2), with the rates they imply over `compute_ms`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub model_bytes: Option<u64>,
+    pub model_bytes: Option<u128>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model_gbps: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub model_instructions: Option<u64>,
+    pub model_instructions: Option<u128>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model_ginst_per_s: Option<f64>,
     /// The compute era's model of this run ([`crate::model::compute`]): bytes of global-memory
     /// traffic, the computation-to-memory ratio (5kk73) / arithmetic intensity (HIP blog), and the
     /// global bandwidth the run achieved if the model holds.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub model_global_bytes: Option<u64>,
+    pub model_global_bytes: Option<u128>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model_flop_per_byte: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -127,8 +127,8 @@ impl Report {
         let model = crate::model::for_run(method, m, k, n, passes);
         let model_bytes = model
             .as_ref()
-            .map(|md| md.total_bytes * (channels * precision.bytes_per_channel()) as u64 / 4);
-        let per_s = |x: u64| x as f64 / (t.compute_time().0.max(1e-9) * 1e6);
+            .map(|md| md.total_bytes * (channels * precision.bytes_per_channel()) as u128 / 4);
+        let per_s = |x: u128| x as f64 / (t.compute_time().0.max(1e-9) * 1e6);
         // The model of the kernel that ran: a single-workgroup method hands a product too large
         // for it to its multi-workgroup version (cannon → cannon-tiled, dns → dns-tiled).
         let ran = ctx
