@@ -183,20 +183,57 @@ fn validate(args: &BenchArgs) -> Result<()> {
         guard::product_memory(&format!("--sizes {n}"), (n, n, n), 2)?;
     }
     if let Some(size) = &args.size {
-        let mkn = parse_mkn(size)?;
+        let mkn = parse_shape("--size", size)?;
         guard::product_memory(&format!("--size {size}"), mkn, 2)?;
     }
+    // The outputs' folders are created to see that they can be, and removed again: they are
+    // made for good only when there is something to write, so that a run refused or failed
+    // later (a --replot of a file that is not a sweep) leaves no empty folder behind.
     for path in [args.json_file(), args.csv.as_deref()]
         .into_iter()
         .flatten()
     {
-        make_parent(path)?;
-        io::check_output(path)?;
+        let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
+        match parent {
+            Some(dir) => in_new_folder(dir, || Ok(io::check_output(path)?))?,
+            None => io::check_output(path)?,
+        }
     }
     if let Some(dir) = &args.plots {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        in_new_folder(dir, || Ok(()))?;
     }
     Ok(())
+}
+
+/// Create `dir` (and the folders above it that are missing), run `check`, and remove again the
+/// folders this call created (only while empty: `remove_dir` leaves anything else alone).
+fn in_new_folder(dir: &Path, check: impl FnOnce() -> Result<()>) -> Result<()> {
+    let mut missing = vec![];
+    let mut at = Some(dir);
+    while let Some(p) = at.filter(|p| !p.as_os_str().is_empty()) {
+        if std::fs::symlink_metadata(p).is_ok() {
+            break;
+        }
+        missing.push(p.to_path_buf());
+        at = p.parent();
+    }
+    let made = std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()));
+    let checked = made.and_then(|()| check());
+    // Innermost first.
+    for p in &missing {
+        let _ = std::fs::remove_dir(p);
+    }
+    checked
+}
+
+/// A shape MxKxN given with `flag`, refused in a line that names that flag (the library's
+/// parser speaks of `--random`, multiply's flag).
+pub(super) fn parse_shape(flag: &str, s: &str) -> Result<(usize, usize, usize)> {
+    Ok(parse_mkn(s).map_err(|_| {
+        rendermm::Error::Invalid(format!(
+            "{flag} '{s}': expected MxKxN with positive integers, e.g. 65x100x37"
+        ))
+    })?)
 }
 
 /// Create the folder a file goes into.
@@ -232,7 +269,11 @@ fn run_suite(ctx: &GpuContext, args: &BenchArgs, suite: bench::Suite) -> Result<
     let opts = bench::BenchOptions {
         trials: args.repeats,
         warmup: args.warmup,
-        size: args.size.as_deref().map(parse_mkn).transpose()?,
+        size: args
+            .size
+            .as_deref()
+            .map(|s| parse_shape("--size", s))
+            .transpose()?,
         seed: args.seed,
     };
     let report = bench::run(ctx, suite, &opts)?;

@@ -6,7 +6,7 @@ use super::{check_failed, guard, progress};
 use anyhow::{Context, Result};
 use clap::Args;
 use rendermm::gpu::GpuContext;
-use rendermm::matrix::{Matrix, parse_mkn};
+use rendermm::matrix::Matrix;
 use rendermm::methods::Method;
 use rendermm::plan::{self, Options};
 use rendermm::precision::Precision;
@@ -38,12 +38,13 @@ const LATER_STOPS: [&str; 4] = ["lm-fig2", "hall-packing", "reach-example", "dem
 enum Row {
     Passed,
     Failed,
-    Skipped,
+    /// The adapter cannot run the method (or not at this size): why.
+    Skipped(rendermm::Error),
 }
 
 /// Run `rendermm tour`.
 pub fn run(args: TourArgs) -> Result<()> {
-    let (m, k, n) = parse_mkn(&args.size)?;
+    let (m, k, n) = super::bench::parse_shape("--size", &args.size)?;
     guard::product_memory(&format!("--size {}", args.size), (m, k, n), 2)?;
     let a = Matrix::try_random(m, k, args.seed * 2, -1.0, 1.0)?;
     let b = Matrix::try_random(k, n, args.seed * 2 + 1, -1.0, 1.0)?;
@@ -62,16 +63,37 @@ pub fn run(args: TourArgs) -> Result<()> {
         None => Method::ALL.to_vec(),
     };
     let mut failures = vec![];
+    let mut skipped = vec![];
     let mut pictures = vec![];
+    let asked = methods.len();
     for method in methods {
         let bar = progress::spinner(format!("running {method}"));
         let row = tour_row(&ctx, method, &a, &b, out, &mut pictures);
         bar.finish_and_clear();
-        if let Row::Failed = row? {
-            failures.push(method.name());
+        match row? {
+            Row::Failed => failures.push(method.name()),
+            Row::Skipped(why) => skipped.push((method.name(), why)),
+            Row::Passed => {}
         }
     }
+    // Nothing ran: the tour showed nothing, and fails as `multiply` of that method would (with
+    // the skip's own exit status). A tour where some methods ran shows those; the ones this
+    // adapter cannot run are named below their rows and the tour still succeeds.
+    if skipped.len() == asked
+        && let Some((name, why)) = skipped.pop()
+    {
+        return Err(anyhow::Error::new(why).context(format!(
+            "tour: nothing ran; {name} cannot run on this adapter"
+        )));
+    }
     println!("\nrel_err is the relative Frobenius error against an f64 CPU reference.");
+    if !skipped.is_empty() {
+        let names: Vec<&str> = skipped.iter().map(|(n, _)| *n).collect();
+        println!(
+            "skipped (this adapter cannot run them; their rows say why): {}",
+            names.join(", ")
+        );
+    }
     if args.method.is_none() {
         for name in LATER_STOPS {
             let fig = figures::find(name)?;
@@ -108,7 +130,7 @@ fn tour_row(
         // feature for (coop without cooperative matrices).
         Err(e @ (rendermm::Error::Limit { .. } | rendermm::Error::MissingFeature { .. })) => {
             println!("{:<21} skipped: {e}", method.name());
-            return Ok(Row::Skipped);
+            return Ok(Row::Skipped(e));
         }
         Err(e) => {
             println!("{:<21} error: {e}", method.name());

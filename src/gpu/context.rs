@@ -143,6 +143,29 @@ pub async fn survey() -> Vec<AdapterCapabilities> {
 pub const MESA_FLOAT_COLOR_BUFFERS: (&str, &str) =
     ("MESA_EXTENSION_OVERRIDE", "+GL_ARB_color_buffer_float");
 
+/// The names `WGPU_BACKEND` may list (comma separated, any case), as wgpu reads them.
+const BACKEND_NAMES: [&str; 11] = [
+    "vulkan", "vk", "gl", "opengl", "gles", "metal", "mtl", "dx12", "d3d12", "webgpu", "noop",
+];
+
+/// Refuse a `WGPU_BACKEND` that names something other than a backend: wgpu skips such a name
+/// with only a log warning, and with no backend left finds no adapter, which would be reported
+/// as a missing driver.
+fn check_backend_env() -> Result<()> {
+    let Ok(list) = std::env::var("WGPU_BACKEND") else {
+        return Ok(());
+    };
+    for name in list.split(',').map(str::trim) {
+        if !BACKEND_NAMES.contains(&name.to_lowercase().as_str()) {
+            return Err(Error::Invalid(format!(
+                "WGPU_BACKEND='{list}': '{name}' is not a backend; the backends are {} (comma separated, any case)",
+                BACKEND_NAMES.join(", ")
+            )));
+        }
+    }
+    Ok(())
+}
+
 fn backend_rank(b: wgpu::Backend) -> u32 {
     match b {
         wgpu::Backend::Vulkan => 0,
@@ -164,6 +187,7 @@ impl GpuContext {
     /// over a software one.
     pub async fn new_async() -> Result<Self> {
         // Backends and flags from WGPU_BACKEND, WGPU_VALIDATION, ... as wgpu's tools read them.
+        check_backend_env()?;
         let desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
         let backends = desc.backends;
         Self::with_instance_async(wgpu::Instance::new(desc), backends, None).await

@@ -152,7 +152,7 @@ fn validate(method: Method, a: &Matrix, b: &Matrix, opts: &Options) -> Result<()
             option: format!("precision {}", opts.precision),
             method: method.name(),
             why: format!(
-                "computes in f32 only; u8 and f16 are for the render-pass methods ({})",
+                "takes no --precision (its precision is fixed by the method); u8 and f16 are modes of {} only",
                 takes.join(", ")
             ),
         });

@@ -255,15 +255,18 @@ pub fn parse_edge_list(path: &Path, text: &str, opts: ReadOptions) -> Result<Gra
         }
         let mut ids = [0usize; 2];
         for (slot, field) in ids.iter_mut().zip(&fields) {
+            // `None`: past u64, and so past any node count.
             let id = parse_id(field).map_err(&at)?;
-            if id < first as u64 {
+            if id.is_some_and(|id| id < first as u64) {
                 return Err(at(
                     "node id 0 is out of range: with --one-based ids start at 1".into(),
                 ));
             }
-            let index = id - first as u64;
             let limit = opts.nodes.unwrap_or(MAX_NODES) as u64;
-            if index >= limit {
+            let index = id.map(|id| id - first as u64).filter(|&i| i < limit);
+            let Some(index) = index else {
+                // The id as written, not as parsed: one past u64 must not read as u64::MAX.
+                let id = as_written(field);
                 // limit ≥ 1 in the arms that print a range (Some(0) has its own message).
                 let range = format!("{}..={}", first, (limit as usize + first).saturating_sub(1));
                 return Err(at(match opts.nodes {
@@ -275,7 +278,7 @@ pub fn parse_edge_list(path: &Path, text: &str, opts: ReadOptions) -> Result<Gra
                         "node id {id} is out of range: rendermm holds graphs of at most {MAX_NODES} nodes (ids {range})"
                     ),
                 }));
-            }
+            };
             *slot = index as usize;
         }
         largest = largest.max(Some(ids[0].max(ids[1])));
@@ -285,8 +288,17 @@ pub fn parse_edge_list(path: &Path, text: &str, opts: ReadOptions) -> Result<Gra
     Graph::new(nodes, edges, opts.directed)
 }
 
-/// A node id: a whole number, at most 20 digits (larger is out of range anyway).
-fn parse_id(field: &str) -> std::result::Result<u64, String> {
+/// A node id as the file writes it, shortened to 40 characters (with its digit count) if longer.
+fn as_written(field: &str) -> String {
+    const MAX: usize = 40;
+    match field.get(..MAX) {
+        Some(head) if field.len() > MAX => format!("{head}… ({} characters)", field.len()),
+        _ => field.to_string(),
+    }
+}
+
+/// A node id: a whole number; `None` if it is past u64 (and so out of range of any graph).
+fn parse_id(field: &str) -> std::result::Result<Option<u64>, String> {
     let digits = field.strip_prefix('+').unwrap_or(field);
     if let Some(rest) = field.strip_prefix('-')
         && !rest.is_empty()
@@ -302,7 +314,8 @@ fn parse_id(field: &str) -> std::result::Result<u64, String> {
             io::snippet(field)
         ));
     }
-    Ok(digits.parse::<u64>().unwrap_or(u64::MAX))
+    // All digits: the only way to fail is to be past u64.
+    Ok(digits.parse::<u64>().ok())
 }
 
 /// Connected components: a label per node and the size of each component. Components are
