@@ -363,3 +363,71 @@ fn back_to_back_uploads_share_a_staging_buffer() {
         assert_eq!(bb.read_matrix(ctx).unwrap(), b, "round {round}");
     }
 }
+
+/// The soak's timing verdict fails a method that really slows down: here cs-naive, from the
+/// second round on, does its product eight times over (real device work, timed as the soak
+/// times it), while cs-tiled-16 beside it does not. The failure says what the later rounds were
+/// held to.
+#[test]
+fn soak_fails_a_method_whose_later_rounds_slow_down() {
+    use rendermm::bench::soak;
+    const SLOWER: usize = 8;
+    let ctx = ctx();
+    let methods = [Method::CsNaive, Method::CsTiled16];
+    let mut runner = |round: usize, method, a: &_, b: &_| {
+        let mut t = soak::run_timed(ctx, method, a, b)?;
+        if round > 0 && method == Method::CsNaive {
+            for _ in 1..SLOWER {
+                let again = soak::run_timed(ctx, method, a, b)?;
+                for (x, y) in t.compute_ms.iter_mut().zip(again.compute_ms) {
+                    *x += y;
+                }
+            }
+        }
+        Ok(t)
+    };
+    let s = soak::soak_with(ctx, &methods, 3, 64, 1, &mut runner).unwrap();
+    let failures = s.failures();
+    assert!(
+        failures
+            .iter()
+            .any(|f| f.starts_with("cs-naive: later rounds took") && f.contains("held to")),
+        "variation {}: {failures:?}\n{}",
+        s.variation,
+        s.render()
+    );
+    assert!(
+        !failures.iter().any(|f| f.starts_with("cs-tiled-16")),
+        "{failures:?}\n{}",
+        s.render()
+    );
+}
+
+/// The README's soak (every GPU method, three rounds at 64³) passes where nothing slows down:
+/// noise from run to run (a fraction of a millisecond at 64³ on a CPU adapter, whose cores
+/// other processes share) is not a slowdown. Each round times every method three times.
+#[test]
+fn readme_soak_of_steady_methods_passes() {
+    let out = rendermm(&["bench", "--soak", "3", "--quick", "--json"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}\n{text}");
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert!(v["variation"].as_f64().is_some_and(|x| x >= 1.0), "{v}");
+    for r in v["rows"].as_array().unwrap() {
+        if !r["skipped"].is_null() {
+            continue;
+        }
+        let repeats = r["repeats_ms"].as_array().unwrap();
+        assert_eq!(repeats.len(), 3, "{r}");
+        assert!(
+            repeats.iter().all(|x| x.as_array().unwrap().len() == 3),
+            "{r}"
+        );
+        let t = &r["verdict"];
+        assert!(
+            t["later_ms"].as_f64().unwrap() <= t["allowed_ms"].as_f64().unwrap(),
+            "{r}"
+        );
+    }
+}

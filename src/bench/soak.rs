@@ -3,16 +3,24 @@
 //! have used the device (its time against its own first run) and whether the process or the
 //! device grows (host resident memory and wgpu's allocator report, after the first round and at
 //! the end).
+//!
+//! Time is judged so that a slowdown fails the soak and noise does not ([`judge`]): each round
+//! times a method [`REPEATS`] times and counts the median, the later rounds count the fastest of
+//! theirs, and the limit of 1.2× the first round is widened by as much as the device's own
+//! speed was seen to vary during the soak, measured by a fixed dispatch beside every round
+//! ([`Gauge`]). The verdict line says what each method was held to.
 
 use crate::bench::ceilings::ClockGuard;
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
+use crate::gpu::timer::Span;
 use crate::matrix::Matrix;
 use crate::methods::Method;
 use crate::plan::{self, Options};
 use serde::Serialize;
 
-/// A method's later runs may take this many times its first run's time, at most.
+/// A method's later rounds may take this many times its first round's time, times the
+/// device's own variation over the soak ([`judge`]).
 pub const SLOWDOWN_LIMIT: f64 = 1.2;
 
 /// Growth of host or device memory from the end of the first round to the end allowed: this
@@ -26,15 +34,91 @@ pub struct SoakRow {
     pub method: String,
     /// Host-to-host milliseconds of each round's run (setup, upload, compute, readback).
     pub total_ms: Vec<f64>,
-    /// Compute-phase milliseconds of each round's run (device time where timestamps exist; for
-    /// the compute-harness methods the median of three back-to-back repetitions).
+    /// Compute-phase milliseconds of each round: the median of its [`REPEATS`] repetitions
+    /// (device time where timestamps exist).
     pub compute_ms: Vec<f64>,
-    /// Median of the rounds after the first, over the first round's time (compute phase).
+    /// Compute-phase milliseconds of every repetition, round by round.
+    pub repeats_ms: Vec<Vec<f64>>,
+    /// The device's speed around each round of this method: the milliseconds of a fixed
+    /// dispatch ([`Gauge`]) timed just before and just after it, the faster kept. Empty where
+    /// the adapter runs no compute shaders.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub gauge_ms: Vec<f64>,
+    /// The later rounds' time over the first round's ([`Timing`]); 1 with one round.
     pub ratio: f64,
+    /// How the time was judged (absent with one round: nothing to compare).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<Timing>,
     /// Every product passed its check.
     pub passed: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skipped: Option<String>,
+}
+
+/// How one method's rounds were judged: the later rounds' time against the first round's,
+/// allowed [`SLOWDOWN_LIMIT`] times it, times how much the device's own speed varied during the
+/// soak ([`judge`]).
+#[derive(Clone, Debug, Serialize)]
+pub struct Timing {
+    /// The first round's time: the median of its repetitions.
+    pub first_ms: f64,
+    /// The later rounds' time: the fastest of their medians.
+    pub later_ms: f64,
+    /// How much the device's speed varied during the soak: the slowest over the fastest timing
+    /// of the [`Gauge`] (1 where there is none).
+    pub variation: f64,
+    /// What the later rounds may take: [`SLOWDOWN_LIMIT`] × first × variation.
+    pub allowed_ms: f64,
+    /// later / first.
+    pub ratio: f64,
+}
+
+impl Timing {
+    pub fn slowed(&self) -> bool {
+        self.later_ms > self.allowed_ms
+    }
+}
+
+/// Judge one method's rounds (`repeats_ms`: each round's repetitions) on a device whose speed
+/// varied by `variation` (slowest / fastest gauge timing) during the soak: `None` with fewer
+/// than two rounds.
+///
+/// The rule, and why. A round's time is the median of its repetitions, what a run of it
+/// typically took: one repetition that met a busy moment, or a lucky one, does not move it. The
+/// later rounds count the fastest of their times: a slowdown of the method's own (a leak, a
+/// cache that grows, a pool no longer reused) makes every later round slower, so their fastest
+/// too, while a later round that met a busy machine does not decide alone. And the device's
+/// speed is measured beside the method, by a fixed dispatch that uses nothing of the library
+/// ([`Gauge`]): on a CPU adapter the device is the host's cores, shared with every other
+/// process, and the same work takes up to twice as long from one second to the next while
+/// another process is busy. The later rounds may take [`SLOWDOWN_LIMIT`] × the first round ×
+/// that variation: 1.2× on a steady device, more where the device itself was seen to vary. A
+/// slowdown of the whole device (the gauge too) is not the method's; the memory checks speak
+/// for leaks.
+pub fn judge(repeats_ms: &[Vec<f64>], variation: f64) -> Option<Timing> {
+    if repeats_ms.len() < 2 {
+        return None;
+    }
+    let rounds: Vec<f64> = repeats_ms.iter().map(|r| median(r)).collect();
+    let first_ms = rounds[0];
+    let later_ms = best(&rounds[1..]);
+    let variation = if variation.is_finite() {
+        variation.max(1.0)
+    } else {
+        1.0
+    };
+    Some(Timing {
+        first_ms,
+        later_ms,
+        variation,
+        allowed_ms: SLOWDOWN_LIMIT * first_ms * variation,
+        ratio: later_ms / first_ms.max(1e-9),
+    })
+}
+
+/// The fastest of `v`, NaN when empty.
+fn best(v: &[f64]) -> f64 {
+    v.iter().copied().reduce(f64::min).unwrap_or(f64::NAN)
 }
 
 /// The soak's result.
@@ -43,6 +127,9 @@ pub struct Soak {
     pub adapter: String,
     pub rounds: usize,
     pub n: usize,
+    /// How much the device's speed varied during the soak: the slowest over the fastest timing
+    /// of the [`Gauge`] beside the methods' rounds (1 where there is no gauge).
+    pub variation: f64,
     pub rows: Vec<SoakRow>,
     /// Host resident bytes after the first round and at the end, less the results held for
     /// checking (Linux; `None` elsewhere).
@@ -60,10 +147,10 @@ impl Soak {
             if !r.passed {
                 out.push(format!("{}: a product failed its check", r.method));
             }
-            if r.ratio > SLOWDOWN_LIMIT {
+            if let Some(t) = r.verdict.as_ref().filter(|t| t.slowed()) {
                 out.push(format!(
-                    "{}: later runs took {:.2}x its first run (limit {SLOWDOWN_LIMIT}x)",
-                    r.method, r.ratio
+                    "{}: later rounds took {:.4} ms against {:.4} ms in the first ({:.2}x), held to {:.4} ms ({SLOWDOWN_LIMIT}x the first x {:.2}, the device's own variation)",
+                    r.method, t.later_ms, t.first_ms, t.ratio, t.allowed_ms, t.variation
                 ));
             }
         }
@@ -87,13 +174,15 @@ impl Soak {
     pub fn render(&self) -> String {
         let mib = |b: Option<u64>| b.map_or("–".to_string(), |b| format!("{} MiB", b >> 20));
         let mut s = format!(
-            "soak: {} rounds of every GPU method at {n}x{n}x{n} on {}\n{:<24} {:>11} {:>13} {:>7}  check\n",
+            "soak: {} rounds of every GPU method at {n}x{n}x{n} on {}, each round the median of {REPEATS} repetitions\n{:<24} {:>11} {:>11} {:>7} {:>11} {:>7}  check\n",
             self.rounds,
             self.adapter,
             "method",
             "first (ms)",
             "later (ms)",
             "ratio",
+            "held to",
+            "time",
             n = self.n,
         );
         for r in &self.rows {
@@ -102,22 +191,31 @@ impl Soak {
                 continue;
             }
             // One round has no later runs to compare.
-            let (later, ratio) = match r.compute_ms.len() {
-                0 | 1 => ("–".to_string(), "–".to_string()),
-                _ => (
-                    format!("{:.3}", median(&r.compute_ms[1..])),
-                    format!("{:.2}x", r.ratio),
+            let dash = || "–".to_string();
+            let (later, ratio, allowed, time) = match &r.verdict {
+                None => (dash(), dash(), dash(), dash()),
+                Some(t) => (
+                    format!("{:.3}", t.later_ms),
+                    format!("{:.2}x", t.ratio),
+                    format!("{:.3}", t.allowed_ms),
+                    if t.slowed() { "SLOWER" } else { "ok" }.to_string(),
                 ),
             };
             s.push_str(&format!(
-                "{:<24} {:>11.3} {:>13} {:>7}  {}\n",
+                "{:<24} {:>11.3} {:>11} {:>7} {:>11} {:>7}  {}\n",
                 r.method,
                 r.compute_ms.first().copied().unwrap_or(f64::NAN),
                 later,
                 ratio,
+                allowed,
+                time,
                 if r.passed { "ok" } else { "FAILED" }
             ));
         }
+        s.push_str(&format!(
+            "a round's time is the median of its {REPEATS} repetitions, later the fastest of the later rounds; held to {SLOWDOWN_LIMIT}x the first x {:.2}, the device's own variation over the soak (a fixed dispatch's slowest over fastest timing)\n",
+            self.variation
+        ));
         s.push_str(&format!(
             "host memory: {} after round 1, {} at the end; device memory (wgpu allocator): {} after round 1, {} at the end\n",
             mib(self.host_bytes.0),
@@ -137,6 +235,100 @@ fn median(v: &[f64]) -> f64 {
     super::sweep::median(&mut v.to_vec())
 }
 
+/// A fixed compute dispatch that uses nothing of the library (its own pipeline and buffer): its
+/// time now against its time earlier says how fast the device is now. On a CPU adapter the
+/// device is the host's cores, shared with every other process, and a product of a fraction of a
+/// millisecond takes twice as long while another process is busy; the gauge, timed beside each
+/// product, takes twice as long too. A slowdown of the library's own (a method slower once
+/// others have run) leaves the gauge alone.
+pub struct Gauge {
+    pipeline: wgpu::ComputePipeline,
+    bind: wgpu::BindGroup,
+    groups: u32,
+}
+
+/// The gauge's shader: dependent multiply-add chains, 256 steps (loops far below any driver's
+/// cap on iterations), one result per invocation so that none is optimised away.
+const GAUGE_SHADER: &str = r"
+@group(0) @binding(0) var<storage, read_write> sink: array<f32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    var x = f32(gid.x & 1023u) * 1.0e-3;
+    var y = x + 0.5;
+    for (var i = 0u; i < 256u; i = i + 1u) {
+        x = fma(x, 0.9999, 1.0e-4);
+        y = fma(y, 0.9999, x);
+    }
+    sink[gid.x] = x + y;
+}
+";
+
+impl Gauge {
+    /// Build the gauge, sized to take at least a millisecond, so that it measures arithmetic
+    /// on every core rather than the cost of a dispatch: 64 workgroups (work for every thread
+    /// of a CPU adapter), doubled until it does (at most 2¹⁶).
+    pub fn new(ctx: &GpuContext) -> Result<Gauge> {
+        let module = ctx.shader("soak gauge", GAUGE_SHADER)?;
+        let mut groups = 64u32;
+        loop {
+            let g = ctx.scoped("building the soak gauge", || {
+                let pipeline =
+                    ctx.device
+                        .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                            label: Some("soak gauge"),
+                            layout: None,
+                            module: &module,
+                            entry_point: Some("main"),
+                            compilation_options: Default::default(),
+                            cache: None,
+                        });
+                let sink = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("soak gauge sink"),
+                    size: groups as u64 * 64 * 4,
+                    usage: wgpu::BufferUsages::STORAGE,
+                    mapped_at_creation: false,
+                });
+                let bind = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("soak gauge"),
+                    layout: &pipeline.get_bind_group_layout(0),
+                    entries: &[wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: sink.as_entire_binding(),
+                    }],
+                });
+                Ok(Gauge {
+                    pipeline,
+                    bind,
+                    groups,
+                })
+            })?;
+            if groups >= 1 << 16 || g.time(ctx)? >= 1.0 {
+                return Ok(g);
+            }
+            groups *= 2;
+        }
+    }
+
+    /// The dispatch's milliseconds: the faster of two back-to-back timings.
+    pub fn time(&self, ctx: &GpuContext) -> Result<f64> {
+        let mut best = f64::INFINITY;
+        for _ in 0..2 {
+            let work = ctx.scoped("the soak gauge", || {
+                let mut enc = ctx.device.create_command_encoder(&Default::default());
+                {
+                    let mut pass = enc.begin_compute_pass(&Default::default());
+                    pass.set_pipeline(&self.pipeline);
+                    pass.set_bind_group(0, &self.bind, &[]);
+                    pass.dispatch_workgroups(self.groups, 1, 1);
+                }
+                Ok(enc.finish())
+            })?;
+            best = best.min(Span::begin(ctx)?.end_with(ctx, [work])?.0);
+        }
+        Ok(best)
+    }
+}
+
 /// Resident bytes of this process (Linux `/proc/self/statm`).
 fn host_resident() -> Option<u64> {
     let s = std::fs::read_to_string("/proc/self/statm").ok()?;
@@ -151,6 +343,64 @@ fn device_held(ctx: &GpuContext) -> Option<u64> {
         .map(|r| r.total_reserved_bytes)
 }
 
+/// Timed repetitions of a method in each round; the round counts their median ([`judge`]).
+pub const REPEATS: usize = 3;
+
+/// One round of one method: its product and the compute-phase milliseconds of each repetition.
+pub struct Timed {
+    pub c: Matrix,
+    /// The options as the run left them (the precision it used), which judge its result.
+    pub opts: Options<'static>,
+    /// Host-to-host milliseconds of the (first) run.
+    pub total_ms: f64,
+    /// Compute-phase milliseconds of each repetition (device time where timestamps exist).
+    pub compute_ms: Vec<f64>,
+}
+
+/// How the soak runs a method once per round ([`soak`] uses [`run_timed`]; a test may wrap it,
+/// e.g. to make later rounds slower and watch the soak fail).
+pub type Runner<'r> = dyn FnMut(usize, Method, &Matrix, &Matrix) -> Result<Timed> + 'r;
+
+/// One round of `method` on `a · b`, as [`soak`] times it: [`REPEATS`] repetitions of the compute
+/// phase. Compute-harness methods repeat their compute phase back to back within one run, as
+/// the sweep times them (a 0.1 ms kernel right after the host's upload otherwise meets the clock
+/// still ramping up from the idle upload: cs-fast and coop at 1024 timed 1.5x slow in some
+/// rounds that way on the H100, which is the governor, not the library); the render-pass
+/// methods run whole multiplies, the first one's product kept.
+pub fn run_timed(ctx: &GpuContext, method: Method, a: &Matrix, b: &Matrix) -> Result<Timed> {
+    let harness = method.is_compute() || matches!(method, Method::CsFast | Method::Coop);
+    let mut opts = Options::default();
+    if harness {
+        let (ran, repeats) = crate::gpu::compute::with_timed_repeats(REPEATS, || {
+            plan::multiply(Some(ctx), method, a, b, &mut opts)
+        });
+        let out = ran?;
+        let compute_ms = if repeats.is_empty() {
+            vec![out.timings.compute_time().0]
+        } else {
+            repeats
+        };
+        return Ok(Timed {
+            c: out.c,
+            opts,
+            total_ms: out.timings.total_ms(),
+            compute_ms,
+        });
+    }
+    let out = plan::multiply(Some(ctx), method, a, b, &mut opts)?;
+    let mut compute_ms = vec![out.timings.compute_time().0];
+    for _ in 1..REPEATS {
+        let again = plan::multiply(Some(ctx), method, a, b, &mut Options::default())?;
+        compute_ms.push(again.timings.compute_time().0);
+    }
+    Ok(Timed {
+        c: out.c,
+        opts,
+        total_ms: out.timings.total_ms(),
+        compute_ms,
+    })
+}
+
 /// Run `rounds` rounds of `methods` (the GPU ones; each round every method once, in order) at
 /// n×n·n×n, each product checked. A method the adapter cannot run is skipped with its reason.
 pub fn soak(
@@ -159,6 +409,20 @@ pub fn soak(
     rounds: usize,
     n: usize,
     seed: u64,
+) -> Result<Soak> {
+    soak_with(ctx, methods, rounds, n, seed, &mut |_, method, a, b| {
+        run_timed(ctx, method, a, b)
+    })
+}
+
+/// [`soak`] with each round of each method run by `run` (given the round, from 0).
+pub fn soak_with(
+    ctx: &GpuContext,
+    methods: &[Method],
+    rounds: usize,
+    n: usize,
+    seed: u64,
+    run: &mut Runner,
 ) -> Result<Soak> {
     let a = Matrix::random(n, n, seed, -1.0, 1.0);
     let b = Matrix::random(n, n, seed + 1, -1.0, 1.0);
@@ -170,7 +434,10 @@ pub fn soak(
             method: m.name().into(),
             total_ms: vec![],
             compute_ms: vec![],
+            repeats_ms: vec![],
+            gauge_ms: vec![],
             ratio: f64::NAN,
+            verdict: None,
             passed: true,
             skipped: None,
         })
@@ -188,35 +455,24 @@ pub fn soak(
     // And each product starts at the clock the soak began with (`ClockGuard::settle`; no guard on
     // CPU adapters), so that what the soak compares is the library's time.
     let guard = ClockGuard::new(ctx).ok().flatten();
+    let gauge = Gauge::new(ctx).ok();
     for round in 0..rounds.max(1) {
         for (i, (row, &method)) in rows.iter_mut().zip(&methods).enumerate() {
             if row.skipped.is_some() {
                 continue;
             }
-            // The options as the run leaves them (the precision it used) judge its result. A
-            // product the clock fell during is run again (up to twice), as the sweep does.
-            let mut opts: Options;
+            // A product the clock fell during is run again (up to twice), as the sweep does.
             let mut attempt = 0;
+            let mut speed;
             let ran = loop {
                 attempt += 1;
                 if let Some(g) = &guard {
                     g.settle()?;
                 }
-                opts = Options::default();
-                // Compute-harness methods repeat their compute phase three times back to back
-                // and the round's compute time is the median, as the sweep times them: a 0.1 ms
-                // kernel right after the host's upload otherwise meets the clock still ramping
-                // up from the idle upload (cs-fast and coop at 1024 timed 1.5x slow in some
-                // rounds that way on the H100), which is the governor, not the library.
-                let (ran, repeats) =
-                    if method.is_compute() || matches!(method, Method::CsFast | Method::Coop) {
-                        crate::gpu::compute::with_timed_repeats(3, || {
-                            plan::multiply(Some(ctx), method, &a, &b, &mut opts)
-                        })
-                    } else {
-                        (plan::multiply(Some(ctx), method, &a, &b, &mut opts), vec![])
-                    };
-                let ran = ran.map(|out| (out, repeats));
+                let before = gauge.as_ref().map(|g| g.time(ctx)).transpose()?;
+                let ran = run(round, method, &a, &b);
+                let after = gauge.as_ref().map(|g| g.time(ctx)).transpose()?;
+                speed = before.zip(after).map(|(x, y)| x.min(y));
                 let slow = match &guard {
                     Some(g) if ran.is_ok() => g.ratio()? < ClockGuard::SLOW,
                     _ => false,
@@ -226,14 +482,12 @@ pub fn soak(
                 }
             };
             match ran {
-                Ok((out, repeats)) => {
-                    row.total_ms.push(out.timings.total_ms());
-                    row.compute_ms.push(if repeats.is_empty() {
-                        out.timings.compute_time().0
-                    } else {
-                        median(&repeats)
-                    });
-                    results.push((i, opts, out.c));
+                Ok(t) => {
+                    row.total_ms.push(t.total_ms);
+                    row.compute_ms.push(median(&t.compute_ms));
+                    row.repeats_ms.push(t.compute_ms);
+                    row.gauge_ms.extend(speed);
+                    results.push((i, t.opts, t.c));
                 }
                 // What the adapter cannot do is known from the first round.
                 Err(
@@ -256,20 +510,71 @@ pub fn soak(
         row.passed &=
             c.data.len() == reference_len && plan::verdict_for(methods[*i], opts, &a, &b, c).passed;
     }
+    // The device's own variation over the whole soak: the slowest gauge timing over the fastest.
+    let gauges = rows.iter().flat_map(|r| r.gauge_ms.iter().copied());
+    let variation = match (gauges.clone().reduce(f64::max), gauges.reduce(f64::min)) {
+        (Some(hi), Some(lo)) if lo > 0.0 => hi / lo,
+        _ => 1.0,
+    };
     for r in &mut rows {
-        if let Some(first) = r.compute_ms.first().copied() {
-            r.ratio = median(&r.compute_ms[1.min(r.compute_ms.len())..]) / first.max(1e-9);
-            if r.compute_ms.len() == 1 {
-                r.ratio = 1.0;
-            }
-        }
+        let v = judge(&r.repeats_ms, variation);
+        r.ratio = v.as_ref().map_or(1.0, |v| v.ratio);
+        r.verdict = v;
     }
     Ok(Soak {
         adapter: ctx.info.name.clone(),
         rounds: rounds.max(1),
         n,
+        variation,
         rows,
         host_bytes: (host_first, host_end),
         device_bytes: (device_first, device_held(ctx)),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Three rounds of three repetitions: `first` in round 1, `later` in the others, each
+    /// repetition with `noise` added in the pattern a busy machine gives (one slow, one lucky).
+    fn rounds(first: f64, later: f64, noise: f64) -> Vec<Vec<f64>> {
+        let round = |t: f64| vec![t * (1.0 + noise), t, t * (1.0 - noise / 2.0)];
+        vec![round(first), round(later), round(later)]
+    }
+
+    #[test]
+    fn noise_inside_rounds_and_one_busy_later_round_pass() {
+        // Repetitions 2x apart within every round: the medians are the method's time.
+        assert!(!judge(&rounds(1.0, 1.0, 1.0), 1.0).unwrap().slowed());
+        // One later round entirely slow (a busy second), the other not.
+        let r = vec![
+            vec![1.0, 1.1, 1.0],
+            vec![2.5, 2.4, 2.6],
+            vec![1.05, 1.0, 1.1],
+        ];
+        let t = judge(&r, 1.0).unwrap();
+        assert!(!t.slowed(), "{t:?}");
+        assert_eq!(t.later_ms, 1.05);
+    }
+
+    #[test]
+    fn a_slowdown_in_every_later_round_fails_and_the_devices_variation_widens_the_limit() {
+        let t = judge(&rounds(1.0, 1.3, 0.2), 1.0).unwrap();
+        assert!(t.slowed(), "{t:?}");
+        assert!((t.allowed_ms - 1.2).abs() < 1e-12);
+        // The same times on a device whose own speed was seen to vary by 1.5x: within it.
+        let t = judge(&rounds(1.0, 1.3, 0.2), 1.5).unwrap();
+        assert!(!t.slowed(), "{t:?}");
+        assert!((t.allowed_ms - 1.8).abs() < 1e-12);
+        // But not a slowdown past it.
+        assert!(judge(&rounds(1.0, 2.0, 0.2), 1.5).unwrap().slowed());
+        // One round has nothing to compare; a variation below 1 (or not a number) counts as 1.
+        assert!(judge(&rounds(1.0, 1.0, 0.0)[..1], 1.0).is_none());
+        assert_eq!(
+            judge(&rounds(1.0, 1.3, 0.0), f64::NAN).unwrap().variation,
+            1.0
+        );
+        assert_eq!(judge(&rounds(1.0, 1.3, 0.0), 0.5).unwrap().variation, 1.0);
+    }
 }

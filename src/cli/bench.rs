@@ -26,7 +26,8 @@ pub struct BenchArgs {
     #[arg(long)]
     ceilings: bool,
     /// Soak: N rounds of every GPU method (or those of --methods) in one process, each product
-    /// checked; fails if a method's later runs take over 1.2x its first or memory grows.
+    /// checked; fails if memory grows, or if a method's later rounds take over 1.2x its first
+    /// times the device's own variation over the soak (a fixed dispatch's slowest over fastest).
     #[arg(long, value_name = "N")]
     soak: Option<usize>,
     /// Soak: the size n of the n×n·n×n products (default 256; 64 with --quick).
