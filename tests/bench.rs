@@ -6,9 +6,19 @@ use common::{ctx, rendermm};
 use rendermm::bench::sweep::{self, SweepOptions};
 use rendermm::methods::Method;
 use rendermm::precision::Precision;
+use std::sync::{Mutex, MutexGuard};
+
+/// The tests that time products on the device hold this, one at a time: the soak judges time,
+/// and the other tests of this file running beside it on the same cores would be the noise it
+/// is judged against.
+fn timed() -> MutexGuard<'static, ()> {
+    static TIMED: Mutex<()> = Mutex::new(());
+    TIMED.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 #[test]
 fn sweep_checks_every_row_and_writes_plots() {
+    let _timed = timed();
     let opts = SweepOptions {
         methods: vec![
             Method::Lm,
@@ -79,6 +89,7 @@ fn sampled_check_catches_a_wrong_element() {
 
 #[test]
 fn bench_ceilings_json_reports_every_ceiling() {
+    let _timed = timed();
     let out = rendermm(&["bench", "--ceilings", "--quick", "--json"]);
     assert!(
         out.status.success(),
@@ -110,6 +121,7 @@ fn bench_ceilings_json_reports_every_ceiling() {
 /// timing ratio is printed, not asserted: speed goals live in the benchmark, not in tests.)
 #[test]
 fn short_soak_checks_every_product_and_does_not_grow() {
+    let _timed = timed();
     let out = rendermm(&["bench", "--soak", "2", "--soak-size", "24", "--json"]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(
@@ -144,6 +156,7 @@ fn short_soak_checks_every_product_and_does_not_grow() {
 /// render-pass methods as for the compute ones.
 #[test]
 fn multiply_json_reports_the_data_path() {
+    let _timed = timed();
     for (method, size, m, n) in [
         ("cs-fast", "37x70x53", 37, 53),
         ("lm", "5x9x3", 5, 3),
@@ -370,6 +383,7 @@ fn back_to_back_uploads_share_a_staging_buffer() {
 /// held to.
 #[test]
 fn soak_fails_a_method_whose_later_rounds_slow_down() {
+    let _timed = timed();
     use rendermm::bench::soak;
     const SLOWER: usize = 8;
     let ctx = ctx();
@@ -408,6 +422,7 @@ fn soak_fails_a_method_whose_later_rounds_slow_down() {
 /// other processes share) is not a slowdown. Each round times every method three times.
 #[test]
 fn readme_soak_of_steady_methods_passes() {
+    let _timed = timed();
     let out = rendermm(&["bench", "--soak", "3", "--quick", "--json"]);
     let text = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
