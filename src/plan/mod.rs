@@ -152,7 +152,12 @@ fn validate(method: Method, a: &Matrix, b: &Matrix, opts: &Options) -> Result<()
             option: format!("precision {}", opts.precision),
             method: method.name(),
             why: format!(
-                "takes no --precision (its precision is fixed by the method); u8 and f16 are modes of {} only",
+                "{}; u8 and f16 are modes of {} only",
+                match method {
+                    Method::FragMrtF16 | Method::Coop =>
+                        "rounds its inputs to f16 itself (f32 sums) and takes no --precision",
+                    _ => "computes in f32 only",
+                },
                 takes.join(", ")
             ),
         });
