@@ -257,10 +257,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 impl Gauge {
     /// Build the gauge, sized to take at least a millisecond, so that it measures arithmetic
     /// on every core rather than the cost of a dispatch: 64 workgroups (work for every thread
-    /// of a CPU adapter), doubled until it does (at most 2¹⁶).
+    /// of a CPU adapter), doubled until it does or reaches the adapter's workgroups per dispatch.
     pub fn new(ctx: &GpuContext) -> Result<Gauge> {
         let module = ctx.shader("soak gauge", GAUGE_SHADER)?;
-        let mut groups = 64u32;
+        let most = ctx.limits.max_compute_workgroups_per_dimension.max(1);
+        let mut groups = 64u32.min(most);
         loop {
             let g = ctx.scoped("building the soak gauge", || {
                 let pipeline =
@@ -293,10 +294,10 @@ impl Gauge {
                     groups,
                 })
             })?;
-            if groups >= 1 << 16 || g.time(ctx)? >= 1.0 {
+            if groups >= most || g.time(ctx)? >= 1.0 {
                 return Ok(g);
             }
-            groups *= 2;
+            groups = groups.saturating_mul(2).min(most);
         }
     }
 
