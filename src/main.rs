@@ -97,6 +97,9 @@ fn main() {
         unsafe { std::env::set_var(var, value) };
     }
     cli::quiet_broken_pipe();
+    // A signal in the middle of writing an output removes the temporary file before the
+    // process ends by it.
+    rendermm::io::install_signal_cleanup();
     if let Err(e) = run(Cli::parse()) {
         eprintln!("error: {}", cli::one_line(&e));
         std::process::exit(cli::exit_status(&e));
