@@ -200,14 +200,15 @@ fn a_fifo_given_as_output_is_written_through_and_stays_a_fifo() {
         let reader = std::thread::spawn(move || fs::read(&reader_path).unwrap_or_default());
         let argv: Vec<&str> = args.iter().map(String::as_str).collect();
         let out = dir.run(&argv);
+        let still_fifo = fs::symlink_metadata(&fifo).is_ok_and(|m| m.file_type().is_fifo());
+        // (A replaced FIFO leaves its reader waiting for good; the failure ends the test.)
+        assert!(still_fifo, "{what}: the FIFO was replaced by a regular file");
         if !out.status.success() {
             // Unblock the reader before failing.
             let _ = fs::OpenOptions::new().write(true).open(&fifo);
         }
         let got = reader.join().unwrap();
         assert_ok(&out, what);
-        let m = fs::symlink_metadata(&fifo).unwrap();
-        assert!(m.file_type().is_fifo(), "{what}: the FIFO was replaced");
         let head: &[u8] = match file.rsplit('.').next().unwrap() {
             "npy" => b"\x93NUMPY",
             "gif" => b"GIF89a",
