@@ -516,3 +516,60 @@ fn allow_nonfinite_check_holds_c_to_the_inputs_as_given() {
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(r["check_passed"], true, "{r}");
 }
+
+/// Run `args` in `dir` with at most 1 GiB of address space and 20 s, as a reader that reads
+/// a whole endless input would need more of both.
+fn run_bounded(dir: &Scratch, args: &[&str]) -> (Output, std::time::Duration) {
+    use std::os::unix::process::CommandExt;
+    let t = std::time::Instant::now();
+    let mut cmd = Command::new(bin());
+    cmd.args(args)
+        .current_dir(&dir.0)
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    // SAFETY: setrlimit is async-signal-safe; nothing else runs between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            let lim = libc::rlimit {
+                rlim_cur: 1 << 30,
+                rlim_max: 1 << 30,
+            };
+            libc::setrlimit(libc::RLIMIT_AS, &lim);
+            let cpu = libc::rlimit {
+                rlim_cur: 20,
+                rlim_max: 20,
+            };
+            libc::setrlimit(libc::RLIMIT_CPU, &cpu);
+            Ok(())
+        });
+    }
+    let out = cmd.output().unwrap();
+    (out, t.elapsed())
+}
+
+#[test]
+fn inputs_of_zeros_are_refused_after_a_few_bytes() {
+    let dir = Scratch::new("zeros");
+    std::os::unix::fs::symlink("/dev/zero", dir.path("z.npy")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", dir.path("z.csv")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", dir.path("z.txt")).unwrap();
+    // 3 GiB of zeros (sparse: no disk used).
+    for name in ["big.npy", "big.csv"] {
+        fs::File::create(dir.path(name)).unwrap().set_len(3 << 30).unwrap();
+    }
+    fs::write(dir.path("b.csv"), "1\n").unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (&["multiply", "--method", "cpu-naive", "--a", "z.npy", "--b", "b.csv"], "not a .npy file"),
+        (&["multiply", "--method", "cpu-naive", "--a", "big.npy", "--b", "b.csv"], "not a .npy file"),
+        (&["multiply", "--method", "cpu-naive", "--a", "z.csv", "--b", "b.csv"], "NUL"),
+        (&["multiply", "--method", "cpu-naive", "--a", "big.csv", "--b", "b.csv"], "NUL"),
+        (&["reach", "--graph", "z.npy", "--closure"], "not a .npy file"),
+        (&["reach", "--graph", "z.txt", "--closure"], "NUL"),
+    ];
+    for (args, needle) in cases {
+        let (out, took) = run_bounded(&dir, args);
+        assert_clean_error(&out, needle);
+        assert!(took.as_secs_f64() < 5.0, "{args:?} took {took:?}");
+    }
+}

@@ -115,13 +115,28 @@ fn read_npy(path: &Path) -> Result<npy::Array> {
     npy::read_from(path, std::io::BufReader::new(file), len)
 }
 
+/// The bytes of a file read by extension as the matrix readers read it (a .npy file no further
+/// than its header promises, anything else as text, refused at the first chunk that is not), for
+/// a reader of its own such as the graph reader's edge lists.
+pub fn read_input(path: &Path) -> Result<Vec<u8>> {
+    let is_npy = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("npy"));
+    if is_npy {
+        let (file, len) = open_input(path)?;
+        npy::read_raw(path, std::io::BufReader::new(file), len)
+    } else {
+        read_text(path)
+    }
+}
+
 /// A text file, read a chunk at a time and refused at the first chunk that is not text (a NUL
 /// byte, which no matrix text holds, or bytes that are not UTF-8): `/dev/zero` named `x.csv`
 /// or gigabytes of zeros cost one chunk.
 fn read_text(path: &Path) -> Result<Vec<u8>> {
     use std::io::Read;
     let (mut file, len) = open_input(path)?;
-    let mut bytes = Vec::with_capacity(len.map_or(0, |l| l.min(1 << 30) as usize));
+    let mut bytes = Vec::with_capacity(len.map_or(0, |l| l.min(TEXT_CHUNK as u64) as usize));
     let mut checked = 0usize;
     loop {
         let before = bytes.len();

@@ -494,25 +494,29 @@ fn decode(path: &Path, bytes: &[u8]) -> Result<Array> {
     Ok(decode_data(h, data))
 }
 
-/// Read a .npy array from `r`, reading no more than its header promises: the preamble, then the
-/// header, then (once the header is understood, and `len`, the file's length where known, agrees
-/// with it) exactly the data it calls for. A file that is not .npy costs a few bytes of reading,
-/// whatever its size (`/dev/zero` included).
-pub(super) fn read_from(path: &Path, mut r: impl std::io::Read, len: Option<u64>) -> Result<Array> {
+/// Read a .npy array from `r`, reading no more than its header promises (see [`read_raw`]).
+pub(super) fn read_from(path: &Path, r: impl std::io::Read, len: Option<u64>) -> Result<Array> {
+    decode(path, &read_raw(path, r, len)?)
+}
+
+/// The bytes of a .npy file from `r`, read no further than its header promises: the preamble,
+/// then the header, then (once the header is understood, and `len`, the file's length where
+/// known, agrees with it) exactly the data it calls for. A file that is not .npy costs a few
+/// bytes of reading, whatever its size (`/dev/zero` included).
+pub(super) fn read_raw(path: &Path, mut r: impl std::io::Read, len: Option<u64>) -> Result<Vec<u8>> {
     let io = |e| Error::io(path, e);
-    let mut head = Vec::with_capacity(12);
-    (&mut r).take(12).read_to_end(&mut head).map_err(io)?;
-    let (text_start, header_len) = preamble(path, &head)?;
+    let mut bytes = Vec::with_capacity(12);
+    (&mut r).take(12).read_to_end(&mut bytes).map_err(io)?;
+    let (text_start, header_len) = preamble(path, &bytes)?;
     if header_len <= MAX_HEADER_LEN {
-        let want = (text_start + header_len).saturating_sub(head.len()) as u64;
-        (&mut r).take(want).read_to_end(&mut head).map_err(io)?;
+        let want = (text_start + header_len).saturating_sub(bytes.len()) as u64;
+        (&mut r).take(want).read_to_end(&mut bytes).map_err(io)?;
     }
-    let h = parse_header(path, &head)?;
+    let h = parse_header(path, &bytes)?;
     if let Some(len) = len {
         check_data_len(path, &h, len.saturating_sub(h.data_start as u64))?;
     }
-    let mut data = Vec::new();
-    data.try_reserve_exact(h.needed).map_err(|_| {
+    bytes.try_reserve_exact(h.needed + 1).map_err(|_| {
         Error::format(
             path,
             format!(
@@ -525,10 +529,10 @@ pub(super) fn read_from(path: &Path, mut r: impl std::io::Read, len: Option<u64>
     // One byte past the data tells a stream (no known length) that has more.
     (&mut r)
         .take(h.needed as u64 + 1)
-        .read_to_end(&mut data)
+        .read_to_end(&mut bytes)
         .map_err(io)?;
-    check_data_len(path, &h, data.len() as u64)?;
-    Ok(decode_data(h, &data))
+    check_data_len(path, &h, (bytes.len() - h.data_start) as u64)?;
+    Ok(bytes)
 }
 
 /// The elements of `data` (exactly `h.needed` bytes) as f32, noting a float64 value past f32's
