@@ -300,7 +300,7 @@ pub fn hold_to_inputs_as_given(
     tol: f64,
 ) -> Option<(usize, usize, f64)> {
     let (m, n) = (c.rows, c.cols);
-    let k = if m == 0 { 0 } else { a.len() / m };
+    let k = a.len().checked_div(m).unwrap_or(0);
     let mut reference = vec![0.0f64; m * n];
     for i in 0..m {
         let row = &mut reference[i * n..(i + 1) * n];

@@ -933,7 +933,10 @@ fn npy_float64_past_f32_range_is_named_not_called_infinite() {
     }
     // An infinity stored as such is no number past the range: it is read (and refused later,
     // without --allow-nonfinite, as non-finite).
-    let data: Vec<u8> = [f64::INFINITY].iter().flat_map(|x| x.to_le_bytes()).collect();
+    let data: Vec<u8> = [f64::INFINITY]
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
     let p = dir.write("inf.npy", npy_bytes("<f8", false, "(1, 1)", &data));
     assert!(read_matrix(&p).unwrap().data[0].is_infinite());
     let g = rendermm::io::read_as_given(&p, false).unwrap();
@@ -963,7 +966,10 @@ fn npy_of_only_the_magic_is_truncated_not_foreign() {
     let dir = TempDir::new("magiconly");
     let p = dir.write("m.npy", b"\x93NUMPY");
     let msg = format_err(read_matrix(&p));
-    assert!(msg.contains("truncated") && msg.contains("after the"), "{msg}");
+    assert!(
+        msg.contains("truncated") && msg.contains("after the"),
+        "{msg}"
+    );
     assert!(!msg.contains("does not start"), "{msg}");
     let p = dir.write("m.npy", b"\x93NU");
     let msg = format_err(read_matrix(&p));
@@ -973,8 +979,14 @@ fn npy_of_only_the_magic_is_truncated_not_foreign() {
 #[test]
 fn npy_numpy_native_order_dtype_strings_are_read() {
     let dir = TempDir::new("nativedtype");
-    let f4: Vec<u8> = [1.5f32, -2.0, 3.25].iter().flat_map(|v| v.to_ne_bytes()).collect();
-    let f8: Vec<u8> = [1.5f64, -2.0, 3.25].iter().flat_map(|v| v.to_ne_bytes()).collect();
+    let f4: Vec<u8> = [1.5f32, -2.0, 3.25]
+        .iter()
+        .flat_map(|v| v.to_ne_bytes())
+        .collect();
+    let f8: Vec<u8> = [1.5f64, -2.0, 3.25]
+        .iter()
+        .flat_map(|v| v.to_ne_bytes())
+        .collect();
     for (descr, data) in [
         ("=f4", &f4),
         ("|f4", &f4),
@@ -988,7 +1000,10 @@ fn npy_numpy_native_order_dtype_strings_are_read() {
         assert_eq!(m.data, [1.5, -2.0, 3.25], "{descr}");
     }
     // Big-endian stays big-endian; other types stay refused.
-    let be: Vec<u8> = [1.5f32, -2.0, 3.25].iter().flat_map(|v| v.to_be_bytes()).collect();
+    let be: Vec<u8> = [1.5f32, -2.0, 3.25]
+        .iter()
+        .flat_map(|v| v.to_be_bytes())
+        .collect();
     let p = dir.write("be.npy", npy_bytes(">f4", false, "(1, 3)", &be));
     assert_eq!(read_matrix(&p).unwrap().data, [1.5, -2.0, 3.25]);
     let p = dir.write("i.npy", npy_bytes("=i4", false, "(1, 3)", &f4));
@@ -1000,7 +1015,10 @@ fn npy_numpy_native_order_dtype_strings_are_read() {
 fn bytes_taken_from_a_fifo_of_zeros(name: &str) -> (String, u64) {
     let dir = TempDir::new("fifo-in");
     let p = dir.path(name);
-    let st = std::process::Command::new("mkfifo").arg(&p).status().unwrap();
+    let st = std::process::Command::new("mkfifo")
+        .arg(&p)
+        .status()
+        .unwrap();
     assert!(st.success());
     let feed = p.clone();
     let writer = std::thread::spawn(move || {
@@ -1044,6 +1062,9 @@ fn npy_reader_reads_no_more_than_the_header_promises() {
     f.set_len(3 << 30).unwrap();
     drop(f);
     let t = std::time::Instant::now();
-    assert_err_mentions(read_matrix(&p), &["unexpected bytes after the 16 data bytes"]);
+    assert_err_mentions(
+        read_matrix(&p),
+        &["unexpected bytes after the 16 data bytes"],
+    );
     assert!(t.elapsed().as_secs_f64() < 2.0, "took {:?}", t.elapsed());
 }

@@ -68,7 +68,10 @@ fn assert_ok(out: &Output, what: &str) {
 /// One `error:` line containing `needle`, a non-zero exit and no panic.
 fn assert_clean_error(out: &Output, needle: &str) {
     let err = stderr(out);
-    assert!(!out.status.success(), "expected failure, got success; stderr: {err}");
+    assert!(
+        !out.status.success(),
+        "expected failure, got success; stderr: {err}"
+    );
     assert!(!err.contains("panicked"), "panic: {err}");
     let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("error")).collect();
     assert_eq!(lines.len(), 1, "expected one error line: {err}");
@@ -97,7 +100,10 @@ fn mknod(path: &Path, major: u32, minor: u32) -> bool {
         .status()
         .is_ok_and(|s| s.success());
     if !ok {
-        println!("skipped: mknod {} c {major} {minor} failed here", path.display());
+        println!(
+            "skipped: mknod {} c {major} {minor} failed here",
+            path.display()
+        );
     }
     ok
 }
@@ -122,15 +128,39 @@ fn assert_char_device(path: &Path, rdev: u64, what: &str) {
 const WRITERS: &[(&str, &[&str])] = &[
     (
         "multiply --out",
-        &["multiply", "--method", "cpu-naive", "--random", "4x4x4", "--out", "OUT.npy"],
+        &[
+            "multiply",
+            "--method",
+            "cpu-naive",
+            "--random",
+            "4x4x4",
+            "--out",
+            "OUT.npy",
+        ],
     ),
     (
         "demo --gif",
-        &["demo", "lm", "--headless", "--random", "4x4x4", "--gif", "OUT.gif"],
+        &[
+            "demo",
+            "lm",
+            "--headless",
+            "--random",
+            "4x4x4",
+            "--gif",
+            "OUT.gif",
+        ],
     ),
     (
         "demo --screenshot",
-        &["demo", "lm", "--headless", "--random", "4x4x4", "--screenshot", "OUT.png"],
+        &[
+            "demo",
+            "lm",
+            "--headless",
+            "--random",
+            "4x4x4",
+            "--screenshot",
+            "OUT.png",
+        ],
     ),
     ("figure", &["figure", "lm-fig2", "--out", "OUT.png"]),
     (
@@ -139,7 +169,15 @@ const WRITERS: &[(&str, &[&str])] = &[
     ),
     (
         "bench --json",
-        &["bench", "--soak", "1", "--soak-size", "16", "--json", "OUT.json"],
+        &[
+            "bench",
+            "--soak",
+            "1",
+            "--soak-size",
+            "16",
+            "--json",
+            "OUT.json",
+        ],
     ),
 ];
 
@@ -202,7 +240,10 @@ fn a_fifo_given_as_output_is_written_through_and_stays_a_fifo() {
         let out = dir.run(&argv);
         let still_fifo = fs::symlink_metadata(&fifo).is_ok_and(|m| m.file_type().is_fifo());
         // (A replaced FIFO leaves its reader waiting for good; the failure ends the test.)
-        assert!(still_fifo, "{what}: the FIFO was replaced by a regular file");
+        assert!(
+            still_fifo,
+            "{what}: the FIFO was replaced by a regular file"
+        );
         if !out.status.success() {
             // Unblock the reader before failing.
             let _ = fs::OpenOptions::new().write(true).open(&fifo);
@@ -216,7 +257,11 @@ fn a_fifo_given_as_output_is_written_through_and_stays_a_fifo() {
             "csv" => b"node,",
             _ => b"{",
         };
-        assert!(got.starts_with(head), "{what}: the reader got {} bytes", got.len());
+        assert!(
+            got.starts_with(head),
+            "{what}: the reader got {} bytes",
+            got.len()
+        );
         fs::remove_file(&fifo).unwrap();
     }
 }
@@ -229,7 +274,15 @@ fn a_full_device_gives_one_no_space_line_and_stays() {
     if !mknod(&node, 1, 7) {
         return;
     }
-    let out = dir.run(&["multiply", "--method", "cpu-naive", "--random", "64x64x64", "--out", "full.npy"]);
+    let out = dir.run(&[
+        "multiply",
+        "--method",
+        "cpu-naive",
+        "--random",
+        "64x64x64",
+        "--out",
+        "full.npy",
+    ]);
     assert_clean_error(&out, "no space left");
     assert_char_device(&node, libc::makedev(1, 7), "multiply --out full");
     assert_eq!(dir.names(), ["full.npy"]);
@@ -240,7 +293,15 @@ fn a_socket_given_as_output_is_refused_and_stays() {
     let dir = Scratch::new("socket");
     let sock = dir.path("s.npy");
     let _listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
-    let out = dir.run(&["multiply", "--method", "cpu-naive", "--random", "4x4x4", "--out", "s.npy"]);
+    let out = dir.run(&[
+        "multiply",
+        "--method",
+        "cpu-naive",
+        "--random",
+        "4x4x4",
+        "--out",
+        "s.npy",
+    ]);
     assert_clean_error(&out, "socket");
     assert!(fs::symlink_metadata(&sock).unwrap().file_type().is_socket());
 }
@@ -251,9 +312,22 @@ fn a_symlink_output_writes_the_file_it_names_and_stays_a_link() {
     fs::create_dir(dir.path("data")).unwrap();
     fs::write(dir.path("data/real.npy"), b"old").unwrap();
     std::os::unix::fs::symlink("data/real.npy", dir.path("link.npy")).unwrap();
-    let out = dir.run(&["multiply", "--method", "cpu-naive", "--random", "3x4x5", "--out", "link.npy"]);
+    let out = dir.run(&[
+        "multiply",
+        "--method",
+        "cpu-naive",
+        "--random",
+        "3x4x5",
+        "--out",
+        "link.npy",
+    ]);
     assert_ok(&out, "multiply --out link");
-    assert!(fs::symlink_metadata(dir.path("link.npy")).unwrap().file_type().is_symlink());
+    assert!(
+        fs::symlink_metadata(dir.path("link.npy"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
     let c = rendermm::io::read_matrix(&dir.path("data/real.npy")).unwrap();
     assert_eq!(c.shape(), (3, 5));
     assert_eq!(dir.names(), ["data", "link.npy"]);
@@ -261,7 +335,15 @@ fn a_symlink_output_writes_the_file_it_names_and_stays_a_link() {
 
     // A link to nothing is refused rather than followed into a new file.
     std::os::unix::fs::symlink("data/none.npy", dir.path("dangling.npy")).unwrap();
-    let out = dir.run(&["multiply", "--method", "cpu-naive", "--random", "3x4x5", "--out", "dangling.npy"]);
+    let out = dir.run(&[
+        "multiply",
+        "--method",
+        "cpu-naive",
+        "--random",
+        "3x4x5",
+        "--out",
+        "dangling.npy",
+    ]);
     assert_clean_error(&out, "dangling");
     assert!(!dir.path("data/none.npy").exists());
 }
@@ -269,7 +351,15 @@ fn a_symlink_output_writes_the_file_it_names_and_stays_a_link() {
 #[test]
 fn an_output_that_is_one_of_the_inputs_is_refused_before_work() {
     let dir = Scratch::new("sameinput");
-    let out = dir.run(&["multiply", "--method", "cpu-naive", "--random", "4x4x4", "--out", "X.npy"]);
+    let out = dir.run(&[
+        "multiply",
+        "--method",
+        "cpu-naive",
+        "--random",
+        "4x4x4",
+        "--out",
+        "X.npy",
+    ]);
     assert_ok(&out, "writing X.npy");
     fs::write(dir.path("X.csv"), "1,2\n3,4\n").unwrap();
     fs::hard_link(dir.path("X.npy"), dir.path("H.npy")).unwrap();
@@ -277,19 +367,80 @@ fn an_output_that_is_one_of_the_inputs_is_refused_before_work() {
     let x = fs::read(dir.path("X.npy")).unwrap();
     let xcsv = fs::read(dir.path("X.csv")).unwrap();
     let cases: &[&[&str]] = &[
-        &["multiply", "--method", "cpu-naive", "--a", "X.npy", "--b", "X.npy", "--out", "./X.npy"],
-        &["multiply", "--method", "cpu-naive", "--a", "X.npy", "--b", "X.npy", "--out", "H.npy"],
-        &["multiply", "--method", "cpu-naive", "--a", "X.npy", "--b", "X.npy", "--out", "S.npy"],
-        &["multiply", "--method", "cpu-naive", "--a", "X.csv", "--b", "X.csv", "--out", "X.csv"],
-        &["demo", "lm", "--headless", "--a", "X.npy", "--b", "X.npy", "--gif", "X.npy"],
+        &[
+            "multiply",
+            "--method",
+            "cpu-naive",
+            "--a",
+            "X.npy",
+            "--b",
+            "X.npy",
+            "--out",
+            "./X.npy",
+        ],
+        &[
+            "multiply",
+            "--method",
+            "cpu-naive",
+            "--a",
+            "X.npy",
+            "--b",
+            "X.npy",
+            "--out",
+            "H.npy",
+        ],
+        &[
+            "multiply",
+            "--method",
+            "cpu-naive",
+            "--a",
+            "X.npy",
+            "--b",
+            "X.npy",
+            "--out",
+            "S.npy",
+        ],
+        &[
+            "multiply",
+            "--method",
+            "cpu-naive",
+            "--a",
+            "X.csv",
+            "--b",
+            "X.csv",
+            "--out",
+            "X.csv",
+        ],
+        &[
+            "demo",
+            "lm",
+            "--headless",
+            "--a",
+            "X.npy",
+            "--b",
+            "X.npy",
+            "--gif",
+            "X.npy",
+        ],
     ];
     for args in cases {
         let out = dir.run(args);
         assert_clean_error(&out, "is the input");
-        assert!(!stderr(&out).contains("adapter:"), "{args:?}: refused only after work");
+        assert!(
+            !stderr(&out).contains("adapter:"),
+            "{args:?}: refused only after work"
+        );
     }
     // A graph read as a .npy adjacency matrix.
-    let out = dir.run(&["multiply", "--method", "cpu-naive", "--random", "3x3x3", "--out", "G.npy"]);
+    let out = dir.run(&[
+        "multiply",
+        "--method",
+        "cpu-naive",
+        "--random",
+        "3x3x3",
+        "--out",
+        "G.npy",
+    ]);
     assert_ok(&out, "writing G.npy");
     let g = fs::read(dir.path("G.npy")).unwrap();
     let out = dir.run(&["reach", "--graph", "G.npy", "--closure", "--out", "G.npy"]);
@@ -305,7 +456,12 @@ fn a_file_this_user_may_not_write_is_refused_as_the_os_would() {
         println!("skipped: needs root, to run the binary as nobody against a root-owned file");
         return;
     }
-    if Command::new("setpriv").arg("--help").stdout(Stdio::null()).status().is_err() {
+    if Command::new("setpriv")
+        .arg("--help")
+        .stdout(Stdio::null())
+        .status()
+        .is_err()
+    {
         println!("skipped: setpriv is not installed");
         return;
     }
@@ -330,7 +486,15 @@ fn a_file_this_user_may_not_write_is_refused_as_the_os_would() {
     let out = Command::new("setpriv")
         .args(["--reuid=nobody", "--regid=nogroup", "--clear-groups"])
         .arg(&exe)
-        .args(["multiply", "--method", "cpu-naive", "--random", "4x4x4", "--out", "c.npy"])
+        .args([
+            "multiply",
+            "--method",
+            "cpu-naive",
+            "--random",
+            "4x4x4",
+            "--out",
+            "c.npy",
+        ])
         .current_dir(&dir.0)
         .env("XDG_RUNTIME_DIR", &dir.0)
         .output()
@@ -348,7 +512,15 @@ fn interrupt_a_write(sig: i32, name: &str) {
     let target = dir.path("big.csv");
     fs::write(&target, b"old contents").unwrap();
     let mut child = Command::new(bin())
-        .args(["multiply", "--method", "cpu-naive", "--random", "3000x8x3000", "--out", "big.csv"])
+        .args([
+            "multiply",
+            "--method",
+            "cpu-naive",
+            "--random",
+            "3000x8x3000",
+            "--out",
+            "big.csv",
+        ])
         .current_dir(&dir.0)
         .env("XDG_RUNTIME_DIR", std::env::temp_dir())
         .stdout(Stdio::null())
@@ -363,7 +535,10 @@ fn interrupt_a_write(sig: i32, name: &str) {
         if let Some(st) = child.try_wait().unwrap() {
             panic!("{name}: the write finished ({st}) before its temporary file was seen");
         }
-        assert!(t.elapsed().as_secs() < 120, "{name}: no temporary file appeared");
+        assert!(
+            t.elapsed().as_secs() < 120,
+            "{name}: no temporary file appeared"
+        );
         std::thread::sleep(std::time::Duration::from_millis(2));
     }
     let st = Command::new("kill")
@@ -374,7 +549,11 @@ fn interrupt_a_write(sig: i32, name: &str) {
     let status = child.wait().unwrap();
     use std::os::unix::process::ExitStatusExt;
     assert_eq!(status.signal(), Some(sig), "{name}: ended by {status}");
-    let left: Vec<String> = dir.names().into_iter().filter(|n| n != "big.csv" && !n.starts_with("core")).collect();
+    let left: Vec<String> = dir
+        .names()
+        .into_iter()
+        .filter(|n| n != "big.csv" && !n.starts_with("core"))
+        .collect();
     assert!(left.is_empty(), "{name}: left behind {left:?}");
     assert_eq!(fs::read(&target).unwrap(), b"old contents", "{name}");
 }
@@ -396,7 +575,15 @@ fn a_signal_during_a_demo_gif_leaves_no_file() {
     // The GIF is built in memory while the demo renders: a signal mid-render leaves nothing.
     let dir = Scratch::new("signal-gif");
     let mut child = Command::new(bin())
-        .args(["demo", "cube", "--headless", "--random", "24x24x24", "--gif", "d.gif"])
+        .args([
+            "demo",
+            "cube",
+            "--headless",
+            "--random",
+            "24x24x24",
+            "--gif",
+            "d.gif",
+        ])
         .current_dir(&dir.0)
         .env("XDG_RUNTIME_DIR", std::env::temp_dir())
         .stdout(Stdio::null())
@@ -410,7 +597,9 @@ fn a_signal_during_a_demo_gif_leaves_no_file() {
     let _ = err.read_exact(&mut first);
     std::thread::sleep(std::time::Duration::from_millis(800));
     let running = child.try_wait().unwrap().is_none();
-    let _ = Command::new("kill").args(["-15", &child.id().to_string()]).status();
+    let _ = Command::new("kill")
+        .args(["-15", &child.id().to_string()])
+        .status();
     let _ = child.wait();
     if running {
         assert!(dir.names().is_empty(), "left behind {:?}", dir.names());
@@ -424,9 +613,20 @@ fn a_legal_250_character_output_name_works() {
     let dir = Scratch::new("longname");
     let name = format!("{}.csv", "n".repeat(246));
     assert_eq!(name.len(), 250);
-    let out = dir.run(&["multiply", "--method", "cpu-naive", "--random", "2x3x4", "--out", &name]);
+    let out = dir.run(&[
+        "multiply",
+        "--method",
+        "cpu-naive",
+        "--random",
+        "2x3x4",
+        "--out",
+        &name,
+    ]);
     assert_ok(&out, "multiply --out <250 chars>");
-    assert_eq!(rendermm::io::read_matrix(&dir.path(&name)).unwrap().shape(), (2, 4));
+    assert_eq!(
+        rendermm::io::read_matrix(&dir.path(&name)).unwrap().shape(),
+        (2, 4)
+    );
     assert_eq!(dir.names(), [name]);
 }
 
@@ -472,13 +672,32 @@ fn a_float64_value_past_f32_range_is_named_not_called_infinite() {
     let dir = Scratch::new("pastf32");
     npy_f64(&dir.path("A.npy"), 1, 2, &[1.0, 1e300]);
     npy_f64(&dir.path("B.npy"), 2, 1, &[1.0, 1.0]);
-    let out = dir.run(&["multiply", "--method", "cpu-naive", "--a", "A.npy", "--b", "B.npy"]);
+    let out = dir.run(&[
+        "multiply",
+        "--method",
+        "cpu-naive",
+        "--a",
+        "A.npy",
+        "--b",
+        "B.npy",
+    ]);
     assert_clean_error(&out, "past f32's range");
     assert!(stderr(&out).contains("1e300"), "{}", stderr(&out));
     assert!(!stderr(&out).contains("non-finite"), "{}", stderr(&out));
     fs::write(dir.path("A.csv"), "1,2\n3,1e39\n").unwrap();
-    let out = dir.run(&["multiply", "--method", "cpu-naive", "--a", "A.csv", "--b", "A.csv"]);
-    assert_clean_error(&out, "line 2: column 2: \"1e39\" is past f32's range (largest ≈3.4e38)");
+    let out = dir.run(&[
+        "multiply",
+        "--method",
+        "cpu-naive",
+        "--a",
+        "A.csv",
+        "--b",
+        "A.csv",
+    ]);
+    assert_clean_error(
+        &out,
+        "line 2: column 2: \"1e39\" is past f32's range (largest ≈3.4e38)",
+    );
 }
 
 #[test]
@@ -490,10 +709,21 @@ fn allow_nonfinite_check_holds_c_to_the_inputs_as_given() {
     npy_f64(&dir.path("B.npy"), 1, 1, &[1e-300]);
     npy_f64(&dir.path("one.npy"), 1, 1, &[1.0]);
     for method in ["cpu-naive", "cs-naive", "lm"] {
-        for (b, why) in [("B.npy", None), ("one.npy", Some("a float32 C cannot hold it"))] {
+        for (b, why) in [
+            ("B.npy", None),
+            ("one.npy", Some("a float32 C cannot hold it")),
+        ] {
             let out = dir.run(&[
-                "multiply", "--method", method, "--a", "A.npy", "--b", b,
-                "--allow-nonfinite", "--check", "--json",
+                "multiply",
+                "--method",
+                method,
+                "--a",
+                "A.npy",
+                "--b",
+                b,
+                "--allow-nonfinite",
+                "--check",
+                "--json",
             ]);
             let what = format!("{method} A · {b}");
             assert_eq!(out.status.code(), Some(1), "{what}: {}", stderr(&out));
@@ -502,15 +732,26 @@ fn allow_nonfinite_check_holds_c_to_the_inputs_as_given() {
             let notes = r["notes"].to_string();
             assert!(notes.contains("as given"), "{what}: {notes}");
             if let Some(why) = why {
-                assert!(notes.contains(why) && notes.contains("1e300"), "{what}: {notes}");
+                assert!(
+                    notes.contains(why) && notes.contains("1e300"),
+                    "{what}: {notes}"
+                );
             }
         }
     }
     // Where the product as given is itself an infinity (1e300 · 1e300 overflows float64 too,
     // as numpy gives), an infinite C is right, and the check says so.
     let out = dir.run(&[
-        "multiply", "--method", "cpu-naive", "--a", "A.npy", "--b", "A.npy", "--allow-nonfinite",
-        "--check", "--json",
+        "multiply",
+        "--method",
+        "cpu-naive",
+        "--a",
+        "A.npy",
+        "--b",
+        "A.npy",
+        "--allow-nonfinite",
+        "--check",
+        "--json",
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -556,15 +797,65 @@ fn inputs_of_zeros_are_refused_after_a_few_bytes() {
     std::os::unix::fs::symlink("/dev/zero", dir.path("z.txt")).unwrap();
     // 3 GiB of zeros (sparse: no disk used).
     for name in ["big.npy", "big.csv"] {
-        fs::File::create(dir.path(name)).unwrap().set_len(3 << 30).unwrap();
+        fs::File::create(dir.path(name))
+            .unwrap()
+            .set_len(3 << 30)
+            .unwrap();
     }
     fs::write(dir.path("b.csv"), "1\n").unwrap();
     let cases: &[(&[&str], &str)] = &[
-        (&["multiply", "--method", "cpu-naive", "--a", "z.npy", "--b", "b.csv"], "not a .npy file"),
-        (&["multiply", "--method", "cpu-naive", "--a", "big.npy", "--b", "b.csv"], "not a .npy file"),
-        (&["multiply", "--method", "cpu-naive", "--a", "z.csv", "--b", "b.csv"], "NUL"),
-        (&["multiply", "--method", "cpu-naive", "--a", "big.csv", "--b", "b.csv"], "NUL"),
-        (&["reach", "--graph", "z.npy", "--closure"], "not a .npy file"),
+        (
+            &[
+                "multiply",
+                "--method",
+                "cpu-naive",
+                "--a",
+                "z.npy",
+                "--b",
+                "b.csv",
+            ],
+            "not a .npy file",
+        ),
+        (
+            &[
+                "multiply",
+                "--method",
+                "cpu-naive",
+                "--a",
+                "big.npy",
+                "--b",
+                "b.csv",
+            ],
+            "not a .npy file",
+        ),
+        (
+            &[
+                "multiply",
+                "--method",
+                "cpu-naive",
+                "--a",
+                "z.csv",
+                "--b",
+                "b.csv",
+            ],
+            "NUL",
+        ),
+        (
+            &[
+                "multiply",
+                "--method",
+                "cpu-naive",
+                "--a",
+                "big.csv",
+                "--b",
+                "b.csv",
+            ],
+            "NUL",
+        ),
+        (
+            &["reach", "--graph", "z.npy", "--closure"],
+            "not a .npy file",
+        ),
         (&["reach", "--graph", "z.txt", "--closure"], "NUL"),
     ];
     for (args, needle) in cases {

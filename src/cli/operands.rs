@@ -109,7 +109,9 @@ fn read_files(a: &Path, b: &Path, ch: usize, allow_nonfinite: bool) -> Result<Op
             Some(rendermm::Error::Format { path, message }) if !allow_nonfinite => {
                 Err(rendermm::Error::Format {
                     path,
-                    message: format!("{message} (pass --allow-nonfinite to take it as an infinity)"),
+                    message: format!(
+                        "{message} (pass --allow-nonfinite to take it as an infinity)"
+                    ),
                 }
                 .into())
             }

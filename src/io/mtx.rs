@@ -25,7 +25,6 @@ enum Symmetry {
     Skew,
 }
 
-
 /// Parse a Matrix Market file into a dense matrix.
 pub(super) fn parse(path: &Path, text: &str) -> Result<Matrix> {
     let at = |line: usize, msg: String| Error::format(path, format!("line {line}: {msg}"));

@@ -76,7 +76,11 @@ pub(super) fn refuse_past_f32(path: &Path, a: &Array) -> Result<()> {
 /// matrix too for a batch.
 fn position(shape: &[usize], idx: usize) -> String {
     let cols = shape.last().copied().unwrap_or(1).max(1);
-    let rows = if shape.len() >= 2 { shape[shape.len() - 2].max(1) } else { 1 };
+    let rows = if shape.len() >= 2 {
+        shape[shape.len() - 2].max(1)
+    } else {
+        1
+    };
     let (r, c) = ((idx / cols) % rows, idx % cols);
     if shape.len() == 3 {
         format!("matrix {}, row {r}, column {c}", idx / (rows * cols))
@@ -330,7 +334,11 @@ fn native_descr(text: &str) -> Option<(std::ops::Range<usize>, String)> {
         if !numeric || plain.len() > 4 {
             return None;
         }
-        let order = if cfg!(target_endian = "little") { '<' } else { '>' };
+        let order = if cfg!(target_endian = "little") {
+            '<'
+        } else {
+            '>'
+        };
         let start = after + colon + 1 + lead + 1;
         return Some((start..start + inner.len(), format!("{order}{plain}")));
     }
@@ -503,7 +511,11 @@ pub(super) fn read_from(path: &Path, r: impl std::io::Read, len: Option<u64>) ->
 /// then the header, then (once the header is understood, and `len`, the file's length where
 /// known, agrees with it) exactly the data it calls for. A file that is not .npy costs a few
 /// bytes of reading, whatever its size (`/dev/zero` included).
-pub(super) fn read_raw(path: &Path, mut r: impl std::io::Read, len: Option<u64>) -> Result<Vec<u8>> {
+pub(super) fn read_raw(
+    path: &Path,
+    mut r: impl std::io::Read,
+    len: Option<u64>,
+) -> Result<Vec<u8>> {
     let io = |e| Error::io(path, e);
     let mut bytes = Vec::with_capacity(12);
     (&mut r).take(12).read_to_end(&mut bytes).map_err(io)?;

@@ -385,10 +385,7 @@ mod tests {
     #[test]
     fn a_missing_output_is_replaced_and_a_folder_refused() {
         let missing = std::env::temp_dir().join(format!("rendermm-missing-{}", std::process::id()));
-        assert_eq!(
-            resolve(&missing).unwrap(),
-            Target::Replace(missing.clone())
-        );
+        assert_eq!(resolve(&missing).unwrap(), Target::Replace(missing.clone()));
         assert!(resolve(&std::env::temp_dir()).is_err());
     }
 
