@@ -54,7 +54,8 @@ enum Command {
     Figure {
         /// Figure name; `rendermm figures --list` names them all.
         name: String,
-        /// Output PNG.
+        /// Output file, named with the figure's own extension (.png, .gif or .md; a figure with
+        /// a table writes it beside, as .md); a device or pipe is written as it is.
         #[arg(long)]
         out: PathBuf,
     },

@@ -1,11 +1,14 @@
 //! Matrix files: .npy (f32/f64, C order), Matrix Market (.mtx, dense `array` and `coordinate`) and
 //! CSV, chosen by extension. Writes go to a temporary file that is renamed into place, so a failed
-//! run never leaves a partial output; a read-only file is never replaced (as `cp` without `-f`),
-//! and [`check_output`] tells before any work whether a path can be written at all.
+//! or interrupted run never leaves a partial output; a device or pipe is written in place, never
+//! replaced; a read-only file, or one this user may not write, is never replaced; and
+//! [`check_output`] tells before any work whether a path can be written at all (see `output.rs`).
 //!
 //! Readers never panic on malformed input: every problem comes back as a one-line
-//! [`Error::Format`] naming what was wrong (and the line, for the text formats). Sizes declared in
-//! headers are checked against the file's length before anything is allocated.
+//! [`Error::Format`] naming what was wrong (and the line, for the text formats). A .npy file is
+//! read no further than its header promises, and its sizes are checked against the file's length
+//! before anything is allocated; a text file is refused at the first chunk that is not text. A
+//! finite number past f32's range is named as such, never silently made an infinity.
 
 mod csv;
 mod mtx;
