@@ -864,3 +864,30 @@ fn inputs_of_zeros_are_refused_after_a_few_bytes() {
         assert!(took.as_secs_f64() < 5.0, "{args:?} took {took:?}");
     }
 }
+
+#[test]
+fn an_output_through_a_descriptor_is_written_after_what_was_printed_there() {
+    // `--out /dev/fd/1` with stdout redirected to a file: C goes into that file through the
+    // shell's descriptor (never a rename over it, never over the report from its start).
+    let dir = Scratch::new("descriptor");
+    let log = dir.path("stdout.txt");
+    let file = fs::File::create(&log).unwrap();
+    let ino = fs::metadata(&log).unwrap().ino();
+    let out = Command::new(bin())
+        .args(["multiply", "--method", "cpu-naive", "--random", "2x3x2", "--out", "/dev/fd/1"])
+        .current_dir(&dir.0)
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .stdout(Stdio::from(file))
+        .output()
+        .unwrap();
+    assert_ok(&out, "multiply --out /dev/fd/1");
+    assert_eq!(fs::metadata(&log).unwrap().ino(), ino);
+    let text = fs::read_to_string(&log).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines.len() > 2 && lines[..2].iter().all(|l| l.split(',').count() == 2),
+        "C's two rows first: {text}"
+    );
+    assert!(text.contains("wrote") && text.contains("cpu-naive"), "{text}");
+    assert_eq!(dir.names(), ["stdout.txt"]);
+}

@@ -280,16 +280,45 @@ fn write_in_place(
     path: &Path,
     fill: impl FnOnce(&mut dyn std::io::Write) -> Result<()>,
 ) -> Result<()> {
-    let file = OpenOptions::new()
-        .write(true)
-        .open(path)
-        .map_err(|e| Error::io(path, e))?;
+    let file = match shared_descriptor(path) {
+        Some(file) => file,
+        None => OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(|e| Error::io(path, e))?,
+    };
     let mut writer = BufWriter::with_capacity(1 << 16, file);
     fill(&mut writer)?;
     writer
         .into_inner()
         .map_err(|e| Error::io(path, e.into_error()))?;
     Ok(())
+}
+
+/// `/dev/stdout`, `/dev/stderr`, `/dev/fd/N` or `/proc/self/fd/N` as a copy of that descriptor,
+/// which shares its position: written after what the process printed there, not over it from
+/// the start (as opening the path anew would, where the shell redirected it to a file).
+#[cfg(target_os = "linux")]
+fn shared_descriptor(path: &Path) -> Option<File> {
+    use std::os::fd::FromRawFd;
+    let s = path.to_str()?;
+    let fd: i32 = match s {
+        "/dev/stdout" => 1,
+        "/dev/stderr" => 2,
+        _ => s
+            .strip_prefix("/dev/fd/")
+            .or_else(|| s.strip_prefix("/proc/self/fd/"))?
+            .parse()
+            .ok()?,
+    };
+    // SAFETY: dup of a descriptor number; a failure is -1, and the copy is ours to own.
+    let copy = unsafe { libc::dup(fd) };
+    (copy >= 0).then(|| unsafe { File::from_raw_fd(copy) })
+}
+
+#[cfg(not(target_os = "linux"))]
+fn shared_descriptor(_path: &Path) -> Option<File> {
+    None
 }
 
 /// Check before any work that a result can be written to `path`: its folder exists and this
