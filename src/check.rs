@@ -286,6 +286,41 @@ pub fn judge_bits(
     v
 }
 
+/// Hold `v`, the verdict on `c` (m×n) against a reference built from f32 inputs, to the
+/// product of the inputs as given instead: `a` (m×k) and `b` (k×n) as a float64 file stored
+/// them, where f32 could not hold some of them (1e300 is an infinity in f32, and a product of
+/// infinities would agree with itself). Where that product is finite C must be too, and close;
+/// an element of it past f32's range is one float32 C cannot hold, and fails. Returns the first
+/// such element (row, column, value).
+pub fn hold_to_inputs_as_given(
+    v: &mut Verdict,
+    c: &Matrix,
+    a: &[f64],
+    b: &[f64],
+    tol: f64,
+) -> Option<(usize, usize, f64)> {
+    let (m, n) = (c.rows, c.cols);
+    let k = a.len().checked_div(m).unwrap_or(0);
+    let mut reference = vec![0.0f64; m * n];
+    for i in 0..m {
+        let row = &mut reference[i * n..(i + 1) * n];
+        for p in 0..k {
+            let aip = a[i * k + p];
+            for (r, &bpj) in row.iter_mut().zip(&b[p * n..(p + 1) * n]) {
+                *r += aip * bpj;
+            }
+        }
+    }
+    v.stats = compare(c, &reference);
+    v.passed = v.passed && v.stats.within(tol);
+    v.tolerance
+        .push_str(", against the product of the float64 inputs as given");
+    reference
+        .iter()
+        .position(|r| r.is_finite() && r.abs() > f32::MAX as f64)
+        .map(|idx| (idx / n.max(1), idx % n.max(1), reference[idx]))
+}
+
 #[cfg(test)]
 mod nonfinite_tests {
     use super::*;

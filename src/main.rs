@@ -54,7 +54,8 @@ enum Command {
     Figure {
         /// Figure name; `rendermm figures --list` names them all.
         name: String,
-        /// Output PNG.
+        /// Output file, named with the figure's own extension (.png, .gif or .md; a figure with
+        /// a table writes it beside, as .md); a device or pipe is written as it is.
         #[arg(long)]
         out: PathBuf,
     },
@@ -97,6 +98,9 @@ fn main() {
         unsafe { std::env::set_var(var, value) };
     }
     cli::quiet_broken_pipe();
+    // A signal in the middle of writing an output removes the temporary file before the
+    // process ends by it.
+    rendermm::io::install_signal_cleanup();
     if let Err(e) = run(Cli::parse()) {
         eprintln!("error: {}", cli::one_line(&e));
         std::process::exit(cli::exit_status(&e));

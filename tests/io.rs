@@ -254,17 +254,14 @@ fn mtx_and_csv_written_layout() {
 #[test]
 fn npy_f64_big_endian_and_npyz_written() {
     let dir = TempDir::new("npyf64");
-    let vals = [0.1f64, -2.5, 1e300, 1e-300, 3.0, 7.25];
+    let vals = [0.1f64, -2.5, 1e30, 1e-300, 3.0, 7.25];
     let le: Vec<u8> = vals.iter().flat_map(|v| v.to_le_bytes()).collect();
     let p = dir.write("f64.npy", npy_bytes("<f8", false, "(2, 3)", &le));
     let m = read_matrix(&p).unwrap();
     assert_eq!(m.shape(), (2, 3));
     let want: Vec<f32> = vals.iter().map(|&v| v as f32).collect();
     assert_eq!(m.data[..2], want[..2]);
-    assert!(
-        m.data[2].is_infinite() && m.data[2] > 0.0,
-        "1e300 becomes +inf"
-    );
+    assert_eq!(m.data[2], 1e30f32);
     assert_eq!(m.data[3], 0.0);
     assert_eq!(m.data[4..], want[4..]);
     assert_eq!(m.data[0], 0.1f32);
@@ -914,4 +911,160 @@ fn fuzzed_files_never_panic() {
             );
         }
     }
+}
+
+#[test]
+fn npy_float64_past_f32_range_is_named_not_called_infinite() {
+    let dir = TempDir::new("pastf32");
+    for (v, shown) in [(1e300f64, "1e300"), (-4e38, "-4e38")] {
+        let data: Vec<u8> = [1.0f64, 2.0, v, 4.0]
+            .iter()
+            .flat_map(|x| x.to_le_bytes())
+            .collect();
+        let p = dir.write("big.npy", npy_bytes("<f8", false, "(2, 2)", &data));
+        for r in [read_matrix(&p).map(|_| ()), read_batch(&p).map(|_| ())] {
+            assert_err_mentions(r, &["past f32's range", "3.4e38", "row 1, column 0", shown]);
+        }
+        // The caller that decides itself gets the values as stored.
+        let g = rendermm::io::read_as_given(&p, false).unwrap();
+        assert!(g.past_f32.is_some());
+        assert_eq!(g.values.as_deref(), Some(&[vec![1.0, 2.0, v, 4.0]][..]));
+        assert!(g.matrices[0].data[2].is_infinite());
+    }
+    // An infinity stored as such is no number past the range: it is read (and refused later,
+    // without --allow-nonfinite, as non-finite).
+    let data: Vec<u8> = [f64::INFINITY]
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    let p = dir.write("inf.npy", npy_bytes("<f8", false, "(1, 1)", &data));
+    assert!(read_matrix(&p).unwrap().data[0].is_infinite());
+    let g = rendermm::io::read_as_given(&p, false).unwrap();
+    assert!(g.past_f32.is_none() && g.values.is_none());
+}
+
+#[test]
+fn text_numbers_past_f32_range_name_line_and_column() {
+    let dir = TempDir::new("pastf32text");
+    let p = dir.write("m.csv", "1,2\n3,1e39\n");
+    assert_err_mentions(
+        read_matrix(&p),
+        &["line 2", "column 2", "1e39", "past f32's range", "3.4e38"],
+    );
+    let p = dir.write(
+        "m.mtx",
+        "%%MatrixMarket matrix array real general\n1 2\n1\n-5e38\n",
+    );
+    assert_err_mentions(read_matrix(&p), &["line 4", "-5e38", "past f32's range"]);
+    // inf written as such is still taken.
+    let p = dir.write("i.csv", "1,inf\n-Infinity,nan\n");
+    assert!(read_matrix(&p).unwrap().data[1].is_infinite());
+}
+
+#[test]
+fn npy_of_only_the_magic_is_truncated_not_foreign() {
+    let dir = TempDir::new("magiconly");
+    let p = dir.write("m.npy", b"\x93NUMPY");
+    let msg = format_err(read_matrix(&p));
+    assert!(
+        msg.contains("truncated") && msg.contains("after the"),
+        "{msg}"
+    );
+    assert!(!msg.contains("does not start"), "{msg}");
+    let p = dir.write("m.npy", b"\x93NU");
+    let msg = format_err(read_matrix(&p));
+    assert!(msg.contains("truncated"), "{msg}");
+}
+
+#[test]
+fn npy_numpy_native_order_dtype_strings_are_read() {
+    let dir = TempDir::new("nativedtype");
+    let f4: Vec<u8> = [1.5f32, -2.0, 3.25]
+        .iter()
+        .flat_map(|v| v.to_ne_bytes())
+        .collect();
+    let f8: Vec<u8> = [1.5f64, -2.0, 3.25]
+        .iter()
+        .flat_map(|v| v.to_ne_bytes())
+        .collect();
+    for (descr, data) in [
+        ("=f4", &f4),
+        ("|f4", &f4),
+        ("f4", &f4),
+        ("=f8", &f8),
+        ("|f8", &f8),
+        ("f8", &f8),
+    ] {
+        let p = dir.write("n.npy", npy_bytes(descr, false, "(1, 3)", data));
+        let m = read_matrix(&p).unwrap_or_else(|e| panic!("{descr}: {e}"));
+        assert_eq!(m.data, [1.5, -2.0, 3.25], "{descr}");
+    }
+    // Big-endian stays big-endian; other types stay refused.
+    let be: Vec<u8> = [1.5f32, -2.0, 3.25]
+        .iter()
+        .flat_map(|v| v.to_be_bytes())
+        .collect();
+    let p = dir.write("be.npy", npy_bytes(">f4", false, "(1, 3)", &be));
+    assert_eq!(read_matrix(&p).unwrap().data, [1.5, -2.0, 3.25]);
+    let p = dir.write("i.npy", npy_bytes("=i4", false, "(1, 3)", &f4));
+    assert_err_mentions(read_matrix(&p), &["int32"]);
+}
+
+/// Bytes a reader took from a FIFO fed with up to 64 MiB of zeros before it gave its error.
+#[cfg(unix)]
+fn bytes_taken_from_a_fifo_of_zeros(name: &str) -> (String, u64) {
+    let dir = TempDir::new("fifo-in");
+    let p = dir.path(name);
+    let st = std::process::Command::new("mkfifo")
+        .arg(&p)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let feed = p.clone();
+    let writer = std::thread::spawn(move || {
+        use std::io::Write;
+        let mut f = fs::OpenOptions::new().write(true).open(&feed).unwrap();
+        let chunk = vec![0u8; 1 << 16];
+        let mut sent = 0u64;
+        while sent < 64 << 20 {
+            match f.write(&chunk) {
+                Ok(n) => sent += n as u64,
+                Err(_) => break,
+            }
+        }
+        sent
+    });
+    let msg = format_err(read_matrix(&p));
+    let sent = writer.join().unwrap();
+    (msg, sent)
+}
+
+#[cfg(unix)]
+#[test]
+fn readers_stop_at_a_header_that_is_not_theirs() {
+    // A .npy reader checks the magic before reading on; a text reader stops at the first chunk
+    // holding a NUL byte. Neither reads the 64 MiB offered (an endless /dev/zero alike).
+    let (msg, sent) = bytes_taken_from_a_fifo_of_zeros("x.npy");
+    assert!(msg.contains("not a .npy file"), "{msg}");
+    assert!(sent < 8 << 20, "the .npy reader took {sent} bytes");
+    let (msg, sent) = bytes_taken_from_a_fifo_of_zeros("x.csv");
+    assert!(msg.contains("NUL"), "{msg}");
+    assert!(sent < 8 << 20, "the CSV reader took {sent} bytes");
+}
+
+#[test]
+fn npy_reader_reads_no_more_than_the_header_promises() {
+    // A valid header followed by 3 GiB (sparse: no disk used) of data it did not declare: the
+    // length is checked against the header before anything is read or allocated.
+    let dir = TempDir::new("npylen");
+    let p = dir.write("m.npy", npy_bytes("<f4", false, "(2, 2)", &[0u8; 16]));
+    let f = fs::OpenOptions::new().write(true).open(&p).unwrap();
+    f.set_len(3 << 30).unwrap();
+    drop(f);
+    let t = std::time::Instant::now();
+    assert_err_mentions(
+        read_matrix(&p),
+        &["unexpected bytes after the 16 data bytes"],
+    );
+    assert!(t.elapsed().as_secs_f64() < 2.0, "took {:?}", t.elapsed());
 }

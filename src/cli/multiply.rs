@@ -47,8 +47,10 @@ pub struct MultiplyArgs {
     /// Seed for --random.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Write C here (.npy, .mtx, .csv), through a temporary file. The path is checked before
-    /// any work (its folder exists and takes new files; a read-only file is never replaced).
+    /// Write C here (.npy, .mtx, .csv), through a temporary file; a device or pipe is written in
+    /// place (as CSV if its name has no extension). The path is checked before any work (its
+    /// folder takes new files, this user may write it, a read-only file is never replaced, and
+    /// it is not one of the inputs).
     #[arg(long)]
     out: Option<PathBuf>,
     /// The number type of a .npy --out. C is always computed in float32; `inputs` stores
@@ -128,7 +130,7 @@ pub fn run(args: MultiplyArgs) -> Result<()> {
     let block = choose_block(&args, &req, ctx.as_ref(), &operands, &mut notes)?;
     let mut opts = options(&args, &req, block);
     let product = compute(ctx.as_ref(), &args, &req, &operands, &mut opts)?;
-    let checks = check(&args, req.method, &opts, &operands, &product);
+    let checks = check(&args, req.method, &opts, &operands, &product, &mut notes);
     notes.extend(product.notes.iter().cloned());
     let mut report = report(ctx.as_ref(), &args, &operands, &product, &notes, checks);
     report.tiling = opts.tiled.take();
@@ -187,6 +189,11 @@ fn validate(args: &MultiplyArgs) -> Result<Request> {
     }
     if let Some(out) = &args.out {
         validate_output(out, args.channels > 1, args.out_dtype)?;
+        let inputs: Vec<(&str, &Path)> = [("--a", args.a.as_deref()), ("--b", b_file.as_deref())]
+            .into_iter()
+            .filter_map(|(label, p)| p.map(|p| (label, p)))
+            .collect();
+        io::refuse_same_file(out, "--out", &inputs)?;
     }
     Ok(Request {
         method,
@@ -239,7 +246,11 @@ fn load(args: &MultiplyArgs, req: &Request) -> Result<(Operands, Vec<String>)> {
         _ => (-1.0, 1.0),
     };
     let source = match (&args.a, &req.b_file, &args.random) {
-        (Some(a), Some(b), None) => Source::Files { a, b },
+        (Some(a), Some(b), None) => Source::Files {
+            a,
+            b,
+            allow_nonfinite: args.allow_nonfinite,
+        },
         (None, None, Some(shape)) => Source::Random {
             shape,
             seed: args.seed,
@@ -385,23 +396,46 @@ fn compute(
     })
 }
 
-/// `--check`: each C against the f64 CPU reference, held to the method's tolerance.
+/// `--check`: each C against the f64 CPU reference, held to the method's tolerance. Where a
+/// float64 input held values f32 cannot, the reference is the product of the inputs as given.
 fn check(
     args: &MultiplyArgs,
     method: Method,
     opts: &Options,
     ops: &Operands,
     product: &Product,
+    notes: &mut Vec<String>,
 ) -> Vec<rendermm::check::Verdict> {
     if !args.check {
         return vec![];
     }
-    ops.a
-        .iter()
-        .zip(&ops.b)
-        .zip(&product.cs)
-        .map(|((x, y), c)| plan::verdict_for(method, opts, x, y, c))
-        .collect()
+    let widen = |m: &Matrix| m.data.iter().map(|&v| f64::from(v)).collect::<Vec<f64>>();
+    let mut verdicts = vec![];
+    for (i, ((x, y), c)) in ops.a.iter().zip(&ops.b).zip(&product.cs).enumerate() {
+        let mut v = plan::verdict_for(method, opts, x, y, c);
+        let (ag, bg) = (&ops.a_given[i], &ops.b_given[i]);
+        if ag.is_some() || bg.is_some() {
+            notes.push(format!(
+                "{} holds values past f32's range, infinities in the float32 computation; the check's reference is the product of the inputs as given",
+                match (ag.is_some(), bg.is_some()) {
+                    (true, true) => "A and B each",
+                    (true, false) => "A",
+                    _ => "B",
+                }
+            ));
+            let a64 = ag.clone().unwrap_or_else(|| widen(x));
+            let b64 = bg.clone().unwrap_or_else(|| widen(y));
+            let past =
+                rendermm::check::hold_to_inputs_as_given(&mut v, c, &a64, &b64, method.tolerance());
+            if let Some((r, col, value)) = past {
+                notes.push(format!(
+                    "the product of the inputs as given has {value:e} at row {r}, column {col}, past f32's range (largest ≈3.4e38): a float32 C cannot hold it"
+                ));
+            }
+        }
+        verdicts.push(v);
+    }
+    verdicts
 }
 
 /// The run's report: timings, the model's rates, the verdicts, the notes.

@@ -62,8 +62,13 @@ pub fn b_operands(
 
 /// Where the inputs come from.
 pub enum Source<'a> {
-    /// `--a FILE --b FILE`.
-    Files { a: &'a Path, b: &'a Path },
+    /// `--a FILE --b FILE`; `allow_nonfinite`: a float64 value past f32's range is taken (as an
+    /// infinity, its value as given kept for the check) instead of refused.
+    Files {
+        a: &'a Path,
+        b: &'a Path,
+        allow_nonfinite: bool,
+    },
     /// `--random [BxMxKxN|MxKxN]`, uniform in `range`.
     Random {
         shape: &'a str,
@@ -78,36 +83,62 @@ pub struct Operands {
     pub b: Vec<Matrix>,
     /// Whether an input file stored its numbers as float64 (they are computed in f32).
     pub float64_input: bool,
+    /// For each of `a` and `b` per pair: the values as given, where a float64 file holds a
+    /// finite value past f32's range (`a` and `b` hold it as an infinity). The check's reference
+    /// is the product of these, not of the f32 matrices.
+    pub a_given: Vec<Option<Vec<f64>>>,
+    pub b_given: Vec<Option<Vec<f64>>>,
 }
 
 /// Read or draw the inputs: `channels` pairs.
 pub fn load(source: Source, channels: usize) -> Result<Operands> {
     match source {
-        Source::Files { a, b } => read_files(a, b, channels),
+        Source::Files {
+            a,
+            b,
+            allow_nonfinite,
+        } => read_files(a, b, channels, allow_nonfinite),
         Source::Random { shape, seed, range } => draw_random(shape, seed, range, channels),
     }
 }
 
-fn read_files(a: &Path, b: &Path, ch: usize) -> Result<Operands> {
-    let ((xa, da), (xb, db)) = if ch == 1 {
-        let single = |p: &Path| io::read_matrix_typed(p).map(|(m, d)| (vec![m], d));
-        (single(a)?, single(b)?)
-    } else {
-        (io::read_batch_typed(a)?, io::read_batch_typed(b)?)
+fn read_files(a: &Path, b: &Path, ch: usize, allow_nonfinite: bool) -> Result<Operands> {
+    let read = |p: &Path| -> Result<io::AsGiven> {
+        let r = io::read_as_given(p, ch > 1)?;
+        match r.past_f32 {
+            Some(rendermm::Error::Format { path, message }) if !allow_nonfinite => {
+                Err(rendermm::Error::Format {
+                    path,
+                    message: format!(
+                        "{message} (pass --allow-nonfinite to take it as an infinity)"
+                    ),
+                }
+                .into())
+            }
+            Some(e) if !allow_nonfinite => Err(e.into()),
+            _ => Ok(r),
+        }
     };
-    for (name, list, path) in [("--a", &xa, a), ("--b", &xb, b)] {
-        if list.len() != ch {
+    let (ra, rb) = (read(a)?, read(b)?);
+    for (name, r, path) in [("--a", &ra, a), ("--b", &rb, b)] {
+        if r.matrices.len() != ch {
             bail!(
                 "{name} {}: holds {} matrices but --channels is {ch}",
                 path.display(),
-                list.len()
+                r.matrices.len()
             );
         }
     }
+    let given = |v: Option<Vec<Vec<f64>>>| match v {
+        Some(per) => per.into_iter().map(Some).collect(),
+        None => vec![None; ch],
+    };
     Ok(Operands {
-        a: xa,
-        b: xb,
-        float64_input: da == Some(Dtype::F64) || db == Some(Dtype::F64),
+        float64_input: ra.dtype == Some(Dtype::F64) || rb.dtype == Some(Dtype::F64),
+        a: ra.matrices,
+        b: rb.matrices,
+        a_given: given(ra.values),
+        b_given: given(rb.values),
     })
 }
 
@@ -142,5 +173,7 @@ fn draw_random(shape: &str, seed: u64, (lo, hi): (f32, f32), ch: usize) -> Resul
         a,
         b,
         float64_input: false,
+        a_given: vec![None; ch],
+        b_given: vec![None; ch],
     })
 }

@@ -189,6 +189,7 @@ fn validate(args: &ReachArgs) -> Result<Checked<'_>> {
         Some(out) => {
             let kind = out_kind(out, goal == Goal::Closure)?;
             io::check_output(out)?;
+            io::refuse_same_file(out, "--out", &[("--graph", path.as_path())])?;
             Some((out.as_path(), kind))
         }
         None => None,

@@ -121,9 +121,13 @@ pub fn run(
         Some(gif) => {
             let tweens = if kind == Kind::Cube { CUBE_TWEENS } else { 1 };
             let per_pass_ms = (6000 / passes.div_ceil(stride).max(1)).clamp(60, 700) as u32;
-            crate::io::write_atomic(gif, |w| {
+            // The GIF is built in memory and written at the end: the render takes a while, and
+            // an interrupted one must leave no file behind.
+            let mut bytes = Vec::new();
+            {
                 let (gw, gh) = gif_size(opts.size, gif)?;
-                let mut enc = ::gif::Encoder::new(w, gw, gh, &[]).map_err(|e| gif_error(gif, e))?;
+                let mut enc =
+                    ::gif::Encoder::new(&mut bytes, gw, gh, &[]).map_err(|e| gif_error(gif, e))?;
                 enc.set_repeat(::gif::Repeat::Infinite)
                     .map_err(|e| gif_error(gif, e))?;
                 let mut pending: Option<Shot> = None;
@@ -161,8 +165,9 @@ pub fn run(
                         .map_err(|e| gif_error(gif, e))?;
                     last = Some(prev.image);
                 }
-                Ok(())
-            })?;
+                enc.into_inner().map_err(|e| gif_error(gif, e))?;
+            }
+            crate::io::write_atomic(gif, |w| w.write_all(&bytes).map_err(|e| Error::io(gif, e)))?;
             written.push(format!("wrote {}", gif.display()));
         }
         None => {

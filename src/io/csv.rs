@@ -1,7 +1,7 @@
 //! CSV matrices: one row per line, numbers separated by commas. Blank lines and lines starting
 //! with `#` are skipped; every other line must hold the same number of numeric fields.
 
-use super::{fmt_f32, snippet};
+use super::{fmt_f32, parse_f32};
 use crate::error::{Error, Result};
 use crate::matrix::Matrix;
 use std::path::Path;
@@ -28,12 +28,7 @@ pub(super) fn parse(path: &Path, text: &str) -> Result<Matrix> {
                     format!("column {}: empty field; expected a number", c + 1),
                 ));
             }
-            let v: f32 = f.parse().map_err(|_| {
-                at(
-                    line,
-                    format!("column {}: {} is not a number", c + 1, snippet(f)),
-                )
-            })?;
+            let v = parse_f32(f).map_err(|why| at(line, format!("column {}: {why}", c + 1)))?;
             data.push(v);
             n += 1;
         }

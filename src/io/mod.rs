@@ -1,22 +1,36 @@
 //! Matrix files: .npy (f32/f64, C order), Matrix Market (.mtx, dense `array` and `coordinate`) and
 //! CSV, chosen by extension. Writes go to a temporary file that is renamed into place, so a failed
-//! run never leaves a partial output; a read-only file is never replaced (as `cp` without `-f`),
-//! and [`check_output`] tells before any work whether a path can be written at all.
+//! or interrupted run never leaves a partial output; a device or pipe is written in place, never
+//! replaced; a read-only file, or one this user may not write, is never replaced; and
+//! [`check_output`] tells before any work whether a path can be written at all (see `output.rs`).
 //!
 //! Readers never panic on malformed input: every problem comes back as a one-line
-//! [`Error::Format`] naming what was wrong (and the line, for the text formats). Sizes declared in
-//! headers are checked against the file's length before anything is allocated.
+//! [`Error::Format`] naming what was wrong (and the line, for the text formats). A .npy file is
+//! read no further than its header promises, and its sizes are checked against the file's length
+//! before anything is allocated; a text file is refused at the first chunk that is not text. A
+//! finite number past f32's range is named as such, never silently made an infinity.
 
 mod csv;
 mod mtx;
 mod npy;
+mod output;
+#[cfg(target_os = "linux")]
+mod signals;
+
+pub use output::{check_output, is_device_or_pipe, refuse_same_file, write_atomic};
+
+/// Remove the temporary files of unfinished writes on SIGINT, SIGTERM, SIGHUP and SIGXFSZ, then
+/// end the process by that signal as it would have ended. For programs (the `rendermm` binary
+/// calls it first thing); a library user keeps its own signal handling unless it calls this.
+pub fn install_signal_cleanup() {
+    #[cfg(target_os = "linux")]
+    signals::install();
+}
 
 use crate::error::{Error, Result};
 use crate::matrix::Matrix;
-use std::fs::{self, File, OpenOptions};
-use std::io::BufWriter;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::fs;
+use std::path::Path;
 
 /// The file formats, chosen by extension.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,6 +63,15 @@ impl Dtype {
     }
 }
 
+/// The format of an output: by extension, and CSV for a character device or FIFO named
+/// without one (`/dev/stdout`, `/dev/null`), where text is what a reader at the other end can use.
+fn output_format_of(path: &Path) -> Result<Format> {
+    if path.extension().is_none() && output::is_device_or_pipe(path) {
+        return Ok(Format::Csv);
+    }
+    format_of(path)
+}
+
 fn format_of(path: &Path) -> Result<Format> {
     let ext = path
         .extension()
@@ -69,8 +92,80 @@ fn format_of(path: &Path) -> Result<Format> {
     }
 }
 
-fn read_bytes(path: &Path) -> Result<Vec<u8>> {
-    fs::read(path).map_err(|e| Error::io(path, e))
+/// Bytes of text read at a time: a file that is no text (a NUL byte, bytes that are not UTF-8) is
+/// refused after the first of them, whatever its size.
+const TEXT_CHUNK: usize = 1 << 20;
+
+/// Open `path` for reading, with its length where it is a regular file.
+fn open_input(path: &Path) -> Result<(fs::File, Option<u64>)> {
+    let file = fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let meta = file.metadata().map_err(|e| Error::io(path, e))?;
+    if meta.is_dir() {
+        return Err(Error::io(
+            path,
+            std::io::Error::new(
+                std::io::ErrorKind::IsADirectory,
+                "is a directory; expected a matrix file",
+            ),
+        ));
+    }
+    Ok((file, meta.is_file().then_some(meta.len())))
+}
+
+/// A .npy file, read no further than its header promises.
+fn read_npy(path: &Path) -> Result<npy::Array> {
+    let (file, len) = open_input(path)?;
+    npy::read_from(path, std::io::BufReader::new(file), len)
+}
+
+/// The bytes of a file read by extension as the matrix readers read it (a .npy file no further
+/// than its header promises, anything else as text, refused at the first chunk that is not), for
+/// a reader of its own such as the graph reader's edge lists.
+pub fn read_input(path: &Path) -> Result<Vec<u8>> {
+    let is_npy = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("npy"));
+    if is_npy {
+        let (file, len) = open_input(path)?;
+        npy::read_raw(path, std::io::BufReader::new(file), len)
+    } else {
+        read_text(path)
+    }
+}
+
+/// A text file, read a chunk at a time and refused at the first chunk that is not text (a NUL
+/// byte, which no matrix text holds, or bytes that are not UTF-8): `/dev/zero` named `x.csv`
+/// or gigabytes of zeros cost one chunk.
+fn read_text(path: &Path) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let (mut file, len) = open_input(path)?;
+    let mut bytes = Vec::with_capacity(len.map_or(0, |l| l.min(TEXT_CHUNK as u64) as usize));
+    let mut checked = 0usize;
+    loop {
+        let before = bytes.len();
+        let n = (&mut file)
+            .take(TEXT_CHUNK as u64)
+            .read_to_end(&mut bytes)
+            .map_err(|e| Error::io(path, e))?;
+        if let Some(at) = bytes[before..].iter().position(|&b| b == 0) {
+            let line = 1 + bytes[..before + at].iter().filter(|&&b| b == b'\n').count();
+            return Err(Error::format(
+                path,
+                format!("line {line}: a NUL byte; this is not a text file"),
+            ));
+        }
+        if let Err(e) = std::str::from_utf8(&bytes[checked..]) {
+            if e.error_len().is_some() {
+                as_text(path, &bytes)?;
+            }
+            checked += e.valid_up_to();
+        } else {
+            checked = bytes.len();
+        }
+        if n == 0 {
+            return Ok(bytes);
+        }
+    }
 }
 
 /// The contents as UTF-8 text (a leading byte-order mark is dropped), or an error naming the line
@@ -94,38 +189,88 @@ fn as_text<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a str> {
 /// Read a matrix, choosing the format by extension (.npy, .mtx, .csv; case-insensitive).
 ///
 /// A .npy file must hold a 2-D float32 or float64 array in C order. Matrices with a zero
-/// dimension are returned as they are; callers that need a non-empty matrix check for that.
+/// dimension are returned as they are; callers that need a non-empty matrix check for that. A
+/// finite number past f32's range (1e300 in a float64 file, 1e39 in a text file) is refused:
+/// it would become an infinity.
 pub fn read_matrix(path: &Path) -> Result<Matrix> {
-    let format = format_of(path)?;
-    parse_as(format, path, &read_bytes(path)?)
+    read_matrix_typed(path).map(|(m, _)| m)
 }
 
 /// Read a matrix as [`read_matrix`] does, and say whether it was stored as float64: `Some` of
 /// the .npy dtype, `None` for the text formats (their numbers are read as `f32`).
 pub fn read_matrix_typed(path: &Path) -> Result<(Matrix, Option<Dtype>)> {
-    let format = format_of(path)?;
-    let bytes = read_bytes(path)?;
-    match format {
-        Format::Npy => npy::read_matrix(path, &bytes).map(|(m, d)| (m, Some(d))),
-        _ => Ok((parse_as(format, path, &bytes)?, None)),
+    match format_of(path)? {
+        Format::Npy => {
+            let a = read_npy(path)?;
+            npy::refuse_past_f32(path, &a)?;
+            npy::matrix_of(path, a).map(|(m, d)| (m, Some(d)))
+        }
+        format => Ok((parse_as(format, path, &read_text(path)?)?, None)),
     }
 }
 
 /// Read a batch of matrices: a 3-D .npy array of shape (batch, rows, cols) gives `batch`
 /// matrices; a 2-D .npy file, or any .mtx or .csv file, gives one.
 pub fn read_batch(path: &Path) -> Result<Vec<Matrix>> {
-    let format = format_of(path)?;
-    parse_batch_as(format, path, &read_bytes(path)?)
+    read_batch_typed(path).map(|(ms, _)| ms)
 }
 
 /// Read a batch as [`read_batch`] does, with the .npy dtype as in [`read_matrix_typed`].
 pub fn read_batch_typed(path: &Path) -> Result<(Vec<Matrix>, Option<Dtype>)> {
-    let format = format_of(path)?;
-    let bytes = read_bytes(path)?;
-    match format {
-        Format::Npy => npy::read_batch(path, &bytes).map(|(m, d)| (m, Some(d))),
-        _ => Ok((parse_batch_as(format, path, &bytes)?, None)),
+    let read = read_as_given(path, true)?;
+    if let Some(e) = read.past_f32 {
+        return Err(e);
     }
+    Ok((read.matrices, read.dtype))
+}
+
+/// A matrix file as read, for a caller that decides itself what to do with numbers past f32's
+/// range (`multiply --allow-nonfinite`).
+pub struct AsGiven {
+    /// The matrices in f32, what rendermm computes with (a value past f32's range is an
+    /// infinity here).
+    pub matrices: Vec<Matrix>,
+    /// The .npy dtype; `None` for the text formats.
+    pub dtype: Option<Dtype>,
+    /// A float64 file with a finite value past f32's range: the error [`read_matrix`] gives for
+    /// it (naming the first such element).
+    pub past_f32: Option<Error>,
+    /// In that case the values as stored, one `Vec` per matrix (row-major), from which the
+    /// product of the inputs as given can be computed; `None` otherwise.
+    pub values: Option<Vec<Vec<f64>>>,
+}
+
+/// Read a matrix (`batch`: a batch, as [`read_batch`]) keeping what f32 cannot hold: the values
+/// of a float64 file past f32's range are kept as stored beside the f32 matrices, and the error
+/// is handed back rather than returned. Text files refuse such numbers as [`read_matrix`] does.
+pub fn read_as_given(path: &Path, batch: bool) -> Result<AsGiven> {
+    let format = format_of(path)?;
+    if format != Format::Npy {
+        return Ok(AsGiven {
+            matrices: vec![parse_as(format, path, &read_text(path)?)?],
+            dtype: None,
+            past_f32: None,
+            values: None,
+        });
+    }
+    let mut a = read_npy(path)?;
+    let past_f32 = npy::refuse_past_f32(path, &a).err();
+    let wide = a.past_f32.take().map(|(_, _, wide)| wide);
+    let (matrices, dtype) = if batch {
+        npy::batch_of(path, a)?
+    } else {
+        npy::matrix_of(path, a).map(|(m, d)| (vec![m], d))?
+    };
+    let values = wide.map(|w| {
+        let per = matrices.first().map_or(0, |m| m.data.len()).max(1);
+        w.chunks(per).map(<[f64]>::to_vec).collect()
+    });
+    Ok(AsGiven {
+        matrices,
+        dtype: Some(dtype),
+        past_f32,
+        values,
+    })
 }
 
 /// Parse a matrix held in memory, the format chosen by `path`'s extension as in [`read_matrix`];
@@ -175,7 +320,8 @@ fn parse_batch_as(format: Format, path: &Path, bytes: &[u8]) -> Result<Vec<Matri
     }
 }
 
-/// Write a matrix atomically, choosing the format by extension (.npy, .mtx, .csv).
+/// Write a matrix atomically, choosing the format by extension (.npy, .mtx, .csv; CSV for a
+/// device or pipe named without one, such as `/dev/stdout`).
 ///
 /// .npy is written as little-endian float32 (`<f4`) in C order; .mtx as a dense
 /// `%%MatrixMarket matrix array real general` file (column-major, as the format requires); .csv as
@@ -187,7 +333,7 @@ pub fn write_matrix(path: &Path, m: &Matrix) -> Result<()> {
 /// Write a matrix as [`write_matrix`] does, a .npy file with elements of `dtype` (the text
 /// formats print the `f32` values whatever `dtype` says: they read back to the same numbers).
 pub fn write_matrix_as(path: &Path, m: &Matrix, dtype: Dtype) -> Result<()> {
-    let format = format_of(path)?;
+    let format = output_format_of(path)?;
     if m.rows.checked_mul(m.cols) != Some(m.data.len()) {
         return Err(Error::Invalid(format!(
             "cannot write {}: matrix data has {} elements but its shape is {}x{}",
@@ -215,7 +361,7 @@ pub fn write_batch(path: &Path, ms: &[Matrix]) -> Result<()> {
 
 /// Write a batch as [`write_batch`] does, with elements of `dtype`.
 pub fn write_batch_as(path: &Path, ms: &[Matrix], dtype: Dtype) -> Result<()> {
-    if format_of(path)? != Format::Npy {
+    if output_format_of(path)? != Format::Npy {
         return Err(Error::format(
             path,
             "a batch of matrices can only be written as .npy",
@@ -239,162 +385,11 @@ pub fn write_batch_as(path: &Path, ms: &[Matrix], dtype: Dtype) -> Result<()> {
     })
 }
 
-/// Removes the temporary file when dropped, unless disarmed after a successful rename. Covers
-/// early returns and panics inside `fill` alike.
-struct TempGuard {
-    path: Option<PathBuf>,
-}
-
-impl Drop for TempGuard {
-    fn drop(&mut self) {
-        if let Some(p) = self.path.take() {
-            let _ = fs::remove_file(p);
-        }
-    }
-}
-
-/// Write a file atomically: `fill` writes into a temporary file beside `path`, which is renamed
-/// onto `path` only if `fill` succeeds; on failure the temporary file is removed.
-///
-/// The temporary file is `.{file name}.tmp-{pid}-{counter}` in the same directory, so the rename
-/// never crosses file systems. The data is flushed and synced before the rename; an existing file
-/// at `path` is replaced unless it is read-only (then nothing is written: like `cp` without
-/// `-f`, a read-only file is refused, even to a user whose rights would allow the rename).
-pub fn write_atomic(
-    path: &Path,
-    fill: impl FnOnce(&mut dyn std::io::Write) -> Result<()>,
-) -> Result<()> {
-    let (dir, _) = split_output(path)?;
-    check_replaceable(path)?;
-    let tmp = temp_beside(path, "tmp")?;
-
-    let file = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&tmp)
-        .map_err(|e| Error::io(path, e))?;
-    let mut guard = TempGuard {
-        path: Some(tmp.clone()),
-    };
-
-    let mut writer = BufWriter::with_capacity(1 << 16, file);
-    fill(&mut writer)?;
-    let file: File = writer
-        .into_inner()
-        .map_err(|e| Error::io(path, e.into_error()))?;
-    file.sync_all().map_err(|e| Error::io(path, e))?;
-    drop(file);
-    fs::rename(&tmp, path).map_err(|e| Error::io(path, e))?;
-    guard.path = None;
-
-    // Make the rename itself durable where the platform allows it; failure here is harmless.
-    #[cfg(unix)]
-    if let Ok(d) = File::open(dir) {
-        let _ = d.sync_all();
-    }
-    Ok(())
-}
-
-/// The folder and file name of an output path (the folder `.` for a bare name).
-fn split_output(path: &Path) -> Result<(&Path, &std::ffi::OsStr)> {
-    let name = path.file_name().ok_or_else(|| {
-        Error::Invalid(format!(
-            "cannot write '{}': it does not name a file",
-            path.display()
-        ))
-    })?;
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    Ok((dir, name))
-}
-
-/// `.{file name}.{tag}-{pid}-{counter}` beside `path`.
-fn temp_beside(path: &Path, tag: &str) -> Result<PathBuf> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let (dir, name) = split_output(path)?;
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let mut tmp_name = std::ffi::OsString::from(".");
-    tmp_name.push(name);
-    tmp_name.push(format!(".{tag}-{}-{n}", std::process::id()));
-    Ok(dir.join(tmp_name))
-}
-
-fn output_error(path: &Path, kind: std::io::ErrorKind, message: String) -> Error {
-    Error::io(path, std::io::Error::new(kind, message))
-}
-
-/// Error if `path` exists and may not be replaced: a folder, or a read-only file.
-fn check_replaceable(path: &Path) -> Result<()> {
-    let meta = match fs::metadata(path) {
-        Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(Error::io(path, e)),
-    };
-    if meta.is_dir() {
-        return Err(output_error(
-            path,
-            std::io::ErrorKind::IsADirectory,
-            "is a directory; give a file name for the output".into(),
-        ));
-    }
-    if meta.permissions().readonly() {
-        return Err(output_error(
-            path,
-            std::io::ErrorKind::PermissionDenied,
-            "the file is read-only; refusing to replace it (make it writable or remove it first)"
-                .into(),
-        ));
-    }
-    Ok(())
-}
-
-/// Check before any work that a result can be written to `path`: its folder exists and accepts
-/// new files (a file is created there and removed again), and an existing file at `path` is
-/// neither a folder nor read-only. Writes through [`write_atomic`] refuse the same cases; this
-/// only tells sooner, before the ten seconds of computing that would be lost.
-pub fn check_output(path: &Path) -> Result<()> {
-    let (dir, _) = split_output(path)?;
-    match fs::metadata(dir) {
-        Ok(m) if m.is_dir() => {}
-        Ok(_) => {
-            return Err(output_error(
-                path,
-                std::io::ErrorKind::NotADirectory,
-                format!("{} is not a directory", dir.display()),
-            ));
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(output_error(
-                path,
-                std::io::ErrorKind::NotFound,
-                format!("the directory {} does not exist", dir.display()),
-            ));
-        }
-        Err(e) => return Err(Error::io(path, e)),
-    }
-    check_replaceable(path)?;
-    let probe = temp_beside(path, "probe")?;
-    match OpenOptions::new().write(true).create_new(true).open(&probe) {
-        Ok(f) => {
-            drop(f);
-            let _ = fs::remove_file(&probe);
-            Ok(())
-        }
-        Err(e) => Err(output_error(
-            path,
-            e.kind(),
-            format!("cannot create files in {}: {e}", dir.display()),
-        )),
-    }
-}
-
 /// [`check_output`] for a matrix file: also its extension names a format this module writes,
 /// and a batch (`batch`, more than one matrix) goes to .npy.
 pub fn check_matrix_output(path: &Path, batch: bool) -> Result<()> {
-    check_replaceable(path)?;
-    let format = format_of(path)?;
+    output::check_existing(path)?;
+    let format = output_format_of(path)?;
     if batch && format != Format::Npy {
         return Err(Error::format(
             path,
@@ -414,6 +409,24 @@ pub(crate) fn fmt_f32(v: f32, out: &mut String) {
     } else {
         write!(out, "{v}")
     };
+}
+
+/// A number of a text file as `f32`, or what is wrong with it: not a number, or a finite number
+/// past f32's range, which would become an infinity (`inf` and `nan` written as such are taken).
+pub(crate) fn parse_f32(tok: &str) -> std::result::Result<f32, String> {
+    let v: f32 = tok
+        .parse()
+        .map_err(|_| format!("{} is not a number", snippet(tok)))?;
+    if v.is_infinite() {
+        let word = tok.trim_start_matches(['+', '-']).to_ascii_lowercase();
+        if word != "inf" && word != "infinity" {
+            return Err(format!(
+                "{} is past f32's range (largest ≈3.4e38), which rendermm computes in",
+                snippet(tok)
+            ));
+        }
+    }
+    Ok(v)
 }
 
 /// A short, quoted, single-line excerpt of untrusted text for error messages.

@@ -1,7 +1,7 @@
 //! Matrix Market (.mtx) files: dense `array` and sparse `coordinate` layouts of real, integer or
 //! pattern matrices, general, symmetric or skew-symmetric. Sparse files are expanded to dense.
 
-use super::{fmt_f32, snippet};
+use super::{fmt_f32, parse_f32, snippet};
 use crate::error::{Error, Result};
 use crate::matrix::Matrix;
 use std::path::Path;
@@ -23,10 +23,6 @@ enum Symmetry {
     General,
     Symmetric,
     Skew,
-}
-
-fn parse_value(tok: &str) -> Option<f32> {
-    tok.parse::<f32>().ok()
 }
 
 /// Parse a Matrix Market file into a dense matrix.
@@ -213,8 +209,7 @@ pub(super) fn parse(path: &Path, text: &str) -> Result<Matrix> {
                             ),
                         ));
                     }
-                    let v = parse_value(tok)
-                        .ok_or_else(|| at(line, format!("{} is not a number", snippet(tok))))?;
+                    let v = parse_f32(tok).map_err(|why| at(line, why))?;
                     data[i * cols + j] = v;
                     match symmetry {
                         Symmetry::General => {}
@@ -306,8 +301,7 @@ pub(super) fn parse(path: &Path, text: &str) -> Result<Matrix> {
                 let v = if pattern {
                     1.0
                 } else {
-                    parse_value(words[2])
-                        .ok_or_else(|| at(line, format!("{} is not a number", snippet(words[2]))))?
+                    parse_f32(words[2]).map_err(|why| at(line, why))?
                 };
                 // Duplicates are summed; symmetric files store one triangle, mirrored here.
                 data[i * cols + j] += v;

@@ -6,6 +6,7 @@ use super::{Dtype, snippet};
 use crate::error::{Error, Result};
 use crate::matrix::Matrix;
 use npyz::{DType, Endianness, NpyFile, Order, TypeChar};
+use std::io::Read;
 use std::path::Path;
 
 const MAGIC: &[u8] = b"\x93NUMPY";
@@ -16,10 +17,24 @@ const MAX_NESTING: usize = 16;
 
 /// A decoded array: its shape, its elements in C order as `f32`, and the type they were stored
 /// in.
-struct Array {
+pub(super) struct Array {
+    pub(super) shape: Vec<usize>,
+    pub(super) data: Vec<f32>,
+    pub(super) dtype: Dtype,
+    /// A float64 file holding a finite value past f32's range (which `data` holds as an
+    /// infinity): the first such element (row-major index, value), and every value as stored.
+    pub(super) past_f32: Option<(usize, f64, Vec<f64>)>,
+}
+
+/// What a header says: the shape, the element width and byte order, and where the data starts.
+struct Header {
     shape: Vec<usize>,
-    data: Vec<f32>,
-    dtype: Dtype,
+    dtype: DType,
+    width: usize,
+    big_endian: bool,
+    data_start: usize,
+    /// Data bytes the shape and dtype call for.
+    needed: usize,
 }
 
 fn shape_str<T: std::fmt::Display>(shape: &[T]) -> String {
@@ -39,6 +54,43 @@ fn shape_str<T: std::fmt::Display>(shape: &[T]) -> String {
 /// A matrix from a 2-D array, and the type its elements were stored in.
 pub(super) fn read_matrix(path: &Path, bytes: &[u8]) -> Result<(Matrix, Dtype)> {
     let a = decode(path, bytes)?;
+    refuse_past_f32(path, &a)?;
+    matrix_of(path, a)
+}
+
+/// Error if the array holds a finite value that f32 cannot (it would become an infinity).
+pub(super) fn refuse_past_f32(path: &Path, a: &Array) -> Result<()> {
+    match &a.past_f32 {
+        Some((idx, v, _)) => Err(Error::format(
+            path,
+            format!(
+                "{}: {v:e} is past f32's range (largest ≈3.4e38), which rendermm computes in",
+                position(&a.shape, *idx)
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// `row r, column c` (from 0, as the non-finite errors count) of a row-major index; with the
+/// matrix too for a batch.
+fn position(shape: &[usize], idx: usize) -> String {
+    let cols = shape.last().copied().unwrap_or(1).max(1);
+    let rows = if shape.len() >= 2 {
+        shape[shape.len() - 2].max(1)
+    } else {
+        1
+    };
+    let (r, c) = ((idx / cols) % rows, idx % cols);
+    if shape.len() == 3 {
+        format!("matrix {}, row {r}, column {c}", idx / (rows * cols))
+    } else {
+        format!("row {r}, column {c}")
+    }
+}
+
+/// A matrix from a decoded 2-D array.
+pub(super) fn matrix_of(path: &Path, a: Array) -> Result<(Matrix, Dtype)> {
     match a.shape[..] {
         [rows, cols] => Ok((
             Matrix {
@@ -63,6 +115,12 @@ pub(super) fn read_matrix(path: &Path, bytes: &[u8]) -> Result<(Matrix, Dtype)> 
 /// the type their elements were stored in.
 pub(super) fn read_batch(path: &Path, bytes: &[u8]) -> Result<(Vec<Matrix>, Dtype)> {
     let a = decode(path, bytes)?;
+    refuse_past_f32(path, &a)?;
+    batch_of(path, a)
+}
+
+/// One matrix from a decoded 2-D array, or one per leading index of a 3-D one.
+pub(super) fn batch_of(path: &Path, a: Array) -> Result<(Vec<Matrix>, Dtype)> {
     let dtype = a.dtype;
     let batch = match a.shape[..] {
         [rows, cols] => Ok(vec![Matrix {
@@ -201,15 +259,30 @@ fn scan_shape(text: &str) -> Option<Vec<u64>> {
     None
 }
 
-fn decode(path: &Path, bytes: &[u8]) -> Result<Array> {
+/// The preamble (magic, version, header length) at the start of `bytes`: where the header text
+/// starts and how long it is. `bytes` may be just the first 12 bytes of the file.
+fn preamble(path: &Path, bytes: &[u8]) -> Result<(usize, usize)> {
     let err = |msg: String| Error::format(path, msg);
-
-    // Preamble: magic, version, header length.
-    if bytes.len() < 8 || &bytes[..6] != MAGIC {
-        return Err(err(if bytes.is_empty() {
-            "the file is empty; expected a .npy array".into()
+    let magic_len = bytes.len().min(MAGIC.len());
+    if bytes.is_empty() {
+        return Err(err("the file is empty; expected a .npy array".into()));
+    }
+    if bytes[..magic_len] != MAGIC[..magic_len] {
+        return Err(err(
+            "not a .npy file (it does not start with the \\x93NUMPY magic)".into(),
+        ));
+    }
+    if bytes.len() < 8 {
+        return Err(err(if bytes.len() < MAGIC.len() {
+            format!(
+                "truncated .npy file: it ends after {} bytes, inside the \\x93NUMPY magic",
+                bytes.len()
+            )
         } else {
-            "not a .npy file (it does not start with the \\x93NUMPY magic)".into()
+            format!(
+                "truncated .npy file: it ends after the \\x93NUMPY magic ({} bytes), before the format version and the header",
+                bytes.len()
+            )
         }));
     }
     let (major, minor) = (bytes[6], bytes[7]);
@@ -233,15 +306,59 @@ fn decode(path: &Path, bytes: &[u8]) -> Result<Array> {
     } else {
         u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize
     };
+    Ok((text_start, header_len))
+}
+
+/// The `'descr'` value of the header, if it is one of NumPy's spellings of a number type that
+/// npyz does not take (`=f4` and `f4` native order, `|f4` order not applicable), with the same
+/// type in explicit byte order: this machine's, as NumPy reads them.
+fn native_descr(text: &str) -> Option<(std::ops::Range<usize>, String)> {
+    for key in ["'descr'", "\"descr\""] {
+        let Some(pos) = text.find(key) else { continue };
+        let after = pos + key.len();
+        let rest = &text[after..];
+        let colon = rest.find(':')?;
+        if !rest[..colon].trim().is_empty() {
+            return None;
+        }
+        let value = &rest[colon + 1..];
+        let lead = value.len() - value.trim_start().len();
+        let value = value.trim_start();
+        let q = value.chars().next().filter(|&c| c == '\'' || c == '"')?;
+        let end = value[1..].find(q)?;
+        let inner = &value[1..1 + end];
+        let plain = inner.strip_prefix(['=', '|']).unwrap_or(inner);
+        let numeric = plain.len() >= 2
+            && matches!(plain.as_bytes()[0], b'f' | b'i' | b'u' | b'c')
+            && plain[1..].bytes().all(|b| b.is_ascii_digit());
+        if !numeric || plain.len() > 4 {
+            return None;
+        }
+        let order = if cfg!(target_endian = "little") {
+            '<'
+        } else {
+            '>'
+        };
+        let start = after + colon + 1 + lead + 1;
+        return Some((start..start + inner.len(), format!("{order}{plain}")));
+    }
+    None
+}
+
+/// Parse the header at the start of `bytes` (which must hold at least the whole header; the
+/// data may follow or not).
+fn parse_header(path: &Path, bytes: &[u8]) -> Result<Header> {
+    let err = |msg: String| Error::format(path, msg);
+    let (text_start, header_len) = preamble(path, bytes)?;
+    if header_len > MAX_HEADER_LEN {
+        return Err(err(format!(
+            "the .npy header is {header_len} bytes, over the {MAX_HEADER_LEN}-byte limit"
+        )));
+    }
     let available = bytes.len() - text_start;
     if header_len > available {
         return Err(err(format!(
             "truncated .npy file: the header declares {header_len} bytes of text but only {available} follow"
-        )));
-    }
-    if header_len > MAX_HEADER_LEN {
-        return Err(err(format!(
-            "the .npy header is {header_len} bytes, over the {MAX_HEADER_LEN}-byte limit"
         )));
     }
     let data_start = text_start + header_len;
@@ -269,9 +386,21 @@ fn decode(path: &Path, bytes: &[u8]) -> Result<Array> {
         )));
     }
 
+    // npyz reads the header only: hand it the preamble and the text (NumPy's native-order
+    // spellings of the float types made explicit first).
+    let mut header_bytes = bytes[..data_start].to_vec();
+    if let Some((range, explicit)) = native_descr(text) {
+        let mut t = text.to_string();
+        t.replace_range(range, &explicit);
+        header_bytes = Vec::with_capacity(12 + t.len());
+        header_bytes.extend_from_slice(MAGIC);
+        header_bytes.extend_from_slice(&[bytes[6].max(2), 0]);
+        header_bytes.extend_from_slice(&(t.len() as u32).to_le_bytes());
+        header_bytes.extend_from_slice(t.as_bytes());
+    }
     // npyz's parse errors draw the header over several lines with a caret; keep the first line
     // (it names the position) and a short excerpt, so the error stays one line.
-    let npy = NpyFile::new(bytes).map_err(|e| {
+    let npy = NpyFile::new(&header_bytes[..]).map_err(|e| {
         let e = e.to_string();
         let first = e.lines().next().unwrap_or("").trim();
         err(format!(
@@ -322,34 +451,110 @@ fn decode(path: &Path, bytes: &[u8]) -> Result<Array> {
                 shape_str(&declared)
             ))
         })?;
-    let data = &bytes[data_start..];
     let count = shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
-    let needed = count.and_then(|c| c.checked_mul(width));
-    let (Some(count), Some(needed)) = (count, needed) else {
+    let Some(needed) = count.and_then(|c| c.checked_mul(width)) else {
         return Err(err(format!(
             "the .npy shape {} is too large to be real",
             shape_str(&shape)
         )));
     };
-    if data.len() < needed {
-        return Err(err(format!(
-            "truncated .npy file: shape {} of {} needs {needed} data bytes but only {} follow the header",
-            shape_str(&shape),
-            dtype_name(&dtype),
-            data.len()
-        )));
-    }
-    if data.len() > needed {
-        return Err(err(format!(
-            "the .npy file has {} unexpected bytes after the {needed} data bytes of shape {} {}",
-            data.len() - needed,
-            shape_str(&shape),
-            dtype_name(&dtype)
-        )));
-    }
+    Ok(Header {
+        shape,
+        dtype,
+        width,
+        big_endian,
+        data_start,
+        needed,
+    })
+}
 
+/// Error unless `have` data bytes are exactly what the header calls for.
+fn check_data_len(path: &Path, h: &Header, have: u64) -> Result<()> {
+    let needed = h.needed as u64;
+    if have < needed {
+        return Err(Error::format(
+            path,
+            format!(
+                "truncated .npy file: shape {} of {} needs {needed} data bytes but only {have} follow the header",
+                shape_str(&h.shape),
+                dtype_name(&h.dtype),
+            ),
+        ));
+    }
+    if have > needed {
+        return Err(Error::format(
+            path,
+            format!(
+                "the .npy file has {} unexpected bytes after the {needed} data bytes of shape {} {}",
+                have - needed,
+                shape_str(&h.shape),
+                dtype_name(&h.dtype)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn decode(path: &Path, bytes: &[u8]) -> Result<Array> {
+    let h = parse_header(path, bytes)?;
+    let data = &bytes[h.data_start..];
+    check_data_len(path, &h, data.len() as u64)?;
+    Ok(decode_data(h, data))
+}
+
+/// Read a .npy array from `r`, reading no more than its header promises (see [`read_raw`]).
+pub(super) fn read_from(path: &Path, r: impl std::io::Read, len: Option<u64>) -> Result<Array> {
+    decode(path, &read_raw(path, r, len)?)
+}
+
+/// The bytes of a .npy file from `r`, read no further than its header promises: the preamble,
+/// then the header, then (once the header is understood, and `len`, the file's length where
+/// known, agrees with it) exactly the data it calls for. A file that is not .npy costs a few
+/// bytes of reading, whatever its size (`/dev/zero` included).
+pub(super) fn read_raw(
+    path: &Path,
+    mut r: impl std::io::Read,
+    len: Option<u64>,
+) -> Result<Vec<u8>> {
+    let io = |e| Error::io(path, e);
+    let mut bytes = Vec::with_capacity(12);
+    (&mut r).take(12).read_to_end(&mut bytes).map_err(io)?;
+    let (text_start, header_len) = preamble(path, &bytes)?;
+    if header_len <= MAX_HEADER_LEN {
+        let want = (text_start + header_len).saturating_sub(bytes.len()) as u64;
+        (&mut r).take(want).read_to_end(&mut bytes).map_err(io)?;
+    }
+    let h = parse_header(path, &bytes)?;
+    if let Some(len) = len {
+        check_data_len(path, &h, len.saturating_sub(h.data_start as u64))?;
+    }
+    bytes.try_reserve_exact(h.needed + 1).map_err(|_| {
+        Error::format(
+            path,
+            format!(
+                "the .npy shape {} needs {} bytes, more than this machine can hold",
+                shape_str(&h.shape),
+                h.needed
+            ),
+        )
+    })?;
+    // One byte past the data tells a stream (no known length) that has more.
+    (&mut r)
+        .take(h.needed as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    check_data_len(path, &h, (bytes.len() - h.data_start) as u64)?;
+    Ok(bytes)
+}
+
+/// The elements of `data` (exactly `h.needed` bytes) as f32, noting a float64 value past f32's
+/// range.
+fn decode_data(h: Header, data: &[u8]) -> Array {
+    let count = h.needed / h.width;
+    let big_endian = h.big_endian;
     let mut out = Vec::with_capacity(count);
-    if width == 4 {
+    let mut past_f32 = None;
+    if h.width == 4 {
         out.extend(data.chunks_exact(4).map(|c| {
             let b = [c[0], c[1], c[2], c[3]];
             if big_endian {
@@ -359,21 +564,30 @@ fn decode(path: &Path, bytes: &[u8]) -> Result<Array> {
             }
         }));
     } else {
-        out.extend(data.chunks_exact(8).map(|c| {
+        let f64_at = |c: &[u8]| {
             let b = [c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]];
-            (if big_endian {
+            if big_endian {
                 f64::from_be_bytes(b)
             } else {
                 f64::from_le_bytes(b)
-            }) as f32
-        }));
+            }
+        };
+        out.extend(data.chunks_exact(8).map(|c| f64_at(c) as f32));
+        // A finite value that f32 rounds to an infinity: keep every value as stored.
+        if let Some(idx) =
+            (0..out.len()).find(|&i| out[i].is_infinite() && f64_at(&data[8 * i..]).is_finite())
+        {
+            let wide: Vec<f64> = data.chunks_exact(8).map(f64_at).collect();
+            past_f32 = Some((idx, wide[idx], wide));
+        }
     }
-    let dtype = if width == 4 { Dtype::F32 } else { Dtype::F64 };
-    Ok(Array {
-        shape,
+    let dtype = if h.width == 4 { Dtype::F32 } else { Dtype::F64 };
+    Array {
+        shape: h.shape,
         data: out,
         dtype,
-    })
+        past_f32,
+    }
 }
 
 /// Write a 2-D little-endian C-order array of `dtype` (format version 1.0).

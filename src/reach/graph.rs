@@ -130,7 +130,7 @@ fn check_node_count(nodes: usize) -> Result<()> {
 pub fn read_graph(path: &Path, opts: ReadOptions) -> Result<Graph> {
     // Options are checked before the file is read, so a wrong flag is named first.
     check_options(path, opts)?;
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let bytes = io::read_input(path)?;
     parse_graph(path, &bytes, opts)
 }
 

@@ -58,7 +58,10 @@ impl Figure {
 
     /// Every file the figure writes when its main file is `path`.
     pub fn paths(&self, path: &Path) -> Vec<PathBuf> {
-        self.files.iter().map(|e| path.with_extension(e)).collect()
+        // The main file is the path as given (`X.PNG` stays `X.PNG`); the others go beside it.
+        std::iter::once(path.to_path_buf())
+            .chain(self.files.iter().skip(1).map(|e| path.with_extension(e)))
+            .collect()
     }
 }
 

@@ -1,0 +1,428 @@
+//! Where an output goes and how it gets there. A regular file is written to a temporary file
+//! beside it that is renamed into place, so that a failed or interrupted run never leaves a
+//! partial file; a device or a pipe (`/dev/null`, `/dev/stdout`, a FIFO) is written in place,
+//! since renaming over it would replace the device with a regular file. A symbolic link is
+//! followed: the file it names is replaced, the link stays. Whether a file may be written is
+//! asked of the operating system (`faccessat`), as `open` would answer, not read from the
+//! permission bits.
+
+use crate::error::{Error, Result};
+use std::fs::{self, File, OpenOptions};
+use std::io::{BufWriter, ErrorKind};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Longest file name most file systems take (`NAME_MAX`), in bytes.
+const NAME_MAX: usize = 255;
+
+/// How an output path is written.
+#[derive(Debug, PartialEq, Eq)]
+enum Target {
+    /// Absent or a regular file: through a temporary file renamed onto this path (the file a
+    /// symbolic link names, for a link).
+    Replace(PathBuf),
+    /// A character device or a FIFO: opened for writing and written in place.
+    InPlace,
+}
+
+fn output_error(path: &Path, kind: ErrorKind, message: String) -> Error {
+    Error::io(path, std::io::Error::new(kind, message))
+}
+
+/// The folder and file name of an output path (the folder `.` for a bare name).
+pub(super) fn split_output(path: &Path) -> Result<(&Path, &std::ffi::OsStr)> {
+    let name = path.file_name().ok_or_else(|| {
+        Error::Invalid(format!(
+            "cannot write '{}': it does not name a file",
+            path.display()
+        ))
+    })?;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    Ok((dir, name))
+}
+
+/// `.{file name}.tmp-{pid}-{counter}` beside `path`, the file name cut short where the whole
+/// would pass `NAME_MAX` (a legal 250-byte name still gets a temporary file).
+fn temp_beside(path: &Path) -> Result<PathBuf> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let (dir, name) = split_output(path)?;
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let suffix = format!(".tmp-{}-{n}", std::process::id());
+    let mut tmp_name = std::ffi::OsString::from(".");
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let room = NAME_MAX - 1 - suffix.len();
+        let bytes = name.as_bytes();
+        tmp_name.push(std::ffi::OsStr::from_bytes(&bytes[..bytes.len().min(room)]));
+    }
+    #[cfg(not(unix))]
+    tmp_name.push(name);
+    tmp_name.push(suffix);
+    Ok(dir.join(tmp_name))
+}
+
+/// Whether the operating system lets this process write `path` (for a folder with `search`:
+/// create files in it), asked with the effective ids as `open` would use them.
+#[cfg(target_os = "linux")]
+fn may_write(path: &Path, search: bool) -> std::io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| std::io::Error::new(ErrorKind::InvalidInput, "the path holds a NUL byte"))?;
+    let mode = libc::W_OK | if search { libc::X_OK } else { 0 };
+    // SAFETY: a valid NUL-terminated path; faccessat only reads it.
+    let r = unsafe { libc::faccessat(libc::AT_FDCWD, c.as_ptr(), mode, libc::AT_EACCESS) };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn may_write(path: &Path, _search: bool) -> std::io::Result<()> {
+    match fs::metadata(path) {
+        Ok(m) if m.permissions().readonly() => Err(std::io::Error::new(
+            ErrorKind::PermissionDenied,
+            "read-only",
+        )),
+        Ok(_) => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// How `path` is written, refusing what must not be: a folder, a read-only file, a file this
+/// user may not write, a dangling symbolic link, a socket, a block device.
+fn resolve(path: &Path) -> Result<Target> {
+    split_output(path)?;
+    let link = match fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(Target::Replace(path.into())),
+        Err(e) => return Err(Error::io(path, e)),
+    };
+    let (real, meta) = if link.file_type().is_symlink() {
+        match fs::metadata(path) {
+            // A descriptor of this process (`/dev/stdout` when the shell redirected it to a
+            // file): written through the descriptor, as `> file` promised, not renamed over.
+            Ok(m) if !m.is_dir() && names_a_descriptor(path) => return Ok(Target::InPlace),
+            Ok(m) => (fs::canonicalize(path).map_err(|e| Error::io(path, e))?, m),
+            Err(e) if e.kind() == ErrorKind::NotFound => {
+                let to = fs::read_link(path).unwrap_or_default();
+                return Err(output_error(
+                    path,
+                    ErrorKind::NotFound,
+                    format!(
+                        "is a symbolic link to {}, which does not exist; refusing to write through a dangling link",
+                        to.display()
+                    ),
+                ));
+            }
+            Err(e) => return Err(Error::io(path, e)),
+        }
+    } else {
+        (path.to_path_buf(), link)
+    };
+    let ft = meta.file_type();
+    if ft.is_dir() {
+        return Err(output_error(
+            path,
+            ErrorKind::IsADirectory,
+            "is a directory; give a file name for the output".into(),
+        ));
+    }
+    let in_place = special(path, &ft)?;
+    if meta.permissions().readonly() && !in_place {
+        return Err(output_error(
+            path,
+            ErrorKind::PermissionDenied,
+            "the file is read-only; refusing to replace it (make it writable or remove it first)"
+                .into(),
+        ));
+    }
+    if let Err(e) = may_write(&real, false) {
+        return Err(output_error(
+            path,
+            e.kind(),
+            format!("this user may not write it ({e}); refusing to replace it"),
+        ));
+    }
+    Ok(if in_place {
+        Target::InPlace
+    } else {
+        Target::Replace(real)
+    })
+}
+
+/// Refuse an existing `path` that [`write_atomic`] would not write (see [`resolve`]).
+pub(super) fn check_existing(path: &Path) -> Result<()> {
+    resolve(path).map(|_| ())
+}
+
+/// Whether `path` is a character device or FIFO (links followed), or reaches a file through
+/// one of this process's descriptors (`/dev/stdout`): what outputs are written into in place.
+pub fn is_device_or_pipe(path: &Path) -> bool {
+    fs::metadata(path).is_ok_and(|m| {
+        special(path, &m.file_type()).unwrap_or(false) || (!m.is_dir() && names_a_descriptor(path))
+    })
+}
+
+/// Whether `path` reaches a file through one of this process's descriptors: `/dev/stdout`,
+/// `/dev/stderr`, `/dev/fd/N`, `/proc/self/fd/N` (or a link to one of them).
+fn names_a_descriptor(path: &Path) -> bool {
+    let through_proc = |p: &Path| {
+        p.starts_with("/proc")
+            || p.starts_with("/dev/fd")
+            || p.starts_with("/dev/stdout")
+            || p.starts_with("/dev/stderr")
+    };
+    through_proc(path) || fs::read_link(path).is_ok_and(|t| through_proc(&t))
+}
+
+/// Whether an existing non-folder is a device or pipe written in place (`false`: a regular
+/// file); a socket or a block device is refused.
+#[cfg(unix)]
+fn special(path: &Path, ft: &fs::FileType) -> Result<bool> {
+    use std::os::unix::fs::FileTypeExt;
+    if ft.is_socket() {
+        return Err(output_error(
+            path,
+            ErrorKind::InvalidInput,
+            "is a socket; a result goes to a file, a character device or a pipe".into(),
+        ));
+    }
+    if ft.is_block_device() {
+        return Err(output_error(
+            path,
+            ErrorKind::InvalidInput,
+            "is a block device; refusing to write a result over a disk".into(),
+        ));
+    }
+    Ok(ft.is_char_device() || ft.is_fifo())
+}
+
+#[cfg(not(unix))]
+fn special(_path: &Path, ft: &fs::FileType) -> Result<bool> {
+    Ok(!ft.is_file())
+}
+
+/// Removes the temporary file when dropped, unless disarmed after a successful rename. Covers
+/// early returns and panics inside `fill` alike; the registration covers signals.
+struct TempGuard {
+    path: Option<PathBuf>,
+    #[cfg(target_os = "linux")]
+    _registered: super::signals::Registered,
+}
+
+impl Drop for TempGuard {
+    fn drop(&mut self) {
+        if let Some(p) = self.path.take() {
+            let _ = fs::remove_file(p);
+        }
+    }
+}
+
+/// Write a file atomically: `fill` writes into a temporary file beside `path`, which is renamed
+/// onto `path` only if `fill` succeeds; on failure, or on SIGINT, SIGTERM, SIGHUP or SIGXFSZ once
+/// [`install_signal_cleanup`](super::install_signal_cleanup) has run, the temporary file is removed.
+///
+/// The temporary file is `.{file name}.tmp-{pid}-{counter}` in the same directory (the name cut
+/// short to fit `NAME_MAX`), so the rename never crosses file systems. The data is flushed and
+/// synced before the rename. An existing file at `path` is replaced unless it is read-only (like
+/// `cp` without `-f`, even to a user whose rights would allow the rename) or this user may not
+/// write it. A symbolic link is followed (the file it names is replaced, the link stays); a
+/// character device or FIFO is written in place, never replaced; a socket, a block device or a
+/// folder is refused.
+pub fn write_atomic(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn std::io::Write) -> Result<()>,
+) -> Result<()> {
+    let real = match resolve(path)? {
+        Target::InPlace => return write_in_place(path, fill),
+        Target::Replace(real) => real,
+    };
+    let (dir, _) = split_output(&real)?;
+    let tmp = temp_beside(&real)?;
+    let mut guard = TempGuard {
+        #[cfg(target_os = "linux")]
+        _registered: super::signals::register(&tmp),
+        path: None,
+    };
+    let file = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .map_err(|e| Error::io(path, e))?;
+    guard.path = Some(tmp.clone());
+
+    let mut writer = BufWriter::with_capacity(1 << 16, file);
+    fill(&mut writer)?;
+    let file: File = writer
+        .into_inner()
+        .map_err(|e| Error::io(path, e.into_error()))?;
+    file.sync_all().map_err(|e| Error::io(path, e))?;
+    drop(file);
+    fs::rename(&tmp, &real).map_err(|e| Error::io(path, e))?;
+    guard.path = None;
+
+    // Make the rename itself durable where the platform allows it; failure here is harmless.
+    #[cfg(unix)]
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+/// Write into a device or FIFO as it is: opened for writing, neither created nor truncated.
+fn write_in_place(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn std::io::Write) -> Result<()>,
+) -> Result<()> {
+    let file = match shared_descriptor(path) {
+        Some(file) => file,
+        None => OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(|e| Error::io(path, e))?,
+    };
+    let mut writer = BufWriter::with_capacity(1 << 16, file);
+    fill(&mut writer)?;
+    writer
+        .into_inner()
+        .map_err(|e| Error::io(path, e.into_error()))?;
+    Ok(())
+}
+
+/// `/dev/stdout`, `/dev/stderr`, `/dev/fd/N` or `/proc/self/fd/N` as a copy of that descriptor,
+/// which shares its position: written after what the process printed there, not over it from
+/// the start (as opening the path anew would, where the shell redirected it to a file).
+#[cfg(target_os = "linux")]
+fn shared_descriptor(path: &Path) -> Option<File> {
+    use std::os::fd::FromRawFd;
+    let s = path.to_str()?;
+    let fd: i32 = match s {
+        "/dev/stdout" => 1,
+        "/dev/stderr" => 2,
+        _ => s
+            .strip_prefix("/dev/fd/")
+            .or_else(|| s.strip_prefix("/proc/self/fd/"))?
+            .parse()
+            .ok()?,
+    };
+    // SAFETY: dup of a descriptor number; a failure is -1, and the copy is ours to own.
+    let copy = unsafe { libc::dup(fd) };
+    (copy >= 0).then(|| unsafe { File::from_raw_fd(copy) })
+}
+
+#[cfg(not(target_os = "linux"))]
+fn shared_descriptor(_path: &Path) -> Option<File> {
+    None
+}
+
+/// Check before any work that a result can be written to `path`: its folder exists and this
+/// user may create files in it, and what is at `path` is one [`write_atomic`] writes (not a
+/// folder, a read-only file, a file this user may not write, a dangling link, a socket or a
+/// block device). Writes through [`write_atomic`] refuse the same cases; this only tells sooner,
+/// before the ten seconds of computing that would be lost. Nothing is created.
+pub fn check_output(path: &Path) -> Result<()> {
+    let (dir, _) = split_output(path)?;
+    check_folder(path, dir)?;
+    if let Target::Replace(real) = resolve(path)? {
+        let (real_dir, _) = split_output(&real)?;
+        check_folder(path, real_dir)?;
+        if let Err(e) = may_write(real_dir, true) {
+            return Err(output_error(
+                path,
+                e.kind(),
+                format!("cannot create files in {}: {e}", real_dir.display()),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The folder of an output exists and is a folder.
+fn check_folder(path: &Path, dir: &Path) -> Result<()> {
+    match fs::metadata(dir) {
+        Ok(m) if m.is_dir() => Ok(()),
+        Ok(_) => Err(output_error(
+            path,
+            ErrorKind::NotADirectory,
+            format!("{} is not a directory", dir.display()),
+        )),
+        Err(e) if e.kind() == ErrorKind::NotFound => Err(output_error(
+            path,
+            ErrorKind::NotFound,
+            format!("the directory {} does not exist", dir.display()),
+        )),
+        Err(e) => Err(Error::io(path, e)),
+    }
+}
+
+/// Refuse an output that is one of the inputs: the same file by device and inode (so whatever
+/// the spelling: `./X.npy`, a hard link, a symbolic link), before any work. `inputs` pairs each
+/// input's path with how the user named it (`--a`, `--graph`). An output that does not exist yet
+/// is no input.
+pub fn refuse_same_file(out: &Path, out_label: &str, inputs: &[(&str, &Path)]) -> Result<()> {
+    let Some(o) = identity(out) else {
+        return Ok(());
+    };
+    for (label, input) in inputs {
+        if identity(input) == Some(o) {
+            let same = if input == &out {
+                String::new()
+            } else {
+                format!(" ({})", input.display())
+            };
+            return Err(Error::Invalid(format!(
+                "{out_label} {} is the input {label}{same}; refusing to overwrite an input (write the result to another file)",
+                out.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Device and inode of the file a path names (links followed), if it exists.
+#[cfg(unix)]
+fn identity(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+#[cfg(not(unix))]
+fn identity(path: &Path) -> Option<PathBuf> {
+    fs::canonicalize(path).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn temporary_names_fit_name_max_for_a_legal_long_name() {
+        let name = "a".repeat(250) + ".csv";
+        let name = &name[name.len() - 250..];
+        let tmp = temp_beside(&Path::new("/tmp").join(name)).unwrap();
+        let len = tmp.file_name().unwrap().len();
+        assert!(len <= NAME_MAX, "temporary name of {len} bytes");
+        assert!(tmp.starts_with("/tmp"));
+    }
+
+    #[test]
+    fn a_missing_output_is_replaced_and_a_folder_refused() {
+        let missing = std::env::temp_dir().join(format!("rendermm-missing-{}", std::process::id()));
+        assert_eq!(resolve(&missing).unwrap(), Target::Replace(missing.clone()));
+        assert!(resolve(&std::env::temp_dir()).is_err());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn dev_null_is_written_in_place() {
+        // Only asked, never written here: the binary's tests write into device nodes of their own.
+        assert_eq!(resolve(Path::new("/dev/null")).unwrap(), Target::InPlace);
+        assert!(is_device_or_pipe(Path::new("/dev/null")));
+    }
+}

@@ -1,0 +1,893 @@
+//! Files that must not be touched, through the `rendermm` binary: a device node, FIFO or socket
+//! given as an output is never replaced by a regular file; an output that is one of the inputs
+//! is refused; a file this user may not write is refused as the operating system would; a
+//! signal in the middle of a write leaves no temporary file; a legal long name works; `figure
+//! --out` writes where it was told or says why not. And the readers' numbers: a value past
+//! f32's range is named, and `--allow-nonfinite --check` holds C to the inputs as given.
+
+#![cfg(target_os = "linux")]
+
+use std::fs;
+use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_rendermm")
+}
+
+fn rendermm_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(bin())
+        .args(args)
+        .current_dir(dir)
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .output()
+        .expect("run rendermm")
+}
+
+/// A fresh folder under the system temp dir, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(tag: &str) -> Self {
+        let d = std::env::temp_dir().join(format!("rendermm-outputs-{}-{tag}", std::process::id()));
+        let _ = fs::remove_dir_all(&d);
+        fs::create_dir_all(&d).unwrap();
+        Scratch(d)
+    }
+    fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+    fn names(&self) -> Vec<String> {
+        let mut v: Vec<String> = fs::read_dir(&self.0)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+    fn run(&self, args: &[&str]) -> Output {
+        rendermm_in(&self.0, args)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn assert_ok(out: &Output, what: &str) {
+    assert!(out.status.success(), "{what} failed: {}", stderr(out));
+}
+
+/// One `error:` line containing `needle`, a non-zero exit and no panic.
+fn assert_clean_error(out: &Output, needle: &str) {
+    let err = stderr(out);
+    assert!(
+        !out.status.success(),
+        "expected failure, got success; stderr: {err}"
+    );
+    assert!(!err.contains("panicked"), "panic: {err}");
+    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("error")).collect();
+    assert_eq!(lines.len(), 1, "expected one error line: {err}");
+    assert!(
+        lines[0].to_lowercase().contains(&needle.to_lowercase()),
+        "error line {:?} does not mention {needle:?}",
+        lines[0]
+    );
+}
+
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// A character device node at `path` with the given numbers (`mknod`, root only); `false` with
+/// a printed reason where it cannot be made.
+fn mknod(path: &Path, major: u32, minor: u32) -> bool {
+    if !is_root() {
+        println!("skipped: making a device node needs root");
+        return false;
+    }
+    let ok = Command::new("mknod")
+        .arg(path)
+        .args(["c", &major.to_string(), &minor.to_string()])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        println!(
+            "skipped: mknod {} c {major} {minor} failed here",
+            path.display()
+        );
+    }
+    ok
+}
+
+fn mkfifo(path: &Path) {
+    let st = Command::new("mkfifo").arg(path).status().expect("mkfifo");
+    assert!(st.success(), "mkfifo {}", path.display());
+}
+
+fn assert_char_device(path: &Path, rdev: u64, what: &str) {
+    let m = fs::symlink_metadata(path).unwrap();
+    assert!(
+        m.file_type().is_char_device(),
+        "{what}: {} is no longer a character device",
+        path.display()
+    );
+    assert_eq!(m.rdev(), rdev, "{what}: device numbers changed");
+}
+
+/// The commands that write one output each, `OUT` standing for the output's path: multiply
+/// --out, demo --gif and --screenshot, figure, reach --out, bench --json.
+const WRITERS: &[(&str, &[&str])] = &[
+    (
+        "multiply --out",
+        &[
+            "multiply",
+            "--method",
+            "cpu-naive",
+            "--random",
+            "4x4x4",
+            "--out",
+            "OUT.npy",
+        ],
+    ),
+    (
+        "demo --gif",
+        &[
+            "demo",
+            "lm",
+            "--headless",
+            "--random",
+            "4x4x4",
+            "--gif",
+            "OUT.gif",
+        ],
+    ),
+    (
+        "demo --screenshot",
+        &[
+            "demo",
+            "lm",
+            "--headless",
+            "--random",
+            "4x4x4",
+            "--screenshot",
+            "OUT.png",
+        ],
+    ),
+    ("figure", &["figure", "lm-fig2", "--out", "OUT.png"]),
+    (
+        "reach --out",
+        &["reach", "--graph", "g.txt", "--closure", "--out", "OUT.csv"],
+    ),
+    (
+        "bench --json",
+        &[
+            "bench",
+            "--soak",
+            "1",
+            "--soak-size",
+            "16",
+            "--json",
+            "OUT.json",
+        ],
+    ),
+];
+
+/// `args` with `OUT` replaced by `name` (keeping the extension that follows it).
+fn with_out(args: &[&str], name: &str) -> (Vec<String>, String) {
+    let mut file = String::new();
+    let v = args
+        .iter()
+        .map(|a| {
+            if let Some(ext) = a.strip_prefix("OUT") {
+                file = format!("{name}{ext}");
+                file.clone()
+            } else {
+                a.to_string()
+            }
+        })
+        .collect();
+    (v, file)
+}
+
+fn graph(dir: &Scratch) {
+    fs::write(dir.path("g.txt"), "0 1\n1 2\n3 4\n").unwrap();
+}
+
+#[test]
+fn a_char_device_given_as_output_stays_a_device() {
+    let dir = Scratch::new("chardev");
+    graph(&dir);
+    for (what, args) in WRITERS {
+        let (args, file) = with_out(args, "node");
+        let node = dir.path(&file);
+        // A copy of /dev/null (1, 3): writes vanish, the node must stay.
+        if !mknod(&node, 1, 3) {
+            return;
+        }
+        let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = dir.run(&argv);
+        assert_ok(&out, what);
+        assert_char_device(&node, libc::makedev(1, 3), what);
+        fs::remove_file(&node).unwrap();
+    }
+    assert!(
+        !dir.names().iter().any(|n| n.contains(".tmp-")),
+        "{:?}",
+        dir.names()
+    );
+}
+
+#[test]
+fn a_fifo_given_as_output_is_written_through_and_stays_a_fifo() {
+    let dir = Scratch::new("fifo");
+    graph(&dir);
+    for (what, args) in WRITERS {
+        let (args, file) = with_out(args, "pipe");
+        let fifo = dir.path(&file);
+        mkfifo(&fifo);
+        let reader_path = fifo.clone();
+        let reader = std::thread::spawn(move || fs::read(&reader_path).unwrap_or_default());
+        let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = dir.run(&argv);
+        let still_fifo = fs::symlink_metadata(&fifo).is_ok_and(|m| m.file_type().is_fifo());
+        // (A replaced FIFO leaves its reader waiting for good; the failure ends the test.)
+        assert!(
+            still_fifo,
+            "{what}: the FIFO was replaced by a regular file"
+        );
+        if !out.status.success() {
+            // Unblock the reader before failing.
+            let _ = fs::OpenOptions::new().write(true).open(&fifo);
+        }
+        let got = reader.join().unwrap();
+        assert_ok(&out, what);
+        let head: &[u8] = match file.rsplit('.').next().unwrap() {
+            "npy" => b"\x93NUMPY",
+            "gif" => b"GIF89a",
+            "png" => b"\x89PNG",
+            "csv" => b"node,",
+            _ => b"{",
+        };
+        assert!(
+            got.starts_with(head),
+            "{what}: the reader got {} bytes",
+            got.len()
+        );
+        fs::remove_file(&fifo).unwrap();
+    }
+}
+
+#[test]
+fn a_full_device_gives_one_no_space_line_and_stays() {
+    let dir = Scratch::new("full");
+    let node = dir.path("full.npy");
+    // A copy of /dev/full (1, 7).
+    if !mknod(&node, 1, 7) {
+        return;
+    }
+    let out = dir.run(&[
+        "multiply",
+        "--method",
+        "cpu-naive",
+        "--random",
+        "64x64x64",
+        "--out",
+        "full.npy",
+    ]);
+    assert_clean_error(&out, "no space left");
+    assert_char_device(&node, libc::makedev(1, 7), "multiply --out full");
+    assert_eq!(dir.names(), ["full.npy"]);
+}
+
+#[test]
+fn a_socket_given_as_output_is_refused_and_stays() {
+    let dir = Scratch::new("socket");
+    let sock = dir.path("s.npy");
+    let _listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
+    let out = dir.run(&[
+        "multiply",
+        "--method",
+        "cpu-naive",
+        "--random",
+        "4x4x4",
+        "--out",
+        "s.npy",
+    ]);
+    assert_clean_error(&out, "socket");
+    assert!(fs::symlink_metadata(&sock).unwrap().file_type().is_socket());
+}
+
+#[test]
+fn a_symlink_output_writes_the_file_it_names_and_stays_a_link() {
+    let dir = Scratch::new("symlink");
+    fs::create_dir(dir.path("data")).unwrap();
+    fs::write(dir.path("data/real.npy"), b"old").unwrap();
+    std::os::unix::fs::symlink("data/real.npy", dir.path("link.npy")).unwrap();
+    let out = dir.run(&[
+        "multiply",
+        "--method",
+        "cpu-naive",
+        "--random",
+        "3x4x5",
+        "--out",
+        "link.npy",
+    ]);
+    assert_ok(&out, "multiply --out link");
+    assert!(
+        fs::symlink_metadata(dir.path("link.npy"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    let c = rendermm::io::read_matrix(&dir.path("data/real.npy")).unwrap();
+    assert_eq!(c.shape(), (3, 5));
+    assert_eq!(dir.names(), ["data", "link.npy"]);
+    assert_eq!(fs::read_dir(dir.path("data")).unwrap().count(), 1);
+
+    // A link to nothing is refused rather than followed into a new file.
+    std::os::unix::fs::symlink("data/none.npy", dir.path("dangling.npy")).unwrap();
+    let out = dir.run(&[
+        "multiply",
+        "--method",
+        "cpu-naive",
+        "--random",
+        "3x4x5",
+        "--out",
+        "dangling.npy",
+    ]);
+    assert_clean_error(&out, "dangling");
+    assert!(!dir.path("data/none.npy").exists());
+}
+
+#[test]
+fn an_output_that_is_one_of_the_inputs_is_refused_before_work() {
+    let dir = Scratch::new("sameinput");
+    let out = dir.run(&[
+        "multiply",
+        "--method",
+        "cpu-naive",
+        "--random",
+        "4x4x4",
+        "--out",
+        "X.npy",
+    ]);
+    assert_ok(&out, "writing X.npy");
+    fs::write(dir.path("X.csv"), "1,2\n3,4\n").unwrap();
+    fs::hard_link(dir.path("X.npy"), dir.path("H.npy")).unwrap();
+    std::os::unix::fs::symlink("X.npy", dir.path("S.npy")).unwrap();
+    let x = fs::read(dir.path("X.npy")).unwrap();
+    let xcsv = fs::read(dir.path("X.csv")).unwrap();
+    let cases: &[&[&str]] = &[
+        &[
+            "multiply",
+            "--method",
+            "cpu-naive",
+            "--a",
+            "X.npy",
+            "--b",
+            "X.npy",
+            "--out",
+            "./X.npy",
+        ],
+        &[
+            "multiply",
+            "--method",
+            "cpu-naive",
+            "--a",
+            "X.npy",
+            "--b",
+            "X.npy",
+            "--out",
+            "H.npy",
+        ],
+        &[
+            "multiply",
+            "--method",
+            "cpu-naive",
+            "--a",
+            "X.npy",
+            "--b",
+            "X.npy",
+            "--out",
+            "S.npy",
+        ],
+        &[
+            "multiply",
+            "--method",
+            "cpu-naive",
+            "--a",
+            "X.csv",
+            "--b",
+            "X.csv",
+            "--out",
+            "X.csv",
+        ],
+        &[
+            "demo",
+            "lm",
+            "--headless",
+            "--a",
+            "X.npy",
+            "--b",
+            "X.npy",
+            "--gif",
+            "X.npy",
+        ],
+    ];
+    for args in cases {
+        let out = dir.run(args);
+        assert_clean_error(&out, "is the input");
+        assert!(
+            !stderr(&out).contains("adapter:"),
+            "{args:?}: refused only after work"
+        );
+    }
+    // A graph read as a .npy adjacency matrix.
+    let out = dir.run(&[
+        "multiply",
+        "--method",
+        "cpu-naive",
+        "--random",
+        "3x3x3",
+        "--out",
+        "G.npy",
+    ]);
+    assert_ok(&out, "writing G.npy");
+    let g = fs::read(dir.path("G.npy")).unwrap();
+    let out = dir.run(&["reach", "--graph", "G.npy", "--closure", "--out", "G.npy"]);
+    assert_clean_error(&out, "is the input");
+    assert_eq!(fs::read(dir.path("G.npy")).unwrap(), g);
+    assert_eq!(fs::read(dir.path("X.npy")).unwrap(), x);
+    assert_eq!(fs::read(dir.path("X.csv")).unwrap(), xcsv);
+}
+
+#[test]
+fn a_file_this_user_may_not_write_is_refused_as_the_os_would() {
+    if !is_root() {
+        println!("skipped: needs root, to run the binary as nobody against a root-owned file");
+        return;
+    }
+    if Command::new("setpriv")
+        .arg("--help")
+        .stdout(Stdio::null())
+        .status()
+        .is_err()
+    {
+        println!("skipped: setpriv is not installed");
+        return;
+    }
+    let dir = Scratch::new("nobody");
+    fs::set_permissions(&dir.0, fs::Permissions::from_mode(0o777)).unwrap();
+    let exe = dir.path("rendermm");
+    fs::copy(bin(), &exe).unwrap();
+    fs::set_permissions(&exe, fs::Permissions::from_mode(0o755)).unwrap();
+    let target = dir.path("c.npy");
+    fs::write(&target, b"root's file").unwrap();
+    fs::set_permissions(&target, fs::Permissions::from_mode(0o600)).unwrap();
+    // The folders above must let nobody reach the copy.
+    let reachable = Command::new("setpriv")
+        .args(["--reuid=nobody", "--regid=nogroup", "--clear-groups"])
+        .arg(&exe)
+        .arg("--version")
+        .output();
+    if !reachable.is_ok_and(|o| o.status.success()) {
+        println!("skipped: nobody cannot run a binary in {}", dir.0.display());
+        return;
+    }
+    let out = Command::new("setpriv")
+        .args(["--reuid=nobody", "--regid=nogroup", "--clear-groups"])
+        .arg(&exe)
+        .args([
+            "multiply",
+            "--method",
+            "cpu-naive",
+            "--random",
+            "4x4x4",
+            "--out",
+            "c.npy",
+        ])
+        .current_dir(&dir.0)
+        .env("XDG_RUNTIME_DIR", &dir.0)
+        .output()
+        .unwrap();
+    assert_clean_error(&out, "may not write");
+    assert_eq!(fs::read(&target).unwrap(), b"root's file");
+    assert_eq!(fs::metadata(&target).unwrap().uid(), 0);
+    assert_eq!(dir.names(), ["c.npy", "rendermm"]);
+}
+
+/// Start `args` in `dir`, wait until its temporary file appears, send `sig`, and check that it
+/// ended by that signal with no temporary file left and the old target untouched.
+fn interrupt_a_write(sig: i32, name: &str) {
+    let dir = Scratch::new(&format!("signal-{sig}"));
+    let target = dir.path("big.csv");
+    fs::write(&target, b"old contents").unwrap();
+    let mut child = Command::new(bin())
+        .args([
+            "multiply",
+            "--method",
+            "cpu-naive",
+            "--random",
+            "3000x8x3000",
+            "--out",
+            "big.csv",
+        ])
+        .current_dir(&dir.0)
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t = std::time::Instant::now();
+    loop {
+        if dir.names().iter().any(|n| n.contains(".tmp-")) {
+            break;
+        }
+        if let Some(st) = child.try_wait().unwrap() {
+            panic!("{name}: the write finished ({st}) before its temporary file was seen");
+        }
+        assert!(
+            t.elapsed().as_secs() < 120,
+            "{name}: no temporary file appeared"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    let st = Command::new("kill")
+        .args([&format!("-{sig}"), &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let status = child.wait().unwrap();
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(status.signal(), Some(sig), "{name}: ended by {status}");
+    let left: Vec<String> = dir
+        .names()
+        .into_iter()
+        .filter(|n| n != "big.csv" && !n.starts_with("core"))
+        .collect();
+    assert!(left.is_empty(), "{name}: left behind {left:?}");
+    assert_eq!(fs::read(&target).unwrap(), b"old contents", "{name}");
+}
+
+#[test]
+fn a_signal_during_a_write_leaves_no_temporary_file() {
+    for (sig, name) in [
+        (libc::SIGINT, "SIGINT"),
+        (libc::SIGTERM, "SIGTERM"),
+        (libc::SIGHUP, "SIGHUP"),
+        (libc::SIGXFSZ, "SIGXFSZ"),
+    ] {
+        interrupt_a_write(sig, name);
+    }
+}
+
+#[test]
+fn a_signal_during_a_demo_gif_leaves_no_file() {
+    // The GIF is built in memory while the demo renders: a signal mid-render leaves nothing.
+    let dir = Scratch::new("signal-gif");
+    let mut child = Command::new(bin())
+        .args([
+            "demo",
+            "cube",
+            "--headless",
+            "--random",
+            "24x24x24",
+            "--gif",
+            "d.gif",
+        ])
+        .current_dir(&dir.0)
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until it is rendering (the adapter line comes first), then a little into the render.
+    let mut err = child.stderr.take().unwrap();
+    let mut first = [0u8; 8];
+    use std::io::Read;
+    let _ = err.read_exact(&mut first);
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    let running = child.try_wait().unwrap().is_none();
+    let _ = Command::new("kill")
+        .args(["-15", &child.id().to_string()])
+        .status();
+    let _ = child.wait();
+    if running {
+        assert!(dir.names().is_empty(), "left behind {:?}", dir.names());
+    } else {
+        println!("note: the demo finished before the signal; nothing to interrupt");
+    }
+}
+
+#[test]
+fn a_legal_250_character_output_name_works() {
+    let dir = Scratch::new("longname");
+    let name = format!("{}.csv", "n".repeat(246));
+    assert_eq!(name.len(), 250);
+    let out = dir.run(&[
+        "multiply",
+        "--method",
+        "cpu-naive",
+        "--random",
+        "2x3x4",
+        "--out",
+        &name,
+    ]);
+    assert_ok(&out, "multiply --out <250 chars>");
+    assert_eq!(
+        rendermm::io::read_matrix(&dir.path(&name)).unwrap().shape(),
+        (2, 4)
+    );
+    assert_eq!(dir.names(), [name]);
+}
+
+#[test]
+fn figure_out_names_the_file_written_or_says_why_not() {
+    let dir = Scratch::new("figure");
+    fs::create_dir(dir.path("DIR")).unwrap();
+    let out = dir.run(&["figure", "lm-fig2", "--out", "DIR"]);
+    assert_clean_error(&out, "is a directory");
+    let out = dir.run(&["figure", "lm-fig2", "--out", "x.gif"]);
+    assert_clean_error(&out, ".png");
+    let out = dir.run(&["figure", "lm-fig2", "--out", "noext"]);
+    assert_clean_error(&out, ".png");
+    let out = dir.run(&["figure", "hall-table1", "--out", "t.png"]);
+    assert_clean_error(&out, ".md");
+    assert_eq!(dir.names(), ["DIR"], "a figure was written elsewhere");
+    assert_eq!(fs::read_dir(dir.path("DIR")).unwrap().count(), 0);
+    // The name given is the name written, its case kept.
+    let out = dir.run(&["figure", "hall-table1", "--out", "T.MD"]);
+    assert_ok(&out, "figure hall-table1 --out T.MD");
+    assert_eq!(dir.names(), ["DIR", "T.MD"]);
+}
+
+/// A float64 .npy file (format 1.0) of shape (rows, cols).
+fn npy_f64(path: &Path, rows: usize, cols: usize, vals: &[f64]) {
+    let dict = format!("{{'descr': '<f8', 'fortran_order': False, 'shape': ({rows}, {cols}), }}");
+    let mut text = dict.into_bytes();
+    while !(10 + text.len() + 1).is_multiple_of(64) {
+        text.push(b' ');
+    }
+    text.push(b'\n');
+    let mut out = b"\x93NUMPY\x01\x00".to_vec();
+    out.extend_from_slice(&(text.len() as u16).to_le_bytes());
+    out.extend_from_slice(&text);
+    for v in vals {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    fs::write(path, out).unwrap();
+}
+
+#[test]
+fn a_float64_value_past_f32_range_is_named_not_called_infinite() {
+    let dir = Scratch::new("pastf32");
+    npy_f64(&dir.path("A.npy"), 1, 2, &[1.0, 1e300]);
+    npy_f64(&dir.path("B.npy"), 2, 1, &[1.0, 1.0]);
+    let out = dir.run(&[
+        "multiply",
+        "--method",
+        "cpu-naive",
+        "--a",
+        "A.npy",
+        "--b",
+        "B.npy",
+    ]);
+    assert_clean_error(&out, "past f32's range");
+    assert!(stderr(&out).contains("1e300"), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("non-finite"), "{}", stderr(&out));
+    fs::write(dir.path("A.csv"), "1,2\n3,1e39\n").unwrap();
+    let out = dir.run(&[
+        "multiply",
+        "--method",
+        "cpu-naive",
+        "--a",
+        "A.csv",
+        "--b",
+        "A.csv",
+    ]);
+    assert_clean_error(
+        &out,
+        "line 2: column 2: \"1e39\" is past f32's range (largest ≈3.4e38)",
+    );
+}
+
+#[test]
+fn allow_nonfinite_check_holds_c_to_the_inputs_as_given() {
+    let dir = Scratch::new("asgiven");
+    // 1e300 · 1e-300 = 1: in f32 the inputs are inf and 0, whose product is NaN. A reference
+    // built from the f32 inputs is NaN too and "agrees"; the true product does not.
+    npy_f64(&dir.path("A.npy"), 1, 1, &[1e300]);
+    npy_f64(&dir.path("B.npy"), 1, 1, &[1e-300]);
+    npy_f64(&dir.path("one.npy"), 1, 1, &[1.0]);
+    for method in ["cpu-naive", "cs-naive", "lm"] {
+        for (b, why) in [
+            ("B.npy", None),
+            ("one.npy", Some("a float32 C cannot hold it")),
+        ] {
+            let out = dir.run(&[
+                "multiply",
+                "--method",
+                method,
+                "--a",
+                "A.npy",
+                "--b",
+                b,
+                "--allow-nonfinite",
+                "--check",
+                "--json",
+            ]);
+            let what = format!("{method} A · {b}");
+            assert_eq!(out.status.code(), Some(1), "{what}: {}", stderr(&out));
+            let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(r["check_passed"], false, "{what}: {r}");
+            let notes = r["notes"].to_string();
+            assert!(notes.contains("as given"), "{what}: {notes}");
+            if let Some(why) = why {
+                assert!(
+                    notes.contains(why) && notes.contains("1e300"),
+                    "{what}: {notes}"
+                );
+            }
+        }
+    }
+    // Where the product as given is itself an infinity (1e300 · 1e300 overflows float64 too,
+    // as numpy gives), an infinite C is right, and the check says so.
+    let out = dir.run(&[
+        "multiply",
+        "--method",
+        "cpu-naive",
+        "--a",
+        "A.npy",
+        "--b",
+        "A.npy",
+        "--allow-nonfinite",
+        "--check",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["check_passed"], true, "{r}");
+}
+
+/// Run `args` in `dir` with at most 1 GiB of address space and 20 s, as a reader that reads
+/// a whole endless input would need more of both.
+fn run_bounded(dir: &Scratch, args: &[&str]) -> (Output, std::time::Duration) {
+    use std::os::unix::process::CommandExt;
+    let t = std::time::Instant::now();
+    let mut cmd = Command::new(bin());
+    cmd.args(args)
+        .current_dir(&dir.0)
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    // SAFETY: setrlimit is async-signal-safe; nothing else runs between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            let lim = libc::rlimit {
+                rlim_cur: 1 << 30,
+                rlim_max: 1 << 30,
+            };
+            libc::setrlimit(libc::RLIMIT_AS, &lim);
+            let cpu = libc::rlimit {
+                rlim_cur: 20,
+                rlim_max: 20,
+            };
+            libc::setrlimit(libc::RLIMIT_CPU, &cpu);
+            Ok(())
+        });
+    }
+    let out = cmd.output().unwrap();
+    (out, t.elapsed())
+}
+
+#[test]
+fn inputs_of_zeros_are_refused_after_a_few_bytes() {
+    let dir = Scratch::new("zeros");
+    std::os::unix::fs::symlink("/dev/zero", dir.path("z.npy")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", dir.path("z.csv")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", dir.path("z.txt")).unwrap();
+    // 3 GiB of zeros (sparse: no disk used).
+    for name in ["big.npy", "big.csv"] {
+        fs::File::create(dir.path(name))
+            .unwrap()
+            .set_len(3 << 30)
+            .unwrap();
+    }
+    fs::write(dir.path("b.csv"), "1\n").unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &[
+                "multiply",
+                "--method",
+                "cpu-naive",
+                "--a",
+                "z.npy",
+                "--b",
+                "b.csv",
+            ],
+            "not a .npy file",
+        ),
+        (
+            &[
+                "multiply",
+                "--method",
+                "cpu-naive",
+                "--a",
+                "big.npy",
+                "--b",
+                "b.csv",
+            ],
+            "not a .npy file",
+        ),
+        (
+            &[
+                "multiply",
+                "--method",
+                "cpu-naive",
+                "--a",
+                "z.csv",
+                "--b",
+                "b.csv",
+            ],
+            "NUL",
+        ),
+        (
+            &[
+                "multiply",
+                "--method",
+                "cpu-naive",
+                "--a",
+                "big.csv",
+                "--b",
+                "b.csv",
+            ],
+            "NUL",
+        ),
+        (
+            &["reach", "--graph", "z.npy", "--closure"],
+            "not a .npy file",
+        ),
+        (&["reach", "--graph", "z.txt", "--closure"], "NUL"),
+    ];
+    for (args, needle) in cases {
+        let (out, took) = run_bounded(&dir, args);
+        assert_clean_error(&out, needle);
+        assert!(took.as_secs_f64() < 5.0, "{args:?} took {took:?}");
+    }
+}
+
+#[test]
+fn an_output_through_a_descriptor_is_written_after_what_was_printed_there() {
+    // `--out /dev/fd/1` with stdout redirected to a file: C goes into that file through the
+    // shell's descriptor (never a rename over it, never over the report from its start).
+    let dir = Scratch::new("descriptor");
+    let log = dir.path("stdout.txt");
+    let file = fs::File::create(&log).unwrap();
+    let ino = fs::metadata(&log).unwrap().ino();
+    let out = Command::new(bin())
+        .args(["multiply", "--method", "cpu-naive", "--random", "2x3x2", "--out", "/dev/fd/1"])
+        .current_dir(&dir.0)
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .stdout(Stdio::from(file))
+        .output()
+        .unwrap();
+    assert_ok(&out, "multiply --out /dev/fd/1");
+    assert_eq!(fs::metadata(&log).unwrap().ino(), ino);
+    let text = fs::read_to_string(&log).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines.len() > 2 && lines[..2].iter().all(|l| l.split(',').count() == 2),
+        "C's two rows first: {text}"
+    );
+    assert!(text.contains("wrote") && text.contains("cpu-naive"), "{text}");
+    assert_eq!(dir.names(), ["stdout.txt"]);
+}
