@@ -261,6 +261,25 @@ fn a_precision_refusal_says_truly_what_the_method_computes_in() {
     }
 }
 
+/// The command line refuses the same precisions, before reading any input, in the same words:
+/// `multiply --method frag-mrt-f16 --precision f16` must not call it other than a render-pass
+/// method.
+#[test]
+fn the_command_lines_precision_refusal_says_the_same_truth() {
+    for (method, precision, says) in [
+        ("frag-mrt-f16", "f16", "rounds its inputs to f16 itself"),
+        ("frag-mrt", "u8", "computes in f32 only"),
+        ("cs-naive", "f16", "computes in f32 only"),
+    ] {
+        let out = rendermm(&[
+            "multiply", "--method", method, "--precision", precision, "--random", "4x4x4",
+        ]);
+        let line = assert_clean_error(&out, says);
+        assert!(!line.contains("for the render-pass methods"), "{line}");
+        assert!(line.contains("u8 and f16 are modes of lm"), "{line}");
+    }
+}
+
 #[test]
 fn a_node_id_past_u64_is_quoted_as_written() {
     let dir = scratch("node-id");

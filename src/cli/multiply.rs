@@ -160,10 +160,8 @@ fn validate(args: &MultiplyArgs) -> Result<Request> {
             names(|m| m.info().takes.channels)
         );
     }
-    if precision != Precision::F32 && !method.takes_precision() {
-        bail!(
-            "--precision {precision}: method {method} computes in f32 only; u8 and f16 are for the render-pass methods"
-        );
+    if let Some(why) = rendermm::plan::precision_refusal(method, precision) {
+        bail!("--precision {precision}: method {method} {why}");
     }
     let (b_file, block) = operands::b_operands(&args.b, args.block.as_deref())?;
     if !takes.block && (block.is_some() || accumulate != Accumulate::default()) {

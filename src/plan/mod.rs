@@ -65,6 +65,28 @@ impl Options<'_> {
     }
 }
 
+/// Why `method` does not take `precision`, or `None` where it does: the one wording of this
+/// refusal, for the library's check and the command line's early one alike.
+pub fn precision_refusal(method: Method, precision: Precision) -> Option<String> {
+    if precision == Precision::F32 || method.takes_precision() {
+        return None;
+    }
+    let takes: Vec<&str> = Method::ALL
+        .iter()
+        .filter(|m| m.takes_precision())
+        .map(|m| m.name())
+        .collect();
+    Some(format!(
+        "{}; u8 and f16 are modes of {} only",
+        match method {
+            Method::FragMrtF16 | Method::Coop =>
+                "rounds its inputs to f16 itself (f32 sums) and takes no --precision",
+            _ => "computes in f32 only",
+        },
+        takes.join(", ")
+    ))
+}
+
 /// Validate the inputs and multiply `a · b` with `method`, blocking. GPU methods need `ctx`.
 /// Products past the adapter's limits or the memory budget are tiled ([`tiled`]).
 pub fn multiply(
@@ -142,24 +164,11 @@ fn validate(method: Method, a: &Matrix, b: &Matrix, opts: &Options) -> Result<()
         a.check_finite("A")?;
         b.check_finite("B")?;
     }
-    if opts.precision != Precision::F32 && !method.takes_precision() {
-        let takes: Vec<&str> = Method::ALL
-            .iter()
-            .filter(|m| m.takes_precision())
-            .map(|m| m.name())
-            .collect();
+    if let Some(why) = precision_refusal(method, opts.precision) {
         return Err(Error::Unsupported {
             option: format!("precision {}", opts.precision),
             method: method.name(),
-            why: format!(
-                "{}; u8 and f16 are modes of {} only",
-                match method {
-                    Method::FragMrtF16 | Method::Coop =>
-                        "rounds its inputs to f16 itself (f32 sums) and takes no --precision",
-                    _ => "computes in f32 only",
-                },
-                takes.join(", ")
-            ),
+            why,
         });
     }
     if opts.precision == Precision::F16 {
