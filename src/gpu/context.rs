@@ -5,7 +5,7 @@ use crate::error::{Error, Result};
 use serde::Serialize;
 #[cfg(not(target_arch = "wasm32"))]
 use std::future::Future;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// What the report says about the adapter.
 #[derive(Clone, Debug, Serialize)]
@@ -35,6 +35,8 @@ pub struct GpuContext {
     uncaptured: Arc<Mutex<Vec<(std::thread::ThreadId, String)>>>,
     /// Staging buffers kept between uploads and readbacks, and the poison source.
     pub staging: super::staging::Staging,
+    /// The driver's shader loop caps, measured on first use ([`GpuContext::loop_cap`]).
+    loop_cap: OnceLock<std::result::Result<super::loop_cap::LoopCap, String>>,
 }
 
 /// Features we ask for when the adapter offers them.
@@ -312,6 +314,7 @@ impl GpuContext {
             lost,
             uncaptured,
             staging: Default::default(),
+            loop_cap: OnceLock::new(),
         };
         if let Some(note) = ctx.fallback_note() {
             static ONCE: std::sync::Once = std::sync::Once::new();
@@ -392,6 +395,50 @@ impl GpuContext {
     pub fn describe(&self) -> String {
         let s = self.summary();
         format!("{} ({}, {} {})", s.name, s.backend, s.driver, s.driver_info)
+    }
+
+    /// The driver's shader loop caps ([`super::loop_cap`]): measured by a probe the first time
+    /// they are asked for (a few milliseconds), then kept. The plan keeps every invocation's
+    /// loops under them. In a browser, where nothing may block, call
+    /// [`GpuContext::loop_cap_async`] first.
+    pub fn loop_cap(&self) -> Result<super::loop_cap::LoopCap> {
+        #[cfg(not(target_arch = "wasm32"))]
+        let measured = self.loop_cap.get_or_init(|| {
+            pollster::block_on(super::loop_cap::probe(self)).map_err(|e| e.to_string())
+        });
+        #[cfg(target_arch = "wasm32")]
+        let measured = self.loop_cap.get().ok_or_else(|| {
+            Error::Invalid(
+                "the driver's loop cap is not measured yet: await GpuContext::loop_cap_async first"
+                    .into(),
+            )
+        })?;
+        Self::loop_cap_result(measured)
+    }
+
+    /// [`GpuContext::loop_cap`], awaiting the probe instead of blocking on it.
+    pub async fn loop_cap_async(&self) -> Result<super::loop_cap::LoopCap> {
+        if self.loop_cap.get().is_none() {
+            let measured = super::loop_cap::probe(self)
+                .await
+                .map_err(|e| e.to_string());
+            // Another thread may have measured it meanwhile: either answer is the driver's.
+            let _ = self.loop_cap.set(measured);
+        }
+        match self.loop_cap.get() {
+            Some(measured) => Self::loop_cap_result(measured),
+            None => Err(Error::Invalid("the loop-cap probe left no answer".into())),
+        }
+    }
+
+    fn loop_cap_result(
+        measured: &std::result::Result<super::loop_cap::LoopCap, String>,
+    ) -> Result<super::loop_cap::LoopCap> {
+        measured.clone().map_err(|e| {
+            Error::Invalid(format!(
+                "measuring the driver's shader loop cap (shaders/loop_cap.wgsl) failed: {e}"
+            ))
+        })
     }
 
     /// Whether the device has `f`.

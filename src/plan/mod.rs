@@ -111,6 +111,10 @@ pub async fn multiply_async(
     opts: &mut Options<'_>,
 ) -> Result<RunOutput> {
     validate(method, a, b, opts)?;
+    if method.is_gpu() {
+        // The driver's loop cap, which the plan reads without blocking.
+        ctx.loop_cap_async().await?;
+    }
     if method.is_gpu() && tiled::plan(ctx, method, a.rows, a.cols, b.cols, opts)?.is_some() {
         return Err(Error::Unsupported {
             option: format!("a {}x{}x{} product", a.rows, a.cols, b.cols),
