@@ -339,3 +339,29 @@ fn a_split_for_the_loop_cap_says_so() {
     );
     assert!(out.c.data.iter().all(|&v| v == k as f32));
 }
+
+/// `rendermm info` reports the cap it measured, in text and in JSON.
+#[test]
+fn info_reports_the_measured_loop_cap() {
+    let expected = vulkan().loop_cap().unwrap();
+    let out = common::rendermm(&["info", "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cap = &v["loop_cap"];
+    assert_eq!(cap["asked"], ASKED);
+    assert_eq!(cap["fragment"]["first"], expected.fragment.first);
+    let compute = expected
+        .compute
+        .expect("compute shaders on the default adapter");
+    assert_eq!(cap["compute"]["first"], compute.first);
+    let out = common::rendermm(&["info"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("shader loop cap") && text.contains(&compute.describe()),
+        "{text}"
+    );
+}

@@ -445,7 +445,10 @@ fn the_long_k_draw_covers_every_method_past_the_cap() {
         );
     }
     for p in &ps {
-        assert!(p.k > 58_000 && (1..=4).contains(&p.m) && (1..=4).contains(&p.n), "{p}");
+        assert!(
+            p.k > 58_000 && (1..=4).contains(&p.m) && (1..=4).contains(&p.n),
+            "{p}"
+        );
         assert_eq!(p.precision, Precision::F32, "{p}");
     }
     assert!(ps.iter().filter(|p| p.k > 65_535).count() >= ps.len() / 2);

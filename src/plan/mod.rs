@@ -101,8 +101,8 @@ pub fn multiply(
 }
 
 /// [`multiply`] for hosts where nothing may block (a browser): the same validation and
-/// methods, the device awaited. Products past one texture or the memory budget are refused
-/// rather than tiled.
+/// methods, the device awaited. Products past one texture, the memory budget or the driver's
+/// shader loop cap are refused rather than tiled.
 pub async fn multiply_async(
     ctx: &GpuContext,
     method: Method,
