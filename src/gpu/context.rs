@@ -36,7 +36,7 @@ pub struct GpuContext {
     /// Staging buffers kept between uploads and readbacks, and the poison source.
     pub staging: super::staging::Staging,
     /// The driver's shader loop caps, measured on first use ([`GpuContext::loop_cap`]).
-    loop_cap: OnceLock<std::result::Result<super::loop_cap::LoopCap, String>>,
+    loop_cap: OnceLock<super::loop_cap::LoopCap>,
 }
 
 /// Features we ask for when the adapter offers them.
@@ -398,47 +398,34 @@ impl GpuContext {
     }
 
     /// The driver's shader loop caps ([`super::loop_cap`]): measured by a probe the first time
-    /// they are asked for (a few milliseconds), then kept. The plan keeps every invocation's
-    /// loops under them. In a browser, where nothing may block, call
-    /// [`GpuContext::loop_cap_async`] first.
+    /// they are asked for (a few milliseconds), then kept; a probe that fails (a lost device) is
+    /// an error of its own, tried again at the next call. The plan keeps every invocation's loops
+    /// under them. In a browser, where nothing may block, call [`GpuContext::loop_cap_async`]
+    /// first.
     pub fn loop_cap(&self) -> Result<super::loop_cap::LoopCap> {
+        if let Some(cap) = self.loop_cap.get() {
+            return Ok(*cap);
+        }
         #[cfg(not(target_arch = "wasm32"))]
-        let measured = self.loop_cap.get_or_init(|| {
-            pollster::block_on(super::loop_cap::probe(self)).map_err(|e| e.to_string())
-        });
+        {
+            let cap = pollster::block_on(super::loop_cap::probe(self))?;
+            // Another thread may have measured it meanwhile: either answer is the driver's.
+            Ok(*self.loop_cap.get_or_init(|| cap))
+        }
         #[cfg(target_arch = "wasm32")]
-        let measured = self.loop_cap.get().ok_or_else(|| {
-            Error::Invalid(
-                "the driver's loop cap is not measured yet: await GpuContext::loop_cap_async first"
-                    .into(),
-            )
-        })?;
-        Self::loop_cap_result(measured)
+        Err(Error::Invalid(
+            "the driver's loop cap is not measured yet: await GpuContext::loop_cap_async first"
+                .into(),
+        ))
     }
 
     /// [`GpuContext::loop_cap`], awaiting the probe instead of blocking on it.
     pub async fn loop_cap_async(&self) -> Result<super::loop_cap::LoopCap> {
-        if self.loop_cap.get().is_none() {
-            let measured = super::loop_cap::probe(self)
-                .await
-                .map_err(|e| e.to_string());
-            // Another thread may have measured it meanwhile: either answer is the driver's.
-            let _ = self.loop_cap.set(measured);
+        if let Some(cap) = self.loop_cap.get() {
+            return Ok(*cap);
         }
-        match self.loop_cap.get() {
-            Some(measured) => Self::loop_cap_result(measured),
-            None => Err(Error::Invalid("the loop-cap probe left no answer".into())),
-        }
-    }
-
-    fn loop_cap_result(
-        measured: &std::result::Result<super::loop_cap::LoopCap, String>,
-    ) -> Result<super::loop_cap::LoopCap> {
-        measured.clone().map_err(|e| {
-            Error::Invalid(format!(
-                "measuring the driver's shader loop cap (shaders/loop_cap.wgsl) failed: {e}"
-            ))
-        })
+        let cap = super::loop_cap::probe(self).await?;
+        Ok(*self.loop_cap.get_or_init(|| cap))
     }
 
     /// Whether the device has `f`.

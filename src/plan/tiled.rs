@@ -437,13 +437,21 @@ fn runs_as(fam: Family, method: Method) -> Method {
 
 /// What the driver lets one invocation of `method`'s shaders run: the measured loop cap of the
 /// method's stage and the iterations the plan allows (the cap less [`LOOP_MARGIN`]); `None` for
-/// a method without shader loops (the CPU methods) or whose stage the adapter lacks.
+/// a method without shader loops (the CPU methods), whose stage the adapter lacks, or on a lost
+/// device.
 fn loop_budget(ctx: &GpuContext, method: Method) -> Result<Option<(Loops, StageLoops, u64)>> {
     let Some(loops) = method.loops() else {
         return Ok(None);
     };
+    let cap = match ctx.loop_cap() {
+        Ok(cap) => cap,
+        // The device is gone: the method's own checks refuse the product or its first GPU call
+        // reports the loss, and no product can come back to be cut short.
+        Err(Error::DeviceLost(_)) => return Ok(None),
+        Err(e) => return Err(e),
+    };
     // No compute shaders here: a compute method fails on its own, naming what is missing.
-    let Ok(measured) = ctx.loop_cap()?.stage(loops.stage) else {
+    let Ok(measured) = cap.stage(loops.stage) else {
         return Ok(None);
     };
     let cap = measured.iterations() as u64;
@@ -648,8 +656,8 @@ pub fn plan(
     let fam = family(ctx, method, m, k, n);
     let budget = budget(ctx, &opts.tiling)?;
     let full = family_footprint(ctx, fam, opts, m, k, n, 1);
-    // Measured once per context; a failed probe is an error of its own, not a limit.
-    ctx.loop_cap()?;
+    // The driver's loop cap is measured (a small GPU run, once per context) only where the
+    // sizes fit: a product over a limit is refused before anything touches the device.
     let limit = fits(ctx, fam, method, opts, m, k, n);
     let over = full.total() > budget.bytes;
     if limit.is_ok() && !over {
@@ -802,6 +810,11 @@ fn search(
         } else {
             1
         };
+    // A limit that not even a 1×1×1 tile is under (a workgroup too large for the adapter): no
+    // tile helps, and the loop cap need not be measured.
+    if let Err(e) = fits_sizes(ctx, fam, opts, 1, 1, 1) {
+        return Err(Searched::Limit(e));
+    }
     let mut caps = match fam {
         Family::Compute(_) => [m, k, n],
         _ => [m.min(cap), k.min(cap), n.min(cap)],
