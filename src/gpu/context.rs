@@ -406,13 +406,19 @@ impl GpuContext {
         if let Some(cap) = self.loop_cap.get() {
             return Ok(*cap);
         }
-        #[cfg(not(target_arch = "wasm32"))]
-        {
-            let cap = pollster::block_on(super::loop_cap::probe(self))?;
-            // Another thread may have measured it meanwhile: either answer is the driver's.
-            Ok(*self.loop_cap.get_or_init(|| cap))
-        }
-        #[cfg(target_arch = "wasm32")]
+        let cap = self.probe_loops_blocking()?;
+        // Another thread may have measured it meanwhile: either answer is the driver's.
+        Ok(*self.loop_cap.get_or_init(|| cap))
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    fn probe_loops_blocking(&self) -> Result<super::loop_cap::LoopCap> {
+        pollster::block_on(super::loop_cap::probe(self))
+    }
+
+    /// In a browser nothing may block: the probe is awaited by [`GpuContext::loop_cap_async`].
+    #[cfg(target_arch = "wasm32")]
+    fn probe_loops_blocking(&self) -> Result<super::loop_cap::LoopCap> {
         Err(Error::Invalid(
             "the driver's loop cap is not measured yet: await GpuContext::loop_cap_async first"
                 .into(),
