@@ -7,12 +7,21 @@
 //! [`plan::verdict_for`], the same judge as `multiply --check`: f32 within the method's
 //! tolerance, f16 within its derived bound, u8 within one 8-bit step of its CPU model.
 //!
-//! - `cargo test --test sweep`: the CI slice, two problems per method (48 today).
+//! - `cargo test --test sweep`: the CI slice, two problems per method (48 today), and one
+//!   long-k problem per method.
 //! - `RENDERMM_SWEEP_FULL=1 cargo test --release --test sweep -- --nocapture`: the full sweep,
 //!   600 problems (`RENDERMM_SWEEP_PROBLEMS=N` for another count, `RENDERMM_SWEEP_BASE=B` for
 //!   another set of seeds).
 //! - `RENDERMM_SWEEP_SEED=S cargo test --test sweep -- --nocapture`: replay one problem, as
 //!   printed beside any failure.
+//!
+//! **Long k.** Some drivers stop a shader invocation's loops after a fixed number of iterations
+//! (Mesa's lavapipe and llvmpipe: 65 535), which the plan splits k to stay under. The long-k
+//! problems ([`long_k_problem`], seeds from [`LONG_K_SEEDS`] on) draw k past that, 65 536..=
+//! 140 000 or 58 256 (5kk73-4 used to stop at 58 255, cs-naive at 65 535), m and n in 1..=4 to stay
+//! cheap, in f32 (u8 sums saturate and f16 sums leave f16's range at such depths), half of them
+//! on integer-valued inputs whose sums are exact however k is split, half on inputs in [0, 1)
+//! whose f32 sums the split groups differently, held to the same f32 verdict.
 //!
 //! A method that refuses a problem with a typed "cannot on this adapter" error
 //! ([`Error::MissingFeature`], [`Error::Limit`]), or an f16 run whose result leaves f16's range
@@ -36,6 +45,11 @@ const CI_PER_METHOD: u64 = 2;
 const FULL_PROBLEMS: u64 = 600;
 /// The default seed base: problem i has seed `BASE * 1_000_000 + i`.
 const DEFAULT_BASE: u64 = 2026;
+/// Seeds from here on draw long-k problems ([`long_k_problem`]); long-k problem i of the sweep
+/// has seed `LONG_K_SEEDS + i`.
+const LONG_K_SEEDS: u64 = 1 << 60;
+/// Long-k problems in the full sweep (the CI slice: one per method).
+const FULL_LONG_K_PROBLEMS: u64 = 96;
 
 /// One drawn problem.
 #[derive(Clone, Debug)]
@@ -51,14 +65,24 @@ struct Problem {
     scale_by_depth: bool,
     lo: f32,
     hi: f32,
+    /// Inputs rounded down to whole numbers (sums exact in f32 up to 2²⁴).
+    integers: bool,
 }
 
 impl std::fmt::Display for Problem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "seed {} {} {}x{}x{} {} inputs in [{}, {})",
-            self.seed, self.method, self.m, self.k, self.n, self.precision, self.lo, self.hi
+            "seed {} {} {}x{}x{} {} {}inputs in [{}, {})",
+            self.seed,
+            self.method,
+            self.m,
+            self.k,
+            self.n,
+            self.precision,
+            if self.integers { "integer " } else { "" },
+            self.lo,
+            self.hi
         )?;
         if takes_blocks(self.method) {
             let b = self.block.map_or("default".to_string(), |b| b.to_string());
@@ -158,6 +182,47 @@ fn problem(seed: u64) -> Problem {
         scale_by_depth,
         lo,
         hi,
+        integers: false,
+    }
+}
+
+/// The long-k problem of seed `seed` (from [`LONG_K_SEEDS`] on): the method as for any seed,
+/// k in 65 536..=140 000 or just past where a method used to stop (58 256 for 5kk73-4), m and n in
+/// 1..=4, f32, the default block and accumulation; integer inputs in [-4, 4) for even seeds,
+/// inputs in [0, 1) for odd ones.
+fn long_k_problem(seed: u64) -> Problem {
+    const PAST: &[usize] = &[65_536, 65_537, 131_071, 131_073];
+    let method = Method::ALL[(seed % Method::ALL.len() as u64) as usize];
+    let mut rng = StdRng::seed_from_u64(seed);
+    let k = match rng.random_range(0..3) {
+        0 if method == Method::Kk73OuterProduct => 58_256,
+        0 | 1 => PAST[rng.random_range(0..PAST.len())],
+        _ => rng.random_range(65_536..=140_000),
+    };
+    let integers = seed % 2 == 0;
+    let (lo, hi) = if integers { (-4.0, 4.0) } else { (0.0, 1.0) };
+    Problem {
+        seed,
+        method,
+        m: rng.random_range(1..=4),
+        k,
+        n: rng.random_range(1..=4),
+        precision: Precision::F32,
+        block: None,
+        accumulate: Accumulate::default(),
+        scale_by_depth: false,
+        lo,
+        hi,
+        integers,
+    }
+}
+
+/// The problem of any seed: long k from [`LONG_K_SEEDS`] on.
+fn draw(seed: u64) -> Problem {
+    if seed >= LONG_K_SEEDS {
+        long_k_problem(seed)
+    } else {
+        problem(seed)
     }
 }
 
@@ -170,8 +235,13 @@ enum Outcome {
 }
 
 fn run(p: &Problem) -> Outcome {
-    let a = Matrix::random(p.m, p.k, p.seed.wrapping_mul(2), p.lo, p.hi);
-    let b = Matrix::random(p.k, p.n, p.seed.wrapping_mul(2) + 1, p.lo, p.hi);
+    let mut a = Matrix::random(p.m, p.k, p.seed.wrapping_mul(2), p.lo, p.hi);
+    let mut b = Matrix::random(p.k, p.n, p.seed.wrapping_mul(2) + 1, p.lo, p.hi);
+    if p.integers {
+        for v in a.data.iter_mut().chain(b.data.iter_mut()) {
+            *v = v.floor();
+        }
+    }
     let mut opts = Options {
         precision: p.precision,
         block: p.block,
@@ -265,7 +335,7 @@ fn sweep(seeds: impl Iterator<Item = u64>) {
     let mut failures = vec![];
     let mut count = 0;
     for seed in seeds {
-        let p = problem(seed);
+        let p = draw(seed);
         let t = Instant::now();
         let outcome = run(&p);
         let tally = tallies.entry(p.method.name()).or_default();
@@ -329,7 +399,7 @@ fn sweep(seeds: impl Iterator<Item = u64>) {
 #[test]
 fn sweep_every_method_against_the_f64_reference() {
     if let Some(seed) = env_u64("RENDERMM_SWEEP_SEED") {
-        println!("replaying {}", problem(seed));
+        println!("replaying {}", draw(seed));
         return sweep(std::iter::once(seed));
     }
     let full = std::env::var("RENDERMM_SWEEP_FULL").is_ok_and(|v| !v.is_empty() && v != "0");
@@ -342,6 +412,48 @@ fn sweep_every_method_against_the_f64_reference() {
     // The method is the seed modulo the number of methods, so any run of consecutive seeds at
     // least that long covers every method; the CI slice is the first seeds of the full sweep.
     sweep((0..count).map(|i| base * 1_000_000 + i));
+}
+
+/// Long k: every method at a k past where the loops of CPU drivers stop (65 535 iterations per
+/// invocation on lavapipe and llvmpipe), one problem per method in the CI slice, all of
+/// [`FULL_LONG_K_PROBLEMS`] with `RENDERMM_SWEEP_FULL=1`.
+#[test]
+fn sweep_long_k_past_the_loop_cap_against_the_f64_reference() {
+    if env_u64("RENDERMM_SWEEP_SEED").is_some() {
+        return; // the replay runs in the sweep above
+    }
+    let full = std::env::var("RENDERMM_SWEEP_FULL").is_ok_and(|v| !v.is_empty() && v != "0");
+    let count = if full {
+        FULL_LONG_K_PROBLEMS
+    } else {
+        Method::ALL.len() as u64
+    };
+    sweep((0..count).map(|i| LONG_K_SEEDS + i));
+}
+
+/// The long-k draw covers every method past the loop cap, on both kinds of input.
+#[test]
+fn the_long_k_draw_covers_every_method_past_the_cap() {
+    let ps: Vec<Problem> = (0..FULL_LONG_K_PROBLEMS)
+        .map(|i| draw(LONG_K_SEEDS + i))
+        .collect();
+    for &m in Method::ALL {
+        assert!(ps.iter().any(|p| p.method == m), "{m} never drawn");
+        assert!(
+            ps[..Method::ALL.len()].iter().any(|p| p.method == m),
+            "{m} not in the CI slice"
+        );
+    }
+    for p in &ps {
+        assert!(
+            p.k > 58_000 && (1..=4).contains(&p.m) && (1..=4).contains(&p.n),
+            "{p}"
+        );
+        assert_eq!(p.precision, Precision::F32, "{p}");
+    }
+    assert!(ps.iter().filter(|p| p.k > 65_535).count() >= ps.len() / 2);
+    assert!(ps.iter().any(|p| p.integers) && ps.iter().any(|p| !p.integers));
+    assert_eq!(format!("{}", draw(ps[5].seed)), format!("{}", ps[5]));
 }
 
 /// The drawn problems cover what the sweep promises: every method, shapes over 1..=300 with

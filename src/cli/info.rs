@@ -1,5 +1,6 @@
 //! `rendermm info`: the chosen adapter, its backend, and the features and limits that matter
-//! to the methods.
+//! to the methods, with the driver's shader loop cap as the context measures it
+//! (`rendermm::gpu::loop_cap`).
 
 use anyhow::Result;
 use rendermm::gpu::GpuContext;
@@ -46,6 +47,9 @@ pub fn info(json: bool, all: bool) -> Result<()> {
             l.max_compute_workgroup_storage_size as u64,
         ),
     ];
+    // Not a limit wgpu reports: the probe measures it (a driver that stops loops early would
+    // otherwise return short sums; the plan splits k to stay under it).
+    let loop_cap = ctx.loop_cap()?;
     if json {
         let mut f = serde_json::Map::new();
         for (name, flag) in feats {
@@ -55,7 +59,12 @@ pub fn info(json: bool, all: bool) -> Result<()> {
         for (name, v) in limits {
             lim.insert(name.into(), v.into());
         }
-        let obj = serde_json::json!({ "adapter": ctx.summary(), "features": f, "limits": lim });
+        let obj = serde_json::json!({
+            "adapter": ctx.summary(),
+            "features": f,
+            "limits": lim,
+            "loop_cap": loop_cap,
+        });
         println!("{}", serde_json::to_string_pretty(&obj)?);
         return Ok(());
     }
@@ -72,6 +81,12 @@ pub fn info(json: bool, all: bool) -> Result<()> {
     for (name, v) in limits {
         println!("  {name:<40} {v}");
     }
+    println!("shader loop cap (measured: shaders/loop_cap.wgsl, loop_cap_fragment.wgsl)");
+    let compute = loop_cap
+        .compute
+        .map_or("no compute shaders".to_string(), |s| s.describe());
+    println!("  {:<40} {compute}", "compute");
+    println!("  {:<40} {}", "fragment", loop_cap.fragment.describe());
     Ok(())
 }
 

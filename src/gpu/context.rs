@@ -5,7 +5,7 @@ use crate::error::{Error, Result};
 use serde::Serialize;
 #[cfg(not(target_arch = "wasm32"))]
 use std::future::Future;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// What the report says about the adapter.
 #[derive(Clone, Debug, Serialize)]
@@ -35,6 +35,8 @@ pub struct GpuContext {
     uncaptured: Arc<Mutex<Vec<(std::thread::ThreadId, String)>>>,
     /// Staging buffers kept between uploads and readbacks, and the poison source.
     pub staging: super::staging::Staging,
+    /// The driver's shader loop caps, measured on first use ([`GpuContext::loop_cap`]).
+    loop_cap: OnceLock<super::loop_cap::LoopCap>,
 }
 
 /// Features we ask for when the adapter offers them.
@@ -336,6 +338,7 @@ impl GpuContext {
             lost,
             uncaptured,
             staging: Default::default(),
+            loop_cap: OnceLock::new(),
         };
         if let Some(note) = ctx.fallback_note() {
             static ONCE: std::sync::Once = std::sync::Once::new();
@@ -416,6 +419,43 @@ impl GpuContext {
     pub fn describe(&self) -> String {
         let s = self.summary();
         format!("{} ({}, {} {})", s.name, s.backend, s.driver, s.driver_info)
+    }
+
+    /// The driver's shader loop caps ([`super::loop_cap`]): measured by a probe the first time
+    /// they are asked for (a few milliseconds), then kept; a probe that fails (a lost device) is
+    /// an error of its own, tried again at the next call. The plan keeps every invocation's loops
+    /// under them. In a browser, where nothing may block, call [`GpuContext::loop_cap_async`]
+    /// first.
+    pub fn loop_cap(&self) -> Result<super::loop_cap::LoopCap> {
+        if let Some(cap) = self.loop_cap.get() {
+            return Ok(*cap);
+        }
+        let cap = self.probe_loops_blocking()?;
+        // Another thread may have measured it meanwhile: either answer is the driver's.
+        Ok(*self.loop_cap.get_or_init(|| cap))
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    fn probe_loops_blocking(&self) -> Result<super::loop_cap::LoopCap> {
+        pollster::block_on(super::loop_cap::probe(self))
+    }
+
+    /// In a browser nothing may block: the probe is awaited by [`GpuContext::loop_cap_async`].
+    #[cfg(target_arch = "wasm32")]
+    fn probe_loops_blocking(&self) -> Result<super::loop_cap::LoopCap> {
+        Err(Error::Invalid(
+            "the driver's loop cap is not measured yet: await GpuContext::loop_cap_async first"
+                .into(),
+        ))
+    }
+
+    /// [`GpuContext::loop_cap`], awaiting the probe instead of blocking on it.
+    pub async fn loop_cap_async(&self) -> Result<super::loop_cap::LoopCap> {
+        if let Some(cap) = self.loop_cap.get() {
+            return Ok(*cap);
+        }
+        let cap = super::loop_cap::probe(self).await?;
+        Ok(*self.loop_cap.get_or_init(|| cap))
     }
 
     /// Whether the device has `f`.

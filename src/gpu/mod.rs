@@ -7,6 +7,7 @@ pub mod compute;
 pub mod context;
 pub mod host;
 pub mod layout;
+pub mod loop_cap;
 pub mod pipeline;
 pub mod run;
 pub mod staging;

@@ -36,6 +36,14 @@ pub fn max_square(limits: &wgpu::Limits) -> usize {
     n
 }
 
+/// Loop iterations of one invocation of the m×k·k×n workgroup, for drivers that cap them
+/// ([`super::Loops`]): the loops staging A (⌈k/n⌉ iterations) and B (⌈k/m⌉), then the k-step
+/// inner product (k), each + 1.
+pub fn loop_iterations(m: usize, k: usize, n: usize) -> u64 {
+    let k = k as u64;
+    k + k.div_ceil(n.max(1) as u64) + k.div_ceil(m.max(1) as u64) + 3
+}
+
 /// The one-workgroup dispatch, or an error naming the limit and the sizes accepted.
 pub fn plan(limits: &wgpu::Limits, m: usize, k: usize, n: usize) -> Result<Plan> {
     let accepts = || {

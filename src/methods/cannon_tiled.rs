@@ -50,6 +50,13 @@ pub fn plan_tile(tile: u32, m: usize, k: usize, n: usize) -> Plan {
     ))
 }
 
+/// Loop iterations of one invocation at depth `k`, for drivers that cap them
+/// ([`super::Loops`]): one step of the block loop per T = 8 of k, and in each the T + 1 of the
+/// skewed inner product.
+pub fn loop_iterations(k: usize) -> u64 {
+    super::k_steps(k, TILE, 1 + (TILE as u64 + 1), 1)
+}
+
 /// The dispatch with O'Neil's tile.
 pub fn plan(m: usize, k: usize, n: usize) -> Plan {
     plan_tile(TILE, m, k, n)

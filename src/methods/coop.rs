@@ -431,6 +431,15 @@ pub fn supported(ctx: &GpuContext) -> Result<()> {
     Ok(())
 }
 
+/// Loop iterations of one invocation at depth `k`, for drivers that cap them
+/// ([`super::Loops`]), for the variant that loops most: the staged kernels' k loop, one step per
+/// 32 of k with 8 + 1 staging and 2 + 1 fragment iterations in it (13 per 32 of k; the
+/// unstaged kernels run 2 per 32, the 48-deep one 5 per 48), and 4 for the stores and the loops'
+/// ends.
+pub fn loop_iterations(k: usize) -> u64 {
+    super::k_steps(k, 32, 13, 4)
+}
+
 /// The one dispatch of `v` for an m×k·k×n product (over the padded sizes).
 pub fn plan(v: &Variant, m: usize, k: usize, n: usize) -> Plan {
     let (mp, kp, np) = padded(v, m, k, n);

@@ -572,6 +572,14 @@ pub fn multiply_variant(
     ran.into_output()
 }
 
+/// Loop iterations of one invocation at depth `k`, for drivers that cap them
+/// ([`super::Loops`]), for the variant that loops most: one step of the k-tile loop per BK of k
+/// (8 or 16), each with BK + 1 of the loop over the tile where it is not written out (10 per 8
+/// of k at most), and up to 16 for the stores and the loops' ends.
+pub fn loop_iterations(k: usize) -> u64 {
+    super::k_steps(k, 8, 10, 16)
+}
+
 /// Record `a · b` with the variant `RENDERMM_CS_FAST` names ([`Variant::for_product`] when
 /// unset), for the runner.
 pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix) -> Result<Work> {

@@ -36,6 +36,12 @@ pub fn plan(m: usize, _k: usize, n: usize) -> Plan {
     .note("one invocation per element of C, operands straight from global memory")
 }
 
+/// Loop iterations of one invocation at depth `k`, for drivers that cap them
+/// ([`super::Loops`]): the k loop, one iteration per k and one more that ends it.
+pub fn loop_iterations(k: usize) -> u64 {
+    k as u64 + 1
+}
+
 /// Multiply `a · b` with the naive kernel.
 pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix) -> Result<RunOutput> {
     compute::run(ctx, &plan(a.rows, a.cols, b.cols), a, b)

@@ -45,6 +45,13 @@ pub fn plan(tile: u32, m: usize, k: usize, n: usize) -> Plan {
     ))
 }
 
+/// Loop iterations of one invocation at depth `k` for tile edge `tile`, for drivers that cap
+/// them ([`super::Loops`]): one step of the k loop per `tile` of k, and in each step the inner
+/// product loop's `tile` + 1 (a compiler may unroll that loop, then a step costs one).
+pub fn loop_iterations(tile: u32, k: usize) -> u64 {
+    super::k_steps(k, tile, 1 + (tile as u64 + 1), 1)
+}
+
 /// Multiply `a · b` with TILE×TILE shared-memory tiles.
 pub fn multiply(ctx: &GpuContext, tile: u32, a: &Matrix, b: &Matrix) -> Result<RunOutput> {
     compute::run(ctx, &plan(tile, a.rows, a.cols, b.cols), a, b)

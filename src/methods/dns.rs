@@ -78,6 +78,21 @@ impl Layout {
     }
 }
 
+/// Loop iterations of one invocation of the dispatches [`plan_layout`] makes, for drivers that
+/// cap them ([`super::Loops`]): the block kernel's tree reduction (⌈log₂ BK⌉ steps + 1) or,
+/// where k is split into more than one block, the reduction pass's loop over the ⌈k/BK⌉ planes
+/// of partial sums (+ 1), whichever is longer (they are separate dispatches).
+pub fn loop_iterations(layout: Layout, k: usize) -> u64 {
+    let bk = layout.bk.max(1);
+    let tree = bk.next_power_of_two().trailing_zeros() as u64 + 1;
+    let planes = k.div_ceil(bk) as u64;
+    if planes > 1 {
+        tree.max(planes + 1)
+    } else {
+        tree
+    }
+}
+
 /// The dispatches for an m×k×n product cut into `layout` blocks: the DNS kernel, then, if the k
 /// axis is split, the reduction of the partial sums.
 pub fn plan_layout(method: &'static str, layout: Layout, m: usize, k: usize, n: usize) -> Plan {

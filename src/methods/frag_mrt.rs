@@ -944,6 +944,13 @@ pub fn shader_source(shape: &Shape) -> String {
     s
 }
 
+/// Loop iterations of one fragment of a pass over depth `k`, for drivers that cap them
+/// ([`super::Loops`]): the pass's k loop, one iteration per unrolled group of k steps (at least
+/// one step each) over k padded by at most 4, and one that ends it.
+pub fn loop_iterations(k: usize) -> u64 {
+    k as u64 + 5
+}
+
 /// Record `a · b` with the block shape `RENDERMM_FRAG_MRT` names (default [`Shape::DEFAULT`]).
 pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Params) -> Result<Work> {
     record_with(ctx, a, b, opts, Shape::from_env()?, Inputs::F32)

@@ -143,6 +143,13 @@ pub fn block_size(ctx: &GpuContext, block: Option<u32>) -> Result<u32> {
     Ok(b)
 }
 
+/// Loop iterations of one fragment of a pass over depth `k`, for drivers that cap them
+/// ([`super::Loops`]): the block loop (b + 1 iterations, b at most k) and the two 64-step
+/// divisions of the u8 widths' `pass_steps` (65 each).
+pub fn loop_iterations(k: usize) -> u64 {
+    k as u64 + 1 + 2 * 65
+}
+
 /// Record `a · b` in ⌈k/b⌉ blocked passes, at `opts.precision`, for the runner: the textures,
 /// the pipeline, the passes (one command buffer per pass when an observer will watch,
 /// `opts.observe`), the copies of copy mode, the readback and the rescale of

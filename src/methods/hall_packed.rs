@@ -222,6 +222,13 @@ pub fn upload_packed_as(
     Ok(t)
 }
 
+/// Loop iterations of one fragment of a pass over depth `k`, for drivers that cap them
+/// ([`super::Loops`]): the block loop over packed k (b + 1 iterations, b at most ⌈k/2⌉) and the
+/// two 64-step divisions of the u8 widths' `pass_steps` (65 each) for each of the 4 channels.
+pub fn loop_iterations(k: usize) -> u64 {
+    k.div_ceil(2) as u64 + 1 + 4 * 2 * 65
+}
+
 /// Record `a · b` in ⌈⌈k/2⌉/b⌉ channel-packed passes, at `opts.precision`, for the runner: as
 /// [`super::hall_blocked::record`], on packed textures, the observer (`opts.observe`) shown the
 /// packed running sum, the readback unpacked on the CPU.

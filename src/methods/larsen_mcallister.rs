@@ -38,6 +38,13 @@ const SHADER: &str = concat!(
     include_str!("../../shaders/u8_widths.wgsl")
 );
 
+/// Loop iterations of one fragment, for drivers that cap them ([`super::Loops`]): none grows
+/// with k (each k step is a quad of its own); the u8 widths' channel loop (4 + 1) and in each
+/// the two 64-step divisions of `pass_steps` (65 each).
+pub fn loop_iterations() -> u64 {
+    5 + 4 * 2 * 65
+}
+
 /// Record `a · b` by k additively blended slices, for the runner.
 pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Params) -> Result<Work> {
     record_channels(ctx, &[a], &[b], opts)

@@ -23,6 +23,7 @@ pub mod larsen_mcallister;
 pub mod resident;
 pub mod variants;
 
+pub use crate::gpu::loop_cap::Stage;
 pub use crate::gpu::run::{Observer, RunOutput, Timings, Work};
 pub use hall_blocked::Accumulate;
 
@@ -151,6 +152,65 @@ pub type RecordFn = fn(&GpuContext, &Matrix, &Matrix, &mut Params) -> Result<Wor
 /// The compute plan (kernels, grids) of an m×k·k×n product, run by [`crate::gpu::compute`].
 pub type PlanFn = fn(&wgpu::Limits, usize, usize, usize) -> Result<Plan>;
 
+/// The most loop iterations one shader invocation runs for an m×k·k×n product under `limits`.
+pub type LoopsFn = fn(&wgpu::Limits, usize, usize, usize) -> u64;
+
+/// A method's shader loops, for drivers that cap them: some end every loop of an invocation once
+/// its loops have run a fixed number of iterations together, silently (Mesa's lavapipe and
+/// llvmpipe: 65 535, measured by [`crate::gpu::loop_cap`]), so a k loop that runs longer leaves
+/// a short sum. The plan (`plan/tiled.rs`) splits k so that no invocation of the method runs
+/// more than the cap measured for its `stage`.
+///
+/// `iterations` counts every loop of an invocation together, each at its trip count as the
+/// method's WGSL writes it, plus one: gallivm takes one off its counter at the end of every pass
+/// through a loop, the last pass too, which finds the condition false. A compiler that unrolls
+/// a loop runs fewer, and the count holds whatever it unrolls. Iterations per step of k, from
+/// each method's `loop_iterations`:
+///
+/// | method | iterations |
+/// |---|---|
+/// | `cs-naive` | 1 per k, + 1 |
+/// | `cs-tiled-16`, `5kk73-1`, `-2`, `-3` | 18 per 16 of k, + 1 |
+/// | `cs-tiled-32` | 34 per 32 of k, + 1 |
+/// | `5kk73-4-outer-product` | 295 per 16 of k, + 35 |
+/// | `5kk73-5-unrolled`, `5kk73-6-prefetch` | 1 per 16 of k, + 1 |
+/// | `cannon` | k + ⌈k/m⌉ + ⌈k/n⌉ + 3 |
+/// | `cannon-tiled` | 10 per 8 of k, + 1 |
+/// | `dns`, `dns-tiled`, `dns-*-blocks` | 1 per block of k, + 1 (the reduction pass over the planes) |
+/// | `cs-fast` | 10 per 8 of k, + 16 |
+/// | `coop` | 13 per 32 of k, + 4 |
+/// | `lm` | 525, whatever k (each k step is a quad of its own) |
+/// | `hall-blocked` | k + 131 (a pass's block of b ≤ k) |
+/// | `hall-packed` | ⌈k/2⌉ + 521 |
+/// | `frag-mrt`, `frag-mrt-f16` | k + 5 |
+#[derive(Clone, Copy)]
+pub struct Loops {
+    /// The stage the loops run in (the compute and fragment caps are measured apart).
+    pub stage: Stage,
+    pub iterations: LoopsFn,
+}
+
+/// `fixed + ⌈k / k_per_step⌉ · per_step`: a loop that walks k in steps of `k_per_step`, each step
+/// costing `per_step` iterations (its own and those of the loops inside it), and `fixed`
+/// iterations of loops outside it.
+pub const fn k_steps(k: usize, k_per_step: u32, per_step: u64, fixed: u64) -> u64 {
+    fixed + (k as u64).div_ceil(k_per_step as u64) * per_step
+}
+
+const fn compute_loops(iterations: LoopsFn) -> Option<Loops> {
+    Some(Loops {
+        stage: Stage::Compute,
+        iterations,
+    })
+}
+
+const fn fragment_loops(iterations: LoopsFn) -> Option<Loops> {
+    Some(Loops {
+        stage: Stage::Fragment,
+        iterations,
+    })
+}
+
 /// How a method runs.
 #[derive(Clone, Copy)]
 pub enum Runs {
@@ -180,6 +240,8 @@ pub struct Info {
     pub file: &'static str,
     pub takes: Takes,
     pub runs: Runs,
+    /// Its shader loops, for drivers that cap them; `None` for the CPU methods.
+    pub loops: Option<Loops>,
 }
 
 const fn compute(
@@ -189,6 +251,7 @@ const fn compute(
     summary: &'static str,
     file: &'static str,
     plan: PlanFn,
+    loops: LoopsFn,
 ) -> Info {
     Info {
         method,
@@ -202,6 +265,7 @@ const fn compute(
             plan,
             fallback: None,
         },
+        loops: compute_loops(loops),
     }
 }
 
@@ -221,6 +285,7 @@ pub const TABLE: &[Info] = &[
             channels: true,
         },
         runs: Runs::Record(larsen_mcallister::record),
+        loops: fragment_loops(|_, _, _, _| larsen_mcallister::loop_iterations()),
     },
     Info {
         method: Method::HallBlocked,
@@ -236,6 +301,7 @@ pub const TABLE: &[Info] = &[
             channels: false,
         },
         runs: Runs::Record(hall_blocked::record),
+        loops: fragment_loops(|_, _, k, _| hall_blocked::loop_iterations(k)),
     },
     Info {
         method: Method::HallPacked,
@@ -251,6 +317,7 @@ pub const TABLE: &[Info] = &[
             channels: false,
         },
         runs: Runs::Record(hall_packed::record),
+        loops: fragment_loops(|_, _, k, _| hall_packed::loop_iterations(k)),
     },
     Info {
         method: Method::FragMrt,
@@ -266,6 +333,7 @@ pub const TABLE: &[Info] = &[
             channels: false,
         },
         runs: Runs::Record(frag_mrt::record),
+        loops: fragment_loops(|_, _, k, _| frag_mrt::loop_iterations(k)),
     },
     Info {
         method: Method::FragMrtF16,
@@ -281,6 +349,7 @@ pub const TABLE: &[Info] = &[
             channels: false,
         },
         runs: Runs::Record(frag_mrt::record_f16),
+        loops: fragment_loops(|_, _, k, _| frag_mrt::loop_iterations(k)),
     },
     compute(
         Method::CsNaive,
@@ -289,6 +358,7 @@ pub const TABLE: &[Info] = &[
         "one invocation per element of C, operands from global memory",
         "methods/cs_naive.rs",
         |_, m, k, n| Ok(cs_naive::plan(m, k, n)),
+        |_, _, k, _| cs_naive::loop_iterations(k),
     ),
     compute(
         Method::CsTiled16,
@@ -297,6 +367,7 @@ pub const TABLE: &[Info] = &[
         "16×16 shared-memory tiles, zero padding",
         "methods/cs_tiled.rs",
         |_, m, k, n| Ok(cs_tiled::plan(16, m, k, n)),
+        |_, _, k, _| cs_tiled::loop_iterations(16, k),
     ),
     compute(
         Method::CsTiled32,
@@ -305,6 +376,7 @@ pub const TABLE: &[Info] = &[
         "32×32 shared-memory tiles, zero padding",
         "methods/cs_tiled.rs",
         |_, m, k, n| Ok(cs_tiled::plan(32, m, k, n)),
+        |_, _, k, _| cs_tiled::loop_iterations(32, k),
     ),
     compute(
         Method::Kk73Uncoalesced,
@@ -313,6 +385,7 @@ pub const TABLE: &[Info] = &[
         "tiled, B loaded down columns (uncoalesced)",
         "methods/kk73/uncoalesced.rs",
         |_, m, k, n| Ok(kk73::uncoalesced::plan(m, k, n)),
+        |_, _, k, _| kk73::inner_product_loop_iterations(k),
     ),
     compute(
         Method::Kk73Coalesced,
@@ -321,6 +394,7 @@ pub const TABLE: &[Info] = &[
         "coalesced loads, transposed B tile (bank conflicts)",
         "methods/kk73/coalesced.rs",
         |_, m, k, n| Ok(kk73::coalesced::plan(m, k, n)),
+        |_, _, k, _| kk73::inner_product_loop_iterations(k),
     ),
     compute(
         Method::Kk73BankFree,
@@ -329,6 +403,7 @@ pub const TABLE: &[Info] = &[
         "coalesced, no bank conflicts",
         "methods/kk73/bank_free.rs",
         |_, m, k, n| Ok(kk73::bank_free::plan(m, k, n)),
+        |_, _, k, _| kk73::inner_product_loop_iterations(k),
     ),
     compute(
         Method::Kk73OuterProduct,
@@ -337,6 +412,7 @@ pub const TABLE: &[Info] = &[
         "outer product, A shared, B and C in registers",
         "methods/kk73/outer_product.rs",
         |_, m, k, n| Ok(kk73::outer_product::plan(m, k, n)),
+        |_, _, k, _| kk73::outer_product::loop_iterations(k),
     ),
     compute(
         Method::Kk73Unrolled,
@@ -345,6 +421,7 @@ pub const TABLE: &[Info] = &[
         "step 4 with every loop unrolled",
         "methods/kk73/unrolled.rs",
         |_, m, k, n| Ok(kk73::unrolled::plan(m, k, n)),
+        |_, _, k, _| kk73::written_out_loop_iterations(k),
     ),
     compute(
         Method::Kk73Prefetch,
@@ -353,6 +430,7 @@ pub const TABLE: &[Info] = &[
         "step 5 with double-buffered (prefetched) A tiles",
         "methods/kk73/prefetch.rs",
         |_, m, k, n| Ok(kk73::prefetch::plan(m, k, n)),
+        |_, _, k, _| kk73::written_out_loop_iterations(k),
     ),
     Info {
         runs: Runs::Compute {
@@ -366,6 +444,7 @@ pub const TABLE: &[Info] = &[
             "Cannon's algorithm in one workgroup, (i+j+p) mod n",
             "methods/cannon.rs",
             cannon::plan,
+            |_, m, k, n| cannon::loop_iterations(m, k, n),
         )
     },
     compute(
@@ -375,6 +454,7 @@ pub const TABLE: &[Info] = &[
         "Cannon's algorithm by 8×8 blocks, any size",
         "methods/cannon_tiled.rs",
         |_, m, k, n| Ok(cannon_tiled::plan(m, k, n)),
+        |_, _, k, _| cannon_tiled::loop_iterations(k),
     ),
     Info {
         runs: Runs::Compute {
@@ -388,6 +468,16 @@ pub const TABLE: &[Info] = &[
             "DNS, the m×k×n cube in one workgroup, tree reduction",
             "methods/dns.rs",
             dns::plan,
+            |_, m, k, n| {
+                dns::loop_iterations(
+                    dns::Layout {
+                        bi: m,
+                        bk: k,
+                        bj: n,
+                    },
+                    k,
+                )
+            },
         )
     },
     compute(
@@ -397,6 +487,7 @@ pub const TABLE: &[Info] = &[
         "DNS by 8×8×8 cube tiles and a reduction pass",
         "methods/dns_tiled.rs",
         |_, m, k, n| Ok(dns_tiled::plan(m, k, n)),
+        |_, m, k, n| dns::loop_iterations(dns_tiled::layout(m, k, n), k),
     ),
     compute(
         Method::DnsNBlocks,
@@ -405,6 +496,7 @@ pub const TABLE: &[Info] = &[
         "DNS, an n×1 grid of n×n workgroups (one per column of C)",
         "methods/dns_blocks.rs",
         |l, m, k, n| Ok(dns_blocks::plan(l, 1, m, k, n)),
+        |l, m, k, _| dns::loop_iterations(dns_blocks::layout(l, 1, m, k), k),
     ),
     compute(
         Method::Dns2nBlocks,
@@ -413,6 +505,7 @@ pub const TABLE: &[Info] = &[
         "DNS, a 2n×1 grid of ½n×n workgroups",
         "methods/dns_blocks.rs",
         |l, m, k, n| Ok(dns_blocks::plan(l, 2, m, k, n)),
+        |l, m, k, _| dns::loop_iterations(dns_blocks::layout(l, 2, m, k), k),
     ),
     compute(
         Method::Dns4nBlocks,
@@ -421,6 +514,7 @@ pub const TABLE: &[Info] = &[
         "DNS, a 4n×1 grid of ¼n×n workgroups",
         "methods/dns_blocks.rs",
         |l, m, k, n| Ok(dns_blocks::plan(l, 4, m, k, n)),
+        |l, m, k, _| dns::loop_iterations(dns_blocks::layout(l, 4, m, k), k),
     ),
     Info {
         method: Method::CsFast,
@@ -431,6 +525,7 @@ pub const TABLE: &[Info] = &[
         file: "methods/cs_fast.rs",
         takes: F32_ONLY,
         runs: Runs::Record(|ctx, a, b, _| cs_fast::record(ctx, a, b)),
+        loops: compute_loops(|_, _, k, _| cs_fast::loop_iterations(k)),
     },
     Info {
         method: Method::Coop,
@@ -441,6 +536,7 @@ pub const TABLE: &[Info] = &[
         file: "methods/coop.rs",
         takes: F32_ONLY,
         runs: Runs::Record(|ctx, a, b, _| coop::record(ctx, a, b)),
+        loops: compute_loops(|_, _, k, _| coop::loop_iterations(k)),
     },
     Info {
         method: Method::CpuNaive,
@@ -451,6 +547,7 @@ pub const TABLE: &[Info] = &[
         file: "cpu.rs",
         takes: F32_ONLY,
         runs: Runs::Cpu(crate::cpu::naive),
+        loops: None,
     },
     Info {
         method: Method::CpuFast,
@@ -461,6 +558,7 @@ pub const TABLE: &[Info] = &[
         file: "cpu.rs",
         takes: F32_ONLY,
         runs: Runs::Cpu(crate::cpu::fast),
+        loops: None,
     },
 ];
 
@@ -505,6 +603,11 @@ impl Method {
     /// Whether the method has u8 / f16 modes (the render-pass methods).
     pub fn takes_precision(self) -> bool {
         self.info().takes.precision
+    }
+
+    /// Its shader loops, for drivers that cap them ([`Loops`]); `None` for the CPU methods.
+    pub fn loops(self) -> Option<Loops> {
+        self.info().loops
     }
 
     /// The relative Frobenius error the method is held to in f32 against the f64 reference.
@@ -576,6 +679,30 @@ pub struct Params {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_gpu_method_says_how_its_loops_grow_with_k() {
+        let limits = wgpu::Limits::default();
+        for &m in Method::ALL {
+            let Some(loops) = m.loops() else {
+                assert!(!m.is_gpu(), "{m}: a GPU method without its loop count");
+                continue;
+            };
+            assert!(m.is_gpu(), "{m}: a CPU method has no shader loops");
+            // Never fewer iterations for a deeper product, and at least one per pass of a loop.
+            let mut last = 0;
+            for k in [1, 2, 7, 16, 17, 1000, 65_535, 65_536, 1 << 21] {
+                let it = (loops.iterations)(&limits, 3, k, 2);
+                assert!(it >= last && it >= 1, "{m} at k = {k}: {it} after {last}");
+                last = it;
+            }
+        }
+        // The counts the numbers follow from (lavapipe unrolls some of these loops).
+        assert_eq!(cs_naive::loop_iterations(65_535), 65_536);
+        assert_eq!(cs_tiled::loop_iterations(16, 16 * 65_535), 18 * 65_535 + 1);
+        assert_eq!(kk73::outer_product::loop_iterations(16), 295 + 35);
+        assert_eq!(k_steps(17, 16, 18, 1), 37);
+    }
 
     #[test]
     fn every_row_sits_at_its_variants_index_and_names_are_unique() {

@@ -123,8 +123,8 @@ pub fn multiply(
 }
 
 /// [`multiply`] for hosts where nothing may block (a browser): the same validation and
-/// methods, the device awaited. Products past one texture or the memory budget are refused
-/// rather than tiled.
+/// methods, the device awaited. Products past one texture, the memory budget or the driver's
+/// shader loop cap are refused rather than tiled.
 pub async fn multiply_async(
     ctx: &GpuContext,
     method: Method,
@@ -133,6 +133,10 @@ pub async fn multiply_async(
     opts: &mut Options<'_>,
 ) -> Result<RunOutput> {
     validate(method, a, b, opts)?;
+    if method.is_gpu() {
+        // The driver's loop cap, which the plan reads without blocking.
+        ctx.loop_cap_async().await?;
+    }
     if method.is_gpu() && tiled::plan(ctx, method, a.rows, a.cols, b.cols, opts)?.is_some() {
         return Err(Error::Unsupported {
             option: format!("a {}x{}x{} product", a.rows, a.cols, b.cols),

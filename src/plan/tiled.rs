@@ -45,6 +45,18 @@
 //! `frag-mrt`, whose quad sharing orders each pair of k steps by its tile's parity, so a block
 //! that starts on an odd tile rounds a few sums differently.
 //!
+//! **Loop caps.** Some drivers end every loop of a shader invocation after a fixed number of
+//! iterations, silently (Mesa's lavapipe and llvmpipe: 65 535 for all the loops of an invocation
+//! together), which would leave a long k loop's sum short. The context measures the cap
+//! ([`crate::gpu::loop_cap`]), each method's row says how many iterations its invocations run
+//! at a given k ([`crate::methods::Loops`]), and a product whose k would take any invocation
+//! past the cap less a sixteenth ([`LOOP_MARGIN`]) is a limit like a texture side: k is split
+//! into chunks that stay under it, summed as above ([`loop_fits`], [`max_loop_k`]). A driver
+//! that shows no cap is held to the iterations the probe saw run. The chunks' sums group k's
+//! products differently from one long loop; in f32 that is within the method's tolerance (the
+//! chunked sum is, if anything, the more accurate), and every answer is still exact for inputs
+//! whose sums are exact (`tests/long_k.rs`).
+//!
 //! The report's notes and its `tiling` field ([`Tiling`]) say why and how the product was tiled.
 //! With `--no-tile`, or when not even a 1×1×1 tile fits, the run is refused before the driver is
 //! asked for anything: over the budget with an [`Error::Budget`] naming the bytes and the
@@ -58,11 +70,14 @@ use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::gpu::buffer::{self, MatrixBuffer, check_storage_size};
 use crate::gpu::compute::{Operands, Prepared};
+use crate::gpu::loop_cap::StageLoops;
 use crate::gpu::run::ms;
 use crate::gpu::run::{Phase, Read, Work, run};
 use crate::gpu::texture::{MatrixTexture, TARGET_USAGE, padded_bytes_per_row, split_channels};
 use crate::matrix::Matrix;
-use crate::methods::{Accumulate, Method, RunOutput, Timings, hall_blocked, larsen_mcallister};
+use crate::methods::{
+    Accumulate, Loops, Method, RunOutput, Timings, hall_blocked, larsen_mcallister,
+};
 use crate::precision::{self, Precision};
 use serde::Serialize;
 
@@ -119,6 +134,9 @@ pub struct Tiling {
     pub untiled_bytes: u64,
     pub budget_bytes: u64,
     pub budget_source: String,
+    /// The iterations the driver lets the loops of one shader invocation run (measured), when
+    /// that is why k was split; `None` when it was not.
+    pub loop_cap: Option<u32>,
     #[serde(skip)]
     family: Family,
 }
@@ -403,9 +421,122 @@ fn family_footprint(
     f
 }
 
+/// The share of a measured loop cap kept in reserve (one part in this many): the probe counts a
+/// plain loop's iterations, and a driver may spend a few of an invocation's on loops of its own
+/// or count them its own way.
+pub const LOOP_MARGIN: u64 = 16;
+
+/// The method whose shaders run for `method` in family `fam` (a single-workgroup `cannon` or
+/// `dns` runs its tiled version).
+fn runs_as(fam: Family, method: Method) -> Method {
+    match fam {
+        Family::Compute(eff) => eff,
+        _ => method,
+    }
+}
+
+/// What the driver lets one invocation of `method`'s shaders run: the measured loop cap of the
+/// method's stage and the iterations the plan allows (the cap less [`LOOP_MARGIN`]); `None` for
+/// a method without shader loops (the CPU methods), whose stage the adapter lacks, or on a lost
+/// device.
+fn loop_budget(ctx: &GpuContext, method: Method) -> Result<Option<(Loops, StageLoops, u64)>> {
+    let Some(loops) = method.loops() else {
+        return Ok(None);
+    };
+    let cap = match ctx.loop_cap() {
+        Ok(cap) => cap,
+        // The device is gone: the method's own checks refuse the product or its first GPU call
+        // reports the loss, and no product can come back to be cut short.
+        Err(Error::DeviceLost(_)) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    // No compute shaders here: a compute method fails on its own, naming what is missing.
+    let Ok(measured) = cap.stage(loops.stage) else {
+        return Ok(None);
+    };
+    let cap = measured.iterations() as u64;
+    Ok(Some((loops, measured, cap - cap / LOOP_MARGIN)))
+}
+
+/// `Ok` if no shader invocation of `method` on an m×k·k×n product runs more loop iterations
+/// than the driver allows ([`loop_budget`]), else an [`Error::Limit`] naming the cap.
+pub fn loop_fits(ctx: &GpuContext, method: Method, m: usize, k: usize, n: usize) -> Result<()> {
+    let Some((loops, measured, budget)) = loop_budget(ctx, method)? else {
+        return Ok(());
+    };
+    let need = (loops.iterations)(&ctx.limits, m, k, n);
+    if need <= budget {
+        return Ok(());
+    }
+    let counted = if measured.shared() {
+        "the loops of an invocation after"
+    } else {
+        "any loop after"
+    };
+    Err(Error::Limit {
+        what: format!(
+            "{method}'s {} shader loop iterations per invocation at k = {k} (this driver stops {counted} {} iterations, measured by shaders/loop_cap.wgsl)",
+            loops.stage.name(),
+            measured.iterations()
+        ),
+        value: need,
+        limit: "shader loop cap less a 1/16 margin",
+        max: budget,
+    })
+}
+
+/// The largest k' ≤ `k` at which no invocation of `method` on an m×k'·k'×n product runs past
+/// the driver's loop cap (`k` itself where the method has no loops that grow with k); 1 when
+/// not even k' = 1 is under it (then [`loop_fits`] names the limit).
+pub fn max_loop_k(ctx: &GpuContext, method: Method, m: usize, n: usize, k: usize) -> Result<usize> {
+    let Some((loops, _, budget)) = loop_budget(ctx, method)? else {
+        return Ok(k);
+    };
+    let fits = |k: usize| (loops.iterations)(&ctx.limits, m, k, n) <= budget;
+    if fits(k) {
+        return Ok(k);
+    }
+    // The iterations grow with k: the largest k' that fits, by bisection.
+    let (mut lo, mut hi) = (1, k);
+    if !fits(lo) {
+        return Ok(1);
+    }
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if fits(mid) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Ok(lo)
+}
+
 /// `Ok` if a family's m×k·k×n multiply is within the adapter's limits (texture sides, buffer
-/// sizes, the compute plan's checks), else the limit it exceeds.
-fn fits(ctx: &GpuContext, fam: Family, opts: &Options, m: usize, k: usize, n: usize) -> Result<()> {
+/// sizes, the compute plan's checks, the driver's loop cap for `method`'s shaders), else the
+/// limit it exceeds.
+fn fits(
+    ctx: &GpuContext,
+    fam: Family,
+    method: Method,
+    opts: &Options,
+    m: usize,
+    k: usize,
+    n: usize,
+) -> Result<()> {
+    fits_sizes(ctx, fam, opts, m, k, n)?;
+    loop_fits(ctx, runs_as(fam, method), m, k, n)
+}
+
+/// [`fits`] without the loop cap: texture sides, buffer sizes, the compute plan's checks.
+fn fits_sizes(
+    ctx: &GpuContext,
+    fam: Family,
+    opts: &Options,
+    m: usize,
+    k: usize,
+    n: usize,
+) -> Result<()> {
     let l = &ctx.limits;
     let side = |what: &str, v: usize| ctx.check_texture_dim(what, v);
     let readback = |rows: usize, cols: usize, bpt: u32| {
@@ -525,7 +656,9 @@ pub fn plan(
     let fam = family(ctx, method, m, k, n);
     let budget = budget(ctx, &opts.tiling)?;
     let full = family_footprint(ctx, fam, opts, m, k, n, 1);
-    let limit = fits(ctx, fam, opts, m, k, n);
+    // The driver's loop cap is measured (a small GPU run, once per context) only where the
+    // sizes fit: a product over a limit is refused before anything touches the device.
+    let limit = fits(ctx, fam, method, opts, m, k, n);
     let over = full.total() > budget.bytes;
     if limit.is_ok() && !over {
         return Ok(None);
@@ -567,7 +700,7 @@ pub fn plan(
             reasons.join("; ")
         )));
     }
-    let tile = search(ctx, fam, opts, (m, k, n)).map_err(|e| match e {
+    let tile = search(ctx, fam, method, opts, (m, k, n)).map_err(|e| match e {
         Searched::Limit(e) => annotate(e, "tiling cannot help: even a 1x1x1 tile exceeds it"),
         Searched::NoTile(tile) => budget_error(
             &full,
@@ -611,9 +744,14 @@ pub fn plan(
         (_, Family::Compute(_)) => "gpu-add",
         (_, Family::Generic { .. }) => "host-f64",
     };
-    let ran_as = match fam {
-        Family::Compute(eff) => eff.name().to_string(),
-        _ => method.name().to_string(),
+    let ran_as = runs_as(fam, method).name().to_string();
+    // Whether the driver's loop cap is what split k: the whole of k would take an invocation
+    // past it.
+    let loop_cap = match loop_fits(ctx, runs_as(fam, method), m, k, n) {
+        Err(Error::Limit { .. }) => {
+            loop_budget(ctx, runs_as(fam, method))?.map(|(_, measured, _)| measured.iterations())
+        }
+        _ => None,
     };
     Ok(Some(Tiling {
         ran_as,
@@ -630,6 +768,7 @@ pub fn plan(
         untiled_bytes: full.total(),
         budget_bytes: budget.bytes,
         budget_source: budget.source.clone(),
+        loop_cap,
         family: fam,
     }))
 }
@@ -659,6 +798,7 @@ enum Searched {
 fn search(
     ctx: &GpuContext,
     fam: Family,
+    method: Method,
     opts: &Options,
     (m, k, n): (usize, usize, usize),
 ) -> std::result::Result<TileShape, Searched> {
@@ -670,16 +810,25 @@ fn search(
         } else {
             1
         };
+    // A limit that not even a 1×1×1 tile is under (a workgroup too large for the adapter): no
+    // tile helps, and the loop cap need not be measured.
+    if let Err(e) = fits_sizes(ctx, fam, opts, 1, 1, 1) {
+        return Err(Searched::Limit(e));
+    }
     let mut caps = match fam {
         Family::Compute(_) => [m, k, n],
         _ => [m.min(cap), k.min(cap), n.min(cap)],
     };
+    // k no deeper than the driver's loop cap lets the method's invocations run.
+    caps[1] = caps[1]
+        .min(max_loop_k(ctx, runs_as(fam, method), m, n, k).map_err(Searched::Limit)?)
+        .max(1);
     loop {
         let (tm, bm) = even(m, caps[0], um);
         let (tk, ck) = even(k, caps[1], uk);
         let (tn, bn) = even(n, caps[2], un);
         let bytes = family_footprint(ctx, fam, opts, tm, tk, tn, ck);
-        let fit = fits(ctx, fam, opts, tm, tk, tn);
+        let fit = fits(ctx, fam, method, opts, tm, tk, tn);
         let shape = TileShape {
             m: tm,
             k: tk,
@@ -859,6 +1008,12 @@ pub fn multiply_tiled(
         "gpu-add" => "tiled: each k chunk's product is added into the block's accumulator on the GPU (shaders/tile_accumulate.wgsl)".to_string(),
         _ => format!("tiled: {method} runs whole on each tile; the k chunks of a block are summed on the host in f64 and rounded once to f32"),
     });
+    if let Some(cap) = tiling.loop_cap {
+        notes.push(format!(
+            "tiled: k = {k} split into {} chunk(s) of at most {} because this driver stops a shader invocation's loops after {cap} iterations (measured by shaders/loop_cap.wgsl; see rendermm info): no invocation of {} runs past it",
+            tiling.chunks_k, tiling.tile_k, tiling.ran_as
+        ));
+    }
     if tiling.ran_as != method.name() {
         notes.push(format!(
             "single-workgroup {method} cannot take {m}x{k}x{n}; the tiles ran {}",
@@ -970,7 +1125,7 @@ fn lm_block(
 }
 
 /// One block of C by a compute method: each chunk through the compute harness, its C added into
-/// the first chunk's C on the GPU by `adder`.
+/// the block's accumulator on the GPU by `adder`.
 fn compute_block(
     ctx: &GpuContext,
     eff: Method,
@@ -983,38 +1138,88 @@ fn compute_block(
             "a tiled block needs at least one chunk of k".into(),
         ));
     }
+    /// The buffers and pipelines of one chunk depth: every chunk as deep as the one before
+    /// writes its A and B into the same buffers and runs the same pipelines (a k split for the
+    /// loop cap can take hundreds of chunks, and a pipeline build costs more than the chunk).
+    struct Ready {
+        k: usize,
+        plan: crate::gpu::compute::Plan,
+        ops: Operands,
+        prepared: Prepared,
+    }
     let mut notes = vec![];
     let mut passes = 0;
     // Each chunk a run of its own (only one chunk's operands on the GPU at a time, as the
-    // tiling's footprint counts), its C added into the first chunk's C on the GPU by `adder`;
-    // the last run reads the sum back.
-    let mut sum: Option<MatrixBuffer> = None;
+    // tiling's footprint counts), its C added into the block's accumulator on the GPU by
+    // `adder` (the first chunk's C copied there); the last run reads the sum back.
+    let mut ready: Option<Ready> = None;
+    let mut acc: Option<MatrixBuffer> = None;
     let mut t = Timings::default();
     let mut c = None;
+    let chunks = a.len();
     for (i, (x, y)) in a.iter().zip(b).enumerate() {
-        let plan = super::compute_plan(eff, &ctx.limits, x.rows, x.cols, y.cols)
-            .unwrap_or_else(|| Err(Error::Invalid(format!("{eff} is not a compute method"))))?;
-        let last = i + 1 == a.len();
+        let last = i + 1 == chunks;
         let ran = run(ctx, None, || {
-            let ops = Operands::upload(ctx, &plan, x, y)?;
-            let prepared = Prepared::new(ctx, &plan, &ops)?;
-            let mut work = Work::new(plan.dispatches());
-            work.push(prepared.encode(&ctx.device, plan.method)?, Phase::Compute);
-            let Operands { c: part, .. } = ops;
-            match (&sum, adder) {
-                (None, _) => sum = Some(part),
-                (Some(s), Some(add)) => work.push(add.encode(ctx, &part, s)?, Phase::Compute),
-                (Some(_), None) => {
-                    return Err(Error::Invalid(
-                        "a split k needs the accumulation pipeline".into(),
-                    ));
+            match &ready {
+                Some(r) if r.k == x.cols && (r.ops.a.rows, r.ops.b.cols) == (x.rows, y.cols) => {
+                    r.ops.a.write(ctx, &x.data)?;
+                    r.ops.b.write(ctx, &y.data)?;
+                    r.ops.poison(ctx)?;
+                }
+                _ => {
+                    let plan = super::compute_plan(eff, &ctx.limits, x.rows, x.cols, y.cols)
+                        .unwrap_or_else(|| {
+                            Err(Error::Invalid(format!("{eff} is not a compute method")))
+                        })?;
+                    let ops = Operands::upload(ctx, &plan, x, y)?;
+                    let prepared = Prepared::new(ctx, &plan, &ops)?;
+                    ready = Some(Ready {
+                        k: x.cols,
+                        plan,
+                        ops,
+                        prepared,
+                    });
                 }
             }
+            let r = ready.as_ref().expect("made above");
+            let mut work = Work::new(r.plan.dispatches());
+            work.push(
+                r.prepared.encode(&ctx.device, r.plan.method)?,
+                Phase::Compute,
+            );
+            let part = &r.ops.c;
+            let (rows, cols) = (part.rows, part.cols);
+            let sum = if chunks == 1 {
+                part
+            } else {
+                match (&acc, adder) {
+                    (None, _) => {
+                        let made = MatrixBuffer::new(ctx, "C block accumulator", rows, cols)?;
+                        let mut enc = ctx.device.create_command_encoder(&Default::default());
+                        enc.copy_buffer_to_buffer(
+                            &part.buffer,
+                            0,
+                            &made.buffer,
+                            0,
+                            buffer::matrix_bytes(rows, cols),
+                        );
+                        work.push(enc.finish(), Phase::Compute);
+                        acc.insert(made)
+                    }
+                    (Some(s), Some(add)) => {
+                        work.push(add.encode(ctx, part, s)?, Phase::Compute);
+                        s
+                    }
+                    (Some(_), None) => {
+                        return Err(Error::Invalid(
+                            "a split k needs the accumulation pipeline".into(),
+                        ));
+                    }
+                }
+            };
             if last {
-                let s = sum.as_ref().expect("the first chunk made the sum");
-                let (rows, cols) = (s.rows, s.cols);
                 work.read(Read::Buffer {
-                    buffer: s.buffer.clone(),
+                    buffer: sum.buffer.clone(),
                     len: (rows * cols * 4) as u64,
                 });
                 work.finish(move |mut bytes| {
@@ -1023,6 +1228,7 @@ fn compute_block(
             }
             Ok(work)
         })?;
+        let plan = &ready.as_ref().expect("made by the run").plan;
         passes += plan.dispatches() + usize::from(i > 0);
         add_timings(&mut t, &ran.timings);
         if notes.is_empty() {

@@ -25,6 +25,19 @@ pub mod unrolled;
 
 use crate::gpu::compute::{Kernel, Plan, groups_for};
 
+/// Loop iterations of one invocation of steps 1–3 at depth `k`, for drivers that cap them
+/// ([`crate::methods::Loops`]): one step of the tile loop per 16 of k, and in each the 16 + 1
+/// of the inner-product loop over the tile.
+pub fn inner_product_loop_iterations(k: usize) -> u64 {
+    crate::methods::k_steps(k, 16, 1 + 17, 1)
+}
+
+/// Steps 5 and 6 at depth `k`: the tile loop alone, one step per 16 of k (the loops inside it
+/// are written out).
+pub fn written_out_loop_iterations(k: usize) -> u64 {
+    crate::methods::k_steps(k, 16, 1, 1)
+}
+
 /// Steps 1–3: one invocation per element of C, 16×16 workgroups, a 16×16 tile of A and one of B
 /// in workgroup memory per k-step.
 fn inner_product_plan(

@@ -25,6 +25,20 @@ use crate::methods::RunOutput;
 
 const SHADER: &str = include_str!("../../../shaders/kk73_4_outer_product.wgsl");
 
+/// Loop iterations of one invocation at depth `k`, for drivers that cap them
+/// ([`crate::methods::Loops`]), every loop counted at its trip count + 1: per 16 of k one step
+/// of the tile loop, 4 + 1 of the staging loop, 16 + 1 of the loop over the tile's k and
+/// 16 × (16 + 1) of the register loop inside it (295); and 17 + 17 + 1 for zeroing and storing
+/// the accumulators and ending the tile loop.
+///
+/// Mesa's lavapipe unrolls the staging and register loops, so there a tile costs 18: the tile
+/// loop's step and the 17 of the loop over the tile's k. That is why its sums stopped at
+/// k = 58 255 before k was split: 3 640 tiles of 18 are 65 520 iterations, and the 3 641st tile
+/// ran 15 of its 16 k steps before the 65 535th.
+pub fn loop_iterations(k: usize) -> u64 {
+    crate::methods::k_steps(k, 16, 1 + 5 + 17 + 16 * 17, 17 + 17 + 1)
+}
+
 /// The one dispatch.
 pub fn plan(m: usize, _k: usize, n: usize) -> Plan {
     super::outer_product_plan(

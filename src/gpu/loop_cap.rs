@@ -1,0 +1,279 @@
+//! The driver's cap on shader loop iterations, measured.
+//!
+//! Some drivers end a shader's loops after a fixed number of iterations, silently: Mesa's
+//! gallivm, the JIT behind lavapipe (Vulkan) and llvmpipe (OpenGL), keeps one counter per shader
+//! invocation, starting at `LP_MAX_TGSI_LOOP_ITERATIONS` = 65 535, takes one off at every loop
+//! iteration of any loop, and leaves every loop once it reaches zero. A multiply whose k loop
+//! runs longer then returns a short sum as if nothing had happened — `cs-naive` stopped at
+//! k = 65 535, the tiled kernels at 16 × 65 535.
+//!
+//! Rather than guess the cap from a driver's name or version, [`probe`] measures it in both
+//! stages the methods loop in: `shaders/loop_cap.wgsl` (one compute invocation) and
+//! `shaders/loop_cap_fragment.wgsl` (one fragment) each run two loops in a row, each asked for
+//! [`ASKED`] iterations, and report how many each ran ([`StageLoops`]). The context runs the
+//! probe once, on first use, and keeps the answer ([`super::GpuContext::loop_cap`]). What a
+//! method's loops need at a given k is the method's fact (`methods::Loops`); the splitting of k
+//! so that no invocation runs past the cap is the plan's (`plan/tiled.rs`).
+//!
+//! A driver with no cap up to [`ASKED`] reports `ASKED` itself: the plan then keeps every
+//! invocation's loops within `ASKED` iterations, the most this probe has seen run, which costs a
+//! product nothing below k ≈ 4·10⁶ (cs-naive's loop, one iteration per k) and splits k above it.
+
+use super::context::GpuContext;
+use super::texture::MatrixTexture;
+use crate::error::{Error, Result};
+use serde::Serialize;
+
+const SHADER: &str = include_str!("../../shaders/loop_cap.wgsl");
+const FRAGMENT_SHADER: &str = include_str!("../../shaders/loop_cap_fragment.wgsl");
+
+/// Iterations each probe loop is asked for: past any cap worth knowing of (Mesa's is 65 535),
+/// and few enough that a GPU without a cap runs the two loops of one invocation in milliseconds.
+pub const ASKED: u32 = 1 << 22;
+
+/// The shader stage a method runs its loops in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Stage {
+    /// Compute shaders: the compute-era methods, cs-fast, coop.
+    Compute,
+    /// Fragment shaders: the render-pass methods (lm, hall-blocked, hall-packed, frag-mrt).
+    Fragment,
+}
+
+impl Stage {
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Compute => "compute",
+            Stage::Fragment => "fragment",
+        }
+    }
+}
+
+/// What the two probe loops of one invocation ran, each asked for [`ASKED`] iterations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct StageLoops {
+    /// Iterations the first loop ran: the cap, or [`ASKED`] where none showed.
+    pub first: u32,
+    /// Iterations the second loop ran after it: about `first` where the cap counts each loop on
+    /// its own, about none where it counts the invocation's loops together (gallivm).
+    pub second: u32,
+}
+
+impl StageLoops {
+    /// Whether a loop stopped short of what it was asked for.
+    pub fn capped(&self) -> bool {
+        self.first < ASKED || self.second < ASKED
+    }
+
+    /// Whether the cap counts every loop of an invocation together: the second loop stopped
+    /// well short of the first. The plan assumes this in any case (it is the stricter reading).
+    pub fn shared(&self) -> bool {
+        self.capped() && self.second < self.first / 2
+    }
+
+    /// The most loop iterations one invocation was seen to run: the first loop's count.
+    pub fn iterations(&self) -> u32 {
+        self.first
+    }
+
+    /// One line: `65535 iterations per invocation, every loop counted together` or
+    /// `none up to 4194304 iterations`.
+    pub fn describe(&self) -> String {
+        if !self.capped() {
+            return format!("none up to {ASKED} iterations per loop");
+        }
+        let how = if self.shared() {
+            "every loop of an invocation counted together"
+        } else {
+            "each loop counted on its own"
+        };
+        format!("{} iterations per invocation, {how}", self.first)
+    }
+}
+
+/// The driver's loop caps, as [`probe`] measured them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct LoopCap {
+    /// Iterations each probe loop was asked for ([`ASKED`]).
+    pub asked: u32,
+    /// Compute shaders; `None` where the adapter has none (WebGL2).
+    pub compute: Option<StageLoops>,
+    /// Fragment shaders.
+    pub fragment: StageLoops,
+}
+
+impl LoopCap {
+    /// What one stage's loops ran; an error for compute on an adapter without compute shaders
+    /// (no compute method runs there anyway).
+    pub fn stage(&self, stage: Stage) -> Result<StageLoops> {
+        match stage {
+            Stage::Compute => self.compute.ok_or_else(|| {
+                Error::Invalid(
+                    "this adapter has no compute shaders, so no loop cap for them".into(),
+                )
+            }),
+            Stage::Fragment => Ok(self.fragment),
+        }
+    }
+
+    /// `compute: …; fragment: …` for a report.
+    pub fn describe(&self) -> String {
+        let compute = self
+            .compute
+            .map_or("no compute shaders".to_string(), |s| s.describe());
+        format!("compute: {compute}; fragment: {}", self.fragment.describe())
+    }
+}
+
+/// The `Probe` uniform of both probe shaders.
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct Probe {
+    asked: u32,
+    pad: [u32; 3],
+}
+
+/// Measure the driver's loop caps on `ctx` (see the module notes). Use
+/// [`GpuContext::loop_cap`], which runs this once and keeps the answer.
+pub async fn probe(ctx: &GpuContext) -> Result<LoopCap> {
+    let uniform = super::buffer::uniform(
+        ctx,
+        "loop cap probe",
+        bytemuck::bytes_of(&Probe {
+            asked: ASKED,
+            pad: [0; 3],
+        }),
+    )?;
+    let compute = if ctx
+        .adapter
+        .get_downlevel_capabilities()
+        .flags
+        .contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
+    {
+        Some(probe_compute(ctx, &uniform).await?)
+    } else {
+        None
+    };
+    let fragment = probe_fragment(ctx, &uniform).await?;
+    Ok(LoopCap {
+        asked: ASKED,
+        compute,
+        fragment,
+    })
+}
+
+/// The two counts of an invocation's loops, as the shader wrote them.
+fn counts(words: &[u32], what: &str) -> Result<StageLoops> {
+    match words {
+        [first, second, ..] => Ok(StageLoops {
+            first: *first,
+            second: *second,
+        }),
+        _ => Err(Error::Readback(format!(
+            "the {what} loop-cap probe read back {} words, not 2",
+            words.len()
+        ))),
+    }
+}
+
+async fn probe_compute(ctx: &GpuContext, uniform: &wgpu::Buffer) -> Result<StageLoops> {
+    let module = ctx.shader("loop_cap.wgsl", SHADER)?;
+    let out = ctx.scoped("running the compute loop-cap probe", || {
+        let out = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("loop cap counts"),
+            size: 16,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let pipeline = ctx
+            .device
+            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some("loop_cap.wgsl"),
+                layout: None,
+                module: &module,
+                entry_point: Some("main"),
+                compilation_options: Default::default(),
+                cache: None,
+            });
+        let group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("loop cap probe"),
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: uniform.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: out.as_entire_binding(),
+                },
+            ],
+        });
+        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("loop cap probe"),
+                timestamp_writes: None,
+            });
+            pass.set_pipeline(&pipeline);
+            pass.set_bind_group(0, &group, &[]);
+            pass.dispatch_workgroups(1, 1, 1);
+        }
+        ctx.queue.submit([enc.finish()]);
+        Ok(out)
+    })?;
+    let bytes = super::run::read_buffer_bytes(ctx, &out, 8).await?;
+    let words: Vec<u32> = bytes.into_f32s().iter().map(|f| f.to_bits()).collect();
+    counts(&words, "compute")
+}
+
+async fn probe_fragment(ctx: &GpuContext, uniform: &wgpu::Buffer) -> Result<StageLoops> {
+    let format = wgpu::TextureFormat::Rgba32Uint;
+    let target = MatrixTexture::new(
+        ctx,
+        "loop cap probe target",
+        1,
+        1,
+        format,
+        wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+    )?;
+    let module = ctx.shader("loop_cap_fragment.wgsl", FRAGMENT_SHADER)?;
+    ctx.scoped("running the fragment loop-cap probe", || {
+        let pipeline = super::pipeline::fullscreen(
+            &ctx.device,
+            "loop_cap_fragment.wgsl",
+            None,
+            &module,
+            "vs_main",
+            wgpu::PrimitiveTopology::TriangleList,
+            "fs_main",
+            &[Some(wgpu::ColorTargetState {
+                format,
+                blend: None,
+                write_mask: wgpu::ColorWrites::ALL,
+            })],
+        );
+        let group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("loop cap probe"),
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: uniform.as_entire_binding(),
+            }],
+        });
+        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        {
+            let mut pass =
+                super::pipeline::color_pass(&mut enc, "loop cap probe", &[&target.view], true);
+            pass.set_pipeline(&pipeline);
+            pass.set_bind_group(0, &group, &[]);
+            pass.draw(0..3, 0..1);
+        }
+        ctx.queue.submit([enc.finish()]);
+        Ok(())
+    })?;
+    let bytes = super::run::read_texture_bytes(ctx, &target).await?;
+    let words: Vec<u32> = bytes.into_f32s().iter().map(|f| f.to_bits()).collect();
+    counts(&words, "fragment")
+}
