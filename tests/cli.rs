@@ -1,6 +1,8 @@
 //! The `rendermm` binary end to end: the acceptance commands of the engine issue, numpy-written
 //! files, and every bad-input case (one-line error, non-zero exit, no panic, no partial file).
 
+mod common;
+use common::assert_clean_error;
 use rendermm::check::compare;
 use rendermm::io::read_matrix;
 use std::path::{Path, PathBuf};
@@ -39,23 +41,6 @@ fn json(out: &Output) -> serde_json::Value {
         .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
 }
 
-/// A bad input must end in a one-line `error:` message containing `needle`, a non-zero exit and
-/// no panic.
-fn assert_clean_error(out: &Output, needle: &str) {
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        !out.status.success(),
-        "expected failure, got success; stderr: {stderr}"
-    );
-    assert!(!stderr.contains("panicked"), "panic: {stderr}");
-    let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error")).collect();
-    assert_eq!(lines.len(), 1, "expected one error line: {stderr}");
-    assert!(
-        lines[0].to_lowercase().contains(&needle.to_lowercase()),
-        "error line {:?} does not mention {needle:?}",
-        lines[0]
-    );
-}
 
 #[test]
 fn multiply_lm_random_65x100x37_reports_100_passes_and_small_rel_err() {

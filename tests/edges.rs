@@ -3,6 +3,8 @@
 //! u64, the flag a bad shape came from, a tour where nothing ran, and a failed replot that
 //! leaves no folder behind. Each drives the real binary and checks for one clear line.
 
+mod common;
+use common::assert_clean_error;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -35,23 +37,6 @@ fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// A bad input ends in one `error:` line containing `needle`, a non-zero exit and no panic.
-fn assert_clean_error(out: &Output, needle: &str) -> String {
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        !out.status.success(),
-        "expected failure, got success; stderr: {stderr}"
-    );
-    assert!(!stderr.contains("panicked"), "panic: {stderr}");
-    let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error")).collect();
-    assert_eq!(lines.len(), 1, "expected one error line: {stderr}");
-    assert!(
-        lines[0].to_lowercase().contains(&needle.to_lowercase()),
-        "error line {:?} does not mention {needle:?}",
-        lines[0]
-    );
-    lines[0].to_string()
-}
 
 // ---- The model's counts: exact u128, or refused; never wrapped ----
 

@@ -7,6 +7,8 @@
 
 #![cfg(target_os = "linux")]
 
+mod common;
+use common::assert_clean_error;
 use std::fs;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -65,22 +67,6 @@ fn assert_ok(out: &Output, what: &str) {
     assert!(out.status.success(), "{what} failed: {}", stderr(out));
 }
 
-/// One `error:` line containing `needle`, a non-zero exit and no panic.
-fn assert_clean_error(out: &Output, needle: &str) {
-    let err = stderr(out);
-    assert!(
-        !out.status.success(),
-        "expected failure, got success; stderr: {err}"
-    );
-    assert!(!err.contains("panicked"), "panic: {err}");
-    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("error")).collect();
-    assert_eq!(lines.len(), 1, "expected one error line: {err}");
-    assert!(
-        lines[0].to_lowercase().contains(&needle.to_lowercase()),
-        "error line {:?} does not mention {needle:?}",
-        lines[0]
-    );
-}
 
 fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions.

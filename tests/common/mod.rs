@@ -36,3 +36,22 @@ pub fn rendermm(args: &[&str]) -> std::process::Output {
         .output()
         .expect("run rendermm")
 }
+
+/// A bad input must end in one `error:` line containing `needle` (any case), a non-zero exit and
+/// no panic; the line is returned for further checks.
+pub fn assert_clean_error(out: &std::process::Output, needle: &str) -> String {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success(),
+        "expected failure, got success; stderr: {stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "panic: {stderr}");
+    let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error")).collect();
+    assert_eq!(lines.len(), 1, "expected one error line: {stderr}");
+    assert!(
+        lines[0].to_lowercase().contains(&needle.to_lowercase()),
+        "error line {:?} does not mention {needle:?}",
+        lines[0]
+    );
+    lines[0].to_string()
+}
