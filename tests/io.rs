@@ -1,6 +1,8 @@
 //! Matrix file reading and writing: round trips, hand-written files, malformed input (which must
 //! give an error, never a panic) and atomic writes.
 
+mod common;
+use common::npy_with_header;
 use rand::{Rng, SeedableRng, rngs::StdRng};
 use rendermm::io::{read_batch, read_matrix, write_atomic, write_matrix};
 use rendermm::{Error, Matrix};
@@ -111,18 +113,6 @@ fn npy_bytes(descr: &str, fortran: bool, shape: &str, data: &[u8]) -> Vec<u8> {
     npy_with_header(&dict, data)
 }
 
-fn npy_with_header(dict: &str, data: &[u8]) -> Vec<u8> {
-    let mut text = dict.as_bytes().to_vec();
-    while !(10 + text.len() + 1).is_multiple_of(64) {
-        text.push(b' ');
-    }
-    text.push(b'\n');
-    let mut out = b"\x93NUMPY\x01\x00".to_vec();
-    out.extend_from_slice(&(text.len() as u16).to_le_bytes());
-    out.extend_from_slice(&text);
-    out.extend_from_slice(data);
-    out
-}
 
 fn io_err(e: std::io::Error) -> Error {
     Error::Invalid(e.to_string())

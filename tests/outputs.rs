@@ -639,18 +639,8 @@ fn figure_out_names_the_file_written_or_says_why_not() {
 /// A float64 .npy file (format 1.0) of shape (rows, cols).
 fn npy_f64(path: &Path, rows: usize, cols: usize, vals: &[f64]) {
     let dict = format!("{{'descr': '<f8', 'fortran_order': False, 'shape': ({rows}, {cols}), }}");
-    let mut text = dict.into_bytes();
-    while !(10 + text.len() + 1).is_multiple_of(64) {
-        text.push(b' ');
-    }
-    text.push(b'\n');
-    let mut out = b"\x93NUMPY\x01\x00".to_vec();
-    out.extend_from_slice(&(text.len() as u16).to_le_bytes());
-    out.extend_from_slice(&text);
-    for v in vals {
-        out.extend_from_slice(&v.to_le_bytes());
-    }
-    fs::write(path, out).unwrap();
+    let data: Vec<u8> = vals.iter().flat_map(|v| v.to_le_bytes()).collect();
+    fs::write(path, common::npy_with_header(&dict, &data)).unwrap();
 }
 
 #[test]

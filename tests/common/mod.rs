@@ -55,3 +55,17 @@ pub fn assert_clean_error(out: &std::process::Output, needle: &str) -> String {
     );
     lines[0].to_string()
 }
+
+/// A .npy file (format 1.0) of `dict` as its header, padded as numpy pads it, then `data`.
+pub fn npy_with_header(dict: &str, data: &[u8]) -> Vec<u8> {
+    let mut text = dict.as_bytes().to_vec();
+    while !(10 + text.len() + 1).is_multiple_of(64) {
+        text.push(b' ');
+    }
+    text.push(b'\n');
+    let mut out = b"\x93NUMPY\x01\x00".to_vec();
+    out.extend_from_slice(&(text.len() as u16).to_le_bytes());
+    out.extend_from_slice(&text);
+    out.extend_from_slice(data);
+    out
+}
