@@ -3,7 +3,7 @@
 # of C must be exactly k) at k = 65 537, 1 048 577 and 4 194 305, and the table says what each
 # gave, the loop cap the plan held it to (none where the driver cut no loop short) and into how
 # many chunks k was split. Needs python3 with numpy.
-#   bench/long-k.sh [path/to/rendermm] [output.txt]
+#   bench/long-k.sh [path/to/rendermm] [output.txt]     (KS="65537 1048577" for fewer depths)
 set -u
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"   # lavapipe prints a harmless error without it
 R=${1:-target/release/rendermm}
