@@ -10,7 +10,7 @@
 //! 3. [`gpu`] — the harness: context, textures, buffers, pipeline helpers, timer, runner;
 //! 4. [`methods`] — one file per method and the table of methods;
 //! 5. [`plan`] — the entry point: validation, limits, tiling, dispatch;
-//! 6. [`bench`], [`model`], [`report`], [`reach`], [`demo`] — what is built on products;
+//! 6. [`bench`](mod@bench), [`model`], [`report`], [`reach`], [`demo`] — what is built on products;
 //! 7. the command line (`src/main.rs`, `src/cli/`), in the binary.
 
 pub mod check;

@@ -24,7 +24,7 @@
 //!   otherwise a wait before and after each copy; [`crate::gpu::run::copy_clock`]) and reports
 //!   as `copy_ms`, so their cost can be set against ping-pong.
 //!
-//! The method only records: [`Engine::record`] puts the passes (and copies) into a
+//! The method only records: `Engine::record` puts the passes (and copies) into a
 //! [`Work`] as command buffers, with the texture holding the running sum shown to the observer
 //! after each pass, and [`crate::gpu::run::run`] submits them, times the phases and reads the
 //! product back. `upload_ms` covers the input textures, the accumulation textures and the

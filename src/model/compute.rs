@@ -116,8 +116,8 @@ const MAX_RUNNABLE_SIDE: usize = u32::MAX as usize;
 /// any one device).
 const MAX_RUNNABLE_ELEMENTS: u128 = 1 << 36;
 
-/// Whether a device could hold the product at all: every side within [`MAX_RUNNABLE_SIDE`] and
-/// each of A, B and C within [`MAX_RUNNABLE_ELEMENTS`]. Only then does the model ask the
+/// Whether a device could hold the product at all: every side within `MAX_RUNNABLE_SIDE` (2³² − 1) and
+/// each of A, B and C within `MAX_RUNNABLE_ELEMENTS`. Only then does the model ask the
 /// method's plan for its geometry: the plans count in usize and u32, for sizes a run can have.
 pub fn runnable(m: usize, k: usize, n: usize) -> bool {
     let within = |x: usize, y: usize| (x as u128) * (y as u128) <= MAX_RUNNABLE_ELEMENTS;

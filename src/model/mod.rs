@@ -35,7 +35,7 @@
 //! bytes (0.19 bytes per flop). See `docs/frag-mrt.md`.
 //!
 //! The compute-shader methods have their own model — global-memory words and the
-//! computation-to-memory ratio — in [`crate::model::compute`]; [`compute`] is its entry point.
+//! computation-to-memory ratio — in [`crate::model::compute`](mod@crate::model::compute); [`compute`](fn@compute) is its entry point.
 
 pub mod compute;
 pub mod count;
@@ -253,5 +253,5 @@ pub fn for_run(method: Method, m: usize, k: usize, n: usize, passes: usize) -> O
 }
 
 /// The compute era's model of `method` (global-memory words moved, flop per byte) on m×k·k×n;
-/// `None` unless `method` is a compute-shader method. See [`crate::model::compute`].
+/// `None` unless `method` is a compute-shader method. See [`crate::model::compute`](mod@crate::model::compute).
 pub use crate::model::compute::{ComputeModel, model as compute};

@@ -459,7 +459,7 @@ fn loop_budget(ctx: &GpuContext, method: Method) -> Result<Option<(Loops, StageL
 }
 
 /// `Ok` if no shader invocation of `method` on an m×k·k×n product runs more loop iterations
-/// than the driver allows ([`loop_budget`]), else an [`Error::Limit`] naming the cap.
+/// than the driver allows (the cap less its margin), else an [`Error::Limit`] naming the cap.
 pub fn loop_fits(ctx: &GpuContext, method: Method, m: usize, k: usize, n: usize) -> Result<()> {
     let Some((loops, measured, budget)) = loop_budget(ctx, method)? else {
         return Ok(());

@@ -67,7 +67,7 @@ pub struct Report {
     pub model_instructions: Option<u128>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model_ginst_per_s: Option<f64>,
-    /// The compute era's model of this run ([`crate::model::compute`]): bytes of global-memory
+    /// The compute era's model of this run ([`crate::model::compute`](mod@crate::model::compute)): bytes of global-memory
     /// traffic, the computation-to-memory ratio (5kk73) / arithmetic intensity (HIP blog), and the
     /// global bandwidth the run achieved if the model holds.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -93,7 +93,7 @@ pub struct Report {
     pub checks: Vec<Verdict>,
     pub notes: Vec<String>,
     /// How the product was tiled, if it was ([`crate::plan::tiled`]); the caller sets it from
-    /// [`Options::tiled`].
+    /// [`crate::plan::Options::tiled`].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tiling: Option<crate::plan::tiled::Tiling>,
 }

@@ -90,7 +90,7 @@ pub fn centre(img: &mut RgbImage, x: f32, y: f32, text: &str, px: f32, colour: R
     draw(img, x, y, text, px, colour, Align::Centre);
 }
 
-/// Draw lines of text from (`x`, `y`) down, one [`line`] apart; returns the y below the last.
+/// Draw lines of text from (`x`, `y`) down, one [`line`](fn@line) apart; returns the y below the last.
 pub fn lines(img: &mut RgbImage, x: f32, y: f32, text: &[&str], px: f32, colour: Rgb<u8>) -> f32 {
     let mut y = y;
     for t in text {
