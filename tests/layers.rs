@@ -260,6 +260,11 @@ fn cs_fast_knob_reaches_the_run_and_the_report_names_and_models_that_variant() {
             "{env:?}"
         );
     }
+    // The text report says the same.
+    let text = rendermm_with(&[("RENDERMM_CS_FAST", named.name)], &args[..args.len() - 1]);
+    let stdout = String::from_utf8_lossy(&text.stdout);
+    let want = format!("ran       cs-fast variant {}; f32 inputs, f32 sums", named.name);
+    assert!(stdout.lines().any(|l| l == want), "{stdout}");
     let out = rendermm_with(&[("RENDERMM_CS_FAST", "no-such-variant")], &args);
     let line = common::assert_clean_error(
         &out,
