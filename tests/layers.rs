@@ -263,7 +263,10 @@ fn cs_fast_knob_reaches_the_run_and_the_report_names_and_models_that_variant() {
     // The text report says the same.
     let text = rendermm_with(&[("RENDERMM_CS_FAST", named.name)], &args[..args.len() - 1]);
     let stdout = String::from_utf8_lossy(&text.stdout);
-    let want = format!("ran       cs-fast variant {}; f32 inputs, f32 sums", named.name);
+    let want = format!(
+        "ran       cs-fast variant {}; f32 inputs, f32 sums",
+        named.name
+    );
     assert!(stdout.lines().any(|l| l == want), "{stdout}");
     let out = rendermm_with(&[("RENDERMM_CS_FAST", "no-such-variant")], &args);
     let line = common::assert_clean_error(
@@ -352,4 +355,31 @@ fn mem_budget_knob_sets_the_budget_unless_the_flag_does() {
     let out = rendermm_with(&[("RENDERMM_MEM_BUDGET", "lots")], &args);
     common::assert_clean_error(&out, "memory size 'lots'");
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// The tour's row of a method that handed the product on names the kernel that ran.
+#[test]
+fn tour_row_names_the_kernel_that_ran() {
+    let dir = std::env::temp_dir().join(format!("rendermm-layers-tour-{}", std::process::id()));
+    let out = rendermm_with(
+        &[],
+        &[
+            "tour",
+            "--method",
+            "cannon",
+            "--size",
+            "100x100x100",
+            "--out",
+            dir.to_str().unwrap(),
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    let row = stdout
+        .lines()
+        .find(|l| l.starts_with("cannon"))
+        .unwrap_or_else(|| panic!("no cannon row: {stdout}"));
+    assert!(row.starts_with("cannon (ran cannon-tiled)"), "{row}");
+    assert!(row.contains(" ok "), "{row}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
