@@ -32,6 +32,8 @@ fn sweep_checks_every_row_and_writes_plots() {
         repeats: 2,
         max_run_s: 5.0,
         seed: 3,
+        kernels: Default::default(),
+        tiling: Default::default(),
     };
     let mut ticks = 0;
     let s = sweep::run(ctx(), &opts, None, |_| ticks += 1).unwrap();
@@ -400,7 +402,7 @@ fn soak_fails_a_method_whose_later_rounds_slow_down() {
         }
         Ok(t)
     };
-    let s = soak::soak_with(ctx, &methods, 3, 64, 1, &mut runner).unwrap();
+    let s = soak::soak_with(ctx, &methods, (3, 64, 1), &mut runner, &|| None).unwrap();
     let failures = s.failures();
     assert!(
         failures
@@ -445,4 +447,60 @@ fn readme_soak_of_steady_methods_passes() {
             "{r}"
         );
     }
+}
+
+/// Each row names the kernel that ran and the formats it computed in: `cannon` at a size past
+/// its single workgroup ran `cannon-tiled` and says so; frag-mrt-f16 read f16 inputs into f32
+/// sums; cs-fast names its variant. The table, the JSON and the CSV carry it.
+#[test]
+fn sweep_rows_name_the_kernel_that_ran_and_its_number_formats() {
+    let _timed = timed();
+    let opts = SweepOptions {
+        methods: vec![Method::Cannon, Method::FragMrtF16, Method::CsFast],
+        sizes: vec![100],
+        precisions: vec![Precision::F32],
+        warmup: 1,
+        repeats: 1,
+        max_run_s: 5.0,
+        seed: 3,
+        kernels: Default::default(),
+        tiling: Default::default(),
+    };
+    let s = sweep::run(ctx(), &opts, None, |_| {}).unwrap();
+    let row = |m: Method| s.rows.iter().find(|r| r.method == m.name()).unwrap();
+    let (cannon, f16, fast) = (
+        row(Method::Cannon),
+        row(Method::FragMrtF16),
+        row(Method::CsFast),
+    );
+    for r in [cannon, f16, fast] {
+        assert!(r.skipped.is_none() && r.passed, "{r:?}");
+    }
+    assert_eq!(cannon.ran.as_deref(), Some("cannon-tiled"));
+    assert_eq!(cannon.what_ran(), "cannon (ran cannon-tiled)");
+    assert_eq!(
+        (f16.inputs.as_deref(), f16.sums.as_deref()),
+        (Some("f16"), Some("f32"))
+    );
+    assert_eq!(f16.formats(), "f16/f32");
+    assert_eq!(
+        (fast.inputs.as_deref(), fast.sums.as_deref()),
+        (Some("f32"), Some("f32"))
+    );
+    let variant = rendermm::methods::cs_fast::Variant::for_product(100, 100).name;
+    assert_eq!(fast.variant.as_deref(), Some(variant));
+    let table = sweep::table(&s);
+    assert!(table.contains("cannon (ran cannon-tiled)"), "{table}");
+    assert!(table.contains("f16/f32"), "{table}");
+    let csv = sweep::csv(&s);
+    assert!(
+        csv.lines()
+            .next()
+            .unwrap()
+            .ends_with(",ran,variant,inputs,sums"),
+        "{csv}"
+    );
+    let json = serde_json::to_value(&s).unwrap();
+    let rows = json["rows"].as_array().unwrap();
+    assert!(rows.iter().any(|r| r["ran"] == "cannon-tiled"), "{json}");
 }

@@ -613,3 +613,48 @@ fn a_span_counts_its_work_and_on_a_gpu_not_the_host_between_submissions() {
         );
     }
 }
+
+/// The report models the kernel the run recorded, not one guessed again from defaults: a coop
+/// run that ran the staged 128x256-smem48 variant is reported and modelled as that variant,
+/// with f16 inputs and f32 sums.
+#[test]
+fn the_report_models_the_variant_the_run_recorded() {
+    use rendermm::methods::{Kernels, RanKernel, RunOutput, coop};
+    use rendermm::precision::Precision;
+    let (m, k, n) = (1024, 1024, 1024);
+    let (a, b) = (Matrix::zeros(m, k), Matrix::zeros(k, n));
+    let staged = coop::Variant::parse("128x256-smem48").unwrap();
+    assert_ne!(staged, coop::Variant::default_variant());
+    let limits = model_compute::typical_limits();
+    let model = |v: coop::Variant| {
+        let kernels = Kernels {
+            coop: Some(v),
+            ..Default::default()
+        };
+        model_compute::model_of(Method::Coop, (m, k, n), &limits, &kernels).unwrap()
+    };
+    let (ran, default) = (model(staged), model(coop::Variant::default_variant()));
+    assert_ne!(
+        ran.global_bytes, default.global_bytes,
+        "the variants' models must differ"
+    );
+    assert_eq!(ran.variant.as_deref(), Some(staged.name));
+    let out = RunOutput {
+        c: Matrix::zeros(m, n),
+        passes: 1,
+        timings: Default::default(),
+        notes: vec![],
+        kernel: RanKernel {
+            method: Method::Coop.name().into(),
+            variant: Some(staged.name.into()),
+            inputs: Precision::F16,
+            sums: Precision::F32,
+        },
+    };
+    let r =
+        rendermm::report::Report::of_run(None, Method::Coop, Precision::F32, &a, &b, &out, None);
+    assert_eq!(r.variant.as_deref(), Some(staged.name));
+    assert_eq!((r.inputs.as_str(), r.sums.as_str()), ("f16", "f32"));
+    assert_eq!(r.ran, None);
+    assert_eq!(r.model_global_bytes, Some(ran.global_bytes));
+}

@@ -10,7 +10,7 @@ use common::{SHAPES, ctx};
 use rendermm::check::assert_close;
 use rendermm::cpu::reference_f64;
 use rendermm::methods::frag_mrt::{self, Inputs, Layout, Shape, Source};
-use rendermm::methods::{Accumulate, Method, Observer, Params};
+use rendermm::methods::{Accumulate, Kernels, Method, Observer, Params};
 use rendermm::plan::{self, Options};
 use rendermm::{Error, Matrix};
 
@@ -227,9 +227,9 @@ fn prefetch_matches_f64_reference_in_one_pass_and_in_blocks_of_k() {
             run(s, d, block, acc, 1500 + 10 * i as u64);
         }
     }
-    let parsed = Shape::parse("8x4,unroll=2,pf=1").unwrap();
+    let parsed = Shape::parse("4x4,unroll=8,pf=1").unwrap();
     assert!(parsed.prefetch);
-    assert_eq!(parsed.name(), "8x4,unroll=2,share=1,pf=1");
+    assert_eq!(parsed.name(), "4x4,unroll=8,share=1,pf=1");
     assert_eq!(Shape::parse(&parsed.name()).unwrap(), parsed);
     let e = Shape::parse("4x8,pf=2").unwrap_err().to_string();
     assert!(e.contains("pf = '2': give 0 or 1"), "{e}");
@@ -366,25 +366,43 @@ fn copy_mode_and_observers_are_refused_with_a_reason() {
 #[test]
 fn the_model_counts_under_a_quarter_of_hall_packed_bytes_per_flop() {
     let n = 1024;
-    let fm = rendermm::model::for_run(Method::FragMrt, n, n, n, 1).unwrap();
     let hp = rendermm::model::model(Method::HallPacked, n, n, n, 32).unwrap();
-    assert_eq!(fm.passes, 1);
     let flops = 2.0 * (n as f64).powi(3);
-    let shape = Shape::from_env().unwrap();
-    // 4n³(R+C)/(RCs) lookups + 4n² written.
-    let lookups = 4.0 * (n as f64).powi(3) * (shape.rows + shape.cols) as f64
-        / (shape.rows * shape.cols * shape.step()) as f64;
-    assert_eq!(fm.total_bytes as f64, lookups + 4.0 * (n * n) as f64);
-    assert!(fm.total_bytes < hp.total_bytes / 2);
-    if shape == Shape::DEFAULT {
-        // 0.375 bytes per flop against Hall's 2.06.
-        assert!(
-            fm.total_bytes as f64 / flops < 0.38,
-            "{}",
-            fm.total_bytes as f64 / flops
+    // The default shape (what `for_run` models) and a shape a request names, which the model
+    // must count instead.
+    let named = Shape::parse("4x4,unroll=8").unwrap();
+    assert_ne!(named, Shape::DEFAULT);
+    let mut totals = vec![];
+    for shape in [Shape::DEFAULT, named] {
+        let kernels = Kernels {
+            frag_mrt: Some(shape),
+            ..Default::default()
+        };
+        let fm = rendermm::model::for_run_with(Method::FragMrt, (n, n, n), 1, &kernels).unwrap();
+        assert_eq!(fm.passes, 1);
+        // 4n³(R+C)/(RCs) lookups + 4n² written.
+        let lookups = 4.0 * (n as f64).powi(3) * (shape.rows + shape.cols) as f64
+            / (shape.rows * shape.cols * shape.step()) as f64;
+        assert_eq!(
+            fm.total_bytes as f64,
+            lookups + 4.0 * (n * n) as f64,
+            "{shape}"
         );
-        assert!(fm.total_bytes * 4 < hp.total_bytes);
+        assert!(fm.total_bytes < hp.total_bytes / 2, "{shape}");
+        totals.push(fm.total_bytes);
     }
+    let fm = rendermm::model::for_run(Method::FragMrt, n, n, n, 1).unwrap();
+    assert_eq!(
+        fm.total_bytes, totals[0],
+        "for_run models the default shape"
+    );
+    // 0.375 bytes per flop against Hall's 2.06.
+    assert!(
+        fm.total_bytes as f64 / flops < 0.38,
+        "{}",
+        fm.total_bytes as f64 / flops
+    );
+    assert!(fm.total_bytes * 4 < hp.total_bytes);
 }
 
 #[test]
@@ -678,4 +696,44 @@ fn attachments_holding(lay: &Layout, c: &Matrix) -> Vec<Vec<[f32; 4]>> {
                 .collect()
         })
         .collect()
+}
+
+/// The shape a request names is the one that runs, and the run records it with the number
+/// formats of its inputs and sums; without one, the default shape runs and is recorded.
+#[test]
+fn the_run_records_the_shape_it_ran_and_its_number_formats() {
+    let (a, b) = inputs((24, 40, 16), 5);
+    let reference = reference_f64(&a, &b);
+    let named = Shape::parse("4x4,unroll=8").unwrap();
+    for (method, inputs) in [
+        (Method::FragMrt, rendermm::precision::Precision::F32),
+        (Method::FragMrtF16, rendermm::precision::Precision::F16),
+    ] {
+        for (shape, given) in [(Shape::DEFAULT, None), (named, Some(named))] {
+            let mut opts = Options {
+                kernels: Kernels {
+                    frag_mrt: given,
+                    ..Default::default()
+                },
+                ..Default::default()
+            };
+            let out = plan::multiply(Some(ctx()), method, &a, &b, &mut opts).unwrap();
+            let k = &out.kernel;
+            assert_eq!(k.method, method.name());
+            assert_eq!(
+                k.variant.as_deref(),
+                Some(shape.name().as_str()),
+                "{method}"
+            );
+            assert_eq!(k.inputs, inputs, "{method}");
+            assert_eq!(k.sums, rendermm::precision::Precision::F32, "{method}");
+            let tol = if method == Method::FragMrt {
+                1e-5
+            } else {
+                1e-2
+            };
+            let err = rendermm::check::compare(&out.c, &reference).rel_err;
+            assert!(err < tol, "{method} {shape}: rel_err {err:e}");
+        }
+    }
 }

@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::gpu::timer::Span;
 use crate::matrix::Matrix;
-use crate::methods::Method;
+use crate::methods::{Kernels, Method, RanKernel};
 use crate::plan::{self, Options};
 use serde::Serialize;
 
@@ -32,6 +32,10 @@ pub const GROWTH_SLACK_BYTES: u64 = 32 << 20;
 #[derive(Clone, Debug, Serialize)]
 pub struct SoakRow {
     pub method: String,
+    /// The kernel that ran (the first round's): the method it ran as where the one asked
+    /// handed the product on, its variant, and the formats of its inputs and sums.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kernel: Option<RanKernel>,
     /// Host-to-host milliseconds of each round's run (setup, upload, compute, readback).
     pub total_ms: Vec<f64>,
     /// Compute-phase milliseconds of each round: the fastest of its [`REPEATS`] repetitions
@@ -53,6 +57,18 @@ pub struct SoakRow {
     pub passed: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skipped: Option<String>,
+}
+
+impl SoakRow {
+    /// The method asked and, where another kernel ran, that one: `cannon (ran cannon-tiled)`.
+    pub fn what_ran(&self) -> String {
+        match &self.kernel {
+            Some(k) if !k.method.is_empty() && k.method != self.method => {
+                format!("{} (ran {})", self.method, k.method)
+            }
+            _ => self.method.clone(),
+        }
+    }
 }
 
 /// How one method's rounds were judged: the later rounds' time against the first round's,
@@ -202,7 +218,7 @@ impl Soak {
             };
             s.push_str(&format!(
                 "{:<24} {:>11.3} {:>11} {:>7} {:>11} {:>7}  {}\n",
-                r.method,
+                r.what_ran(),
                 r.compute_ms.first().copied().unwrap_or(f64::NAN),
                 later,
                 ratio,
@@ -321,12 +337,10 @@ impl Gauge {
     }
 }
 
-/// Resident bytes of this process (Linux `/proc/self/statm`).
-fn host_resident() -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/self/statm").ok()?;
-    let pages: u64 = s.split_whitespace().nth(1)?.parse().ok()?;
-    Some(pages * 4096)
-}
+/// How the soak learns this process's resident bytes: the host reads them (Linux
+/// `/proc/self/statm`; the library reads no system file) and passes the reader in; `|| None`
+/// leaves host memory out.
+pub type Resident<'r> = &'r dyn Fn() -> Option<u64>;
 
 /// Bytes wgpu's allocator holds on the device, where the backend reports it.
 fn device_held(ctx: &GpuContext) -> Option<u64> {
@@ -347,6 +361,8 @@ pub struct Timed {
     pub total_ms: f64,
     /// Compute-phase milliseconds of each repetition (device time where timestamps exist).
     pub compute_ms: Vec<f64>,
+    /// The kernel that ran.
+    pub kernel: RanKernel,
 }
 
 /// How the soak runs a method once per round ([`soak`] uses [`run_timed`]; a test may wrap it,
@@ -360,8 +376,23 @@ pub type Runner<'r> = dyn FnMut(usize, Method, &Matrix, &Matrix) -> Result<Timed
 /// rounds that way on the H100, which is the governor, not the library); the render-pass
 /// methods run whole multiplies, the first one's product kept.
 pub fn run_timed(ctx: &GpuContext, method: Method, a: &Matrix, b: &Matrix) -> Result<Timed> {
+    run_timed_with(ctx, method, a, b, Kernels::default())
+}
+
+/// [`run_timed`] of the kernel variants `kernels` names.
+pub fn run_timed_with(
+    ctx: &GpuContext,
+    method: Method,
+    a: &Matrix,
+    b: &Matrix,
+    kernels: Kernels,
+) -> Result<Timed> {
     let harness = method.is_compute() || matches!(method, Method::CsFast | Method::Coop);
-    let mut opts = Options::default();
+    let new_opts = || Options {
+        kernels,
+        ..Default::default()
+    };
+    let mut opts = new_opts();
     if harness {
         let (ran, repeats) = crate::gpu::compute::with_timed_repeats(REPEATS, || {
             plan::multiply(Some(ctx), method, a, b, &mut opts)
@@ -377,12 +408,13 @@ pub fn run_timed(ctx: &GpuContext, method: Method, a: &Matrix, b: &Matrix) -> Re
             opts,
             total_ms: out.timings.total_ms(),
             compute_ms,
+            kernel: out.kernel,
         });
     }
     let out = plan::multiply(Some(ctx), method, a, b, &mut opts)?;
     let mut compute_ms = vec![out.timings.compute_time().0];
     for _ in 1..REPEATS {
-        let again = plan::multiply(Some(ctx), method, a, b, &mut Options::default())?;
+        let again = plan::multiply(Some(ctx), method, a, b, &mut new_opts())?;
         compute_ms.push(again.timings.compute_time().0);
     }
     Ok(Timed {
@@ -390,6 +422,7 @@ pub fn run_timed(ctx: &GpuContext, method: Method, a: &Matrix, b: &Matrix) -> Re
         opts,
         total_ms: out.timings.total_ms(),
         compute_ms,
+        kernel: out.kernel,
     })
 }
 
@@ -401,20 +434,20 @@ pub fn soak(
     rounds: usize,
     n: usize,
     seed: u64,
+    kernels: Kernels,
+    host_resident: Resident,
 ) -> Result<Soak> {
-    soak_with(ctx, methods, rounds, n, seed, &mut |_, method, a, b| {
-        run_timed(ctx, method, a, b)
-    })
+    let mut run = |_, method, a: &Matrix, b: &Matrix| run_timed_with(ctx, method, a, b, kernels);
+    soak_with(ctx, methods, (rounds, n, seed), &mut run, host_resident)
 }
 
 /// [`soak`] with each round of each method run by `run` (given the round, from 0).
 pub fn soak_with(
     ctx: &GpuContext,
     methods: &[Method],
-    rounds: usize,
-    n: usize,
-    seed: u64,
+    (rounds, n, seed): (usize, usize, u64),
     run: &mut Runner,
+    host_resident: Resident,
 ) -> Result<Soak> {
     let a = Matrix::random(n, n, seed, -1.0, 1.0);
     let b = Matrix::random(n, n, seed + 1, -1.0, 1.0);
@@ -424,6 +457,7 @@ pub fn soak_with(
         .iter()
         .map(|m| SoakRow {
             method: m.name().into(),
+            kernel: None,
             total_ms: vec![],
             compute_ms: vec![],
             repeats_ms: vec![],
@@ -478,6 +512,7 @@ pub fn soak_with(
                     row.total_ms.push(t.total_ms);
                     row.compute_ms.push(best(&t.compute_ms));
                     row.repeats_ms.push(t.compute_ms);
+                    row.kernel.get_or_insert(t.kernel);
                     row.gauge_ms.extend(speed);
                     results.push((i, t.opts, t.c));
                 }

@@ -33,6 +33,11 @@ pub struct SweepOptions {
     /// repeats are cut so that one row takes about this long.
     pub max_run_s: f64,
     pub seed: u64,
+    /// The kernel variants to run (the command line's `RENDERMM_CS_FAST`, `RENDERMM_COOP`,
+    /// `RENDERMM_FRAG_MRT`); `None` in each lets the method pick.
+    pub kernels: methods::Kernels,
+    /// The memory budget and host memory the tiling plans with.
+    pub tiling: plan::tiled::TileOptions,
 }
 
 impl SweepOptions {
@@ -54,6 +59,19 @@ impl SweepOptions {
 pub struct SweepRow {
     pub method: String,
     pub precision: String,
+    /// The method whose kernel ran where the one asked handed the product on (`cannon` →
+    /// `cannon-tiled`, `dns` → `dns-tiled`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ran: Option<String>,
+    /// The variant or block shape that ran (cs-fast's, coop's, frag-mrt's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
+    /// The number formats of the inputs and of the sums the kernel computed in (coop and
+    /// frag-mrt-f16: f16 inputs, f32 sums); absent on skipped rows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inputs: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sums: Option<String>,
     pub n: usize,
     /// Timed runs behind the statistics (0 if the row was skipped).
     pub runs: usize,
@@ -112,6 +130,25 @@ pub struct SweepRow {
     /// Why the row did not run, if it did not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skipped: Option<String>,
+}
+
+impl SweepRow {
+    /// The method asked and, where another kernel ran, that one: `cannon (ran cannon-tiled)`.
+    pub fn what_ran(&self) -> String {
+        match &self.ran {
+            Some(ran) if *ran != self.method => format!("{} (ran {ran})", self.method),
+            _ => self.method.clone(),
+        }
+    }
+
+    /// The row's number formats: the precision where inputs and sums share it, else
+    /// `inputs/sums` (`f16/f32` for coop and frag-mrt-f16).
+    pub fn formats(&self) -> String {
+        match (&self.inputs, &self.sums) {
+            (Some(i), Some(s)) if i != s => format!("{i}/{s}"),
+            _ => self.precision.clone(),
+        }
+    }
 }
 
 /// A time or rate as JSON holds it: a number, or `null` where the row had none (JSON has no NaN;
@@ -227,6 +264,10 @@ fn skipped(method: Method, precision: Precision, n: usize, why: String) -> Sweep
     SweepRow {
         method: method.name().into(),
         precision: precision.name().into(),
+        ran: None,
+        variant: None,
+        inputs: None,
+        sums: None,
         n,
         runs: 0,
         clock: Clock::WallClock,
@@ -287,6 +328,8 @@ fn run_row(
     let gpu = method.is_gpu().then_some(ctx);
     let new_opts = || Options {
         precision,
+        kernels: opts.kernels,
+        tiling: opts.tiling.clone(),
         ..Default::default()
     };
     let t = std::time::Instant::now();
@@ -374,6 +417,7 @@ fn run_row(
         (n, n, n),
         1,
         last.passes,
+        &last.kernel,
         &med_timings,
         &[],
         vec![],
@@ -415,6 +459,10 @@ fn run_row(
     let row = SweepRow {
         method: method.name().into(),
         precision: used.name().into(),
+        ran: report.ran.clone(),
+        variant: report.variant.clone(),
+        inputs: Some(report.inputs.clone()),
+        sums: Some(report.sums.clone()),
         n,
         runs: repeats,
         clock,
@@ -504,8 +552,8 @@ pub fn table(s: &Sweep) -> String {
         }
         out.push_str(&format!(
             "{:<22} {:>4} {:>6} {:>5} {:>11.3} {:>8.3}..{:<8.3} {:>10.2} {:>9} {:>9.2} {:>9.2}  {:<13} {}\n",
-            r.method,
-            r.precision,
+            r.what_ran(),
+            r.formats(),
             r.n,
             r.runs,
             r.compute_median_ms,
@@ -539,12 +587,12 @@ pub fn table(s: &Sweep) -> String {
 /// The sweep as CSV.
 pub fn csv(s: &Sweep) -> String {
     let mut out = String::from(
-        "method,precision,n,runs,clock,compute_median_ms,compute_min_ms,compute_max_ms,upload_ms,copy_ms,readback_ms,gflops,gbops,model_gbps,model_ginst_per_s,ceiling,ceiling_fraction,checked,passed,rel_err,skipped,setup_ms,upload_bytes,readback_bytes,upload_gbps,readback_gbps\n",
+        "method,precision,n,runs,clock,compute_median_ms,compute_min_ms,compute_max_ms,upload_ms,copy_ms,readback_ms,gflops,gbops,model_gbps,model_ginst_per_s,ceiling,ceiling_fraction,checked,passed,rel_err,skipped,setup_ms,upload_bytes,readback_bytes,upload_gbps,readback_gbps,ran,variant,inputs,sums\n",
     );
     let opt = |x: Option<f64>| x.map_or(String::new(), |v| format!("{v}"));
     for r in &s.rows {
         out.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},\"{}\",{},{},\"{}\",{},{},{},{},{}\n",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},\"{}\",{},{},\"{}\",{},{},{},{},{},{},\"{}\",{},{}\n",
             r.method,
             r.precision,
             r.n,
@@ -571,6 +619,10 @@ pub fn csv(s: &Sweep) -> String {
             r.readback_bytes,
             r.upload_gbps,
             r.readback_gbps,
+            r.ran.clone().unwrap_or_default(),
+            r.variant.clone().unwrap_or_default(),
+            r.inputs.clone().unwrap_or_default(),
+            r.sums.clone().unwrap_or_default(),
         ));
     }
     out

@@ -110,6 +110,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
     if let Some(rounds) = args.soak {
         return run_soak(&ctx, &args, rounds);
     }
+    let opts = sweep_options(&ctx, &args)?;
     if !args.json_stdout() {
         eprintln!("adapter: {}", ctx.describe());
         eprintln!("measuring the ceilings ...");
@@ -118,7 +119,6 @@ pub fn run(args: BenchArgs) -> Result<()> {
     if args.ceilings {
         return show_ceilings(&args, &ceil);
     }
-    let opts = sweep_options(&ctx, &args);
     let result = run_sweep(&ctx, &opts, &ceil, args.json_stdout())?;
     write_sweep(&args, &result)?;
     if !result.all_passed() {
@@ -135,7 +135,16 @@ fn run_soak(ctx: &GpuContext, args: &BenchArgs, rounds: usize) -> Result<()> {
         args.methods.iter().map(|m| m.0).collect()
     };
     let n = args.soak_size.unwrap_or(if args.quick { 64 } else { 256 });
-    let s = soak::soak(ctx, &methods, rounds, n, args.seed)?;
+    let kernels = super::knobs::kernels()?;
+    let s = soak::soak(
+        ctx,
+        &methods,
+        rounds,
+        n,
+        args.seed,
+        kernels,
+        &super::knobs::host_resident,
+    )?;
     if args.json_stdout() {
         println!("{}", serde_json::to_string_pretty(&s)?);
     } else {
@@ -330,7 +339,7 @@ fn show_ceilings(args: &BenchArgs, ceil: &ceilings::Ceilings) -> Result<()> {
 }
 
 /// The sweep's methods, sizes, precisions and run counts (`--quick` caps them).
-fn sweep_options(ctx: &GpuContext, args: &BenchArgs) -> sweep::SweepOptions {
+fn sweep_options(ctx: &GpuContext, args: &BenchArgs) -> Result<sweep::SweepOptions> {
     let methods = if args.methods.is_empty() {
         Method::ALL.to_vec()
     } else {
@@ -341,7 +350,7 @@ fn sweep_options(ctx: &GpuContext, args: &BenchArgs) -> sweep::SweepOptions {
     } else {
         args.sizes.clone()
     };
-    sweep::SweepOptions {
+    Ok(sweep::SweepOptions {
         methods,
         sizes,
         precisions: args.precisions.iter().map(|p| p.0).collect(),
@@ -357,7 +366,9 @@ fn sweep_options(ctx: &GpuContext, args: &BenchArgs) -> sweep::SweepOptions {
             args.max_run_s
         },
         seed: args.seed,
-    }
+        kernels: super::knobs::kernels()?,
+        tiling: super::knobs::tiling(None)?,
+    })
 }
 
 /// Run the sweep with a bar of rows (hidden when JSON goes to stdout), then print it.

@@ -9,6 +9,7 @@ pub mod demo;
 pub mod figures;
 pub mod guard;
 pub mod info;
+pub mod knobs;
 pub mod methods;
 pub mod model;
 pub mod multiply;

@@ -56,10 +56,19 @@ fn models(args: &ModelArgs) -> Result<(Vec<model::Model>, Vec<model::ComputeMode
     // Every count is exact (u128) or the size is refused in one line: never a wrapped count.
     let mut rows: Vec<model::Model> = vec![];
     let mut compute_rows: Vec<model::ComputeModel> = vec![];
+    // The variants a run would take: those the knobs name, else each method's default.
+    let kernels = super::knobs::kernels()?;
+    let limits = model::compute::typical_limits();
+    let (m, k, n) = (args.m, args.k, args.n);
     for &me in &methods {
-        rows.extend(model::try_model(me, args.m, args.k, args.n, args.b)?);
+        rows.extend(model::try_model_with(me, m, k, n, args.b, &kernels)?);
         // The compute-shader methods' model: global-memory words and flop per byte.
-        compute_rows.extend(model::compute::try_model(me, args.m, args.k, args.n)?);
+        compute_rows.extend(model::compute::try_model_of(
+            me,
+            (m, k, n),
+            &limits,
+            &kernels,
+        )?);
     }
     if rows.is_empty() && compute_rows.is_empty() {
         let with: Vec<&str> = Method::ALL

@@ -6,7 +6,7 @@ use super::operands::{self, BlockArg, Operands, Source};
 use super::print::print_report;
 use super::tune::TunerRun;
 use super::values::{AccumulateArg, MethodArg, OutDtype, PrecisionArg, named};
-use super::{check_failed, guard};
+use super::{check_failed, guard, knobs};
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use rendermm::bench::tune;
@@ -108,7 +108,10 @@ struct Request {
     u8_bits: U8Bits,
     accumulate: Accumulate,
     block: Option<BlockArg>,
-    mem_budget: Option<u64>,
+    /// `--mem-budget` or `RENDERMM_MEM_BUDGET`, and the host's available memory ([`knobs`]).
+    tiling: rendermm::plan::tiled::TileOptions,
+    /// The kernel variants `RENDERMM_CS_FAST`, `RENDERMM_COOP`, `RENDERMM_FRAG_MRT` name.
+    kernels: rendermm::methods::Kernels,
     /// The right-hand matrix file, when --b names one.
     b_file: Option<PathBuf>,
 }
@@ -120,6 +123,8 @@ struct Product {
     timings: Timings,
     notes: Vec<String>,
     precision: Precision,
+    /// The kernel that ran and the formats it computed in.
+    kernel: rendermm::methods::RanKernel,
 }
 
 /// Run `rendermm multiply`.
@@ -151,6 +156,8 @@ fn validate(args: &MultiplyArgs) -> Result<Request> {
         .as_deref()
         .map(rendermm::plan::tiled::parse_bytes)
         .transpose()?;
+    let tiling = knobs::tiling(mem_budget)?;
+    let kernels = knobs::kernels()?;
     if args.channels != 1 && args.channels != 4 {
         bail!("--channels {}: use 1 or 4", args.channels);
     }
@@ -199,7 +206,8 @@ fn validate(args: &MultiplyArgs) -> Result<Request> {
         u8_bits,
         accumulate,
         block,
-        mem_budget,
+        tiling,
+        kernels,
         b_file,
     })
 }
@@ -346,11 +354,11 @@ fn options(args: &MultiplyArgs, req: &Request, block: Option<u32>) -> Options<'s
         u8_bits: req.u8_bits,
         block,
         accumulate: req.accumulate,
+        kernels: req.kernels,
         tiling: rendermm::plan::tiled::TileOptions {
-            mem_budget: req.mem_budget,
             no_tile: args.no_tile,
             progress: !args.json,
-            ..Default::default()
+            ..req.tiling.clone()
         },
         ..Default::default()
     }
@@ -372,6 +380,7 @@ fn compute(
             timings: out.timings,
             notes: out.notes,
             precision: opts.precision,
+            kernel: out.kernel,
         });
     }
     for (x, y) in ops.a.iter().zip(&ops.b) {
@@ -391,6 +400,12 @@ fn compute(
         timings: out.timings,
         notes: out.notes,
         precision: out.precision,
+        kernel: rendermm::methods::RanKernel {
+            method: req.method.name().into(),
+            variant: None,
+            inputs: out.precision,
+            sums: out.precision,
+        },
     })
 }
 
@@ -452,6 +467,7 @@ fn report(
         (ops.a[0].rows, ops.a[0].cols, ops.b[0].cols),
         args.channels,
         product.passes,
+        &product.kernel,
         &product.timings,
         notes,
         checks,

@@ -5,6 +5,7 @@ use rendermm::report::Report;
 /// Print `r` as aligned `label  value` lines.
 pub fn print_report(r: &Report) {
     println!("method    {}  ({})", r.method, r.precision);
+    println!("{}", kernel_line(r));
     println!("shape     {}x{} · {}x{}", r.m, r.k, r.k, r.n);
     println!("passes    {}", r.passes);
     println!(
@@ -64,4 +65,18 @@ pub fn print_report(r: &Report) {
     for n in &r.notes {
         println!("note      {n}");
     }
+}
+
+/// What ran, as the run recorded it: the kernel (where the method handed the product to
+/// another), its variant or shape, and the formats of its inputs and sums.
+fn kernel_line(r: &Report) -> String {
+    format!(
+        "ran       {}{}; {} inputs, {} sums",
+        r.ran.as_deref().unwrap_or(&r.method),
+        r.variant
+            .as_deref()
+            .map_or(String::new(), |v| format!(" variant {v}")),
+        r.inputs,
+        r.sums
+    )
 }

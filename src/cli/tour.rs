@@ -53,7 +53,7 @@ pub fn run(args: TourArgs) -> Result<()> {
     println!("rendermm tour: C = A·B with A {m}x{k}, B {k}x{n} (uniform in [-1, 1), seed {seed})");
     println!("adapter: {}\n", ctx.describe());
     println!(
-        "{:<21} {:>7} {:>11} {:>10} {:>11}  {:<6} what it is",
+        "{:<25} {:>7} {:>11} {:>10} {:>11}  {:<6} what it is",
         "method", "passes", "compute ms", "GFLOP/s", "rel_err", "check"
     );
     let out = &args.out;
@@ -129,11 +129,11 @@ fn tour_row(
         // it accepts; that is a skip, not a failure. So is a method the adapter lacks the
         // feature for (coop without cooperative matrices).
         Err(e @ (rendermm::Error::Limit { .. } | rendermm::Error::MissingFeature { .. })) => {
-            println!("{:<21} skipped: {e}", method.name());
+            println!("{:<25} skipped: {e}", method.name());
             return Ok(Row::Skipped(e));
         }
         Err(e) => {
-            println!("{:<21} error: {e}", method.name());
+            println!("{:<25} error: {e}", method.name());
             return Ok(Row::Failed);
         }
     };
@@ -142,9 +142,14 @@ fn tour_row(
     let stats = verdict.stats.clone();
     let ok = verdict.passed;
     let report = Report::of_run(Some(ctx), method, Precision::F32, a, b, &run, Some(verdict));
+    // The kernel that ran, where the method handed the product to another.
+    let name = match &report.ran {
+        Some(ran) => format!("{method} (ran {ran})"),
+        None => method.name().to_string(),
+    };
     println!(
-        "{:<21} {:>7} {:>11.3} {:>10.3} {:>11.3e}  {:<6} {}",
-        method.name(),
+        "{:<25} {:>7} {:>11.3} {:>10.3} {:>11.3e}  {:<6} {}",
+        name,
         run.passes,
         report.compute_ms,
         report.gflops,

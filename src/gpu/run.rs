@@ -12,6 +12,7 @@ use super::timer::{Clock, Span};
 use crate::clock::Instant;
 use crate::error::Result;
 use crate::matrix::Matrix;
+use crate::precision::Precision;
 use serde::Serialize;
 use std::future::Future;
 use std::sync::{Arc, Mutex};
@@ -78,6 +79,25 @@ pub struct RunOutput {
     pub timings: Timings,
     /// Remarks for the report (how the passes were laid out, fallbacks taken).
     pub notes: Vec<String>,
+    /// The kernel that ran, as the run knew it: the report, the bench rows and the model read
+    /// it here instead of guessing it again from the request.
+    pub kernel: RanKernel,
+}
+
+/// The kernel a run actually ran and the number formats it computed in.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct RanKernel {
+    /// The method whose kernel ran: the one asked, or the one it handed the product to
+    /// (`cannon` → `cannon-tiled`); empty until the entry point fills it in.
+    pub method: String,
+    /// The variant or block shape of a method that has several (cs-fast's and coop's variants,
+    /// frag-mrt's shape), by the name that selects it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
+    /// The number format A and B were read in (f16 for coop and frag-mrt-f16).
+    pub inputs: Precision,
+    /// The number format the sums were kept in (f32 for coop and frag-mrt-f16).
+    pub sums: Precision,
 }
 
 /// Milliseconds since `t`.
@@ -155,6 +175,12 @@ pub struct Work {
     /// Milliseconds of setup (pipeline creation) the method measured while recording and wants
     /// kept out of `upload_ms` (it says so in a note); 0 counts its setup as upload.
     pub setup_ms: f64,
+    /// The variant or block shape the method chose, for methods that have several
+    /// ([`RanKernel::variant`]).
+    pub variant: Option<String>,
+    /// The number format A and B are read in where it differs from the sums' (f16 inputs with
+    /// f32 sums); `None`: the same as the sums'.
+    pub inputs: Option<Precision>,
     /// What must live until the work has run and been read: matrix buffers, which give their
     /// storage back to the context's pool when dropped ([`Work::keep`]).
     kept: Vec<Box<dyn std::any::Any>>,
@@ -171,6 +197,8 @@ impl Work {
             passes,
             notes: vec![],
             setup_ms: 0.0,
+            variant: None,
+            inputs: None,
             kept: vec![],
         }
     }
@@ -228,14 +256,24 @@ pub struct Ran {
     pub passes: usize,
     pub timings: Timings,
     pub notes: Vec<String>,
+    /// The variant the work ran ([`Work::variant`]).
+    pub variant: Option<String>,
+    /// The inputs' number format where it differs from the sums' ([`Work::inputs`]).
+    pub inputs: Option<Precision>,
     /// Device time of each repetition of a repeated compute phase ([`Work::repeat`]); empty
     /// without timestamps or repetitions.
     pub repeats_ms: Vec<f64>,
 }
 
 impl Ran {
-    /// The single-product output most callers want.
-    pub fn into_output(mut self) -> Result<RunOutput> {
+    /// The single-product output most callers want, its kernel recorded as a method of f32
+    /// sums whose name the caller knows ([`Ran::into_output_as`] names it).
+    pub fn into_output(self) -> Result<RunOutput> {
+        self.into_output_as("", Precision::F32)
+    }
+
+    /// The single-product output of `method`'s kernel, which kept its sums in `sums`.
+    pub fn into_output_as(mut self, method: &str, sums: Precision) -> Result<RunOutput> {
         if self.cs.is_empty() {
             return Err(crate::error::Error::Readback(
                 "the run produced no matrix".into(),
@@ -246,6 +284,12 @@ impl Ran {
             passes: self.passes,
             timings: self.timings,
             notes: self.notes,
+            kernel: RanKernel {
+                method: method.to_string(),
+                variant: self.variant,
+                inputs: self.inputs.unwrap_or(sums),
+                sums,
+            },
         })
     }
 }
@@ -289,6 +333,8 @@ pub async fn run_async(
         finish,
         passes,
         notes,
+        variant,
+        inputs,
         // Alive until the results are read (bound, so not dropped here).
         kept: _kept,
         ..
@@ -351,6 +397,8 @@ pub async fn run_async(
             readback_bytes,
         },
         notes,
+        variant,
+        inputs,
         repeats_ms,
     })
 }

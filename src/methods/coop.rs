@@ -69,7 +69,7 @@
 //! variants rely on the driver honouring a workgroup barrier for workgroup memory as it does
 //! without that model; `rendermm tune --method coop` checks every result against the CPU.
 
-use super::{RunOutput, Work};
+use super::{Params, RunOutput, Work};
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::gpu::buffer::{MatrixBuffer, check_storage_size};
@@ -82,7 +82,7 @@ const SHADER: &str = include_str!("../../shaders/coop.wgsl");
 /// The variants with several subgroups per workgroup (`sm`·`sn` > 1).
 const SHADER_MULTI: &str = include_str!("../../shaders/coop_multi.wgsl");
 
-/// The environment variable that picks the variant.
+/// The knob that names the variant (read by the command line, [`super::Kernels::from_knobs`]).
 pub const ENV: &str = "RENDERMM_COOP";
 
 /// Edge of a fragment (and the k step).
@@ -324,11 +324,6 @@ impl Variant {
         super::variants::parse(VARIANTS, |v| v.name, Method::Coop.name(), name)
     }
 
-    /// The variant `RENDERMM_COOP` names, or the default when it is unset or empty.
-    pub fn from_env() -> Result<Variant> {
-        super::variants::from_env(ENV, VARIANTS, |v| v.name, Method::Coop.name())
-    }
-
     /// The variant an m×n product runs on an adapter of PCI vendor `vendor` when
     /// `RENDERMM_COOP` is unset: `128x256-smem48` on NVIDIA when C holds at least
     /// [`STAGED_MIN_TILES`] of its 128×256 tiles, else the default (`64x64`). On the H100
@@ -350,12 +345,9 @@ impl Variant {
         }
     }
 
-    /// The variant `RENDERMM_COOP` names, or [`Variant::for_product`] when it is unset or empty.
-    pub fn for_product_from_env(vendor: u32, m: usize, n: usize) -> Result<Variant> {
-        match std::env::var(ENV) {
-            Ok(s) if !s.trim().is_empty() => Self::from_env(),
-            _ => Ok(Self::for_product(vendor, m, n)),
-        }
+    /// The variant a request named, or [`Variant::for_product`] where it named none.
+    pub fn chosen(named: Option<Variant>, vendor: u32, m: usize, n: usize) -> Variant {
+        named.unwrap_or_else(|| Self::for_product(vendor, m, n))
     }
 }
 
@@ -532,12 +524,6 @@ pub fn plan(v: &Variant, m: usize, k: usize, n: usize) -> Plan {
     p
 }
 
-/// Multiply `a · b` with the variant `RENDERMM_COOP` names ([`Variant::for_product`] when unset).
-pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix) -> Result<RunOutput> {
-    let v = Variant::for_product_from_env(ctx.info.vendor, a.rows, b.cols)?;
-    multiply_variant(ctx, &v, a, b)
-}
-
 /// Multiply `a · b` with variant `v` (blocking; see [`record_variant`]).
 pub fn multiply_variant(
     ctx: &GpuContext,
@@ -550,10 +536,10 @@ pub fn multiply_variant(
     ran.into_output()
 }
 
-/// Record `a · b` with the variant `RENDERMM_COOP` names ([`Variant::for_product`] when unset),
-/// for the runner.
-pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix) -> Result<Work> {
-    let v = Variant::for_product_from_env(ctx.info.vendor, a.rows, b.cols)?;
+/// Record `a · b` with the variant the request names ([`Variant::for_product`] where it names
+/// none), for the runner.
+pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix, p: &Params) -> Result<Work> {
+    let v = Variant::chosen(p.kernels.coop, ctx.info.vendor, a.rows, b.cols);
     record_variant(ctx, &v, a, b)
 }
 
@@ -586,7 +572,10 @@ pub fn record_variant(ctx: &GpuContext, v: &Variant, a: &Matrix, b: &Matrix) -> 
     let bb = f16_operand(ctx, "B (f16, padded)", b, kp, np, lb)?;
     let c = MatrixBuffer::output(ctx, "C (padded)", mp, np)?;
     let ops = Operands::from_buffers(ctx, &p, ab, bb, c, (mp, kp, np))?;
-    compute::record(ctx, &p, ops, (m, n))
+    let mut work = compute::record(ctx, &p, ops, (m, n))?;
+    work.variant = Some(v.name.to_string());
+    work.inputs = Some(crate::precision::Precision::F16);
+    Ok(work)
 }
 
 /// Largest finite f16.

@@ -31,7 +31,7 @@
 //! 128×64 tile with a 16×8 block and its k-loop written out for a C of 256 such tiles or more,
 //! the 64×64 tile with a 4×8 block below). `rendermm tune --method cs-fast` times them all.
 
-use super::{RunOutput, Work};
+use super::{Params, RunOutput, Work};
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::gpu::buffer::MatrixBuffer;
@@ -41,7 +41,7 @@ use crate::methods::Method;
 
 const SHADER: &str = include_str!("../../shaders/cs_fast.wgsl");
 
-/// The environment variable that picks the variant.
+/// The knob that names the variant (read by the command line, [`super::Kernels::from_knobs`]).
 pub const ENV: &str = "RENDERMM_CS_FAST";
 
 /// One shape of the kernel: the shader entry point, its register block per invocation
@@ -414,23 +414,14 @@ impl Variant {
         }
     }
 
-    /// The variant `RENDERMM_CS_FAST` names, or [`Variant::for_product`] when it is unset or
-    /// empty.
-    pub fn for_product_from_env(m: usize, n: usize) -> Result<Variant> {
-        match std::env::var(ENV) {
-            Ok(s) if !s.trim().is_empty() => Self::from_env(),
-            _ => Ok(Self::for_product(m, n)),
-        }
+    /// The variant a request named, or [`Variant::for_product`] where it named none.
+    pub fn chosen(named: Option<Variant>, m: usize, n: usize) -> Variant {
+        named.unwrap_or_else(|| Self::for_product(m, n))
     }
 
     /// Look a variant up by name.
     pub fn parse(name: &str) -> Result<Variant> {
         super::variants::parse(VARIANTS, |v| v.name, Method::CsFast.name(), name)
-    }
-
-    /// The variant `RENDERMM_CS_FAST` names, or the default when it is unset or empty.
-    pub fn from_env() -> Result<Variant> {
-        super::variants::from_env(ENV, VARIANTS, |v| v.name, Method::CsFast.name())
     }
 
     /// Error unless the shader's preconditions on its constants hold: an entry point of
@@ -554,12 +545,6 @@ pub fn plan(v: &Variant, m: usize, k: usize, n: usize) -> Result<Plan> {
     Ok(p)
 }
 
-/// Multiply `a · b` with the variant `RENDERMM_CS_FAST` names ([`Variant::for_product`] when
-/// unset).
-pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix) -> Result<RunOutput> {
-    multiply_variant(ctx, &Variant::for_product_from_env(a.rows, b.cols)?, a, b)
-}
-
 /// Multiply `a · b` with variant `v` (blocking; see [`record_variant`]).
 pub fn multiply_variant(
     ctx: &GpuContext,
@@ -580,10 +565,15 @@ pub fn loop_iterations(k: usize) -> u64 {
     super::k_steps(k, 8, 10, 16)
 }
 
-/// Record `a · b` with the variant `RENDERMM_CS_FAST` names ([`Variant::for_product`] when
-/// unset), for the runner.
-pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix) -> Result<Work> {
-    record_variant(ctx, &Variant::for_product_from_env(a.rows, b.cols)?, a, b)
+/// Record `a · b` with the variant the request names ([`Variant::for_product`] where it names
+/// none), for the runner.
+pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix, p: &Params) -> Result<Work> {
+    record_variant(
+        ctx,
+        &Variant::chosen(p.kernels.cs_fast, a.rows, b.cols),
+        a,
+        b,
+    )
 }
 
 /// Record `a · b` with variant `v`: A transposed and both padded to the tiles on the way up,
@@ -598,7 +588,9 @@ pub fn record_variant(ctx: &GpuContext, v: &Variant, a: &Matrix, b: &Matrix) -> 
     let bb = crate::gpu::layout::upload_laid_out(ctx, "B (padded)", b, false, kp, np)?;
     let c = MatrixBuffer::output(ctx, "C (padded)", mp, np)?;
     let ops = Operands::from_buffers(ctx, &p, at, bb, c, (mp, kp, np))?;
-    compute::record(ctx, &p, ops, (m, n))
+    let mut work = compute::record(ctx, &p, ops, (m, n))?;
+    work.variant = Some(v.name.to_string());
+    Ok(work)
 }
 
 #[cfg(test)]

@@ -101,7 +101,8 @@ use crate::gpu::texture::{INPUT_USAGE, MatrixTexture, TARGET_USAGE};
 use crate::matrix::Matrix;
 use std::fmt::Write as _;
 
-/// The environment variable that picks the block shape, e.g. `RENDERMM_FRAG_MRT=8x4,unroll=2`.
+/// The knob that names the block shape, e.g. `RENDERMM_FRAG_MRT=8x4,unroll=2` (read by the command
+/// line, [`super::Kernels::from_knobs`]).
 pub const SHAPE_ENV: &str = "RENDERMM_FRAG_MRT";
 
 /// C's attachments (and F): four f32 sums per texel, whatever the inputs' format.
@@ -287,14 +288,9 @@ impl Shape {
         Ok(shape)
     }
 
-    /// The shape `RENDERMM_FRAG_MRT` names, or [`Shape::DEFAULT`] when it is unset or empty.
-    pub fn from_env() -> Result<Shape> {
-        match std::env::var(SHAPE_ENV) {
-            Ok(s) if !s.trim().is_empty() => {
-                Shape::parse(&s).map_err(|e| Error::Invalid(format!("{SHAPE_ENV}: {e}")))
-            }
-            _ => Ok(Shape::DEFAULT),
-        }
+    /// The shape a request named, or [`Shape::DEFAULT`] where it named none.
+    pub fn chosen(named: Option<Shape>) -> Shape {
+        named.unwrap_or(Shape::DEFAULT)
     }
 
     /// Checks that need no adapter: multiples of 4, an unroll the sharing can split.
@@ -951,14 +947,16 @@ pub fn loop_iterations(k: usize) -> u64 {
     k as u64 + 5
 }
 
-/// Record `a · b` with the block shape `RENDERMM_FRAG_MRT` names (default [`Shape::DEFAULT`]).
+/// Record `a · b` with the block shape the request names (default [`Shape::DEFAULT`]).
 pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Params) -> Result<Work> {
-    record_with(ctx, a, b, opts, Shape::from_env()?, Inputs::F32)
+    let shape = Shape::chosen(opts.kernels.frag_mrt);
+    record_with(ctx, a, b, opts, shape, Inputs::F32)
 }
 
 /// [`record`] with A and B rounded to f16 (`frag-mrt-f16`).
 pub fn record_f16(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Params) -> Result<Work> {
-    record_with(ctx, a, b, opts, Shape::from_env()?, Inputs::F16)
+    let shape = Shape::chosen(opts.kernels.frag_mrt);
+    record_with(ctx, a, b, opts, shape, Inputs::F16)
 }
 
 /// Multiply `a · b` with block shape `shape` and inputs packed as `inputs` (blocking; see
@@ -1160,6 +1158,10 @@ pub fn record_with(
         }
     ));
     work.notes = notes;
+    work.variant = Some(shape.name());
+    if inputs == Inputs::F16 {
+        work.inputs = Some(crate::precision::Precision::F16);
+    }
     Ok(work)
 }
 

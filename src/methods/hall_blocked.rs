@@ -314,11 +314,22 @@ pub(crate) fn multiply_chunks(
         setup.finish(passes, if packed { "Rgba8Unorm" } else { "R8Unorm" }, false);
     notes.extend(more);
     rescale.apply(&mut c);
+    let method = if packed {
+        Method::HallPacked
+    } else {
+        Method::HallBlocked
+    };
     Ok(RunOutput {
         c,
         passes,
         timings: t,
         notes,
+        kernel: crate::gpu::run::RanKernel {
+            method: method.name().into(),
+            variant: None,
+            inputs: precision,
+            sums: precision,
+        },
     })
 }
 

@@ -24,8 +24,9 @@ pub mod resident;
 pub mod variants;
 
 pub use crate::gpu::loop_cap::Stage;
-pub use crate::gpu::run::{Observer, RunOutput, Timings, Work};
+pub use crate::gpu::run::{Observer, RanKernel, RunOutput, Timings, Work};
 pub use hall_blocked::Accumulate;
+pub use variants::Kernels;
 
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
@@ -524,7 +525,7 @@ pub const TABLE: &[Info] = &[
         summary: "register-blocked vec4 tiles, double-buffered, padded, bounds checks off",
         file: "methods/cs_fast.rs",
         takes: F32_ONLY,
-        runs: Runs::Record(|ctx, a, b, _| cs_fast::record(ctx, a, b)),
+        runs: Runs::Record(|ctx, a, b, p| cs_fast::record(ctx, a, b, p)),
         loops: compute_loops(|_, _, k, _| cs_fast::loop_iterations(k)),
     },
     Info {
@@ -535,7 +536,7 @@ pub const TABLE: &[Info] = &[
         summary: "cooperative matrices: f16 in, f32 accumulation",
         file: "methods/coop.rs",
         takes: F32_ONLY,
-        runs: Runs::Record(|ctx, a, b, _| coop::record(ctx, a, b)),
+        runs: Runs::Record(|ctx, a, b, p| coop::record(ctx, a, b, p)),
         loops: compute_loops(|_, _, k, _| coop::loop_iterations(k)),
     },
     Info {
@@ -674,6 +675,9 @@ pub struct Params {
     /// u8 only: the widths of the value a fragment hands on and of the running sum (L-M §4;
     /// `--u8-product-bits`, `--u8-sum-bits`); the default is 8 and 8.
     pub u8_bits: crate::precision::U8Bits,
+    /// The kernel variants the request names (cs-fast's, coop's, frag-mrt's shape); `None` in
+    /// each lets the method pick.
+    pub kernels: Kernels,
 }
 
 #[cfg(test)]

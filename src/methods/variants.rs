@@ -1,6 +1,7 @@
 //! Named variants of a tunable method (cs-fast's tile shapes, coop's fragment layouts): look one
-//! up by name, or take the one an environment variable names.
+//! up by name; and [`Kernels`], the variants a request names.
 
+use super::{Method, RanKernel, coop, cs_fast, frag_mrt};
 use crate::error::{Error, Result};
 
 /// The variant of `all` called `name`; the error lists the known names (`what` names the method).
@@ -22,18 +23,51 @@ pub fn parse<T: Copy>(
         })
 }
 
-/// The variant the environment variable `env` names, or the first of `all` (the default) when it
-/// is unset or empty.
-pub fn from_env<T: Copy>(
-    env: &str,
-    all: &[T],
-    name_of: impl Fn(&T) -> &str,
-    what: &str,
-) -> Result<T> {
-    match std::env::var(env) {
-        Ok(s) if !s.trim().is_empty() => {
-            parse(all, name_of, what, s.trim()).map_err(|e| Error::Invalid(format!("{env}: {e}")))
+/// The kernel variants a request names for the tunable methods; `None` lets the method pick
+/// ([`cs_fast::Variant::for_product`], [`coop::Variant::for_product`], [`frag_mrt::Shape::DEFAULT`]).
+/// The library reads no environment: the command line fills these from `RENDERMM_CS_FAST`,
+/// `RENDERMM_COOP` and `RENDERMM_FRAG_MRT` ([`Kernels::from_knobs`]), other hosts as they like.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Kernels {
+    pub cs_fast: Option<cs_fast::Variant>,
+    pub coop: Option<coop::Variant>,
+    pub frag_mrt: Option<frag_mrt::Shape>,
+}
+
+impl Kernels {
+    /// The variants named by the knobs `value(name)` returns (the command line passes the
+    /// environment): `RENDERMM_CS_FAST`, `RENDERMM_COOP` and `RENDERMM_FRAG_MRT`; unset or empty
+    /// leaves the method's own choice. An unknown name is an error that names the knob.
+    pub fn from_knobs(value: impl Fn(&str) -> Option<String>) -> Result<Kernels> {
+        let given = |knob: &str| value(knob).filter(|s| !s.trim().is_empty());
+        let in_knob = |knob: &'static str| move |e: Error| Error::Invalid(format!("{knob}: {e}"));
+        Ok(Kernels {
+            cs_fast: given(cs_fast::ENV)
+                .map(|s| cs_fast::Variant::parse(s.trim()).map_err(in_knob(cs_fast::ENV)))
+                .transpose()?,
+            coop: given(coop::ENV)
+                .map(|s| coop::Variant::parse(s.trim()).map_err(in_knob(coop::ENV)))
+                .transpose()?,
+            frag_mrt: given(frag_mrt::SHAPE_ENV)
+                .map(|s| frag_mrt::Shape::parse(&s).map_err(in_knob(frag_mrt::SHAPE_ENV)))
+                .transpose()?,
+        })
+    }
+    /// The variants a run ran ([`RanKernel::variant`]), for the model of the kernel that ran;
+    /// empty where the run names none or a name this build does not know.
+    pub fn of_run(ran: &RanKernel) -> Kernels {
+        let Some(name) = ran.variant.as_deref() else {
+            return Kernels::default();
+        };
+        let mut k = Kernels::default();
+        match Method::parse(&ran.method) {
+            Ok(Method::CsFast) => k.cs_fast = cs_fast::Variant::parse(name).ok(),
+            Ok(Method::Coop) => k.coop = coop::Variant::parse(name).ok(),
+            Ok(Method::FragMrt | Method::FragMrtF16) => {
+                k.frag_mrt = frag_mrt::Shape::parse(name).ok();
+            }
+            _ => {}
         }
-        _ => Ok(all[0]),
+        k
     }
 }

@@ -31,13 +31,16 @@
 
 use super::count::Count;
 use crate::error::Result;
-use crate::methods::{Method, coop, cs_fast, dns_blocks, dns_tiled};
+use crate::methods::{Kernels, Method, coop, cs_fast, dns_blocks, dns_tiled};
 use serde::Serialize;
 
 /// The model of one compute method on one problem size.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ComputeModel {
     pub method: String,
+    /// The variant modelled, for the methods that have several (cs-fast's, coop's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
     pub m: usize,
     pub k: usize,
     pub n: usize,
@@ -132,16 +135,36 @@ pub fn try_model_with_limits(
     n: usize,
     limits: &wgpu::Limits,
 ) -> Result<Option<ComputeModel>> {
+    try_model_of(method, (m, k, n), limits, &Kernels::default())
+}
+
+/// [`model_with_limits`] of the kernel variants `kernels` names, as a request or a run names
+/// them ([`Kernels::of_run`]): the model of the kernel that ran.
+pub fn model_of(
+    method: Method,
+    mkn: (usize, usize, usize),
+    limits: &wgpu::Limits,
+    kernels: &Kernels,
+) -> Option<ComputeModel> {
+    try_model_of(method, mkn, limits, kernels).ok().flatten()
+}
+
+/// [`model_of`], with an error naming the size when a count would pass u128.
+pub fn try_model_of(
+    method: Method,
+    (m, k, n): (usize, usize, usize),
+    limits: &wgpu::Limits,
+    kernels: &Kernels,
+) -> Result<Option<ComputeModel>> {
     let runnable = runnable(m, k, n);
-    // cs-fast and coop run the variant RENDERMM_CS_FAST / RENDERMM_COOP picks; they load the
+    // cs-fast and coop run the variant the request names (the run records it); they load the
     // padding too (their buffers are padded to the tile), so their counts use padded sizes.
-    // The variant depends only on whether the product has many tiles, which sides clamped to
-    // the runnable ones keep.
+    // Unnamed, cs-fast's depends only on whether the product has many tiles, which sides
+    // clamped to the runnable ones keep; coop's on the vendor too, which a model has not: the
+    // default variant.
     let (mr, nr) = (m.min(MAX_RUNNABLE_SIDE), n.min(MAX_RUNNABLE_SIDE));
-    let cs_fast_variant = cs_fast::Variant::for_product_from_env(mr, nr)
-        .unwrap_or_else(|_| cs_fast::Variant::for_product(mr, nr));
-    let coop_variant =
-        coop::Variant::from_env().unwrap_or_else(|_| coop::Variant::default_variant());
+    let cs_fast_variant = cs_fast::Variant::chosen(kernels.cs_fast, mr, nr);
+    let coop_variant = kernels.coop.unwrap_or_else(coop::Variant::default_variant);
     if !method.is_compute() && !matches!(method, Method::CsFast | Method::Coop) {
         return Ok(None);
     }
@@ -262,6 +285,11 @@ pub fn try_model_with_limits(
     let (read, written) = (exact(read)?, exact(written)?);
     let mut md = ComputeModel {
         method: method.name().to_string(),
+        variant: match method {
+            Method::CsFast => Some(cs_fast_variant.name.to_string()),
+            Method::Coop => Some(coop_variant.name.to_string()),
+            _ => None,
+        },
         m,
         k,
         n,

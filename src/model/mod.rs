@@ -41,7 +41,7 @@ pub mod compute;
 pub mod count;
 
 use crate::error::{Error, Result};
-use crate::methods::Method;
+use crate::methods::{Kernels, Method};
 use count::Count;
 use serde::Serialize;
 
@@ -85,6 +85,29 @@ pub fn model(method: Method, m: usize, k: usize, n: usize, b: u32) -> Option<Mod
 
 /// [`model`], with an error naming the size when a count would pass u128.
 pub fn try_model(method: Method, m: usize, k: usize, n: usize, b: u32) -> Result<Option<Model>> {
+    try_model_with(method, m, k, n, b, &Kernels::default())
+}
+
+/// [`model`] of the kernel variants `kernels` names (frag-mrt's block shape; `None`: the
+/// default shape), as a request or a run names them.
+pub fn model_with(
+    method: Method,
+    (m, k, n): (usize, usize, usize),
+    b: u32,
+    kernels: &Kernels,
+) -> Option<Model> {
+    try_model_with(method, m, k, n, b, kernels).ok().flatten()
+}
+
+/// [`try_model`] of the kernel variants `kernels` names.
+pub fn try_model_with(
+    method: Method,
+    m: usize,
+    k: usize,
+    n: usize,
+    b: u32,
+    kernels: &Kernels,
+) -> Result<Option<Model>> {
     let b = b.max(1);
     let (mc, kc, nc) = (Count::from(m), Count::from(k), Count::from(n));
     let half = |x: Count| x.div_ceil(2u32);
@@ -143,11 +166,11 @@ pub fn try_model(method: Method, m: usize, k: usize, n: usize, b: u32) -> Result
             // frag-mrt (its module docs): tiles of R×C, per step of k (R+C)/4 RGBA32F texels
             // fetched (halved by quad sharing), R·C/4 vec4 multiply-adds and (R+C)/8 quad swaps
             // (sharing); R·C floats written per pass and read back as F by the next (ping-pong).
-            // The shape is the one a run would use (`RENDERMM_FRAG_MRT`, else the default);
+            // The shape is the one the request or the run names, else the default;
             // b ≥ k' is the default single pass. frag-mrt-f16's A and B texels are RGBA16F,
             // 8 bytes instead of 16; C and F stay RGBA32F. The layout (tiles, padded k, blocks)
             // is `frag_mrt::Layout`'s, counted here in u128 rather than built.
-            let shape = crate::methods::frag_mrt::Shape::from_env().unwrap_or_default();
+            let shape = crate::methods::frag_mrt::Shape::chosen(kernels.frag_mrt);
             let (u, step) = (Count::from(shape.unroll), Count::from(shape.step()));
             let even = |t: Count| {
                 if shape.share {
@@ -239,17 +262,33 @@ pub(crate) fn past_u128(method: Method, m: usize, k: usize, n: usize) -> Error {
 
 /// The model of a run of `method` that took `passes` passes: the block size is recovered as
 /// ⌈depth/passes⌉, which gives the same pass count and so the same totals as the b the run used.
+/// frag-mrt's shape is the default one ([`for_run_with`] takes the run's).
 pub fn for_run(method: Method, m: usize, k: usize, n: usize, passes: usize) -> Option<Model> {
+    for_run_with(method, (m, k, n), passes, &Kernels::default())
+}
+
+/// [`for_run`] of the kernel variants the run ran ([`Kernels::of_run`]).
+pub fn for_run_with(
+    method: Method,
+    (m, k, n): (usize, usize, usize),
+    passes: usize,
+    kernels: &Kernels,
+) -> Option<Model> {
     let depth = match method {
         Method::HallPacked => k.div_ceil(2),
         Method::FragMrt | Method::FragMrtF16 => {
-            let shape = crate::methods::frag_mrt::Shape::from_env().unwrap_or_default();
+            let shape = crate::methods::frag_mrt::Shape::chosen(kernels.frag_mrt);
             crate::methods::frag_mrt::Layout::new(shape, m, k, n).kp
         }
         _ => k,
     };
     let b = depth.div_ceil(passes.max(1)).max(1);
-    model(method, m, k, n, u32::try_from(b).unwrap_or(u32::MAX))
+    model_with(
+        method,
+        (m, k, n),
+        u32::try_from(b).unwrap_or(u32::MAX),
+        kernels,
+    )
 }
 
 /// The compute era's model of `method` (global-memory words moved, flop per byte) on m×k·k×n;

@@ -15,7 +15,9 @@ use crate::gpu::GpuContext;
 use crate::gpu::compute;
 use crate::gpu::run::{run, run_async};
 use crate::matrix::{self, Matrix};
-use crate::methods::{Accumulate, Method, Observer, Params, RunOutput, Runs, Timings, Work};
+use crate::methods::{
+    Accumulate, Method, Observer, Params, RanKernel, RunOutput, Runs, Timings, Work,
+};
 use crate::precision::{self, Pipeline, Precision};
 
 /// Options of one multiply: the method's own ([`Params`]) and how to tile.
@@ -39,6 +41,9 @@ pub struct Options<'a> {
     /// u8 only: the widths of the value a fragment hands on and of the running sum (L-M §4;
     /// `--u8-product-bits`, `--u8-sum-bits`); the default, 8 and 8, is rendermm's u8 mode.
     pub u8_bits: precision::U8Bits,
+    /// The kernel variants to run (cs-fast's, coop's, frag-mrt's shape); `None` in each lets the
+    /// method pick. The command line fills them from its knobs ([`crate::methods::Kernels`]).
+    pub kernels: crate::methods::Kernels,
     /// Tiling of products past the adapter's limits or the memory budget ([`tiled`]):
     /// `--mem-budget`, `--no-tile`, the progress bar.
     pub tiling: tiled::TileOptions,
@@ -58,6 +63,7 @@ impl Options<'_> {
             precision: self.precision,
             scale_by_depth: self.scale_by_depth,
             u8_bits: self.u8_bits,
+            kernels: self.kernels,
         };
         let out = f(&mut p);
         self.precision = p.precision;
@@ -105,7 +111,7 @@ pub fn multiply(
         return f16_guard(a, b, out, opts);
     }
     let out = match method.info().runs {
-        Runs::Cpu(f) => cpu_run(a, b, f),
+        Runs::Cpu(f) => cpu_run(method, a, b, f),
         Runs::Record(_) | Runs::Compute { .. } => {
             let ctx = gpu()?;
             let observe = opts.observer.is_some();
@@ -116,7 +122,8 @@ pub fn multiply(
             opts.observer = observer;
             let ran = ran?;
             compute::note_repeats(&ran.repeats_ms);
-            ran.into_output()?
+            let runs = compute_runs_as(method, &ctx.limits, a.rows, a.cols, b.cols);
+            ran.into_output_as(runs.name(), opts.precision)?
         }
     };
     f16_guard(a, b, out, opts)
@@ -145,7 +152,7 @@ pub async fn multiply_async(
         });
     }
     let out = match method.info().runs {
-        Runs::Cpu(f) => cpu_run(a, b, f),
+        Runs::Cpu(f) => cpu_run(method, a, b, f),
         Runs::Record(_) | Runs::Compute { .. } => {
             let observe = opts.observer.is_some();
             let mut observer = opts.observer.take();
@@ -154,7 +161,8 @@ pub async fn multiply_async(
             })
             .await;
             opts.observer = observer;
-            ran?.into_output()?
+            let runs = compute_runs_as(method, &ctx.limits, a.rows, a.cols, b.cols);
+            ran?.into_output_as(runs.name(), opts.precision)?
         }
     };
     f16_guard(a, b, out, opts)
@@ -274,7 +282,7 @@ fn f16_guard(a: &Matrix, b: &Matrix, out: RunOutput, opts: &Options) -> Result<R
     Ok(out)
 }
 
-fn cpu_run(a: &Matrix, b: &Matrix, f: fn(&Matrix, &Matrix) -> Matrix) -> RunOutput {
+fn cpu_run(method: Method, a: &Matrix, b: &Matrix, f: fn(&Matrix, &Matrix) -> Matrix) -> RunOutput {
     let t = crate::clock::Instant::now();
     let c = f(a, b);
     RunOutput {
@@ -285,6 +293,12 @@ fn cpu_run(a: &Matrix, b: &Matrix, f: fn(&Matrix, &Matrix) -> Matrix) -> RunOutp
             ..Default::default()
         },
         notes: vec![],
+        kernel: RanKernel {
+            method: method.name().into(),
+            variant: None,
+            inputs: Precision::F32,
+            sums: Precision::F32,
+        },
     }
 }
 

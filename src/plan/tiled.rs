@@ -71,8 +71,8 @@ use crate::gpu::GpuContext;
 use crate::gpu::buffer::{self, MatrixBuffer, check_storage_size};
 use crate::gpu::compute::{Operands, Prepared};
 use crate::gpu::loop_cap::StageLoops;
-use crate::gpu::run::ms;
 use crate::gpu::run::{Phase, Read, Work, run};
+use crate::gpu::run::{RanKernel, ms};
 use crate::gpu::texture::{MatrixTexture, TARGET_USAGE, padded_bytes_per_row, split_channels};
 use crate::matrix::Matrix;
 use crate::methods::{
@@ -81,7 +81,8 @@ use crate::methods::{
 use crate::precision::{self, Precision};
 use serde::Serialize;
 
-/// The environment variable read for the memory budget when `--mem-budget` is not given.
+/// The knob the command line reads for the memory budget when `--mem-budget` is not given
+/// (into [`TileOptions::mem_budget`], named by [`TileOptions::mem_budget_source`]).
 pub const BUDGET_ENV: &str = "RENDERMM_MEM_BUDGET";
 
 /// Most tile multiplies a plan may take; a budget that small is refused as a likely typo.
@@ -94,6 +95,13 @@ const ADD_SHADER: &str = include_str!("../../shaders/tile_accumulate.wgsl");
 pub struct TileOptions {
     /// Bytes of device memory a multiply may allocate; `None`: [`budget`] picks one.
     pub mem_budget: Option<u64>,
+    /// Where `mem_budget` came from, as the report names it (`RENDERMM_MEM_BUDGET=2GiB`);
+    /// `None`: `--mem-budget`.
+    pub mem_budget_source: Option<String>,
+    /// Bytes of host memory available (`MemAvailable`), which a CPU adapter allocates its
+    /// "device memory" from: the host reads it and hands it in (the library reads no system
+    /// file); `None` where unknown, and the default budget does without it.
+    pub host_available: Option<u64>,
     /// Refuse a product that needs tiling instead of tiling it (`--no-tile`).
     pub no_tile: bool,
     /// Show a progress bar of the blocks of C done on stderr (the CLI hides it with `--json`).
@@ -242,31 +250,29 @@ pub fn parse_bytes(s: &str) -> Result<u64> {
     Ok(bytes.round() as u64)
 }
 
-/// The memory budget: `opts.mem_budget` (`--mem-budget`), else `RENDERMM_MEM_BUDGET`, else
-/// [`default_budget`].
+/// The memory budget: `opts.mem_budget` (`--mem-budget`, or the knob the command line read),
+/// else [`default_budget`].
 pub fn budget(ctx: &GpuContext, opts: &TileOptions) -> Result<Budget> {
     if let Some(bytes) = opts.mem_budget {
         return Ok(Budget {
             bytes,
-            source: format!("--mem-budget {}", human_bytes(bytes)),
+            source: opts
+                .mem_budget_source
+                .clone()
+                .unwrap_or_else(|| format!("--mem-budget {}", human_bytes(bytes))),
         });
     }
-    if let Ok(s) = std::env::var(BUDGET_ENV) {
-        return Ok(Budget {
-            bytes: parse_bytes(&s)?,
-            source: format!("{BUDGET_ENV}={s}"),
-        });
-    }
-    Ok(default_budget(ctx))
+    Ok(default_budget(ctx, opts.host_available))
 }
 
 /// A safe share of what the adapter allows. wgpu reports no device-memory size, so: on a CPU
 /// adapter (lavapipe), whose "device memory" is host memory, half of the host's available
-/// memory; on a GPU, four times `max_storage_buffer_binding_size` (8 GiB on the H100), at least
-/// 1 GiB. Raise it with `--mem-budget` where the card has more.
-pub fn default_budget(ctx: &GpuContext) -> Budget {
+/// memory (`host_available`, where the host said); on a GPU, four times
+/// `max_storage_buffer_binding_size` (8 GiB on the H100), at least 1 GiB. Raise it with
+/// `--mem-budget` where the card has more.
+pub fn default_budget(ctx: &GpuContext, host_available: Option<u64>) -> Budget {
     if ctx.info.device_type == wgpu::DeviceType::Cpu
-        && let Some(avail) = host_available_bytes()
+        && let Some(avail) = host_available
     {
         return Budget {
             bytes: avail / 2,
@@ -284,10 +290,9 @@ pub fn default_budget(ctx: &GpuContext) -> Budget {
     }
 }
 
-/// `MemAvailable` of `/proc/meminfo`, where there is one.
-fn host_available_bytes() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+/// `MemAvailable` in bytes from the text of `/proc/meminfo` (which the host reads).
+pub fn mem_available(meminfo: &str) -> Option<u64> {
+    let line = meminfo.lines().find(|l| l.starts_with("MemAvailable:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib * 1024)
 }
@@ -946,6 +951,7 @@ pub fn multiply_tiled(
     let mut t = Timings::default();
     let mut device = Some(0.0);
     let mut first: Option<(usize, Vec<String>)> = None;
+    let mut kernel: Option<RanKernel> = None;
     let mut done = 0usize;
     for &(r0, rl) in &rows {
         for &(c0, cl) in &cols {
@@ -977,6 +983,7 @@ pub fn multiply_tiled(
             t.readback_ms += out.timings.readback_ms;
             device = device.zip(out.timings.device_ms).map(|(d, x)| d + x);
             first.get_or_insert((out.passes, out.notes));
+            kernel.get_or_insert(out.kernel);
             done += 1;
             bar.position(done as u64);
         }
@@ -984,6 +991,7 @@ pub fn multiply_tiled(
     bar.finish();
     t.device_ms = device;
     let (passes, block_notes) = first.unwrap_or_default();
+    let mut kernel = kernel.unwrap_or_default();
     let mut notes = vec![format!(
         "tiled ({}): C {m}x{n} in {}x{} blocks of at most {}x{}, k = {k} in {} chunk(s) of at most {}: {} tile multiplies of at most {}x{}x{}, each estimated at {} of the {} budget ({})",
         tiling.reasons.join("; "),
@@ -1024,12 +1032,15 @@ pub fn multiply_tiled(
         "passes: those of one block of C (all {blocks} blocks ran as many)"
     ));
     notes.extend(block_notes.into_iter().map(|s| format!("first block: {s}")));
+    // The tiles' kernel, under the name of the method the tiles ran.
+    kernel.method = tiling.ran_as.clone();
     opts.tiled = Some(tiling);
     Ok(RunOutput {
         c,
         passes,
         timings: t,
         notes,
+        kernel,
     })
 }
 
@@ -1121,6 +1132,12 @@ fn lm_block(
         passes: k,
         timings: t,
         notes,
+        kernel: RanKernel {
+            method: Method::Lm.name().into(),
+            variant: None,
+            inputs: precision,
+            sums: precision,
+        },
     })
 }
 
@@ -1243,6 +1260,12 @@ fn compute_block(
         passes,
         timings: t,
         notes,
+        kernel: RanKernel {
+            method: eff.name().into(),
+            variant: None,
+            inputs: Precision::F32,
+            sums: Precision::F32,
+        },
     })
 }
 
@@ -1279,6 +1302,7 @@ fn generic_block(
     let mut passes = 0;
     let mut notes = vec![];
     let mut last = None;
+    let mut kernel = RanKernel::default();
     for (x, y) in a.iter().zip(b) {
         let mut o = Options {
             allow_nonfinite: true,
@@ -1286,6 +1310,7 @@ fn generic_block(
             accumulate: opts.accumulate,
             precision: opts.precision,
             scale_by_depth: opts.scale_by_depth,
+            kernels: opts.kernels,
             tiling: TileOptions {
                 inside: true,
                 ..Default::default()
@@ -1307,6 +1332,7 @@ fn generic_block(
         if notes.is_empty() {
             notes = out.notes.clone();
         }
+        kernel = out.kernel;
         last = Some(out.c);
     }
     t.device_ms = device;
@@ -1324,6 +1350,7 @@ fn generic_block(
         passes,
         timings: t,
         notes,
+        kernel,
     })
 }
 

@@ -13,7 +13,7 @@ pub mod text;
 use crate::check::Verdict;
 use crate::gpu::GpuContext;
 use crate::matrix::Matrix;
-use crate::methods::{Method, RunOutput, Timings};
+use crate::methods::{Kernels, Method, RanKernel, RunOutput, Timings};
 use crate::precision::Precision;
 use serde::Serialize;
 
@@ -25,7 +25,17 @@ pub struct Report {
     /// `cannon-tiled`, `dns` → `dns-tiled`); the model fields are that kernel's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ran: Option<String>,
+    /// The variant or block shape the run ran, for methods that have several (cs-fast's and
+    /// coop's variants, frag-mrt's shape); the model fields are that variant's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
+    /// The mode asked (and kept) of the render-pass methods; `inputs` and `sums` say what the
+    /// kernel computed in.
     pub precision: String,
+    /// The number format A and B were read in (f16 for coop and frag-mrt-f16).
+    pub inputs: String,
+    /// The number format the sums were kept in.
+    pub sums: String,
     pub m: usize,
     pub k: usize,
     pub n: usize,
@@ -109,6 +119,7 @@ impl Report {
         (m, k, n): (usize, usize, usize),
         channels: usize,
         passes: usize,
+        kernel: &RanKernel,
         timings: &Timings,
         notes: &[String],
         checks: Vec<Verdict>,
@@ -124,26 +135,26 @@ impl Report {
             .iter()
             .max_by(|x, y| x.stats.rel_err.total_cmp(&y.stats.rel_err));
         let checked = !checks.is_empty();
-        let model = crate::model::for_run(method, m, k, n, passes);
+        // The model of the kernel that ran, as the run recorded it: the method it handed the
+        // product to (cannon → cannon-tiled, dns → dns-tiled) and its variant or shape.
+        let ran_method = Method::parse(&kernel.method).unwrap_or(method);
+        let ran = (ran_method != method).then_some(ran_method);
+        let kernels = Kernels::of_run(kernel);
+        let model = crate::model::for_run_with(method, (m, k, n), passes, &kernels);
         let model_bytes = model
             .as_ref()
             .map(|md| md.total_bytes * (channels * precision.bytes_per_channel()) as u128 / 4);
         let per_s = |x: u128| x as f64 / (t.compute_time().0.max(1e-9) * 1e6);
-        // The model of the kernel that ran: a single-workgroup method hands a product too large
-        // for it to its multi-workgroup version (cannon → cannon-tiled, dns → dns-tiled).
-        let ran = ctx
-            .map(|c| crate::plan::compute_runs_as(method, &c.limits, m, k, n))
-            .filter(|&r| r != method);
-        let compute_model = match ctx {
-            Some(c) => {
-                crate::model::compute::model_with_limits(ran.unwrap_or(method), m, k, n, &c.limits)
-            }
-            None => crate::model::compute::model(method, m, k, n),
-        };
+        let limits = ctx.map_or_else(crate::model::compute::typical_limits, |c| c.limits.clone());
+        let compute_model =
+            crate::model::compute::model_of(ran_method, (m, k, n), &limits, &kernels);
         Report {
             method: method.name().into(),
             ran: ran.map(|r| r.name().to_string()),
+            variant: kernel.variant.clone(),
             precision: precision.name().into(),
+            inputs: kernel.inputs.name().into(),
+            sums: kernel.sums.name().into(),
             m,
             k,
             n,
@@ -204,6 +215,7 @@ impl Report {
             (a.rows, a.cols, b.cols),
             1,
             out.passes,
+            &out.kernel,
             &out.timings,
             &out.notes,
             check.into_iter().collect(),

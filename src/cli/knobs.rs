@@ -1,0 +1,52 @@
+//! The environment knobs, read here and nowhere else: the library takes every option as a
+//! value ([`rendermm::plan::Options`]) and reads no environment variable or system file, so the
+//! command line reads them once and hands them in.
+//!
+//! - `RENDERMM_CS_FAST`, `RENDERMM_COOP`: the variant cs-fast / coop runs (unset: chosen by the
+//!   size of C, and for coop the vendor);
+//! - `RENDERMM_FRAG_MRT`: frag-mrt's block shape (unset: the default shape);
+//! - `RENDERMM_MEM_BUDGET`: the memory budget when `--mem-budget` is not given;
+//! - `/proc/meminfo`'s `MemAvailable`: the host memory a CPU adapter allocates from, for the
+//!   default budget; `/proc/self/statm`: this process's resident memory, which the soak watches.
+
+use rendermm::methods::Kernels;
+use rendermm::plan::tiled::{self, BUDGET_ENV, TileOptions};
+
+/// The kernel variants the knobs name; an unknown name is refused in one line naming the knob.
+pub fn kernels() -> rendermm::Result<Kernels> {
+    Kernels::from_knobs(|name| std::env::var(name).ok())
+}
+
+/// The tiling options of a command with `--mem-budget` (`flag`, already parsed): the flag's
+/// budget, else `RENDERMM_MEM_BUDGET`'s (a bad value is refused in one line), else the default,
+/// which on a CPU adapter takes half of the host's available memory.
+pub fn tiling(flag: Option<u64>) -> rendermm::Result<TileOptions> {
+    let (mem_budget, mem_budget_source) = match flag {
+        Some(bytes) => (Some(bytes), None),
+        None => match std::env::var(BUDGET_ENV) {
+            Ok(s) => (
+                Some(tiled::parse_bytes(&s)?),
+                Some(format!("{BUDGET_ENV}={s}")),
+            ),
+            Err(_) => (None, None),
+        },
+    };
+    Ok(TileOptions {
+        mem_budget,
+        mem_budget_source,
+        host_available: host_available(),
+        ..Default::default()
+    })
+}
+
+/// `MemAvailable` of `/proc/meminfo`, where there is one.
+pub fn host_available() -> Option<u64> {
+    tiled::mem_available(&std::fs::read_to_string("/proc/meminfo").ok()?)
+}
+
+/// Resident bytes of this process (Linux `/proc/self/statm`), for the soak's host memory.
+pub fn host_resident() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = s.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * 4096)
+}

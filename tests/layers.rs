@@ -1,0 +1,385 @@
+//! Configuration enters at the edges: the library takes every option as a value and reads no
+//! environment variable and no system file itself. The command line (`src/cli/`, `src/main.rs`)
+//! reads the knobs once and hands them in; the only reads below it are those of the systems the
+//! library drives, named here with their variables: wgpu's adapter selection and the window
+//! system's display. These tests scan the sources, so a new read in the library fails them.
+
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Every `.rs` file under `dir`.
+fn sources(dir: &Path) -> Vec<PathBuf> {
+    let mut out = vec![];
+    let mut dirs = vec![dir.to_path_buf()];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The path of `p` from the repository root, with `/` separators.
+fn rel(p: &Path) -> String {
+    p.strip_prefix(root())
+        .unwrap()
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
+/// The edges: the command line and the binary's `main`, which read the knobs.
+fn at_the_edge(path: &str) -> bool {
+    path.starts_with("src/cli/") || path == "src/main.rs"
+}
+
+/// Reads below the edge that belong to the systems the library drives, by file and by the
+/// variables they read: wgpu's own adapter selection (`WGPU_BACKEND`, `WGPU_ADAPTER_NAME`), and
+/// the window system's display variables, which the demo window's error names when there is no
+/// display.
+const SYSTEM_READS: &[(&str, &[&str])] = &[
+    ("src/gpu/context.rs", &["WGPU_BACKEND", "WGPU_ADAPTER_NAME"]),
+    (
+        "src/demo/window.rs",
+        &["DISPLAY", "WAYLAND_DISPLAY", "WAYLAND_SOCKET"],
+    ),
+];
+
+/// The code of `line`: the part before a `//` comment.
+fn code(line: &str) -> &str {
+    line.split("//").next().unwrap_or("")
+}
+
+/// Every line of library code (outside the edges) that reads the environment, as
+/// `path:line: text`, less the system reads of [`SYSTEM_READS`].
+fn environment_reads(files: &[(String, String)]) -> Vec<String> {
+    let mut found = vec![];
+    for (path, text) in files {
+        if at_the_edge(path) {
+            continue;
+        }
+        let allowed = SYSTEM_READS
+            .iter()
+            .find(|(p, _)| p == path)
+            .map_or(&[][..], |(_, vars)| *vars);
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let c = code(line);
+            if !(c.contains("env::var") || c.contains("env::vars")) {
+                continue;
+            }
+            // The variable is named on the line or within the few lines of the call before it
+            // (a list iterated over, as in the demo window's check).
+            let window = lines[i.saturating_sub(3)..=i].join("\n");
+            if allowed.iter().any(|v| window.contains(&format!("\"{v}\""))) {
+                continue;
+            }
+            found.push(format!("{path}:{}: {}", i + 1, line.trim()));
+        }
+    }
+    found
+}
+
+/// Every line of library code (outside the edges) that reads a `/proc` file.
+fn proc_reads(files: &[(String, String)]) -> Vec<String> {
+    let mut found = vec![];
+    for (path, text) in files {
+        if at_the_edge(path) {
+            continue;
+        }
+        for (i, line) in text.lines().enumerate() {
+            let c = code(line);
+            if c.contains("\"/proc/") && (c.contains("read") || c.contains("File::open")) {
+                found.push(format!("{path}:{}: {}", i + 1, line.trim()));
+            }
+        }
+    }
+    found
+}
+
+fn library_files() -> Vec<(String, String)> {
+    sources(&root().join("src"))
+        .into_iter()
+        .map(|p| (rel(&p), std::fs::read_to_string(&p).unwrap()))
+        .collect()
+}
+
+#[test]
+fn the_library_reads_no_environment_variable_below_the_command_line() {
+    let files = library_files();
+    assert!(
+        files.len() > 50,
+        "only {} sources: is the scan right?",
+        files.len()
+    );
+    let found = environment_reads(&files);
+    assert!(
+        found.is_empty(),
+        "environment reads inside the library (read them in src/cli/ and pass them in as options):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_library_reads_no_proc_file_below_the_command_line() {
+    let found = proc_reads(&library_files());
+    assert!(
+        found.is_empty(),
+        "/proc reads inside the library (read them in src/cli/ and pass the values in):\n{}",
+        found.join("\n")
+    );
+}
+
+/// The scans see what they should: a knob read, a `/proc` read, an aliased `env::var`, and the
+/// system reads they allow only in their own file and for their own variables.
+#[test]
+fn the_scans_see_a_planted_read_and_pass_the_system_reads() {
+    let file = |path: &str, text: &str| vec![(path.to_string(), text.to_string())];
+    let knob = "let v = std::env::var(\"RENDERMM_CS_FAST\");";
+    assert_eq!(
+        environment_reads(&file("src/methods/cs_fast.rs", knob)).len(),
+        1
+    );
+    assert_eq!(
+        environment_reads(&file(
+            "src/plan/tiled.rs",
+            "use std::env;\nlet s = env::var(BUDGET_ENV);"
+        ))
+        .len(),
+        1
+    );
+    assert!(environment_reads(&file("src/cli/knobs.rs", knob)).is_empty());
+    assert!(environment_reads(&file("src/main.rs", knob)).is_empty());
+    assert!(
+        environment_reads(&file(
+            "src/plan/tiled.rs",
+            "// std::env::var(X) in a comment"
+        ))
+        .is_empty()
+    );
+    let wgpu = "let Ok(list) = std::env::var(\"WGPU_BACKEND\") else {";
+    assert!(environment_reads(&file("src/gpu/context.rs", wgpu)).is_empty());
+    // wgpu's variable is allowed in wgpu's file only, and that file no other variable.
+    assert_eq!(environment_reads(&file("src/plan/mod.rs", wgpu)).len(), 1);
+    assert_eq!(
+        environment_reads(&file("src/gpu/context.rs", knob)).len(),
+        1
+    );
+    let meminfo = "let text = std::fs::read_to_string(\"/proc/meminfo\").ok()?;";
+    assert_eq!(proc_reads(&file("src/plan/tiled.rs", meminfo)).len(), 1);
+    assert!(proc_reads(&file("src/cli/knobs.rs", meminfo)).is_empty());
+}
+
+// The knobs at the edge: the command line reads them and hands them in, and the report names
+// what ran.
+
+use rendermm::methods::{Kernels, Method, cs_fast, frag_mrt};
+use std::process::{Command, Output};
+
+mod common;
+
+/// `rendermm args` with the environment variables `env` set (and the knobs of the test's own
+/// environment removed, so that only `env` speaks).
+fn rendermm_with(env: &[(&str, &str)], args: &[&str]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_rendermm"));
+    cmd.args(args).env("XDG_RUNTIME_DIR", std::env::temp_dir());
+    for knob in [
+        "RENDERMM_CS_FAST",
+        "RENDERMM_COOP",
+        "RENDERMM_FRAG_MRT",
+        "RENDERMM_MEM_BUDGET",
+    ] {
+        cmd.env_remove(knob);
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("run rendermm")
+}
+
+fn json(out: &Output) -> serde_json::Value {
+    assert!(
+        out.status.success(),
+        "rendermm failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// `RENDERMM_CS_FAST` picks cs-fast's variant from the command line; the report names it and
+/// models it (not the variant the size would pick); a bad name is one line naming the knob.
+#[test]
+fn cs_fast_knob_reaches_the_run_and_the_report_names_and_models_that_variant() {
+    let named = cs_fast::VARIANTS[0];
+    let (m, k, n) = (64, 64, 64);
+    let picked = cs_fast::Variant::for_product(m, n);
+    assert_ne!(
+        named, picked,
+        "the size must pick another variant than the one named"
+    );
+    let args = [
+        "multiply", "--method", "cs-fast", "--random", "64x64x64", "--check", "--json",
+    ];
+    let limits = rendermm::model::compute::typical_limits();
+    let model = |v: cs_fast::Variant| {
+        let kernels = Kernels {
+            cs_fast: Some(v),
+            ..Default::default()
+        };
+        rendermm::model::compute::model_of(Method::CsFast, (m, k, n), &limits, &kernels)
+            .unwrap()
+            .global_bytes
+    };
+    assert_ne!(
+        model(named),
+        model(picked),
+        "the two variants' models must differ"
+    );
+    for (env, want) in [
+        (vec![], picked),
+        (vec![("RENDERMM_CS_FAST", named.name)], named),
+    ] {
+        let r = json(&rendermm_with(&env, &args));
+        assert_eq!(r["variant"], want.name, "{env:?}");
+        assert_eq!(
+            (r["inputs"].as_str(), r["sums"].as_str()),
+            (Some("f32"), Some("f32"))
+        );
+        assert_eq!(r["check_passed"], true);
+        assert_eq!(
+            r["model_global_bytes"].as_u64(),
+            Some(model(want) as u64),
+            "{env:?}"
+        );
+    }
+    // The text report says the same.
+    let text = rendermm_with(&[("RENDERMM_CS_FAST", named.name)], &args[..args.len() - 1]);
+    let stdout = String::from_utf8_lossy(&text.stdout);
+    let want = format!(
+        "ran       cs-fast variant {}; f32 inputs, f32 sums",
+        named.name
+    );
+    assert!(stdout.lines().any(|l| l == want), "{stdout}");
+    let out = rendermm_with(&[("RENDERMM_CS_FAST", "no-such-variant")], &args);
+    let line = common::assert_clean_error(
+        &out,
+        "RENDERMM_CS_FAST: unknown cs-fast variant 'no-such-variant'",
+    );
+    assert!(line.contains(named.name), "{line}");
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// `RENDERMM_FRAG_MRT` picks frag-mrt's shape for `multiply` and `model`; the report names the
+/// shape and says frag-mrt-f16 read f16 inputs into f32 sums.
+#[test]
+fn frag_mrt_knob_reaches_the_run_and_the_model_and_the_report_names_the_formats() {
+    let named = frag_mrt::Shape::parse("4x4,unroll=8").unwrap();
+    let args = [
+        "multiply",
+        "--method",
+        "frag-mrt-f16",
+        "--random",
+        "24x40x16",
+        "--check",
+        "--json",
+    ];
+    for (env, shape) in [
+        (vec![], frag_mrt::Shape::DEFAULT),
+        (vec![("RENDERMM_FRAG_MRT", "4x4,unroll=8")], named),
+    ] {
+        let r = json(&rendermm_with(&env, &args));
+        assert_eq!(r["variant"], shape.name(), "{env:?}");
+        assert_eq!(
+            (r["inputs"].as_str(), r["sums"].as_str()),
+            (Some("f16"), Some("f32"))
+        );
+        // The mode field is kept as it was: frag-mrt-f16 takes no --precision.
+        assert_eq!(r["precision"], "f32");
+        assert_eq!(r["check_passed"], true);
+    }
+    let model_args = [
+        "model", "--method", "frag-mrt", "--m", "1024", "--k", "1024", "--n", "1024", "--b",
+        "1024", "--json",
+    ];
+    let bytes =
+        |env: &[(&str, &str)]| json(&rendermm_with(env, &model_args))["total_bytes"].as_u64();
+    let want = |shape| {
+        let kernels = Kernels {
+            frag_mrt: Some(shape),
+            ..Default::default()
+        };
+        rendermm::model::model_with(Method::FragMrt, (1024, 1024, 1024), 1024, &kernels)
+            .map(|md| md.total_bytes as u64)
+    };
+    assert_ne!(want(named), want(frag_mrt::Shape::DEFAULT));
+    assert_eq!(bytes(&[]), want(frag_mrt::Shape::DEFAULT));
+    assert_eq!(bytes(&[("RENDERMM_FRAG_MRT", "4x4,unroll=8")]), want(named));
+    let out = rendermm_with(&[("RENDERMM_FRAG_MRT", "3x4")], &args);
+    common::assert_clean_error(&out, "RENDERMM_FRAG_MRT:");
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// `RENDERMM_MEM_BUDGET` sets the budget where `--mem-budget` does not, and the tiling names
+/// where its budget came from; a bad value is one line.
+#[test]
+fn mem_budget_knob_sets_the_budget_unless_the_flag_does() {
+    let args = [
+        "multiply",
+        "--method",
+        "hall-blocked",
+        "--random",
+        "64x64x64",
+        "--check",
+        "--json",
+    ];
+    let r = json(&rendermm_with(&[("RENDERMM_MEM_BUDGET", "16KiB")], &args));
+    assert_eq!(r["tiling"]["budget_source"], "RENDERMM_MEM_BUDGET=16KiB");
+    assert_eq!(r["tiling"]["budget_bytes"], 16 * 1024);
+    assert_eq!(r["check_passed"], true);
+    let mut flagged = args.to_vec();
+    flagged.extend(["--mem-budget", "20KiB"]);
+    let r = json(&rendermm_with(
+        &[("RENDERMM_MEM_BUDGET", "16KiB")],
+        &flagged,
+    ));
+    assert_eq!(r["tiling"]["budget_bytes"], 20 * 1024);
+    assert_eq!(r["tiling"]["budget_source"], "--mem-budget 20 KiB");
+    let out = rendermm_with(&[("RENDERMM_MEM_BUDGET", "lots")], &args);
+    common::assert_clean_error(&out, "memory size 'lots'");
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// The tour's row of a method that handed the product on names the kernel that ran.
+#[test]
+fn tour_row_names_the_kernel_that_ran() {
+    let dir = std::env::temp_dir().join(format!("rendermm-layers-tour-{}", std::process::id()));
+    let out = rendermm_with(
+        &[],
+        &[
+            "tour",
+            "--method",
+            "cannon",
+            "--size",
+            "100x100x100",
+            "--out",
+            dir.to_str().unwrap(),
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    let row = stdout
+        .lines()
+        .find(|l| l.starts_with("cannon"))
+        .unwrap_or_else(|| panic!("no cannon row: {stdout}"));
+    assert!(row.starts_with("cannon (ran cannon-tiled)"), "{row}");
+    assert!(row.contains(" ok "), "{row}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
