@@ -59,7 +59,6 @@ fn f32_result_short_of_one_slice_fails_at_k_1024_and_at_small_k() {
         assert!(v.passed, "k = {k}: the correct product fails: {}", v.held);
         let short = rendermm::cpu::naive(&without_slice(&a, p), &b);
         let v = check::judge(Arith::F32, &a, &b, &short);
-        eprintln!("k = {k} short of {p}: {}", v.held);
         assert!(
             !v.passed,
             "k = {k}: a product short of slice {p} passes: {}",
@@ -86,7 +85,6 @@ fn f16_result_short_of_one_slice_fails_at_k_1024_for_each_render_pipeline() {
         for p in [largest_slice(&a, &b), 0, k - 1] {
             let (short, o) = run(method, Precision::F16, &without_slice(&a, p), &b);
             let v = verdict_for(method, &o, &a, &b, &short);
-            eprintln!("{method} short of {p}: {}", v.held);
             assert!(
                 !v.passed,
                 "{method}: an f16 result short of slice {p} passes: {}",
@@ -267,4 +265,36 @@ fn sampled_judge_checks_u8_and_f16_as_the_full_judge_does() {
     let v = check::judge_sampled(f16, &a, &b, &c, 64, 1);
     assert!(v.passed && v.held.contains("sampled"), "{}", v.held);
     assert!(!check::judge_sampled(f16, &a, &b, &Matrix::zeros(m, n), 64, 1).passed);
+}
+
+#[test]
+fn f32_judge_fails_a_result_twice_its_stated_bound_off_and_passes_one_half_off() {
+    for (m, k, n) in [(4, 1024, 3), (1, 1_000_000, 1)] {
+        let a = Matrix::random(m, k, 81, -1.0, 1.0);
+        let b = Matrix::random(k, n, 82, -1.0, 1.0);
+        let reference = rendermm::cpu::reference_f64(&a, &b);
+        let abs = |x: &Matrix| Matrix::from_fn(x.rows, x.cols, |i, j| x.get(i, j).abs());
+        let s = rendermm::cpu::reference_f64(&abs(&a), &abs(&b));
+        // The bound as the doc states it: γ_(k+1) with u = 2^-23 (the absolute terms are
+        // negligible for inputs of this size).
+        let nu = (k + 1) as f64 * 2f64.powi(-23);
+        let gamma = nu / (1.0 - nu);
+        for (factor, pass) in [(2.0, false), (0.5, true)] {
+            let c = Matrix::from_fn(m, n, |i, j| {
+                let idx = i * n + j;
+                let off = if idx == 0 {
+                    factor * gamma * s[idx]
+                } else {
+                    0.0
+                };
+                (reference[idx] + off) as f32
+            });
+            let v = check::judge(Arith::F32, &a, &b, &c);
+            assert_eq!(
+                v.passed, pass,
+                "{m}x{k}x{n}, off by {factor} bounds: {}",
+                v.held
+            );
+        }
+    }
 }
