@@ -466,7 +466,8 @@ fn refuse_failed_check(args: &MultiplyArgs, report: &Report) -> Result<()> {
     }
     print(args, report)?;
     check_failed!(
-        "check failed: rel_err {:e}, held to: {}{}",
+        "check failed: {}; rel_err {:e}, held to: {}{}",
+        report.held.as_deref().unwrap_or("?"),
         report.rel_err.unwrap_or(f64::NAN),
         report.tolerance.as_deref().unwrap_or("?"),
         if args.out.is_some() {
