@@ -1,7 +1,26 @@
-//! The one compare helper every test and `--check` uses: GPU (or CPU) result against the f64
-//! reference.
+//! The judge: every verdict on a product — `--check`, bench, sweep, soak, tour, tune, the page
+//! and the tests — comes from [`judge`] (or [`judge_sampled`] for products too large for the
+//! full f64 reference), which holds a result to what the arithmetic that made it ([`Arith`])
+//! promises and says in words what that was:
+//!
+//! - **f32** (every f32 method): every element within 2·γ_(k+1)·(|A||B|)_ij of the f64
+//!   reference ([`f32_bound`]) — a bound that grows with k, so correct results pass at any k and
+//!   a result short of one slice of the sum fails where the slice is larger than the rounding
+//!   could be;
+//! - **f16 inputs, f32 sums** (`coop`, `frag-mrt-f16`): every element within the bound of
+//!   [`f16_inputs_bound`];
+//! - **f16 render pipelines** (L-M, Hall): within the pipeline's a priori bound
+//!   ([`crate::precision::Pipeline::f16_bound`]) and within a few f16 units of the CPU model of
+//!   its f16 blending ([`crate::precision::f16_model`]), which follows every rounding of the
+//!   running sum: the a priori bound alone grows to the size of the sum itself at k ≈ 1000;
+//! - **u8** (L-M, Hall): equal to the CPU model of the 8-bit pipeline, with a second line on how
+//!   far that pipeline is from the exact product, and why (saturation, products under half a
+//!   step).
+//!
+//! [`compare`] is the plain distance to the f64 reference that every verdict carries.
 
 use crate::matrix::Matrix;
+use crate::precision::{self, F16_UNIT_ROUNDOFF, Pipeline, Precision, U8Bits};
 use serde::Serialize;
 
 /// How far a result is from the f64 reference.
@@ -99,22 +118,37 @@ pub fn assert_close(label: &str, c: &Matrix, reference: &[f64], tol: f64) -> Err
     s
 }
 
-/// The verdict on one result: its error against the f64 reference and whether it is within what
-/// its precision promises.
+/// The verdict on one result: its error against the f64 reference, whether it is within what
+/// the arithmetic that made it promises, and what that was.
 #[derive(Clone, Debug, Serialize)]
 pub struct Verdict {
     #[serde(flatten)]
     pub stats: ErrorStats,
     /// Whether the result is within `tolerance`.
     pub passed: bool,
-    /// What the result was held to, in words.
+    /// What the result was held to, in full.
     pub tolerance: String,
+    /// The verdict in one line: what the result was held to and how much of it the worst
+    /// element used (`within γ_(k+1)(2u)·|A||B| elementwise (...), worst 3% of that`; u8:
+    /// `equal to the 8-bit pipeline's model (0 steps off)`).
+    pub held: String,
+    /// f32: largest ratio of an element's error to its bound ([`f32_bound`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bound_ratio: Option<f64>,
+    /// u8: how far the result is from the exact product, and why (saturation, products under
+    /// half a step): the model is the test of the method, this is what the 8-bit pipeline gives.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exact: Option<String>,
     /// u8: output elements whose true 8-bit sum exceeded 1.0 and so saturated.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub saturated: Option<usize>,
     /// u8: share of saturated output elements.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub saturated_share: Option<f64>,
+    /// u8: output elements that are 0 where the exact product is not (every product, or block
+    /// sum, under half an 8-bit step).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub u8_zero: Option<usize>,
     /// u8: largest difference from the CPU model of the 8-bit pipeline, in 8-bit steps.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub u8_model_max_steps: Option<f64>,
@@ -124,6 +158,10 @@ pub struct Verdict {
     /// f16: largest ratio of the error to the derived elementwise bound.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub f16_bound_ratio: Option<f64>,
+    /// f16 render pipelines: largest distance from the CPU model of the f16 blending, in f16
+    /// spacings at the running sum's peak ([`precision::f16_model`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub f16_model_spacings: Option<f64>,
 }
 
 /// Which CPU model of the 8-bit pipeline a u8 result was held to: the method's pass structure
@@ -140,181 +178,596 @@ pub struct U8ModelId {
     pub gpu: Option<&'static str>,
 }
 
-/// Judge `c = a · b` computed by Larsen–McAllister at `precision`:
-/// - f32: relative Frobenius error ≤ `f32_tol` (the method's tolerance);
-/// - f16: every element within the f16 accumulation bound of [`precision::f16_bound`](crate::precision::f16_bound);
-/// - u8: every element equal to the CPU model of the 8-bit pipeline
-///   ([`precision::u8_model`](crate::precision::u8_model); times k after `--scale-by-depth`).
+/// The arithmetic that made a result, which decides what the judge holds it to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arith {
+    /// f32 inputs, f32 products and sums in any order: every f32 method, the render-pass
+    /// methods in f32, the CPU methods.
+    F32,
+    /// Inputs rounded to f16, products and sums in f32: `coop` (on tensor cores, which truncate)
+    /// and `frag-mrt-f16` (in the fragment shader).
+    F16Inputs { tensor_cores: bool },
+    /// A render pipeline whose running sum is stored in f16 once per pass.
+    F16(Pipeline),
+    /// A render pipeline in 8 bits: its CPU model at the widths `bits`, polygon colour 1/k under
+    /// `scale_by_depth`.
+    U8 {
+        pipeline: Pipeline,
+        scale_by_depth: bool,
+        bits: U8Bits,
+    },
+}
+
+impl Arith {
+    /// A render pipeline at `precision` (f32 is [`Arith::F32`]).
+    pub fn of_pipeline(
+        pipeline: Pipeline,
+        precision: Precision,
+        scale_by_depth: bool,
+        bits: U8Bits,
+    ) -> Arith {
+        match precision {
+            Precision::F32 => Arith::F32,
+            Precision::F16 => Arith::F16(pipeline),
+            Precision::U8 => Arith::U8 {
+                pipeline,
+                scale_by_depth,
+                bits,
+            },
+        }
+    }
+}
+
+/// An elementwise bound on |C − C_ref|: `rel`·Σ_p|A_ip||B_pj| + `abs`·(Σ_p|A_ip| + Σ_p|B_pj|)
+/// + `floor`.
+#[derive(Clone, Copy, Debug)]
+pub struct ElementBound {
+    pub rel: f64,
+    pub abs: f64,
+    pub floor: f64,
+}
+
+/// γ_n for unit `u`: n·u / (1 − n·u) (Higham, *Accuracy and Stability of Numerical
+/// Algorithms*, Lemma 3.1), held finite past n·u = 1 (where it bounds nothing useful).
+pub fn gamma(n: f64, u: f64) -> f64 {
+    let nu = n * u;
+    nu / (1.0 - nu).max(1e-3)
+}
+
+/// The f32 bound: every element within
 ///
-/// For any method, [`crate::plan::verdict_for`] picks the method's own model and bound.
-pub fn verdict(
-    precision: crate::precision::Precision,
+/// |C − C_ref| ≤ γ_(k+1)(2u)·Σ_p|A_ip||B_pj| + 2⁻¹²⁶·(Σ_p|A_ip| + Σ_p|B_pj| + 2k + 2),
+/// u = 2⁻²⁴.
+///
+/// Why: an inner product of length k summed in any order — one long loop, a tree, tiles of k
+/// added on the GPU, split-k chunks added on the host in f64 and rounded once, with or without
+/// fused multiply-adds — puts every product through at most k + 1 roundings (its own, the
+/// k − 1 additions on its way to the root of the sum, the final rounding of a host sum), so
+/// |ĉ − c| ≤ γ_(k+1)·Σ|a||b| (Higham Lemma 3.1, §3.1: the order of summation only changes
+/// which terms meet fewer roundings). The unit is 2u = 2⁻²³, one unit in the last place rather
+/// than half, because a GPU's f32 add and the blend unit are promised faithful, not correctly
+/// rounded, results (WGSL allows 1 ULP for f32 addition). The absolute term covers flush to
+/// zero, which GPUs may apply to f32 subnormals: a flushed input a loses at most 2⁻¹²⁶·|b| of
+/// its product, a flushed product or partial sum at most 2⁻¹²⁶.
+///
+/// The bound grows with k, as the rounding can (k = 10⁶: 0.12 of Σ|a||b|), so a correct result
+/// passes at any k; and it stays far below one product's size where a slice of the sum matters
+/// (k = 1024: 1.2e-4 of Σ|a||b|), so a result short of one slice of k fails.
+pub fn f32_bound(k: usize) -> ElementBound {
+    let tiny = 2f64.powi(-126);
+    ElementBound {
+        rel: gamma(k as f64 + 1.0, 2.0 * precision::F32_UNIT_ROUNDOFF),
+        abs: tiny,
+        floor: (2.0 * k as f64 + 2.0) * tiny,
+    }
+}
+
+/// The f32 bound in words.
+fn f32_bound_words(k: usize) -> String {
+    format!(
+        "every element within gamma_(k+1)·sum|a||b| + 2^-126·(sum_p|a_ip| + sum_p|b_pj| + 2k + 2), \
+         gamma_n = n·2u/(1 - n·2u), u = 2^-24 (f32 sums in any order, one ulp per rounding, k = {k})"
+    )
+}
+
+/// The bound for f16 inputs and f32 sums (`coop`, `frag-mrt-f16`): every element within
+///
+/// |ĉ_ij − c_ij| ≤ (2u + u² + (1 + u)²·γ_k)·S_ij + 2⁻²⁴·(R_i + K_j) + k·2⁻⁴⁸
+///
+/// with S_ij = Σ_p |a_ip|·|b_pj|, R_i = Σ_p |a_ip|, K_j = Σ_p |b_pj|, u = 2⁻¹¹ (f16 unit
+/// roundoff) and γ_k = k·2⁻²² / (1 − k·2⁻²²). Derivation:
+/// - each input is rounded to f16 once: â = a(1 + δ) + η with |δ| ≤ u, and |η| ≤ 2⁻²⁵ (half the
+///   subnormal spacing 2⁻²⁴) for values under 2⁻¹⁴ that round to f16 subnormals;
+/// - so |âb̂ − ab| ≤ (2u + u²)|a||b| + 2⁻²⁵(1 + u)(|a| + |b|) + 2⁻⁵⁰ per product; summed over p
+///   that gives the S, R + K and k terms (2⁻²⁴ covers 2⁻²⁵(1 + u) with the accumulation's
+///   growth for any k < 2²¹);
+/// - the products of two f16 are exact in f32 (11 + 11 significant bits ≤ 24), and the f32
+///   accumulation costs at most γ_k·Σ|â||b̂| ≤ γ_k(1 + u)²·S. Round-to-nearest would give
+///   2⁻²⁴ per addition; γ is taken with 2⁻²² per product because tensor cores align the addends
+///   of a multiply-add to the largest and truncate them (Fasi et al., "Numerical behavior of
+///   NVIDIA tensor cores", 2021): up to a unit in the last place (2⁻²³ relative) for each
+///   product, and as much again for the running sum each time it enters a multiply-add. In a
+///   fragment shader (`frag-mrt-f16`) each f32 addition errs by at most one unit in the last
+///   place (WGSL's faithful rounding), inside the same 2⁻²².
+pub fn f16_inputs_bound(k: usize) -> ElementBound {
+    let u = F16_UNIT_ROUNDOFF;
+    let g = gamma(k as f64, 2f64.powi(-22));
+    ElementBound {
+        rel: 2.0 * u + u * u + (1.0 + u) * (1.0 + u) * g,
+        abs: 2f64.powi(-24),
+        floor: k as f64 * 2f64.powi(-48),
+    }
+}
+
+/// The bound of [`f16_inputs_bound`] in words.
+pub fn f16_inputs_bound_words(k: usize, tensor_cores: bool) -> String {
+    let sums = if tensor_cores {
+        "f32 accumulation on tensor cores, truncating"
+    } else {
+        "f32 sums, 2^-22 per addition covering WGSL's faithful rounding of 2^-23"
+    };
+    format!(
+        "every element within (2u + u^2 + (1+u)^2·gamma_k)·sum|a||b| + 2^-24·(sum_p|a_ip| + sum_p|b_pj|) + k·2^-48, \
+         u = 2^-11 (inputs rounded to f16), gamma_k = k·2^-22/(1 - k·2^-22) ({sums}, k = {k})"
+    )
+}
+
+impl ElementBound {
+    /// The bound for every element of `a · b` (row-major).
+    pub fn of(self, a: &Matrix, b: &Matrix) -> Vec<f64> {
+        let (row_abs, col_abs) = precision::abs_sums(a, b);
+        precision::abs_product(a, b)
+            .into_iter()
+            .enumerate()
+            .map(|(idx, s)| {
+                let (i, j) = (idx / b.cols, idx % b.cols);
+                self.rel * s + self.abs * (row_abs[i] + col_abs[j]) + self.floor
+            })
+            .collect()
+    }
+}
+
+/// Largest |C − C_ref| / bound over the elements; a non-finite element counts as 0 where the
+/// reference has the same NaN or infinity (as in [`compare`]) and as infinitely far otherwise.
+fn worst_ratio(c: &Matrix, reference: &[f64], bound: &[f64]) -> f64 {
+    c.data
+        .iter()
+        .zip(reference)
+        .zip(bound)
+        .map(|((&x, &r), &bd)| {
+            if x.is_finite() && r.is_finite() {
+                (x as f64 - r).abs() / bd
+            } else if (x.is_nan() && r.is_nan()) || (x.is_infinite() && x as f64 == r) {
+                0.0
+            } else {
+                f64::INFINITY
+            }
+        })
+        .fold(0.0f64, f64::max)
+}
+
+/// A share as words: `3%`, `2.1e-3` below a percent, `31.6 times` past ten.
+fn share(r: f64) -> String {
+    if !r.is_finite() {
+        "infinitely far".into()
+    } else if r >= 10.0 {
+        format!("{r:.3} times")
+    } else if r >= 0.01 {
+        format!("{:.0}%", r * 100.0)
+    } else {
+        format!("{r:.1e}")
+    }
+}
+
+/// How far f16 render pipelines may be from their CPU model ([`precision::f16_model`]), in f16
+/// spacings at the running sum's peak. The model rounds as the GPU does, once per pass, to
+/// nearest; what it cannot follow is a blend unit that rounds a tie, or a sum the shader
+/// rounded in f32 first, the other way — a spacing at a time, and rarely.
+pub const F16_MODEL_SPACINGS: f64 = 4.0;
+
+/// Judge `c = a · b` as `arith` made it, against the f64 reference (computed here).
+pub fn judge(arith: Arith, a: &Matrix, b: &Matrix, c: &Matrix) -> Verdict {
+    let reference = crate::cpu::reference_f64(a, b);
+    judge_against(arith, a, b, c, &reference)
+}
+
+/// [`judge`] with the f64 reference `reference` of `a · b` already at hand.
+pub fn judge_against(
+    arith: Arith,
+    a: &Matrix,
+    b: &Matrix,
+    c: &Matrix,
+    reference: &[f64],
+) -> Verdict {
+    let stats = compare(c, reference);
+    let mut v = Verdict {
+        passed: false,
+        tolerance: String::new(),
+        held: String::new(),
+        bound_ratio: None,
+        exact: None,
+        saturated: None,
+        saturated_share: None,
+        u8_zero: None,
+        u8_model_max_steps: None,
+        u8_model: None,
+        f16_bound_ratio: None,
+        f16_model_spacings: None,
+        stats,
+    };
+    let k = a.cols;
+    match arith {
+        Arith::F32 => {
+            let bound = f32_bound(k);
+            let ratio = worst_ratio(c, reference, &bound.of(a, b));
+            v.passed = v.stats.nonfinite == 0 && ratio <= 1.0;
+            v.bound_ratio = Some(ratio);
+            v.tolerance = f32_bound_words(k);
+            v.held = format!(
+                "within gamma_(k+1)(2u)·|A||B| elementwise (f32, k = {k}: {:.1e} of |A||B|), worst {} of that",
+                bound.rel,
+                share(ratio)
+            );
+        }
+        Arith::F16Inputs { tensor_cores } => {
+            let bound = f16_inputs_bound(k);
+            let ratio = worst_ratio(c, reference, &bound.of(a, b));
+            v.passed = v.stats.nonfinite == 0 && ratio <= 1.0;
+            v.f16_bound_ratio = Some(ratio);
+            v.tolerance = f16_inputs_bound_words(k, tensor_cores);
+            v.held = format!(
+                "within the bound for f16 inputs and f32 sums elementwise (k = {k}: {:.1e} of |A||B|), worst {} of that",
+                bound.rel,
+                share(ratio)
+            );
+        }
+        Arith::F16(pipeline) => judge_f16(&mut v, pipeline, a, b, c, reference),
+        Arith::U8 {
+            pipeline,
+            scale_by_depth,
+            bits,
+        } => judge_u8(&mut v, pipeline, scale_by_depth, bits, a, b, c, reference),
+    }
+    v
+}
+
+/// f16 render pipelines: within the a priori bound, and within [`F16_MODEL_SPACINGS`] of the
+/// CPU model of the f16 blending.
+fn judge_f16(
+    v: &mut Verdict,
+    pipeline: Pipeline,
+    a: &Matrix,
+    b: &Matrix,
+    c: &Matrix,
+    reference: &[f64],
+) {
+    let ratio = worst_ratio(c, reference, &pipeline.f16_bound(a, b));
+    // The rounding of the adapter's f16 target is its own: the first model it follows within
+    // the tolerance, else the one it comes closest to (each model costs a product's work).
+    let mut best = (f64::INFINITY, precision::F16Rounding::ALL[0]);
+    for r in precision::F16Rounding::ALL {
+        let d = f16_model_distance(pipeline, r, a, b, c);
+        if d < best.0 {
+            best = (d, r);
+        }
+        if d <= F16_MODEL_SPACINGS {
+            break;
+        }
+    }
+    let (spacings, rounding) = best;
+    v.passed = v.stats.nonfinite == 0 && ratio <= 1.0 && spacings <= F16_MODEL_SPACINGS;
+    v.f16_bound_ratio = Some(ratio);
+    v.f16_model_spacings = Some(spacings);
+    v.tolerance = format!(
+        "{}; and every element within {F16_MODEL_SPACINGS} f16 spacings (at its running sum's peak) of the CPU model of the {} f16 blending, rounding as the adapter does (to nearest or toward zero)",
+        pipeline.f16_bound_words(a.cols),
+        pipeline.name()
+    );
+    v.held = format!(
+        "within {F16_MODEL_SPACINGS} f16 spacings of the {} f16 pipeline's model, rounding {} (worst {spacings:.1}), and its error bound (worst {} of it)",
+        pipeline.name(),
+        rounding.name(),
+        share(ratio)
+    );
+}
+
+/// Largest distance of `c` from the f16 model of `pipeline` rounding as `rounding` says, in f16
+/// spacings at each element's running-sum peak; a non-finite element is 0 where the model has
+/// the same and infinitely far otherwise.
+fn f16_model_distance(
+    pipeline: Pipeline,
+    rounding: precision::F16Rounding,
+    a: &Matrix,
+    b: &Matrix,
+    c: &Matrix,
+) -> f64 {
+    let model = pipeline.f16_model(a, b, rounding);
+    c.data
+        .iter()
+        .zip(&model.c)
+        .zip(&model.peak)
+        .map(|((&x, &md), &pk)| {
+            if x.is_finite() && md.is_finite() {
+                (x as f64 - md as f64).abs() / precision::f16_spacing(pk as f64)
+            } else if (x.is_nan() && md.is_nan()) || x == md {
+                0.0
+            } else {
+                f64::INFINITY
+            }
+        })
+        .fold(0.0f64, f64::max)
+}
+
+/// u8: equal to the pipeline's CPU model at the widths `bits` (up to the f32 rounding of the
+/// rescale by k under `--scale-by-depth`), and how far that is from the exact product.
+#[allow(clippy::too_many_arguments)]
+fn judge_u8(
+    v: &mut Verdict,
+    pipeline: Pipeline,
     scale_by_depth: bool,
-    f32_tol: f64,
+    bits: U8Bits,
+    a: &Matrix,
+    b: &Matrix,
+    c: &Matrix,
+    reference: &[f64],
+) {
+    let k = a.cols as f32;
+    let depth = if scale_by_depth { a.cols as u32 } else { 1 };
+    let model = pipeline.u8_model_bits(a, b, depth, bits);
+    let rescale = if scale_by_depth { k } else { 1.0 };
+    let step = precision::U8_STEP * rescale as f64;
+    let steps = c
+        .data
+        .iter()
+        .zip(&model.c.data)
+        .map(|(&x, &mv)| {
+            if x.is_finite() {
+                (x as f64 - mv as f64 * rescale as f64).abs() / step
+            } else {
+                f64::INFINITY
+            }
+        })
+        .fold(0.0f64, f64::max);
+    // Exactly the model: 1e-3 of a step absorbs the f32 rounding of the rescale by k.
+    v.passed = v.stats.nonfinite == 0 && steps <= 1e-3;
+    let total = c.data.len();
+    let zero = model
+        .c
+        .data
+        .iter()
+        .zip(reference)
+        .filter(|&(&mv, &r)| mv == 0.0 && r > 0.0)
+        .count();
+    v.u8_model_max_steps = Some(steps);
+    v.saturated = Some(model.saturated);
+    v.saturated_share = Some(model.saturated as f64 / total.max(1) as f64);
+    v.u8_zero = Some(zero);
+    let of = pipeline.name();
+    let widths = bits.name();
+    v.tolerance = if scale_by_depth {
+        format!("equal (after rescaling by {k}) to the CPU model of the {of} u8 pipeline, {widths}")
+    } else {
+        format!("equal to the CPU model of the {of} u8 pipeline, {widths}")
+    };
+    v.held = format!(
+        "equal to the 8-bit pipeline's model ({} steps off)",
+        if steps <= 1e-3 {
+            "0".to_string()
+        } else {
+            format!("{steps:.0}")
+        }
+    );
+    let nonzero = reference.iter().filter(|&&r| r > 0.0).count();
+    let why = if total == 0 {
+        "an empty product".to_string()
+    } else if model.saturated == total {
+        "every element saturated at 1.0: its exact sum is past what 8 bits hold (--scale-by-depth keeps sums under 1)".to_string()
+    } else if zero > 0 && zero == nonzero {
+        "every product (or block sum) is under half an 8-bit step and rounds to 0".to_string()
+    } else if model.saturated == 0 && zero == 0 {
+        "none saturated, none rounded to 0: off by the 8-bit rounding of each pass".to_string()
+    } else {
+        format!(
+            "{} of the elements saturated, {} rounded to 0, the rest off by the 8-bit rounding of each pass",
+            share_of(model.saturated, total),
+            share_of(zero, total)
+        )
+    };
+    v.exact = Some(format!(
+        "the 8-bit pipeline is {} off the exact product (relative Frobenius error {:.3e}): {why}",
+        share(v.stats.rel_err),
+        v.stats.rel_err
+    ));
+    v.u8_model = Some(U8ModelId {
+        pipeline: of,
+        bits,
+        gpu: bits.gpu(),
+    });
+}
+
+/// `n` of `total` as a share in words (`all 64`, `none`, `12 (19%)`).
+fn share_of(n: usize, total: usize) -> String {
+    match n {
+        0 => "none".into(),
+        _ if n == total => format!("all {n}"),
+        _ => format!("{n} ({:.0}%)", 100.0 * n as f64 / total as f64),
+    }
+}
+
+/// Judge `c = a · b` computed by Larsen–McAllister at `precision` (u8 at the default widths;
+/// times k after `--scale-by-depth`). For any method, [`crate::plan::verdict_for`] picks the
+/// method's own arithmetic.
+pub fn verdict(
+    precision: Precision,
+    scale_by_depth: bool,
     a: &Matrix,
     b: &Matrix,
     c: &Matrix,
 ) -> Verdict {
     judge(
-        crate::precision::Pipeline::Slices,
-        precision,
-        scale_by_depth,
-        f32_tol,
+        Arith::of_pipeline(
+            Pipeline::Slices,
+            precision,
+            scale_by_depth,
+            U8Bits::default(),
+        ),
         a,
         b,
         c,
     )
 }
 
-/// Judge `c = a · b` as a run of `pipeline` in `precision` made it, u8 at the default widths
-/// ([`judge_bits`]).
-pub fn judge(
-    pipeline: crate::precision::Pipeline,
-    precision: crate::precision::Precision,
-    scale_by_depth: bool,
-    f32_tol: f64,
-    a: &Matrix,
-    b: &Matrix,
-    c: &Matrix,
-) -> Verdict {
-    judge_bits(
-        pipeline,
-        precision,
-        scale_by_depth,
-        crate::precision::U8Bits::default(),
-        f32_tol,
-        a,
-        b,
-        c,
-    )
-}
+/// How many elements [`judge_sampled`] checks.
+pub const SAMPLES: usize = 512;
 
-/// Judge `c = a · b` as a run of `pipeline` in `precision` made it:
-/// - u8: equal to the pipeline's CPU model at the widths `bits` (L-M §4; up to the f32
-///   rounding of the rescale by k under `--scale-by-depth`), with the saturated count;
-/// - f16: within the pipeline's derived bound;
-/// - f32: relative Frobenius error ≤ `f32_tol`.
-///
-/// Which pipeline a method runs is the method's business ([`crate::plan::verdict_for`]).
-#[allow(clippy::too_many_arguments)]
-pub fn judge_bits(
-    pipeline: crate::precision::Pipeline,
-    precision: crate::precision::Precision,
-    scale_by_depth: bool,
-    bits: crate::precision::U8Bits,
-    f32_tol: f64,
+/// [`judge`] on `samples` elements drawn at random (from `seed`), for products too large for
+/// the full f64 reference: each element (i, j) is judged as the 1×k · k×1 product of row i of A
+/// and column j of B, which is all any model or bound of one element looks at. The verdict is the
+/// worst sample's, with the errors of all the samples.
+pub fn judge_sampled(
+    arith: Arith,
     a: &Matrix,
     b: &Matrix,
     c: &Matrix,
+    samples: usize,
+    seed: u64,
 ) -> Verdict {
-    use crate::precision::{self, Precision};
-    let reference = crate::cpu::reference_f64(a, b);
-    let stats = compare(c, &reference);
-    let mut v = Verdict {
-        passed: false,
-        tolerance: String::new(),
-        saturated: None,
-        saturated_share: None,
-        u8_model_max_steps: None,
-        u8_model: None,
-        f16_bound_ratio: None,
-        stats,
+    use rand::{Rng, SeedableRng, rngs::StdRng};
+    let mut rng = StdRng::seed_from_u64(seed ^ 0x5eed);
+    let k = a.cols;
+    let (mut d2, mut r2, mut max_abs, mut nonfinite) = (0.0f64, 0.0f64, 0.0f64, 0usize);
+    let mut worst: Option<(f64, usize, Verdict)> = None;
+    let badness = |v: &Verdict| {
+        let r = [
+            v.bound_ratio,
+            v.f16_bound_ratio,
+            v.f16_model_spacings.map(|s| s / F16_MODEL_SPACINGS),
+            v.u8_model_max_steps.map(|s| s * 1e3),
+        ]
+        .into_iter()
+        .flatten()
+        .fold(0.0f64, f64::max);
+        if v.passed { r } else { f64::INFINITY }
     };
-    match precision {
-        Precision::F32 => {
-            v.passed = v.stats.within(f32_tol);
-            v.tolerance = format!("relative Frobenius error <= {f32_tol:e} (f32)");
+    for _ in 0..samples.max(1) {
+        if c.data.is_empty() {
+            break;
         }
-        Precision::F16 => {
-            let bound = pipeline.f16_bound(a, b);
-            let ratio = c
-                .data
-                .iter()
-                .zip(&reference)
-                .zip(&bound)
-                .map(|((&x, &r), &bd)| {
-                    if x.is_finite() {
-                        (x as f64 - r).abs() / bd
-                    } else {
-                        f64::INFINITY
-                    }
-                })
-                .fold(0.0f64, f64::max);
-            v.passed = v.stats.nonfinite == 0 && ratio <= 1.0;
-            v.f16_bound_ratio = Some(ratio);
-            v.tolerance = pipeline.f16_bound_words(a.cols);
+        let i = rng.random_range(0..c.rows);
+        let j = rng.random_range(0..c.cols);
+        let row = Matrix {
+            rows: 1,
+            cols: k,
+            data: a.data[i * k..(i + 1) * k].to_vec(),
+        };
+        let col = Matrix {
+            rows: k,
+            cols: 1,
+            data: (0..k).map(|p| b.get(p, j)).collect(),
+        };
+        let cij = Matrix {
+            rows: 1,
+            cols: 1,
+            data: vec![c.get(i, j)],
+        };
+        let reference = crate::cpu::reference_f64(&row, &col);
+        let v = judge_against(arith, &row, &col, &cij, &reference);
+        let (x, r) = (cij.data[0] as f64, reference[0]);
+        nonfinite += v.stats.nonfinite;
+        if x.is_finite() && r.is_finite() {
+            d2 += (x - r).powi(2);
+            r2 += r * r;
+            max_abs = max_abs.max((x - r).abs());
         }
-        Precision::U8 => {
-            let k = a.cols as f32;
-            let depth = if scale_by_depth { a.cols as u32 } else { 1 };
-            let model = pipeline.u8_model_bits(a, b, depth, bits);
-            let rescale = if scale_by_depth { k } else { 1.0 };
-            let step = precision::U8_STEP * rescale as f64;
-            let steps = c
-                .data
-                .iter()
-                .zip(&model.c.data)
-                .map(|(&x, &mv)| {
-                    if x.is_finite() {
-                        (x as f64 - mv as f64 * rescale as f64).abs() / step
-                    } else {
-                        f64::INFINITY
-                    }
-                })
-                .fold(0.0f64, f64::max);
-            // Exactly the model: 1e-3 of a step absorbs the f32 rounding of the rescale by k.
-            v.passed = v.stats.nonfinite == 0 && steps <= 1e-3;
-            v.u8_model_max_steps = Some(steps);
-            v.saturated = Some(model.saturated);
-            v.saturated_share = Some(model.saturated as f64 / c.data.len() as f64);
-            let of = pipeline.name();
-            let widths = bits.name();
-            v.tolerance = if scale_by_depth {
-                format!(
-                    "equal (after rescaling by {k}) to the CPU model of the {of} u8 pipeline, {widths}"
-                )
-            } else {
-                format!("equal to the CPU model of the {of} u8 pipeline, {widths}")
-            };
-            v.u8_model = Some(U8ModelId {
-                pipeline: of,
-                bits,
-                gpu: bits.gpu(),
-            });
+        let bad = badness(&v);
+        if worst.as_ref().is_none_or(|(w, _, _)| bad > *w) {
+            worst = Some((bad, i * c.cols + j, v));
         }
     }
+    let rel_err = if r2 > 0.0 {
+        (d2 / r2).sqrt()
+    } else {
+        d2.sqrt()
+    };
+    let Some((_, idx, mut v)) = worst else {
+        return judge(arith, a, b, c);
+    };
+    v.stats = ErrorStats {
+        max_abs_err: if nonfinite > 0 { f64::NAN } else { max_abs },
+        rel_err: if nonfinite > 0 { f64::NAN } else { rel_err },
+        worst_index: idx,
+        nonfinite,
+    };
+    v.passed = v.passed && nonfinite == 0;
+    v.saturated = None;
+    v.saturated_share = None;
+    v.u8_zero = None;
+    v.tolerance
+        .push_str(&format!(" (on {samples} sampled elements)"));
+    v.held
+        .push_str(&format!(" (the worst of {samples} sampled elements)"));
     v
 }
 
 /// Hold `v`, the verdict on `c` (m×n) against a reference built from f32 inputs, to the
 /// product of the inputs as given instead: `a` (m×k) and `b` (k×n) as a float64 file stored
 /// them, where f32 could not hold some of them (1e300 is an infinity in f32, and a product of
-/// infinities would agree with itself). Where that product is finite C must be too, and close;
-/// an element of it past f32's range is one float32 C cannot hold, and fails. Returns the first
-/// such element (row, column, value).
+/// infinities would agree with itself). Where that product is finite C must be too, and within
+/// the f32 bound ([`f32_bound`]) with the rounding of each input to f32 added (2u + u² of each
+/// product); an element of it past f32's range is one float32 C cannot hold, and fails. Returns
+/// the first such element (row, column, value).
 pub fn hold_to_inputs_as_given(
     v: &mut Verdict,
     c: &Matrix,
     a: &[f64],
     b: &[f64],
-    tol: f64,
 ) -> Option<(usize, usize, f64)> {
     let (m, n) = (c.rows, c.cols);
     let k = a.len().checked_div(m).unwrap_or(0);
     let mut reference = vec![0.0f64; m * n];
+    let mut abs = vec![0.0f64; m * n];
     for i in 0..m {
         let row = &mut reference[i * n..(i + 1) * n];
+        let arow = &mut abs[i * n..(i + 1) * n];
         for p in 0..k {
             let aip = a[i * k + p];
-            for (r, &bpj) in row.iter_mut().zip(&b[p * n..(p + 1) * n]) {
+            for ((r, s), &bpj) in row
+                .iter_mut()
+                .zip(arow.iter_mut())
+                .zip(&b[p * n..(p + 1) * n])
+            {
                 *r += aip * bpj;
+                *s += (aip * bpj).abs();
             }
         }
     }
+    let row_abs: Vec<f64> = (0..m)
+        .map(|i| a[i * k..(i + 1) * k].iter().map(|x| x.abs()).sum())
+        .collect();
+    let col_abs: Vec<f64> = (0..n)
+        .map(|j| (0..k).map(|p| b[p * n + j].abs()).sum())
+        .collect();
+    let u = precision::F32_UNIT_ROUNDOFF;
+    let eb = f32_bound(k);
+    let bound: Vec<f64> = abs
+        .iter()
+        .enumerate()
+        .map(|(idx, &s)| {
+            let (i, j) = (idx / n, idx % n);
+            (eb.rel + 2.0 * u + u * u) * s + eb.abs * (row_abs[i] + col_abs[j]) + eb.floor
+        })
+        .collect();
     v.stats = compare(c, &reference);
-    v.passed = v.passed && v.stats.within(tol);
-    v.tolerance
-        .push_str(", against the product of the float64 inputs as given");
+    let ratio = worst_ratio(c, &reference, &bound);
+    v.passed = v.passed && v.stats.nonfinite == 0 && ratio <= 1.0;
+    v.bound_ratio = Some(ratio);
+    v.tolerance.push_str(
+        ", against the product of the float64 inputs as given (each input's rounding to f32 added)",
+    );
+    v.held.push_str(&format!(
+        "; against the product of the float64 inputs as given, worst {} of the bound",
+        share(ratio)
+    ));
     reference
         .iter()
         .position(|r| r.is_finite() && r.abs() > f32::MAX as f64)

@@ -613,6 +613,11 @@ impl Pipeline {
         }
     }
 
+    /// The CPU model of this pipeline's f16 accumulation ([`f16_model`]).
+    pub fn f16_model(self, a: &Matrix, b: &Matrix, rounding: F16Rounding) -> F16Model {
+        f16_model(a, b, &self.passes(a.cols), rounding)
+    }
+
     /// The elementwise f16 error bound of this pipeline ([`f16_bound`] for L-M,
     /// [`f16_bound_blocked`] for the Hall methods).
     pub fn f16_bound(self, a: &Matrix, b: &Matrix) -> Vec<f64> {
@@ -855,5 +860,126 @@ pub fn check_f16_result(a: &Matrix, b: &Matrix, c: &Matrix, allow_nonfinite: boo
             hi: F16_TRUSTED,
             why: "an f16 result can be trusted in: past it the f16 sums saturate or overflow, so the true value is larger; scale the inputs down or use --precision f32".into(),
         }),
+    }
+}
+
+/// The CPU model of a render pipeline's f16 accumulation, per element of C.
+#[derive(Clone, Debug)]
+pub struct F16Model {
+    /// The modelled result, row-major.
+    pub c: Vec<f32>,
+    /// Largest magnitude the running sum of each element reached (its f16 spacing there is the
+    /// unit the result is held to the model in).
+    pub peak: Vec<f32>,
+}
+
+/// How an f16 render target rounds what it stores, which differs between adapters: to nearest
+/// (even) or toward zero (Mesa's lavapipe blends f16 toward zero, bit for bit), with the value a
+/// fragment hands on rounded to f16 on its way into the blend or not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct F16Rounding {
+    pub toward_zero: bool,
+    pub source_rounded: bool,
+}
+
+impl F16Rounding {
+    /// Every rounding the judge tries.
+    pub const ALL: [F16Rounding; 4] = [
+        F16Rounding {
+            toward_zero: false,
+            source_rounded: false,
+        },
+        F16Rounding {
+            toward_zero: false,
+            source_rounded: true,
+        },
+        F16Rounding {
+            toward_zero: true,
+            source_rounded: false,
+        },
+        F16Rounding {
+            toward_zero: true,
+            source_rounded: true,
+        },
+    ];
+
+    /// `to nearest`, `toward zero, each pass's value rounded to f16 first`.
+    pub fn name(self) -> String {
+        format!(
+            "{}{}",
+            if self.toward_zero {
+                "toward zero"
+            } else {
+                "to nearest"
+            },
+            if self.source_rounded {
+                ", each pass's value rounded to f16 first"
+            } else {
+                ""
+            }
+        )
+    }
+
+    /// `v` rounded to f16 this way (as f32).
+    pub fn round(self, v: f32) -> f32 {
+        let r = half::f16::from_f32(v);
+        let rv = r.to_f32();
+        if self.toward_zero && v.is_finite() && rv.abs() > v.abs() {
+            half::f16::from_bits(r.to_bits() - 1).to_f32()
+        } else {
+            rv
+        }
+    }
+}
+
+/// The f16 pipeline of a render-pass method on the CPU: inputs rounded to f16 (to nearest, on
+/// upload); pass t sums its products in f32 in the shader (for L-M one product, exact in f32:
+/// 11 + 11 significant bits), adds the running sum, and the f16 target stores the total rounded
+/// to f16 as `rounding` says — once per pass, as the blend unit or the ping-pong store does.
+/// `passes` lists the p of each pass ([`Pipeline::passes`]).
+///
+/// The model follows every rounding of the running sum, so a result can be held to it within a
+/// few f16 spacings (at the running sum's peak) where an a priori bound must allow for every
+/// rounding going the same way: γ_(k+3) ≈ 1 at k ≈ 1000, which an all-zero C meets.
+pub fn f16_model(a: &Matrix, b: &Matrix, passes: &[Vec<usize>], rounding: F16Rounding) -> F16Model {
+    let (m, k, n) = (a.rows, a.cols, b.cols);
+    let h = |v: f32| half::f16::from_f32(v).to_f32();
+    let ha: Vec<f32> = a.data.iter().map(|&v| h(v)).collect();
+    let hb: Vec<f32> = b.data.iter().map(|&v| h(v)).collect();
+    let mut c = vec![0.0f32; m * n];
+    let mut peak = vec![0.0f32; m * n];
+    let mut x = vec![0.0f32; n];
+    for pass in passes {
+        for i in 0..m {
+            x.iter_mut().for_each(|v| *v = 0.0);
+            for &p in pass {
+                debug_assert!(p < k);
+                let aip = ha[i * k + p];
+                for (xj, &bpj) in x.iter_mut().zip(&hb[p * n..(p + 1) * n]) {
+                    *xj += aip * bpj;
+                }
+            }
+            let row = i * n..(i + 1) * n;
+            for ((cj, pj), &xj) in c[row.clone()].iter_mut().zip(&mut peak[row]).zip(&x) {
+                let src = if rounding.source_rounded {
+                    rounding.round(xj)
+                } else {
+                    xj
+                };
+                *cj = rounding.round(*cj + src);
+                *pj = pj.max(cj.abs());
+            }
+        }
+    }
+    F16Model { c, peak }
+}
+
+/// The spacing of f16 values at magnitude `x` (2⁻²⁴ among the subnormals).
+pub fn f16_spacing(x: f64) -> f64 {
+    let x = x.abs();
+    if x < 2f64.powi(-14) {
+        2f64.powi(-24)
+    } else {
+        2f64.powi(x.log2().floor() as i32 - 10)
     }
 }

@@ -522,10 +522,6 @@ fn a_span_counts_its_work_and_on_a_gpu_not_the_host_between_submissions() {
         c.has(wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS),
         "the test adapter has timestamps inside encoders (lavapipe does)"
     );
-    let (a, b) = (
-        Matrix::random(320, 320, 1, -1.0, 1.0),
-        Matrix::random(320, 320, 2, -1.0, 1.0),
-    );
     // A dispatch of some milliseconds on lavapipe, timed through both ways of giving a span its
     // work, after a warm-up: the device time must be most of the wall clock around it.
     let module = c.device.create_shader_module(wgpu::ShaderModuleDescriptor {

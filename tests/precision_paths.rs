@@ -88,11 +88,13 @@ fn run_exact(
 
 #[test]
 fn every_combination_and_method_equals_its_model_on_unsaturated_inputs() {
-    // Inputs below 1/k: no sum reaches 1.0, so every element is a real test of the rounding.
+    // Inputs below 0.9/√k: every product is under 0.81/k, so no sum reaches 1.0 even with each
+    // product rounded up half a step (k ≤ 31 here); and products average 0.2/k, over half an
+    // 8-bit step, so the elements are not all 0 either: a real test of the rounding.
     for bits in combos() {
         for method in METHODS {
             for (s, &(m, k, n)) in SHAPES.iter().enumerate() {
-                let hi = 1.0 / k as f32;
+                let hi = 0.9 / (k as f32).sqrt();
                 let a = Matrix::random(m, k, 100 + s as u64, 0.0, hi);
                 let b = Matrix::random(k, n, 200 + s as u64, 0.0, hi);
                 for block in [1u32, 4] {
@@ -100,7 +102,13 @@ fn every_combination_and_method_equals_its_model_on_unsaturated_inputs() {
                         run_exact(method, &a, &b, bits, block, Accumulate::PingPong, false);
                     assert_eq!(
                         sat, 0,
-                        "{method} {bits:?}: inputs below 1/k must not saturate"
+                        "{method} {bits:?}: inputs below 0.9/√k must not saturate"
+                    );
+                    let model = pipeline(method, block).u8_model_bits(&a, &b, 1, bits);
+                    common::assert_mostly_between_zero_and_saturation(
+                        &format!("{method} {m}x{k}x{n} {bits:?} b={block}"),
+                        &model.c.data,
+                        1.0,
                     );
                     if method == Method::Lm {
                         break;

@@ -197,7 +197,11 @@ fn other_methods_split_along_k_agree_with_untiled_and_the_reference() {
 
 #[test]
 fn lm_u8_split_along_k_saturates_exactly_as_untiled() {
-    let a = Matrix::random(16, 200, 1, 0.0, 0.05);
+    // Products of a few steps, row i's sums about 0.5 + 0.05·i: the last rows saturate, most
+    // elements stay strictly between 0 and 1, so the comparison checks values, not only the
+    // ceiling.
+    let a = Matrix::random(16, 200, 1, 0.0, 0.01);
+    let a = Matrix::from_fn(16, 200, |i, p| a.get(i, p) * (1.0 + 0.1 * i as f32));
     let b = Matrix::random(200, 12, 2, 0.0, 1.0);
     let run_u8 = |tiling: TileOptions| {
         let mut opts = Options {
@@ -214,6 +218,11 @@ fn lm_u8_split_along_k_saturates_exactly_as_untiled() {
     assert!(plan.unwrap().chunks_k > 1);
     assert_eq!(tiled, whole);
     assert!(verdict.passed, "{verdict:?}");
+    assert!(
+        verdict.saturated.unwrap() > 0,
+        "nothing saturated: {verdict:?}"
+    );
+    common::assert_mostly_between_zero_and_saturation("lm u8 split along k", &whole.data, 1.0);
 }
 
 #[test]

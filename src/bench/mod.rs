@@ -478,7 +478,8 @@ fn measure(
         }
     }
     let c = ops.c.read_matrix(ctx)?;
-    let stats = check::compare(&c, reference);
+    let verdict = check::judge_against(check::Arith::F32, a, b, &c, reference);
+    let stats = &verdict.stats;
     let dispatches: Vec<String> = plan
         .stages
         .iter()
@@ -506,7 +507,7 @@ fn measure(
         gpu: (!gpu.is_empty()).then(|| Stats::of(&gpu)),
         best_gflops: 2.0 * (m * k * n) as f64 / (wall_stats.min / scale * 1e6),
         rel_err: stats.rel_err,
-        check_passed: stats.within(1e-5),
+        check_passed: verdict.passed,
         paper: r.paper,
         error: None,
     })

@@ -9,6 +9,7 @@
 //! 2²⁷ multiply-adds, on 512 sampled elements above), so a fast wrong kernel cannot post a time.
 
 use crate::bench::ceilings::{Ceilings, ClockGuard};
+use crate::check;
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::gpu::timer::Clock;
@@ -17,7 +18,6 @@ use crate::methods::{self, Method, Timings};
 use crate::plan::{self, Options};
 use crate::precision::Precision;
 use crate::report::Report;
-use rand::{Rng, SeedableRng, rngs::StdRng};
 use serde::{Deserialize, Serialize};
 
 /// What to sweep.
@@ -422,26 +422,28 @@ fn run_row(
         &[],
         vec![],
     );
-    // The check of the last result.
+    // The check of the last result: the judge in full up to 2²⁷ multiply-adds, else on
+    // sampled elements (every precision: a sampled element is a 1×k · k×1 product, which the
+    // u8 and f16 models and every bound take as they take the whole).
+    let mut o = new_opts();
+    o.precision = used;
     let (checked, passed, rel_err) = if (n as u64).pow(3) <= 1 << 27 {
-        let mut o = new_opts();
-        o.precision = used;
         let v = plan::verdict_for(method, &o, &a, &b, &last.c);
         ("full".to_string(), v.passed, Some(v.stats.rel_err))
-    } else if matches!(method, Method::Coop | Method::FragMrtF16) {
-        // f16 inputs: each sample against the elementwise bound for f16 inputs and f32 sums
-        // (coop's, which frag-mrt-f16 is held to as well), not the f32 tolerance.
-        let (rel, ok) = methods::coop::sampled_check(&a, &b, &last.c, opts.seed);
-        (
-            "512 sampled elements (f16 bound)".to_string(),
-            ok,
-            Some(rel),
-        )
-    } else if used == Precision::F32 {
-        let (rel, ok) = sampled_check(&a, &b, &last.c, method.tolerance(), opts.seed);
-        ("512 sampled elements".to_string(), ok, Some(rel))
     } else {
-        ("not checked above 512³ in u8/f16".to_string(), true, None)
+        let v = check::judge_sampled(
+            plan::arith_for(method, &o),
+            &a,
+            &b,
+            &last.c,
+            check::SAMPLES,
+            opts.seed,
+        );
+        (
+            format!("{} sampled elements", check::SAMPLES),
+            v.passed,
+            Some(v.stats.rel_err),
+        )
     };
     let flops = 2.0 * (n as f64).powi(3);
     let (ceiling, fraction) = match (yardstick(method), ceilings) {
@@ -493,28 +495,12 @@ fn run_row(
     Ok((row, one_run_s))
 }
 
-/// Relative error over 512 random elements of C against f64 dot products; and whether it is
-/// within `tol`.
-pub fn sampled_check(a: &Matrix, b: &Matrix, c: &Matrix, tol: f64, seed: u64) -> (f64, bool) {
-    let mut rng = StdRng::seed_from_u64(seed ^ 0x5eed);
-    let (mut d2, mut r2, mut bad) = (0.0f64, 0.0f64, false);
-    for _ in 0..512 {
-        let i = rng.random_range(0..c.rows);
-        let j = rng.random_range(0..c.cols);
-        let r: f64 = (0..a.cols)
-            .map(|p| a.get(i, p) as f64 * b.get(p, j) as f64)
-            .sum();
-        let x = c.get(i, j);
-        bad |= !x.is_finite();
-        d2 += (x as f64 - r).powi(2);
-        r2 += r * r;
-    }
-    let rel = if r2 > 0.0 {
-        (d2 / r2).sqrt()
-    } else {
-        d2.sqrt()
-    };
-    (rel, !bad && rel <= tol)
+/// The f32 judge ([`check::judge_sampled`]) on [`check::SAMPLES`] random elements of C: their
+/// relative Frobenius error against f64 dot products, and whether every one is within the f32
+/// bound.
+pub fn sampled_check(a: &Matrix, b: &Matrix, c: &Matrix, seed: u64) -> (f64, bool) {
+    let v = check::judge_sampled(check::Arith::F32, a, b, c, check::SAMPLES, seed);
+    (v.stats.rel_err, v.passed)
 }
 
 /// The sweep as a terminal table.

@@ -331,10 +331,10 @@ pub fn tune_variants(
         let (rel_err, passed) = if m as u64 * k as u64 * n as u64 <= 1 << 27 {
             let v = crate::plan::verdict_for(method, &Options::default(), a, b, c);
             (v.stats.rel_err, v.passed)
-        } else if method == Method::Coop {
-            coop::sampled_check(a, b, c, 1)
         } else {
-            crate::bench::sweep::sampled_check(a, b, c, method.tolerance(), 1)
+            let arith = crate::plan::arith_for(method, &Options::default());
+            let v = crate::check::judge_sampled(arith, a, b, c, crate::check::SAMPLES, 1);
+            (v.stats.rel_err, v.passed)
         };
         points.push(VariantPoint {
             variant: name.clone(),

@@ -409,7 +409,8 @@ fn compute(
     })
 }
 
-/// `--check`: each C against the f64 CPU reference, held to the method's tolerance. Where a
+/// `--check`: each C against the f64 CPU reference, held by the judge to what the method's
+/// arithmetic promises. Where a
 /// float64 input held values f32 cannot, the reference is the product of the inputs as given.
 fn check(
     args: &MultiplyArgs,
@@ -438,8 +439,7 @@ fn check(
             ));
             let a64 = ag.clone().unwrap_or_else(|| widen(x));
             let b64 = bg.clone().unwrap_or_else(|| widen(y));
-            let past =
-                rendermm::check::hold_to_inputs_as_given(&mut v, c, &a64, &b64, method.tolerance());
+            let past = rendermm::check::hold_to_inputs_as_given(&mut v, c, &a64, &b64);
             if let Some((r, col, value)) = past {
                 notes.push(format!(
                     "the product of the inputs as given has {value:e} at row {r}, column {col}, past f32's range (largest ≈3.4e38): a float32 C cannot hold it"
@@ -482,7 +482,8 @@ fn refuse_failed_check(args: &MultiplyArgs, report: &Report) -> Result<()> {
     }
     print(args, report)?;
     check_failed!(
-        "check failed: rel_err {:e}, held to: {}{}",
+        "check failed: {}; rel_err {:e}, held to: {}{}",
+        report.held.as_deref().unwrap_or("?"),
         report.rel_err.unwrap_or(f64::NAN),
         report.tolerance.as_deref().unwrap_or("?"),
         if args.out.is_some() {

@@ -51,7 +51,14 @@ pub fn print_report(r: &Report) {
         } else {
             "FAILED"
         };
-        println!("check     rel_err {rel:.3e}, max_abs_err {max:.3e} vs f64 CPU: {verdict}");
+        match &r.held {
+            Some(h) => println!("check     {verdict}: {h}"),
+            None => println!("check     {verdict}"),
+        }
+        println!("          rel_err {rel:.3e}, max_abs_err {max:.3e} vs the f64 CPU product");
+        if let Some(e) = &r.exact {
+            println!("          {e}");
+        }
         if let Some(t) = &r.tolerance {
             println!("          held to: {t}");
         }

@@ -11,7 +11,7 @@
 //! mod 2]` still holds what the previous pass wrote, which is exactly what pass p read.
 
 use super::Kind;
-use crate::check::{self, Verdict};
+use crate::check::Verdict;
 use crate::error::{Error, Result};
 use crate::gpu::texture::extent;
 use crate::gpu::{GpuContext, MatrixTexture};
@@ -147,13 +147,8 @@ impl Stepper {
                 };
                 let report = match plan::multiply(Some(&ctx), job.method, &job.a, &job.b, &mut opts)
                 {
-                    Ok(out) => Report::Finished(Box::new(check::verdict(
-                        job.precision,
-                        job.scale_by_depth,
-                        job.method.tolerance(),
-                        &job.a,
-                        &job.b,
-                        &out.c,
+                    Ok(out) => Report::Finished(Box::new(plan::verdict_for(
+                        job.method, &opts, &job.a, &job.b, &out.c,
                     ))),
                     Err(e) => Report::Failed(e.to_string()),
                 };

@@ -16,7 +16,7 @@
 //! (lavapipe: no cooperative matrices at all).
 //!
 //! The result is held to an elementwise bound for f16 inputs and f32 accumulation,
-//! [`error_bound`], not to the f32 methods' 1e-5.
+//! [`error_bound`], not to the f32 methods' bound.
 //!
 //! Parameters, [`VARIANTS`]: the block per subgroup (64×64, 64×32, 32×32) and the layout of A
 //! and B in memory — row-major, or (`-frag`) packed on upload fragment by fragment so that each
@@ -76,7 +76,6 @@ use crate::gpu::buffer::{MatrixBuffer, check_storage_size};
 use crate::gpu::compute::{self, Kernel, Operands, Plan};
 use crate::matrix::Matrix;
 use crate::methods::Method;
-use crate::precision::F16_UNIT_ROUNDOFF;
 
 const SHADER: &str = include_str!("../../shaders/coop.wgsl");
 /// The variants with several subgroups per workgroup (`sm`·`sn` > 1).
@@ -766,115 +765,21 @@ fn f16_buffer(
     Ok(buf)
 }
 
-/// The elementwise error bound `coop` is held to: for every element,
-///
-/// |ĉ_ij − c_ij| ≤ (2u + u² + (1 + u)²·γ_k)·S_ij + 2⁻²⁴·(R_i + K_j) + k·2⁻⁴⁸
-///
-/// with S_ij = Σ_p |a_ip|·|b_pj|, R_i = Σ_p |a_ip|, K_j = Σ_p |b_pj|, u = 2⁻¹¹ (f16 unit
-/// roundoff) and γ_k = k·2⁻²² / (1 − k·2⁻²²). Derivation:
-/// - each input is rounded to f16 once: â = a(1 + δ) + η with |δ| ≤ u, and |η| ≤ 2⁻²⁵ (half the
-///   subnormal spacing 2⁻²⁴) for values under 2⁻¹⁴ that round to f16 subnormals;
-/// - so |âb̂ − ab| ≤ (2u + u²)|a||b| + 2⁻²⁵(1 + u)(|a| + |b|) + 2⁻⁵⁰ per product; summed over p
-///   that gives the S, R + K and k terms (2⁻²⁴ covers 2⁻²⁵(1 + u) with the accumulation's
-///   growth for any k < 2²¹);
-/// - the products of two f16 are exact in f32 (11 + 11 significant bits ≤ 24), and the f32
-///   accumulation costs at most γ_k·Σ|â||b̂| ≤ γ_k(1 + u)²·S. Round-to-nearest would give
-///   2⁻²⁴ per addition; γ is taken with 2⁻²² per product because tensor cores align the addends
-///   of a multiply-add to the largest and truncate them (Fasi et al., "Numerical behavior of
-///   NVIDIA tensor cores", 2021): up to a unit in the last place (2⁻²³ relative) for each
-///   product, and as much again for the running sum each time it enters a multiply-add.
-///
-/// The padding adds exact zeros and changes nothing.
+/// The elementwise error bound `coop` is held to ([`crate::check::f16_inputs_bound`], where
+/// it is derived), for every element of `a · b`.
 pub fn error_bound(a: &Matrix, b: &Matrix) -> Vec<f64> {
-    let k = a.cols as f64;
-    let u = F16_UNIT_ROUNDOFF;
-    let theta = k * 2f64.powi(-22);
-    let gamma = theta / (1.0 - theta).max(1e-3);
-    let rel = 2.0 * u + u * u + (1.0 + u) * (1.0 + u) * gamma;
-    let tiny = 2f64.powi(-24);
-    let (row_abs, col_abs) = crate::precision::abs_sums(a, b);
-    crate::precision::abs_product(a, b)
-        .into_iter()
-        .enumerate()
-        .map(|(idx, s)| {
-            let (i, j) = (idx / b.cols, idx % b.cols);
-            rel * s + tiny * (row_abs[i] + col_abs[j]) + k * 2f64.powi(-48)
-        })
-        .collect()
+    crate::check::f16_inputs_bound(a.cols).of(a, b)
 }
 
-/// The bound of [`error_bound`] in words, for reports.
-pub fn error_bound_words(k: usize) -> String {
-    format!(
-        "every element within (2u + u^2 + (1+u)^2·gamma_k)·sum|a||b| + 2^-24·(sum_p|a_ip| + sum_p|b_pj|) + k·2^-48, \
-         u = 2^-11 (inputs rounded to f16), gamma_k = k·2^-22/(1 - k·2^-22) (f32 accumulation on tensor cores, truncating, k = {k})"
-    )
-}
-
-/// Judge `c = a · b` as coop computed it: every element within [`error_bound`] of the f64
-/// reference, nothing non-finite.
+/// Judge `c = a · b` as coop computed it: the judge's verdict for f16 inputs and f32 sums on
+/// tensor cores ([`crate::check::Arith::F16Inputs`]).
 pub fn verdict(a: &Matrix, b: &Matrix, c: &Matrix) -> crate::check::Verdict {
-    let reference = crate::cpu::reference_f64(a, b);
-    let stats = crate::check::compare(c, &reference);
-    let bound = error_bound(a, b);
-    let ratio = c
-        .data
-        .iter()
-        .zip(&reference)
-        .zip(&bound)
-        .map(|((&x, &r), &bd)| {
-            if x.is_finite() {
-                (x as f64 - r).abs() / bd
-            } else {
-                f64::INFINITY
-            }
-        })
-        .fold(0.0f64, f64::max);
-    crate::check::Verdict {
-        passed: stats.nonfinite == 0 && ratio <= 1.0,
-        tolerance: error_bound_words(a.cols),
-        saturated: None,
-        saturated_share: None,
-        u8_model_max_steps: None,
-        u8_model: None,
-        f16_bound_ratio: Some(ratio),
-        stats,
-    }
-}
-
-/// [`verdict`] on 512 sampled elements, for products too large for the full f64 reference:
-/// the relative Frobenius error of the samples, and whether every sample is within its bound.
-pub fn sampled_check(a: &Matrix, b: &Matrix, c: &Matrix, seed: u64) -> (f64, bool) {
-    use rand::{Rng, SeedableRng, rngs::StdRng};
-    let mut rng = StdRng::seed_from_u64(seed ^ 0xc00b);
-    let k = a.cols;
-    let u = F16_UNIT_ROUNDOFF;
-    let theta = k as f64 * 2f64.powi(-22);
-    let rel = 2.0 * u + u * u + (1.0 + u) * (1.0 + u) * theta / (1.0 - theta).max(1e-3);
-    let (mut d2, mut r2, mut ok) = (0.0f64, 0.0f64, true);
-    for _ in 0..512 {
-        let i = rng.random_range(0..c.rows);
-        let j = rng.random_range(0..c.cols);
-        let (mut r, mut s, mut ra, mut kb) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
-        for p in 0..k {
-            let (x, y) = (a.get(i, p) as f64, b.get(p, j) as f64);
-            r += x * y;
-            s += (x * y).abs();
-            ra += x.abs();
-            kb += y.abs();
-        }
-        let bound = rel * s + 2f64.powi(-24) * (ra + kb) + k as f64 * 2f64.powi(-48);
-        let x = c.get(i, j);
-        ok &= x.is_finite() && (x as f64 - r).abs() <= bound;
-        d2 += (x as f64 - r).powi(2);
-        r2 += r * r;
-    }
-    let rel_err = if r2 > 0.0 {
-        (d2 / r2).sqrt()
-    } else {
-        d2.sqrt()
-    };
-    (rel_err, ok)
+    crate::check::judge(
+        crate::check::Arith::F16Inputs { tensor_cores: true },
+        a,
+        b,
+        c,
+    )
 }
 
 #[cfg(test)]

@@ -59,7 +59,7 @@
 //! H100 it gained 2–3 %, `docs/frag-mrt.md`). Hall, Carr & Hart assume single-precision floats
 //! (§2) and pack four of them per texel (§4); f16 inputs are this project's variant, not the
 //! paper's. The result is held to an elementwise bound for f16 inputs and f32 accumulation,
-//! [`verdict_f16`] (`coop`'s [`super::coop::error_bound`]), not to the f32 methods' 1e-5.
+//! [`verdict_f16`] (`coop`'s [`super::coop::error_bound`]), not to the f32 methods' bound.
 //! Inputs beyond f16's range (|x| > 65504) are refused, as is an adapter that cannot sample
 //! `Rgba16Float` textures.
 //!
@@ -1203,17 +1203,8 @@ fn require_sampled(ctx: &GpuContext, inputs: Inputs) -> Result<()> {
     })
 }
 
-/// The elementwise bound `frag-mrt-f16` is held to, in words: `coop`'s, for the same reasons.
-pub fn f16_bound_words(k: usize) -> String {
-    format!(
-        "every element within (2u + u^2 + (1+u)^2·gamma_k)·sum|a||b| + 2^-24·(sum_p|a_ip| + sum_p|b_pj|) + k·2^-48, \
-         u = 2^-11 (inputs rounded to f16), gamma_k = k·2^-22/(1 - k·2^-22) (f32 sums, 2^-22 per addition covering \
-         WGSL's faithful rounding of 2^-23, k = {k})"
-    )
-}
-
-/// Judge `c = a · b` as `frag-mrt-f16` computed it: every element within `coop`'s bound for
-/// f16 inputs and f32 accumulation ([`super::coop::error_bound`]), nothing non-finite.
+/// Judge `c = a · b` as `frag-mrt-f16` computed it: the judge's verdict for f16 inputs and f32
+/// sums ([`crate::check::Arith::F16Inputs`], `coop`'s bound).
 ///
 /// The bound's argument holds here step by step: each input is rounded to f16 once (on upload,
 /// round to nearest even, subnormals included); `textureLoad` of an `Rgba16Float` texel gives
@@ -1225,9 +1216,14 @@ pub fn f16_bound_words(k: usize) -> String {
 /// with blocks of b the P block sums reach C through P − 1 more additions (b − 1 + P − 1 ≤ k − 1).
 /// Tiled products sum their k chunks in f64 on the host and round once (2⁻²⁴).
 pub fn verdict_f16(a: &Matrix, b: &Matrix, c: &Matrix) -> crate::check::Verdict {
-    let mut v = super::coop::verdict(a, b, c);
-    v.tolerance = f16_bound_words(a.cols);
-    v
+    crate::check::judge(
+        crate::check::Arith::F16Inputs {
+            tensor_cores: false,
+        },
+        a,
+        b,
+        c,
+    )
 }
 
 /// A or B where the fragments read it ([`Source`]).

@@ -8,7 +8,7 @@
 
 pub mod tiled;
 
-use crate::check::{self, ErrorStats, Verdict};
+use crate::check::{self, Arith, ErrorStats, Verdict};
 use crate::cpu;
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
@@ -18,7 +18,7 @@ use crate::matrix::{self, Matrix};
 use crate::methods::{
     Accumulate, Method, Observer, Params, RanKernel, RunOutput, Runs, Timings, Work,
 };
-use crate::precision::{self, Pipeline, Precision};
+use crate::precision::{self, Precision};
 
 /// Options of one multiply: the method's own ([`Params`]) and how to tile.
 #[derive(Default)]
@@ -315,41 +315,28 @@ pub fn multiply_checked(
     Ok((out, stats))
 }
 
-/// Judge `c = a · b` as `method` computed it with `opts`: `opts.precision` is the precision the
-/// run used (the render-pass methods write back the f16 they fall back to), `opts.block` the
-/// Hall block size, `opts.scale_by_depth` the u8 polygon colour 1/k, `opts.u8_bits` the u8 widths.
-/// The render-pass methods are held to their own pipeline ([`Method::pipeline`]):
-/// - u8: exactly that method's CPU model at those widths, with the saturated count;
-/// - f16: within that method's derived bound;
-/// - f32 (every method): relative Frobenius error ≤ `method.tolerance()`;
-/// - `coop` and `frag-mrt-f16` (f16 inputs, f32 accumulation): every element within
-///   [`crate::methods::coop::error_bound`].
-pub fn verdict_for(method: Method, opts: &Options, a: &Matrix, b: &Matrix, c: &Matrix) -> Verdict {
-    // f16 inputs, f32 accumulation: an elementwise bound of their own.
+/// The arithmetic `method` ran `a · b` in with `opts` ([`check::Arith`]): `opts.precision` is
+/// the precision the run used (the render-pass methods write back the f16 they fall back to),
+/// `opts.block` the Hall block size, `opts.scale_by_depth` the u8 polygon colour 1/k,
+/// `opts.u8_bits` the u8 widths. `coop` and `frag-mrt-f16` round their inputs to f16 and sum in
+/// f32; every other method without u8 / f16 modes computes in f32.
+pub fn arith_for(method: Method, opts: &Options) -> Arith {
     match method {
-        Method::Coop => return crate::methods::coop::verdict(a, b, c),
-        Method::FragMrtF16 => return crate::methods::frag_mrt::verdict_f16(a, b, c),
-        _ => {}
+        Method::Coop => Arith::F16Inputs { tensor_cores: true },
+        Method::FragMrtF16 => Arith::F16Inputs {
+            tensor_cores: false,
+        },
+        _ => match method.pipeline(opts.block) {
+            Some(pipeline) => {
+                Arith::of_pipeline(pipeline, opts.precision, opts.scale_by_depth, opts.u8_bits)
+            }
+            None => Arith::F32,
+        },
     }
-    match method.pipeline(opts.block) {
-        Some(pipeline) => check::judge_bits(
-            pipeline,
-            opts.precision,
-            opts.scale_by_depth,
-            opts.u8_bits,
-            method.tolerance(),
-            a,
-            b,
-            c,
-        ),
-        None => check::judge(
-            Pipeline::Slices,
-            Precision::F32,
-            false,
-            method.tolerance(),
-            a,
-            b,
-            c,
-        ),
-    }
+}
+
+/// Judge `c = a · b` as `method` computed it with `opts`: the judge ([`check::judge`]) on the
+/// arithmetic of [`arith_for`].
+pub fn verdict_for(method: Method, opts: &Options, a: &Matrix, b: &Matrix, c: &Matrix) -> Verdict {
+    check::judge(arith_for(method, opts), a, b, c)
 }

@@ -94,6 +94,14 @@ pub struct Report {
     pub tolerance: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub check_passed: Option<bool>,
+    /// The worst channel's verdict in one line: what it was held to and how much of that it
+    /// used ([`Verdict::held`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub held: Option<String>,
+    /// u8: how far the 8-bit pipeline's result is from the exact product, and why
+    /// ([`Verdict::exact`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exact: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub saturated: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -185,6 +193,8 @@ impl Report {
             rel_err: worst.map(|v| v.stats.rel_err),
             tolerance: worst.map(|v| v.tolerance.clone()),
             check_passed: checked.then(|| checks.iter().all(|v| v.passed)),
+            held: worst.map(|v| v.held.clone()),
+            exact: worst.and_then(|v| v.exact.clone()),
             saturated: checked
                 .then(|| checks.iter().filter_map(|v| v.saturated).sum::<usize>())
                 .filter(|_| precision == Precision::U8),

@@ -69,3 +69,16 @@ pub fn npy_with_header(dict: &str, data: &[u8]) -> Vec<u8> {
     out.extend_from_slice(data);
     out
 }
+
+/// A u8 result checks the pipeline's rounding only where its elements are neither 0 (every
+/// product under half a step) nor saturated: assert that more than half of `c` lies strictly
+/// between 0 and `top` (1.0, or k after `--scale-by-depth`'s rescale).
+pub fn assert_mostly_between_zero_and_saturation(label: &str, c: &[f32], top: f32) {
+    let inside = c.iter().filter(|&&v| v > 0.0 && v < top).count();
+    assert!(
+        2 * inside > c.len(),
+        "{label}: only {inside} of {} elements lie strictly between 0 and saturation ({top}); \
+         a u8 test whose elements saturate or round to 0 checks nothing",
+        c.len()
+    );
+}

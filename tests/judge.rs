@@ -1,0 +1,300 @@
+//! The judge (`rendermm::check`): every verdict says what it held the result to, and means it at
+//! every k — a result short of one slice of the sum fails in f32 and f16 at k = 1024 (and at
+//! small k), correct f32 results pass at k = 10⁶ on the CPU and on a GPU method, u8 verdicts say
+//! both that the result equals the 8-bit pipeline's model and how far that is from the exact
+//! product, and a non-finite element that equals the reference's (inf·0 = NaN) is a match.
+
+mod common;
+use common::{ctx, rendermm};
+use rendermm::Matrix;
+use rendermm::check::{self, Arith};
+use rendermm::methods::Method;
+use rendermm::plan::{self, Options, verdict_for};
+use rendermm::precision::{self, F16Rounding, Pipeline, Precision, U8Bits, u8_model};
+
+/// `a` with column `p` zeroed: multiplied by `b`, the product short of slice p.
+fn without_slice(a: &Matrix, p: usize) -> Matrix {
+    Matrix::from_fn(
+        a.rows,
+        a.cols,
+        |i, q| if q == p { 0.0 } else { a.get(i, q) },
+    )
+}
+
+/// The slice of `a · b` whose largest product is largest: the one a missing slice shows most.
+fn largest_slice(a: &Matrix, b: &Matrix) -> usize {
+    let big = |p: usize| {
+        let ma = (0..a.rows)
+            .map(|i| a.get(i, p).abs())
+            .fold(0.0f32, f32::max);
+        let mb = (0..b.cols)
+            .map(|j| b.get(p, j).abs())
+            .fold(0.0f32, f32::max);
+        ma * mb
+    };
+    (0..a.cols)
+        .max_by(|&x, &y| big(x).total_cmp(&big(y)))
+        .unwrap_or(0)
+}
+
+fn run(method: Method, precision: Precision, a: &Matrix, b: &Matrix) -> (Matrix, Options<'static>) {
+    let mut o = Options {
+        precision,
+        ..Default::default()
+    };
+    let c = plan::multiply(Some(ctx()), method, a, b, &mut o)
+        .unwrap_or_else(|e| panic!("{method} {precision}: {e}"))
+        .c;
+    (c, o)
+}
+
+#[test]
+fn f32_result_short_of_one_slice_fails_at_k_1024_and_at_small_k() {
+    for (k, p) in [(1024, None), (1024, Some(517)), (7, Some(3)), (1, Some(0))] {
+        let a = Matrix::random(5, k, 11, -1.0, 1.0);
+        let b = Matrix::random(k, 4, 12, -1.0, 1.0);
+        let p = p.unwrap_or_else(|| largest_slice(&a, &b));
+        let whole = rendermm::cpu::naive(&a, &b);
+        let v = check::judge(Arith::F32, &a, &b, &whole);
+        assert!(v.passed, "k = {k}: the correct product fails: {}", v.held);
+        let short = rendermm::cpu::naive(&without_slice(&a, p), &b);
+        let v = check::judge(Arith::F32, &a, &b, &short);
+        assert!(
+            !v.passed,
+            "k = {k}: a product short of slice {p} passes: {}",
+            v.held
+        );
+        // On a GPU method too: cs-naive given A short of the slice.
+        let (c, o) = run(Method::CsNaive, Precision::F32, &without_slice(&a, p), &b);
+        assert!(
+            !verdict_for(Method::CsNaive, &o, &a, &b, &c).passed,
+            "cs-naive k = {k}"
+        );
+    }
+}
+
+#[test]
+fn f16_result_short_of_one_slice_fails_at_k_1024_for_each_render_pipeline() {
+    let (m, k, n) = (4, 1024, 3);
+    let a = Matrix::random(m, k, 21, -1.0, 1.0);
+    let b = Matrix::random(k, n, 22, -1.0, 1.0);
+    for method in [Method::Lm, Method::HallBlocked, Method::HallPacked] {
+        let (c, o) = run(method, Precision::F16, &a, &b);
+        let v = verdict_for(method, &o, &a, &b, &c);
+        assert!(v.passed, "{method}: the GPU's f16 result fails: {}", v.held);
+        for p in [largest_slice(&a, &b), 0, k - 1] {
+            let (short, o) = run(method, Precision::F16, &without_slice(&a, p), &b);
+            let v = verdict_for(method, &o, &a, &b, &short);
+            assert!(
+                !v.passed,
+                "{method}: an f16 result short of slice {p} passes: {}",
+                v.held
+            );
+        }
+        let zero = Matrix::zeros(m, n);
+        assert!(
+            !verdict_for(method, &o, &a, &b, &zero).passed,
+            "{method}: all-zero C passes"
+        );
+    }
+}
+
+#[test]
+fn correct_f32_results_pass_at_k_one_million() {
+    let k = 1_000_000;
+    let a = Matrix::random(1, k, 31, 0.0, 1.0);
+    let b = Matrix::random(k, 1, 32, 0.0, 1.0);
+    for method in [Method::CpuNaive, Method::CsNaive] {
+        let (c, o) = run(method, Precision::F32, &a, &b);
+        let v = verdict_for(method, &o, &a, &b, &c);
+        assert!(
+            v.passed,
+            "{method} at k = 10^6: rel_err {:e}, {}",
+            v.stats.rel_err, v.held
+        );
+        assert!(v.held.contains("k = 1000000"), "{}", v.held);
+    }
+    // And the command line's check of the same shape.
+    let out = rendermm(&[
+        "multiply",
+        "--method",
+        "cpu-naive",
+        "--random",
+        "1x1000000x1",
+        "--check",
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("check     ok: within"), "{stdout}");
+}
+
+#[test]
+fn u8_check_says_it_equals_the_model_and_how_far_that_is_from_the_exact_product() {
+    // The README's own run: 1/64 of each product is under half a step, so C is all zeros.
+    let out = rendermm(&[
+        "multiply",
+        "--method",
+        "lm",
+        "--precision",
+        "u8",
+        "--scale-by-depth",
+        "--random",
+        "64x64x64",
+        "--check",
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("check     ok: equal to the 8-bit pipeline's model (0 steps off)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("100% off the exact product")
+            && stdout.contains("under half an 8-bit step and rounds to 0"),
+        "{stdout}"
+    );
+    // Every element saturated: the verdict on the model's own output says why it is far off.
+    let a = Matrix::random(6, 40, 41, 0.5, 1.0);
+    let b = Matrix::random(40, 5, 42, 0.5, 1.0);
+    let arith = Arith::U8 {
+        pipeline: Pipeline::Slices,
+        scale_by_depth: false,
+        bits: U8Bits::default(),
+    };
+    let v = check::judge(arith, &a, &b, &u8_model(&a, &b, 1).c);
+    assert!(v.passed, "{}", v.held);
+    let exact = v
+        .exact
+        .expect("a u8 verdict says how far from the exact product");
+    assert!(exact.contains("every element saturated"), "{exact}");
+    // Mixed: some saturated, the shares named.
+    let a = Matrix::random(8, 6, 43, 0.0, 1.0);
+    let b = Matrix::random(6, 8, 44, 0.0, 1.0);
+    let v = check::judge(arith, &a, &b, &u8_model(&a, &b, 1).c);
+    let exact = v.exact.unwrap();
+    assert!(
+        exact.contains("saturated") && exact.contains("off the exact product"),
+        "{exact}"
+    );
+    // And a result off the model fails, saying by how many steps.
+    let mut c = u8_model(&a, &b, 1).c;
+    c.data[3] = (c.data[3] - 2.0 / 255.0).max(0.0);
+    let v = check::judge(arith, &a, &b, &c);
+    assert!(!v.passed && v.held.contains("2 steps off"), "{}", v.held);
+}
+
+#[test]
+fn frag_mrt_f16_check_passes_an_inf_times_zero_that_matches_the_reference() {
+    // A's first element infinite, B's first row zero: C's first row is inf·0 = NaN, as numpy has
+    // it; the rest finite.
+    let mut a = Matrix::random(3, 5, 51, -1.0, 1.0);
+    a.set(0, 0, f32::INFINITY);
+    let mut b = Matrix::random(5, 4, 52, -1.0, 1.0);
+    (0..4).for_each(|j| b.set(0, j, 0.0));
+    let mut o = Options {
+        allow_nonfinite: true,
+        ..Default::default()
+    };
+    let c = plan::multiply(Some(ctx()), Method::FragMrtF16, &a, &b, &mut o)
+        .unwrap()
+        .c;
+    assert!(
+        c.get(0, 0).is_nan() && c.get(1, 1).is_finite(),
+        "{:?}",
+        c.data
+    );
+    let v = verdict_for(Method::FragMrtF16, &o, &a, &b, &c);
+    assert!(v.passed, "{}: {:?}", v.held, v.stats);
+    // A NaN where the reference is finite is still a mismatch.
+    let mut bad = c.clone();
+    bad.set(2, 1, f32::NAN);
+    assert!(!verdict_for(Method::FragMrtF16, &o, &a, &b, &bad).passed);
+}
+
+#[test]
+fn f16_result_sixteen_spacings_off_its_model_fails_where_the_gpu_follows_it_within_one() {
+    let (m, k, n) = (3, 700, 4);
+    let a = Matrix::random(m, k, 61, -1.0, 1.0);
+    let b = Matrix::random(k, n, 62, -1.0, 1.0);
+    for method in [Method::Lm, Method::HallBlocked] {
+        let (c, o) = run(method, Precision::F16, &a, &b);
+        let v = verdict_for(method, &o, &a, &b, &c);
+        // The adapter follows one of the models within a spacing (lavapipe: toward zero, to
+        // the bit).
+        assert!(v.f16_model_spacings.unwrap() <= 1.0, "{method}: {}", v.held);
+        let pipeline = method.pipeline(o.block).unwrap();
+        let peak = F16Rounding::ALL
+            .iter()
+            .map(|&r| pipeline.f16_model(&a, &b, r).peak[5])
+            .fold(0.0f32, f32::max);
+        let mut off = c.clone();
+        off.data[5] += (16.0 * precision::f16_spacing(peak as f64)) as f32;
+        let v = verdict_for(method, &o, &a, &b, &off);
+        assert!(!v.passed, "{method}: 16 spacings off passes: {}", v.held);
+    }
+}
+
+#[test]
+fn sampled_judge_checks_u8_and_f16_as_the_full_judge_does() {
+    let (m, k, n) = (40, 50, 30);
+    let a = Matrix::random(m, k, 71, 0.0, 0.25);
+    let b = Matrix::random(k, n, 72, 0.0, 0.25);
+    let u8 = Arith::U8 {
+        pipeline: Pipeline::Slices,
+        scale_by_depth: false,
+        bits: U8Bits::default(),
+    };
+    let model = u8_model(&a, &b, 1).c;
+    common::assert_mostly_between_zero_and_saturation("sampled u8", &model.data, 1.0);
+    assert!(check::judge_sampled(u8, &a, &b, &model, 64, 1).passed);
+    let mut off = model.clone();
+    off.data
+        .iter_mut()
+        .for_each(|v| *v = (*v - 1.0 / 255.0).max(0.0));
+    assert!(!check::judge_sampled(u8, &a, &b, &off, 64, 1).passed);
+
+    let a = Matrix::random(m, k, 73, -1.0, 1.0);
+    let b = Matrix::random(k, n, 74, -1.0, 1.0);
+    let f16 = Arith::F16(Pipeline::Slices);
+    let model = precision::f16_model(&a, &b, &Pipeline::Slices.passes(k), F16Rounding::ALL[0]);
+    let c = Matrix::new(m, n, model.c).unwrap();
+    let v = check::judge_sampled(f16, &a, &b, &c, 64, 1);
+    assert!(v.passed && v.held.contains("sampled"), "{}", v.held);
+    assert!(!check::judge_sampled(f16, &a, &b, &Matrix::zeros(m, n), 64, 1).passed);
+}
+
+#[test]
+fn f32_judge_fails_a_result_twice_its_stated_bound_off_and_passes_one_half_off() {
+    for (m, k, n) in [(4, 1024, 3), (1, 1_000_000, 1)] {
+        let a = Matrix::random(m, k, 81, -1.0, 1.0);
+        let b = Matrix::random(k, n, 82, -1.0, 1.0);
+        let reference = rendermm::cpu::reference_f64(&a, &b);
+        let abs = |x: &Matrix| Matrix::from_fn(x.rows, x.cols, |i, j| x.get(i, j).abs());
+        let s = rendermm::cpu::reference_f64(&abs(&a), &abs(&b));
+        // The bound as the doc states it: γ_(k+1) with u = 2^-23 (the absolute terms are
+        // negligible for inputs of this size).
+        let nu = (k + 1) as f64 * 2f64.powi(-23);
+        let gamma = nu / (1.0 - nu);
+        for (factor, pass) in [(2.0, false), (0.5, true)] {
+            let c = Matrix::from_fn(m, n, |i, j| {
+                let idx = i * n + j;
+                let off = if idx == 0 {
+                    factor * gamma * s[idx]
+                } else {
+                    0.0
+                };
+                (reference[idx] + off) as f32
+            });
+            let v = check::judge(Arith::F32, &a, &b, &c);
+            assert_eq!(
+                v.passed, pass,
+                "{m}x{k}x{n}, off by {factor} bounds: {}",
+                v.held
+            );
+        }
+    }
+}
