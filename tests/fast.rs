@@ -204,11 +204,27 @@ fn coop_refuses_values_beyond_f16() {
     assert!(matches!(e, Error::OutOfRange { .. }), "{e}");
 }
 
-/// The device's layout pass (`shaders/layout.wgsl`: what cs-fast's operands go through on a
-/// real GPU) against the host-side model `layout_rows`, bit for bit, transposed and not, on
-/// shapes that are and are not whole tiles of 16, padded and not.
+/// `m` (or `mᵀ` when `transpose`) zero-padded to `rows × cols`, written plainly element by
+/// element: the expectation both layout paths are held to, independent of `layout_rows`.
+fn padded(m: &Matrix, transpose: bool, rows: usize, cols: usize) -> Vec<f32> {
+    let mut out = vec![0.0f32; rows * cols];
+    for p in 0..rows {
+        for q in 0..cols {
+            let (i, j) = if transpose { (q, p) } else { (p, q) };
+            if i < m.rows && j < m.cols {
+                out[p * cols + q] = m.get(i, j);
+            }
+        }
+    }
+    out
+}
+
+/// Both layout paths — the device's layout pass (`shaders/layout.wgsl`: what cs-fast's operands
+/// go through on a real GPU) and the host's `layout_rows` on the way into staging memory —
+/// against the transpose and padding written plainly in the test, bit for bit, transposed and
+/// not, on shapes that are and are not whole tiles of 16, padded and not.
 #[test]
-fn the_device_layout_pass_matches_the_host_model_bit_for_bit() {
+fn both_layout_paths_transpose_and_pad_bit_for_bit_as_written_plainly() {
     use rendermm::gpu::buffer::layout_rows;
     use rendermm::gpu::layout::{Where, upload_laid_out_at};
     let shapes = [
@@ -230,8 +246,18 @@ fn the_device_layout_pass_matches_the_host_model_bit_for_bit() {
                 (lr, lc + 17),
                 (lr.div_ceil(16) * 16 + 16, lc.div_ceil(64) * 64),
             ] {
-                let mut want = vec![];
-                layout_rows(&m, transpose, rows, cols, |row| want.extend_from_slice(row));
+                let want = padded(&m, transpose, rows, cols);
+                // The host model by itself, row by row as the staging upload takes it.
+                let mut host = vec![];
+                layout_rows(&m, transpose, rows, cols, |row| {
+                    assert_eq!(row.len(), cols, "layout_rows hands whole rows");
+                    host.extend_from_slice(row);
+                });
+                assert!(
+                    host.len() == want.len()
+                        && host.iter().zip(&want).all(|(h, w)| h.to_bits() == w.to_bits()),
+                    "layout_rows {r}x{c} transpose={transpose} to {rows}x{cols}"
+                );
                 for at in [Where::Device, Where::Host] {
                     let buf = upload_laid_out_at(ctx(), at, "operand", &m, transpose, rows, cols)
                         .unwrap_or_else(|e| {
