@@ -405,19 +405,47 @@ fn the_model_counts_under_a_quarter_of_hall_packed_bytes_per_flop() {
     assert!(fm.total_bytes * 4 < hp.total_bytes);
 }
 
+/// Set to rewrite `shaders/frag_mrt.wgsl` from the generator (a blessed run compares nothing).
+const BLESS: &str = "RENDERMM_BLESS";
+
 #[test]
 fn shaders_file_is_the_generated_default_shape() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders/frag_mrt.wgsl");
     let generated = frag_mrt::shader_source(&Shape::DEFAULT);
-    if std::env::var_os("RENDERMM_BLESS").is_some() {
-        std::fs::write(&path, &generated).unwrap();
-    }
     let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
+    if common::blessing(BLESS, &path) {
+        std::fs::write(&path, &generated).unwrap();
+        common::report_blessed(&path, on_disk != generated);
+        return;
+    }
     assert!(
         on_disk == generated,
         "{} differs from frag_mrt::shader_source(&Shape::DEFAULT); regenerate it with RENDERMM_BLESS=1 cargo test --test frag_mrt",
         path.display()
     );
+}
+
+/// In CI a blessed run is refused before it writes anything: there a pass must mean the
+/// comparison held. Runs this test binary's shader-file test again with `CI=true` and the bless
+/// variable set, and sees it fail with the file untouched.
+#[test]
+fn blessing_the_shaders_file_in_ci_fails_and_writes_nothing() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders/frag_mrt.wgsl");
+    let before = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "shaders_file_is_the_generated_default_shape"])
+        .env("CI", "true")
+        .env(BLESS, "1")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout) + String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "a blessed run in CI passed:\n{text}");
+    assert!(
+        text.contains("1 failed") && text.contains("in CI"),
+        "{text}"
+    );
+    let after = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
+    assert_eq!(before, after, "{} was written", path.display());
 }
 
 // ---- frag-mrt-f16: A and B rounded to f16 in RGBA16F texels, f32 sums ----------------------

@@ -82,3 +82,39 @@ pub fn assert_mostly_between_zero_and_saturation(label: &str, c: &[f32], top: f3
         c.len()
     );
 }
+
+/// Whether this run is in CI (`CI=true`, as `.ci/run` runs).
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
+}
+
+/// Whether the bless variable `var` asks this run to (re)write `golden` instead of comparing
+/// with it. A blessed run compares nothing, so it must not read as a pass: it says so on stderr,
+/// and in CI it is refused (a panic before anything is written), since there a pass must mean
+/// the comparison held.
+pub fn blessing(var: &str, golden: &std::path::Path) -> bool {
+    let set = std::env::var(var).is_ok_and(|v| !v.is_empty() && v != "0");
+    if set && in_ci() {
+        panic!(
+            "{var} is set in CI: a blessed run writes {} and compares nothing; unset it",
+            golden.display()
+        );
+    }
+    set
+}
+
+/// Say that `golden` was blessed and not compared, and whether blessing changed it: straight to
+/// stderr, past the test harness's capture, so a blessed run never reads as a quiet pass.
+pub fn report_blessed(golden: &std::path::Path, changed: bool) {
+    use std::io::Write;
+    let _ = writeln!(
+        std::io::stderr(),
+        "BLESSED, NOT COMPARED: wrote {} ({}); look at it before committing",
+        golden.display(),
+        if changed {
+            "it differs from the file before"
+        } else {
+            "same as the file before"
+        }
+    );
+}
