@@ -4,7 +4,10 @@
 //! under Xvfb rendering frames, saving a screenshot and exiting by itself.
 //!
 //! Regenerate the references after an intended change of the pictures with
-//! `RENDERMM_UPDATE_REFERENCE=1 cargo test --test demo`, and look at them before committing.
+//! `RENDERMM_UPDATE_REFERENCE=1 cargo test --test demo`, and look at them before committing. Such
+//! a run writes the references and compares nothing (it says so on stderr); in CI it fails.
+
+mod common;
 
 use image::{Rgba, RgbaImage};
 use rendermm::demo::headless::run_frames;
@@ -36,11 +39,13 @@ fn ctx() -> Arc<GpuContext> {
     .clone()
 }
 
-/// The fixed problem: 8×8 patterns in [-1, 1] (or [0, 1] for u8) that need no random generator,
-/// so the pictures do not change with the `rand` crate.
+/// The fixed problem: 8×8 patterns in [-1, 1] (or [0, 5/8] for u8) that need no random
+/// generator, so the pictures do not change with the `rand` crate. For u8 the range keeps most of
+/// C's sums under 1.0, so the 8-bit rounding is checked on them; the few past it saturate white,
+/// as in the paper.
 fn inputs(precision: Precision) -> Inputs {
     let (lo, span) = if precision == Precision::U8 {
-        (0.0, 1.0)
+        (0.0, U8_SPAN)
     } else {
         (-1.0, 2.0)
     };
@@ -52,6 +57,9 @@ fn inputs(precision: Precision) -> Inputs {
     });
     Inputs::given(a, b, "pattern A", "pattern B").unwrap()
 }
+
+/// The top of the u8 pattern's range.
+const U8_SPAN: f32 = 0.625;
 
 fn state(kind: Kind, precision: Precision) -> DemoState {
     let settings = Settings {
@@ -65,6 +73,15 @@ fn state(kind: Kind, precision: Precision) -> DemoState {
 
 /// Step `kind` through all passes and return the frames after the passes in `wanted`.
 fn frames(kind: Kind, precision: Precision, wanted: &[usize]) -> Vec<(usize, RgbaImage)> {
+    frames_and_state(kind, precision, wanted).0
+}
+
+/// [`frames`], and the finished demo.
+fn frames_and_state(
+    kind: Kind,
+    precision: Precision,
+    wanted: &[usize],
+) -> (Vec<(usize, RgbaImage)>, DemoState) {
     let mut s = state(kind, precision);
     let mut r = Renderer::new(&ctx()).unwrap();
     let mut out = vec![];
@@ -91,8 +108,11 @@ fn frames(kind: Kind, precision: Precision, wanted: &[usize]) -> Vec<(usize, Rgb
         s.verdict().unwrap().passed,
         "{kind}: the result is outside its tolerance"
     );
-    out
+    (out, s)
 }
+
+/// Set to 1 to rewrite the reference PNGs from this run (a blessed run compares nothing).
+const UPDATE_REFERENCE: &str = "RENDERMM_UPDATE_REFERENCE";
 
 fn reference_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reference")
@@ -104,13 +124,14 @@ fn reference_dir() -> PathBuf {
 fn compare_with_reference(name: &str, img: &RgbaImage) {
     let dir = reference_dir();
     let reference = dir.join(format!("{name}.png"));
-    if std::env::var("RENDERMM_UPDATE_REFERENCE").is_ok_and(|v| v == "1") {
+    if common::blessing(UPDATE_REFERENCE, &reference) {
         std::fs::create_dir_all(&dir).unwrap();
+        let before = std::fs::read(&reference).ok();
         image::DynamicImage::ImageRgba8(img.clone())
             .to_rgb8()
             .save(&reference)
             .unwrap();
-        eprintln!("updated {}", reference.display());
+        common::report_blessed(&reference, std::fs::read(&reference).ok() != before);
         return;
     }
     let expected = image::open(&reference)
@@ -177,8 +198,39 @@ fn headless_lm_frames_match_the_reference_pngs() {
 
 #[test]
 fn headless_lm_u8_frame_shows_saturation_white_as_in_the_paper() {
-    let shots = frames(Kind::Lm, Precision::U8, &[8]);
+    let (shots, s) = frames_and_state(Kind::Lm, Precision::U8, &[8]);
+    // The frame checks the 8-bit rounding only where C is neither 0 nor saturated.
+    let c = read_shown(&ctx(), &s.shown[0]);
+    common::assert_mostly_between_zero_and_saturation("demo lm u8 8x8x8", &c.data, 1.0);
+    assert!(
+        c.data.contains(&1.0),
+        "no element saturates: the frame shows no white"
+    );
     compare_with_reference("demo-lm-u8-8x8-pass8", &shots[0].1);
+}
+
+/// In CI a run asked to rewrite the references is refused before it writes anything: there a
+/// pass must mean the frames were compared. Runs one frame test of this binary again with
+/// `CI=true` and the update variable set, and sees it fail with the reference untouched.
+#[test]
+fn updating_the_reference_pngs_in_ci_fails_and_writes_nothing() {
+    let reference = reference_dir().join("demo-hall-8x8-pass2.png");
+    let before = std::fs::read(&reference).unwrap();
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "headless_hall_frame_matches_the_reference_png"])
+        .env("CI", "true")
+        .env(UPDATE_REFERENCE, "1")
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout) + String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "an updating run in CI passed:\n{text}");
+    assert!(text.contains("1 failed") && text.contains("in CI"), "{text}");
+    assert!(
+        std::fs::read(&reference).unwrap() == before,
+        "{} was written",
+        reference.display()
+    );
 }
 
 #[test]
@@ -198,6 +250,19 @@ fn headless_packed_frame_matches_the_reference_png() {
 fn headless_cube_frame_matches_the_reference_png() {
     let shots = frames(Kind::Cube, Precision::F32, &[3]);
     compare_with_reference("demo-cube-8x8-pass3", &shots[0].1);
+}
+
+/// Read a shown texture back as a matrix: `R32Float` as it is, `R8Unorm` (the u8 pipeline's
+/// sums) in steps of 1/255.
+fn read_shown(ctx: &GpuContext, t: &wgpu::Texture) -> Matrix {
+    match t.format() {
+        wgpu::TextureFormat::R32Float => return read_r32(ctx, t),
+        wgpu::TextureFormat::R8Unorm => {}
+        f => panic!("shown texture in {f:?}, which the test does not read"),
+    }
+    let (rows, cols) = (t.height() as usize, t.width() as usize);
+    let bytes = read_texture_bytes(ctx, t, rows, cols, 1).unwrap();
+    Matrix::new(rows, cols, bytes.iter().map(|&b| b as f32 / 255.0).collect()).unwrap()
 }
 
 /// Read a shown `R32Float` texture back as a matrix.
@@ -352,11 +417,6 @@ fn view(kind: Kind, m: usize, k: usize, n: usize, keys: bool) -> View {
     }
 }
 
-/// Whether `ci` says we run in CI (CI=true, as `.ci/run` runs).
-fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
-}
-
 fn on_path(program: &str) -> bool {
     std::env::var_os("PATH")
         .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(program).is_file()))
@@ -380,7 +440,7 @@ fn pixels_in(img: &RgbaImage, r: Rect) -> Vec<[u8; 3]> {
 fn window_demo_under_xvfb_renders_frames_saves_a_screenshot_and_exits() {
     if !on_path("xvfb-run") {
         let msg = "xvfb-run is not installed; the window test needs it (apt-get install xvfb xauth libxkbcommon-x11-0)";
-        if in_ci() {
+        if common::in_ci() {
             panic!("{msg}: CI must run the window test (.ci/run installs it)");
         }
         eprintln!("NOT RUN: {msg}");
