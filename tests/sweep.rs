@@ -7,7 +7,7 @@
 //! [`plan::verdict_for`], the same judge as `multiply --check`: f32 within the method's
 //! tolerance, f16 within its derived bound, u8 within one 8-bit step of its CPU model.
 //!
-//! - `cargo test --test sweep`: the CI slice, two problems per method (48 today), and one
+//! - `cargo test --test sweep`: the CI slice, two problems per method of `Method::ALL`, and one
 //!   long-k problem per method.
 //! - `RENDERMM_SWEEP_FULL=1 cargo test --release --test sweep -- --nocapture`: the full sweep,
 //!   600 problems (`RENDERMM_SWEEP_PROBLEMS=N` for another count, `RENDERMM_SWEEP_BASE=B` for
@@ -39,7 +39,7 @@ use rendermm::{Error, Matrix};
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-/// Problems per method in the CI slice (48 with today's 24 methods).
+/// Problems per method in the CI slice (the slice is this times `Method::ALL.len()`).
 const CI_PER_METHOD: u64 = 2;
 /// Problems in the full sweep.
 const FULL_PROBLEMS: u64 = 600;
