@@ -682,7 +682,7 @@ async fn run_request(req: &Request, page: &Page) -> Result<Value> {
     };
     let verdict = plan::verdict_for(req.method, &judged, &a, &b, &out.c);
     canvas.status = Some(done_line(&verdict));
-    let result = json!({
+    let mut result = json!({
         "method": req.method.name(),
         "m": m,
         "k": k,
@@ -694,6 +694,14 @@ async fn run_request(req: &Request, page: &Page) -> Result<Value> {
         "passed": verdict.passed,
         "precision": used.name(),
     });
+    // u8: how much of C saturated or rounded to 0 (names as in `multiply --json`), so a reader
+    // of the result can tell a run that checked the 8-bit rounding from one that checked nothing.
+    if let Some(share) = verdict.saturated_share {
+        result["saturated_share"] = json!(share);
+    }
+    if let Some(zero) = verdict.u8_zero {
+        result["u8_zero"] = json!(zero);
+    }
     let mut lines = vec![format!(
         "{} {m}x{k}x{n} on {} ({}), {}{}: {} passes, relative error {:.2e} against the f64 CPU reference: {} ({})",
         req.method,

@@ -6,7 +6,8 @@ Against the served page (web/tests/run.sh builds and serves it):
     frag-mrt-f16 multiply 1x1x1, 7x13x5 and 65x100x37 and pass the page's own check against its
     f64 CPU reference (frag-mrt and frag-mrt-f16, where the backend has fewer than their 8 colour
     attachments: refused in a sentence);
-  - lm in u8 and hall-blocked in f16, judged by their models;
+  - lm in u8 (on a size where most of C neither saturates nor rounds to 0) and hall-blocked in
+    f16, judged by their models;
   - a compute method on WebGPU, and its refusal on WebGL2;
   - the demo held mid-run (the replay stopped at a pass) compared with a reference frame: the
     frame `rendermm demo --headless` writes for the same problem and pass (the page draws with the
@@ -15,7 +16,8 @@ Against the served page (web/tests/run.sh builds and serves it):
 
   python3 web/tests/test_page.py --url http://127.0.0.1:8000/web/dist/index.html
   ... --only webgl2            one backend
-  ... --update-references      write the reference frames from this run (then look at them)
+  ... --update-references      write the reference frames from this run (then look at them);
+                               WebGPU's frames are then not compared (refused in CI)
 
 The reference frames are the native demo's (960x420, the page's canvas size); remake them after an
 intended change of the pictures with the commands in FRAMES, and look at them.
@@ -217,13 +219,37 @@ def test_products(page, backend, res):
                       f"{r.get('precision')}, adapter {r.get('adapter')!r}")
 
 
+# The u8 case: the page draws u8 inputs in [0, 1), so C's sums pass 1.0 (saturate) more often
+# the longer k is (at k = 13 every one does). k = 3 keeps about a quarter saturated and the rest
+# between 0 and 1, where the 8-bit rounding is what the model checks.
+U8_SIZE = "13x3x11"
+
+
+def u8_between_share(r):
+    """Share of C's elements strictly between 0 and saturation, from the judge's fields of the
+    page's result (it returns no C): 1 - saturated share - elements rounded to 0. None when the
+    result lacks them."""
+    if "saturated_share" not in r or "u8_zero" not in r:
+        return None
+    return 1.0 - r["saturated_share"] - r["u8_zero"] / (r["m"] * r["n"])
+
+
 def test_precisions(page, backend, res):
-    """The 8-bit and f16 pipelines, judged by their own models (the page's verdict)."""
-    for method, precision in [("lm", "u8"), ("hall-blocked", "f16")]:
-        r = page.open({"method": method, "size": "7x13x5", "seed": "5", "precision": precision,
+    """The 8-bit and f16 pipelines, judged by their own models (the page's verdict). A u8 result
+    whose elements all saturate or round to 0 equals its model whatever the rounding did, so the
+    u8 case also needs most of C strictly between 0 and saturation."""
+    for method, precision, size in [("lm", "u8", U8_SIZE), ("hall-blocked", "f16", "7x13x5")]:
+        r = page.open({"method": method, "size": size, "seed": "5", "precision": precision,
                        "backend": backend})
-        res.check(f"{backend} {method} {precision} 7x13x5",
-                  r.get("passed") is True and r.get("precision") == precision, json.dumps(r))
+        ok = r.get("passed") is True and r.get("precision") == precision
+        detail = json.dumps(r)
+        if precision == "u8":
+            between = u8_between_share(r)
+            ok = ok and between is not None and between > 0.5
+            detail = (f"{'?' if between is None else f'{between:.0%}'} of C strictly between 0 "
+                      f"and saturation (a u8 case whose elements saturate or round to 0 checks "
+                      f"nothing); {detail}")
+        res.check(f"{backend} {method} {precision} {size}", ok, detail)
 
 
 def test_compute(page, backend, res):
@@ -281,9 +307,13 @@ def test_frames(page, backend, res, out, update):
         png_write(os.path.join(out, f"{name}-{backend}.png"), *shot)
         ref_path = os.path.join(REFERENCES, f"{name}.png")
         if update and backend == "webgpu":
+            # A frame compared with itself passes whatever it shows: the written reference is
+            # not compared, and the run says so instead of counting a pass.
             os.makedirs(REFERENCES, exist_ok=True)
             png_write(ref_path, *shot)
-            res.notes.append(f"wrote reference {ref_path}: look at it")
+            res.notes.append(f"BLESSED, NOT COMPARED: wrote reference {ref_path}: look at it")
+            print(f"skip {label}: wrote the reference from this frame, not compared", flush=True)
+            continue
         if not os.path.exists(ref_path):
             res.check(label, False, f"no reference frame {ref_path} (run with --update-references)")
             continue
@@ -317,6 +347,11 @@ def main():
     ap.add_argument("--out", default=os.path.join(HERE, "out"))
     ap.add_argument("--update-references", action="store_true")
     args = ap.parse_args()
+    if args.update_references and os.environ.get("CI") in ("true", "1"):
+        # In CI a pass must mean the frames were compared; writing the references compares
+        # WebGPU's frames with nothing.
+        sys.exit("--update-references in CI: the written frames would be compared with nothing; "
+                 "drop the flag")
 
     res = Results()
     driver = make_driver()
