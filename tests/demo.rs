@@ -224,8 +224,14 @@ fn updating_the_reference_pngs_in_ci_fails_and_writes_nothing() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout) + String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "an updating run in CI passed:\n{text}");
-    assert!(text.contains("1 failed") && text.contains("in CI"), "{text}");
+    assert!(
+        !out.status.success(),
+        "an updating run in CI passed:\n{text}"
+    );
+    assert!(
+        text.contains("1 failed") && text.contains("in CI"),
+        "{text}"
+    );
     assert!(
         std::fs::read(&reference).unwrap() == before,
         "{} was written",
@@ -262,7 +268,12 @@ fn read_shown(ctx: &GpuContext, t: &wgpu::Texture) -> Matrix {
     }
     let (rows, cols) = (t.height() as usize, t.width() as usize);
     let bytes = read_texture_bytes(ctx, t, rows, cols, 1).unwrap();
-    Matrix::new(rows, cols, bytes.iter().map(|&b| b as f32 / 255.0).collect()).unwrap()
+    Matrix::new(
+        rows,
+        cols,
+        bytes.iter().map(|&b| b as f32 / 255.0).collect(),
+    )
+    .unwrap()
 }
 
 /// Read a shown `R32Float` texture back as a matrix.

@@ -255,7 +255,10 @@ fn both_layout_paths_transpose_and_pad_bit_for_bit_as_written_plainly() {
                 });
                 assert!(
                     host.len() == want.len()
-                        && host.iter().zip(&want).all(|(h, w)| h.to_bits() == w.to_bits()),
+                        && host
+                            .iter()
+                            .zip(&want)
+                            .all(|(h, w)| h.to_bits() == w.to_bits()),
                     "layout_rows {r}x{c} transpose={transpose} to {rows}x{cols}"
                 );
                 for at in [Where::Device, Where::Host] {
