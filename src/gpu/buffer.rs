@@ -175,8 +175,8 @@ pub fn read_buffer_bytes(
 }
 
 /// Hand `m` (or `mᵀ` when `transpose`), zero-padded to `rows × cols`, to `put` one whole row of
-/// `cols` values at a time, in order: the host-side model of the device's layout pass
-/// ([`super::layout`]), which the tests compare it against. The transpose gathers 16 output rows per sweep over `m`,
+/// `cols` values at a time, in order: the host's form of the device's layout pass
+/// ([`super::layout`]), used where the device is the host's CPU. The transpose gathers 16 output rows per sweep over `m`,
 /// so each cache line of `m` is read once.
 pub fn layout_rows(
     m: &Matrix,

@@ -10,7 +10,8 @@
 //! on the H100 machine the transposed layout of a 4096² matrix took 82 ms on the host against
 //! 7-12 ms for its straight copy (`cargo run --release --example data_path -- 4096`,
 //! docs/performance.md). The device does the same in well under a millisecond.
-//! [`super::buffer::layout_rows`] stays as the host-side model the tests compare against.
+//! [`super::buffer::layout_rows`] is the host's layout ([`Where::Host`]); the tests hold it and
+//! the device's pass to the same transpose and padding, written plainly in the test.
 
 use super::buffer::{MatrixBuffer, uniform};
 use super::context::GpuContext;
