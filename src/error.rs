@@ -131,10 +131,16 @@ pub enum Error {
     /// A command-line or API argument is invalid.
     #[error("{0}")]
     Invalid(String),
+    /// A state the code should never reach whatever it is given (a buffer of the wrong size, a
+    /// plan that contradicts itself): a fault in rendermm, not in the request, so the user is
+    /// told to report it rather than to change the command.
+    #[error("internal error: {0}; this is a bug in rendermm, not in your request; please report it with the command that caused it")]
+    Internal(String),
 }
 
 /// What kind of failure an error is, for the exit status: the user's request (exit 2), the
-/// machine's GPU or driver (exit 3), or a file (exit 4). Documented in the CLI's `--help`.
+/// machine's GPU or driver (exit 3), a file (exit 4), or a bug in rendermm (exit 70,
+/// `EX_SOFTWARE` of sysexits.h). Documented in the CLI's `--help`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
     /// Bad input: shapes, values, names, options, sizes past a limit or the memory budget.
@@ -143,6 +149,22 @@ pub enum Kind {
     Gpu,
     /// A file could not be read, parsed or written.
     File,
+    /// An internal invariant broke: no request can cause it, so only a fix to rendermm can.
+    Bug,
+}
+
+impl Kind {
+    /// The process exit status for this kind, as the CLI documents it: 2 the request, 3 the
+    /// GPU, 4 a file, 70 a bug (sysexits.h's `EX_SOFTWARE`, so a bug is never read as the
+    /// user's mistake).
+    pub fn exit_status(self) -> i32 {
+        match self {
+            Kind::Usage => 2,
+            Kind::Gpu => 3,
+            Kind::File => 4,
+            Kind::Bug => 70,
+        }
+    }
 }
 
 /// Result alias for the library.
@@ -169,6 +191,7 @@ impl Error {
             | Error::UnknownName { .. }
             | Error::Unsupported { .. }
             | Error::Invalid(_) => Kind::Usage,
+            Error::Internal(_) => Kind::Bug,
         }
     }
 
@@ -184,6 +207,35 @@ impl Error {
         Error::Io {
             path: path.into(),
             error: source,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_internal_error_is_a_bug_with_exit_status_70_and_says_so() {
+        let e = Error::Internal("a readback of 3 bytes where 4 were asked".into());
+        assert_eq!(e.kind(), Kind::Bug);
+        assert_eq!(e.kind().exit_status(), 70);
+        let msg = e.to_string();
+        assert!(msg.contains("a readback of 3 bytes where 4 were asked"), "{msg}");
+        assert!(msg.contains("bug in rendermm, not in your request"), "{msg}");
+    }
+
+    #[test]
+    fn each_kind_has_its_own_exit_status() {
+        let cases = [
+            (Error::Invalid("--b 0".into()), Kind::Usage, 2),
+            (Error::DeviceLost("gone".into()), Kind::Gpu, 3),
+            (Error::format("a.npy", "bad header"), Kind::File, 4),
+            (Error::Internal("x".into()), Kind::Bug, 70),
+        ];
+        for (e, kind, status) in cases {
+            assert_eq!(e.kind(), kind, "{e}");
+            assert_eq!(kind.exit_status(), status, "{e}");
         }
     }
 }

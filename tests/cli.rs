@@ -804,3 +804,40 @@ fn the_window_demo_without_a_display_says_so_in_one_sentence() {
     let text = stderr(&out);
     assert!(!text.contains(".rs:") && !text.contains("winit"), "{text}");
 }
+
+#[test]
+fn a_mistake_in_the_request_exits_2_and_is_not_called_a_bug() {
+    let out = rendermm(&["multiply", "--random", "4x0x4"]);
+    assert_clean_error(&out, "every dimension must be at least 1");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("bug in rendermm"), "{}", stderr(&out));
+}
+
+#[test]
+fn the_help_gives_a_bug_in_rendermm_its_own_exit_status() {
+    let out = rendermm(&["--help"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.lines()
+            .any(|l| l.trim_start().starts_with("70") && l.contains("bug in rendermm")),
+        "{text}"
+    );
+}
+
+#[test]
+fn writing_a_matrix_whose_data_does_not_fit_its_shape_is_an_internal_error() {
+    use rendermm::error::{Error, Kind};
+    // The fields are public, so only code can build this; no file or flag can.
+    let m = rendermm::Matrix {
+        rows: 2,
+        cols: 2,
+        data: vec![1.0; 3],
+    };
+    let path = scratch("internal").join("c.npy");
+    let e = rendermm::io::write_matrix(&path, &m).expect_err("a 2x2 matrix with 3 elements");
+    assert!(matches!(e, Error::Internal(_)), "{e:?}");
+    assert_eq!(e.kind(), Kind::Bug, "{e}");
+    assert_eq!(e.kind().exit_status(), 70, "{e}");
+    assert!(e.to_string().contains("bug in rendermm"), "{e}");
+    assert!(!path.exists(), "nothing is written");
+}

@@ -22,8 +22,6 @@ pub mod tour;
 pub mod tune;
 pub mod values;
 
-use rendermm::error::Kind;
-
 /// A run that finished but whose result failed its check against the f64 CPU reference
 /// (exit status 1): not the user's mistake, not a fault the GPU reported, not a file.
 #[derive(Debug)]
@@ -55,19 +53,16 @@ Exit status:
      usage errors are 2 as well)
   3  the GPU or its driver: no adapter, no device, a missing feature, a wgpu error, a lost
      device, a failed readback
-  4  a file: missing, unreadable, malformed, or an output that cannot be written";
+  4  a file: missing, unreadable, malformed, or an output that cannot be written
+  70 a bug in rendermm: an internal invariant broke; not the request's fault, please report it";
 
 /// The exit status an error calls for: the first typed error in its chain decides (a library
-/// [`rendermm::Error`] by its [`Kind`], a file system error, a failed check); an untyped
+/// [`rendermm::Error`] by its [`Kind`](rendermm::error::Kind), a file system error, a failed check); an untyped
 /// message is a refused request.
 pub fn exit_status(e: &anyhow::Error) -> i32 {
     for cause in e.chain() {
         if let Some(err) = cause.downcast_ref::<rendermm::Error>() {
-            return match err.kind() {
-                Kind::Usage => 2,
-                Kind::Gpu => 3,
-                Kind::File => 4,
-            };
+            return err.kind().exit_status();
         }
         if cause.downcast_ref::<CheckFailed>().is_some() {
             return 1;

@@ -95,7 +95,7 @@ impl Observer for ShowObserver {
         if dst.format() != acc.format
             || (dst.width() as usize, dst.height() as usize) != (acc.cols, acc.rows)
         {
-            return Err(Error::Invalid(format!(
+            return Err(Error::Internal(format!(
                 "demo: pass {pass} left a {:?} {}x{} texture, the demo expected {:?} {}x{}",
                 acc.format,
                 acc.cols,

@@ -208,9 +208,11 @@ impl App {
                 None
             }
             wgpu::CurrentSurfaceTexture::Validation => {
-                return Err(Error::Invalid(
-                    "wgpu reported a validation error acquiring the window's frame".into(),
-                ));
+                return Err(Error::Wgpu {
+                    kind: "validation",
+                    during: "acquiring the window's frame".into(),
+                    message: "the surface reported it without details".into(),
+                });
             }
         };
         if let Some((frame, suboptimal)) = frame {

@@ -502,7 +502,15 @@ impl GpuContext {
     pub fn scoped<T>(&self, during: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
         let out = f();
         self.check_lost()
-            .map_err(|e| Error::Invalid(format!("{e} (during {during})")))?;
+            .map_err(|e| match e {
+                Error::Wgpu { kind, message, .. } => Error::Wgpu {
+                    kind,
+                    during: during.to_string(),
+                    message,
+                },
+                Error::DeviceLost(m) => Error::DeviceLost(format!("{m} (during {during})")),
+                e => e,
+            })?;
         out
     }
 

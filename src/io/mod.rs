@@ -335,7 +335,7 @@ pub fn write_matrix(path: &Path, m: &Matrix) -> Result<()> {
 pub fn write_matrix_as(path: &Path, m: &Matrix, dtype: Dtype) -> Result<()> {
     let format = output_format_of(path)?;
     if m.rows.checked_mul(m.cols) != Some(m.data.len()) {
-        return Err(Error::Invalid(format!(
+        return Err(Error::Internal(format!(
             "cannot write {}: matrix data has {} elements but its shape is {}x{}",
             path.display(),
             m.data.len(),

@@ -216,7 +216,7 @@ pub(crate) fn multiply_chunks(
 ) -> Result<RunOutput> {
     use super::hall_packed::{PACKED, packed_shape, unpack_bytes, upload_packed_as};
     let (Some(a0), Some(b0)) = (a.first(), b.first()) else {
-        return Err(Error::Invalid(
+        return Err(Error::Internal(
             "a tiled block needs at least one chunk of k".into(),
         ));
     };

@@ -209,7 +209,7 @@ fn record(
         Runs::Compute { .. } => {
             let runs = compute_runs_as(method, &ctx.limits, m, k, n);
             let plan = compute_plan(runs, &ctx.limits, m, k, n).unwrap_or_else(|| {
-                Err(Error::Invalid(format!("{runs} is not a compute method")))
+                Err(Error::Internal(format!("{runs} is not a compute method")))
             })?;
             let ops = compute::Operands::upload(ctx, &plan, a, b)?;
             let mut work = compute::record(ctx, &plan, ops, (m, n))?;

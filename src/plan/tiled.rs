@@ -573,7 +573,7 @@ fn fits_sizes(
         }
         Family::Compute(eff) => {
             let plan = super::compute_plan(eff, l, m, k, n)
-                .unwrap_or_else(|| Err(Error::Invalid(format!("{eff} is not a compute method"))))?;
+                .unwrap_or_else(|| Err(Error::Internal(format!("{eff} is not a compute method"))))?;
             plan.check(l)?;
             for (what, bytes) in [
                 (
@@ -1115,7 +1115,7 @@ fn lm_block(
         last = Some(ran);
     }
     let ran =
-        last.ok_or_else(|| Error::Invalid("a tiled block needs at least one chunk of k".into()))?;
+        last.ok_or_else(|| Error::Internal("a tiled block needs at least one chunk of k".into()))?;
     let mut c = ran.cs.into_iter().next().expect("one read, one matrix");
     if opts.scale_by_depth {
         c.data.iter_mut().for_each(|v| *v *= k as f32);
@@ -1151,7 +1151,7 @@ fn compute_block(
     adder: Option<&GpuAdd>,
 ) -> Result<RunOutput> {
     if a.is_empty() {
-        return Err(Error::Invalid(
+        return Err(Error::Internal(
             "a tiled block needs at least one chunk of k".into(),
         ));
     }
@@ -1186,7 +1186,7 @@ fn compute_block(
                 _ => {
                     let plan = super::compute_plan(eff, &ctx.limits, x.rows, x.cols, y.cols)
                         .unwrap_or_else(|| {
-                            Err(Error::Invalid(format!("{eff} is not a compute method")))
+                            Err(Error::Internal(format!("{eff} is not a compute method")))
                         })?;
                     let ops = Operands::upload(ctx, &plan, x, y)?;
                     let prepared = Prepared::new(ctx, &plan, &ops)?;
@@ -1228,7 +1228,7 @@ fn compute_block(
                         s
                     }
                     (Some(_), None) => {
-                        return Err(Error::Invalid(
+                        return Err(Error::Internal(
                             "a split k needs the accumulation pipeline".into(),
                         ));
                     }
@@ -1413,7 +1413,7 @@ impl GpuAdd {
         acc: &MatrixBuffer,
     ) -> Result<wgpu::CommandBuffer> {
         if (part.rows, part.cols) != (acc.rows, acc.cols) {
-            return Err(Error::Invalid(format!(
+            return Err(Error::Internal(format!(
                 "tile accumulation: a {}x{} chunk into a {}x{} block",
                 part.rows, part.cols, acc.rows, acc.cols
             )));

@@ -525,7 +525,7 @@ impl<'c> Run<'c> {
                 };
                 let target = fb
                     .as_ref()
-                    .ok_or_else(|| Error::Invalid("L-M framebuffer missing".into()))?;
+                    .ok_or_else(|| Error::Internal("L-M framebuffer missing".into()))?;
                 if lm[slot].is_none() {
                     let t0 = Instant::now();
                     lm[slot] = Some(Pipeline::new(
@@ -542,7 +542,7 @@ impl<'c> Run<'c> {
                 }
                 let pipeline = lm[slot]
                     .as_ref()
-                    .ok_or_else(|| Error::Invalid("L-M pipeline missing".into()))?;
+                    .ok_or_else(|| Error::Internal("L-M pipeline missing".into()))?;
                 let t1 = Instant::now();
                 let pass = pipeline.encode(ctx, target, 0..x.cols as u32, true)?;
                 ctx.queue.submit([pass]);
@@ -576,7 +576,7 @@ impl<'c> Run<'c> {
             let target = self
                 .fb
                 .as_ref()
-                .ok_or_else(|| Error::Invalid("framebuffer missing".into()))?;
+                .ok_or_else(|| Error::Internal("framebuffer missing".into()))?;
             let t2 = Instant::now();
             ctx.scoped("the min(F, 1) clamp pass", || {
                 let mut enc = ctx.device.create_command_encoder(&Default::default());
@@ -617,7 +617,7 @@ impl<'c> Run<'c> {
         } = self;
         let fb = fb
             .as_ref()
-            .ok_or_else(|| Error::Invalid("nothing to copy: no product yet".into()))?;
+            .ok_or_else(|| Error::Internal("nothing to copy: no product yet".into()))?;
         let t0 = Instant::now();
         match self.transfer {
             Transfer::GpuCopy => {
