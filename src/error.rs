@@ -134,7 +134,9 @@ pub enum Error {
     /// A state the code should never reach whatever it is given (a buffer of the wrong size, a
     /// plan that contradicts itself): a fault in rendermm, not in the request, so the user is
     /// told to report it rather than to change the command.
-    #[error("internal error: {0}; this is a bug in rendermm, not in your request; please report it with the command that caused it")]
+    #[error(
+        "internal error: {0}; this is a bug in rendermm, not in your request; please report it with the command that caused it"
+    )]
     Internal(String),
 }
 
@@ -221,8 +223,14 @@ mod tests {
         assert_eq!(e.kind(), Kind::Bug);
         assert_eq!(e.kind().exit_status(), 70);
         let msg = e.to_string();
-        assert!(msg.contains("a readback of 3 bytes where 4 were asked"), "{msg}");
-        assert!(msg.contains("bug in rendermm, not in your request"), "{msg}");
+        assert!(
+            msg.contains("a readback of 3 bytes where 4 were asked"),
+            "{msg}"
+        );
+        assert!(
+            msg.contains("bug in rendermm, not in your request"),
+            "{msg}"
+        );
     }
 
     #[test]

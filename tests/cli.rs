@@ -810,7 +810,8 @@ fn a_mistake_in_the_request_exits_2_and_is_not_called_a_bug() {
     let out = rendermm(&["multiply", "--random", "4x0x4"]);
     assert_clean_error(&out, "every dimension must be at least 1");
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(!stderr(&out).contains("bug in rendermm"), "{}", stderr(&out));
+    let text = stderr(&out);
+    assert!(!text.contains("bug in rendermm"), "{text}");
 }
 
 #[test]

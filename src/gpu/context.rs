@@ -501,16 +501,15 @@ impl GpuContext {
     #[cfg(target_arch = "wasm32")]
     pub fn scoped<T>(&self, during: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
         let out = f();
-        self.check_lost()
-            .map_err(|e| match e {
-                Error::Wgpu { kind, message, .. } => Error::Wgpu {
-                    kind,
-                    during: during.to_string(),
-                    message,
-                },
-                Error::DeviceLost(m) => Error::DeviceLost(format!("{m} (during {during})")),
-                e => e,
-            })?;
+        self.check_lost().map_err(|e| match e {
+            Error::Wgpu { kind, message, .. } => Error::Wgpu {
+                kind,
+                during: during.to_string(),
+                message,
+            },
+            Error::DeviceLost(m) => Error::DeviceLost(format!("{m} (during {during})")),
+            e => e,
+        })?;
         out
     }
 

@@ -572,8 +572,9 @@ fn fits_sizes(
             readback(m.div_ceil(2), n.div_ceil(2), bpt)
         }
         Family::Compute(eff) => {
-            let plan = super::compute_plan(eff, l, m, k, n)
-                .unwrap_or_else(|| Err(Error::Internal(format!("{eff} is not a compute method"))))?;
+            let plan = super::compute_plan(eff, l, m, k, n).unwrap_or_else(|| {
+                Err(Error::Internal(format!("{eff} is not a compute method")))
+            })?;
             plan.check(l)?;
             for (what, bytes) in [
                 (
