@@ -742,7 +742,8 @@ fn unknown_extensions_and_missing_files() {
         Err(Error::Io { .. }) => {}
         other => panic!("expected an I/O error, got {other:?}"),
     }
-    // A matrix whose data does not match its shape is refused before anything is written.
+    // A matrix whose data does not match its shape is a bug in the code that built it (an internal
+    // error, not the request's), refused before anything is written.
     let bad = Matrix {
         rows: 2,
         cols: 2,
@@ -750,7 +751,7 @@ fn unknown_extensions_and_missing_files() {
     };
     assert!(matches!(
         write_matrix(&dir.path("bad.npy"), &bad),
-        Err(Error::Invalid(_))
+        Err(Error::Internal(_))
     ));
     assert!(dir.names().is_empty(), "{:?}", dir.names());
 }
