@@ -414,10 +414,10 @@ pub fn supported(ctx: &GpuContext) -> Result<()> {
     }
     let max = ctx.info.subgroup_max_size;
     if max > WORKGROUP {
-        return Err(Error::Invalid(format!(
-            "coop runs one subgroup per workgroup of {WORKGROUP}; subgroups on adapter '{}' may be {max} wide, so coop is not supported on this adapter",
-            ctx.info.name
-        )));
+        return Err(missing(
+            "subgroups no wider than a workgroup",
+            format!("one subgroup per workgroup of {WORKGROUP}; subgroups here may be {max} wide"),
+        ));
     }
     Ok(())
 }
