@@ -10,7 +10,9 @@ use rendermm::matrix::Matrix;
 use rendermm::methods::Method;
 use rendermm::plan::{self, Options};
 use rendermm::precision::Precision;
-use rendermm::report::{Report, figures, picture};
+use rendermm::draw::picture;
+use rendermm::figures;
+use rendermm::report::Report;
 use std::path::{Path, PathBuf};
 
 #[derive(Args)]

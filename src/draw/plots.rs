@@ -11,14 +11,14 @@
 use crate::bench::sweep::{Sweep, SweepRow};
 use crate::error::{Error, Result};
 use crate::methods::{Era, Method};
-use crate::report::{picture, text};
+use crate::draw::{picture, text};
 use plotters::coord::Shift;
 use plotters::element::{Drawable, PointCollection};
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::Once;
 
-use crate::report::text::FONT;
+use crate::draw::text::FONT;
 const W: u32 = 1200;
 const H: u32 = 680;
 /// Font sizes, as [`text`] names them.
