@@ -389,7 +389,7 @@ impl PrecisionSetup {
                 });
             }
         }
-        let bits = super::larsen_mcallister::u8_bits(opts, precision)?;
+        let bits = super::u8_pass::u8_bits(opts, precision)?;
         opts.precision = precision;
         let u8_depth = match precision {
             Precision::U8 if opts.scale_by_depth => a.cols.max(1) as u32,
@@ -421,7 +421,7 @@ impl PrecisionSetup {
             return Ok(self.precision.format(channels));
         }
         let format = self.bits.sum_format(channels);
-        super::larsen_mcallister::require_norm16(
+        super::u8_pass::require_norm16(
             ctx,
             method,
             format,
@@ -445,7 +445,7 @@ impl PrecisionSetup {
             work.read(Read::Texture(result.clone()));
             return Ok(false);
         }
-        let reduce = super::larsen_mcallister::Reduce16::new(ctx, result, out8, channels)?;
+        let reduce = super::u8_pass::Reduce16::new(ctx, result, out8, channels)?;
         work.push(reduce.encode(ctx)?, Phase::Compute);
         work.read(Read::Texture(reduce.output.clone()));
         Ok(true)
@@ -458,7 +458,7 @@ impl PrecisionSetup {
         if self.precision == Precision::U8 && !self.bits.is_default() {
             notes.push(format!(
                 "8-bit pipeline: 8-bit inputs, the running sum in {format}; each pass's block sum is exact in integers; {}",
-                super::larsen_mcallister::wide_note(self.bits, reduced, "the block's value")
+                super::u8_pass::wide_note(self.bits, reduced, "the block's value")
             ));
         } else if self.precision == Precision::U8 {
             notes.push(format!(

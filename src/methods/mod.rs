@@ -21,6 +21,7 @@ pub mod hall_packed;
 pub mod kk73;
 pub mod larsen_mcallister;
 pub mod resident;
+pub mod u8_pass;
 pub mod variants;
 
 pub use crate::gpu::loop_cap::Stage;
