@@ -18,6 +18,8 @@
 //! so the tables on the pages are the ones the command just wrote.
 
 use crate::bench::{self, BenchOptions, Suite, SuiteReport};
+use crate::draw::plots::{self, Bar, Panel, Series};
+use crate::draw::{picture, text};
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::matrix::Matrix;
@@ -25,8 +27,6 @@ use crate::methods::{Method, hall_packed};
 use crate::plan::{self, Options};
 use crate::precision::Precision;
 use crate::report::Report;
-use crate::draw::plots::{self, Bar, Panel, Series};
-use crate::draw::{picture, text};
 use image::{Rgb, RgbImage};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

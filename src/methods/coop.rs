@@ -75,8 +75,8 @@ use crate::gpu::GpuContext;
 use crate::gpu::buffer::{MatrixBuffer, check_storage_size};
 use crate::gpu::compute::{self, Kernel, Operands, Plan};
 use crate::matrix::Matrix;
-use crate::precision::{F16_MAX, f16_range};
 use crate::methods::Method;
+use crate::precision::{F16_MAX, f16_range};
 
 const SHADER: &str = include_str!("../../shaders/coop.wgsl");
 /// The variants with several subgroups per workgroup (`sm`·`sn` > 1).

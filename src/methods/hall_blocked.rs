@@ -421,12 +421,7 @@ impl PrecisionSetup {
             return Ok(self.precision.format(channels));
         }
         let format = self.bits.sum_format(channels);
-        super::u8_pass::require_norm16(
-            ctx,
-            method,
-            format,
-            accumulate == Accumulate::Blend,
-        )?;
+        super::u8_pass::require_norm16(ctx, method, format, accumulate == Accumulate::Blend)?;
         Ok(format)
     }
 

@@ -5,8 +5,8 @@
 //! milliseconds.
 
 use super::{BenchReport, Transfer};
-use crate::error::Result;
 use crate::draw::plots::{self, NamedBar};
+use crate::error::Result;
 use plotters::style::RGBColor;
 use std::path::Path;
 
