@@ -437,8 +437,9 @@ fn bench_reach_and_demo_draw_through_draw_not_through_report_or_figures() {
 }
 
 #[test]
-fn no_method_borrows_the_u8_pass_or_the_f16_range_from_another_method() {
-    // The shared 8-bit pass pieces live in methods/u8_pass.rs, the f16 range in precision.rs.
+fn no_method_borrows_the_u8_pass_the_f16_range_or_the_hall_engine_from_another_method() {
+    // The shared 8-bit pass pieces live in methods/u8_pass.rs, the f16 range in precision.rs,
+    // the engine and packed layout both Hall methods run on in methods/hall_common.rs.
     let mut found = vec![];
     for (owner, needles) in [
         (
@@ -446,6 +447,14 @@ fn no_method_borrows_the_u8_pass_or_the_f16_range_from_another_method() {
             ["super::larsen_mcallister::", "methods::larsen_mcallister::"],
         ),
         ("coop.rs", ["super::coop::", "methods::coop::"]),
+        (
+            "hall_blocked.rs",
+            ["super::hall_blocked::", "methods::hall_blocked::"],
+        ),
+        (
+            "hall_packed.rs",
+            ["super::hall_packed::", "methods::hall_packed::"],
+        ),
     ] {
         found.extend(
             uses_of("methods", &needles)
