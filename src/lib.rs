@@ -10,8 +10,11 @@
 //! 3. [`gpu`] — the harness: context, textures, buffers, pipeline helpers, timer, runner;
 //! 4. [`methods`] — one file per method and the table of methods;
 //! 5. [`plan`] — the entry point: validation, limits, tiling, dispatch;
-//! 6. [`bench`](mod@bench), [`model`], [`report`], [`reach`], [`demo`] — what is built on products;
-//! 7. the command line (`src/main.rs`, `src/cli/`), in the binary.
+//! 6. [`draw`] — the pictures' drawing: matrix panels, charts, the one text style (no GPU);
+//! 7. [`model`], [`report`], [`bench`](mod@bench), [`reach`], [`demo`] — what is built on
+//!    products;
+//! 8. [`figures`] — every figure of the docs, drawn from runs of the layers below;
+//! 9. the command line (`src/main.rs`, `src/cli/`), in the binary.
 
 pub mod check;
 pub mod clock;
@@ -27,9 +30,13 @@ pub mod precision;
 
 #[cfg(feature = "native")]
 pub mod bench;
+#[cfg(feature = "native")]
+pub mod draw;
 // The demos' drawing (scene, layout, font, renderer) builds for the browser too; their window,
 // method thread and command line are native (see `demo`'s own gates).
 pub mod demo;
+#[cfg(feature = "native")]
+pub mod figures;
 #[cfg(feature = "native")]
 pub mod model;
 #[cfg(feature = "native")]

@@ -758,10 +758,32 @@ pub fn blocks(depth: usize, b: u32) -> Vec<(u32, u32)> {
         .collect()
 }
 
-/// Largest magnitude an f16 texture holds.
-const F16_MAX: f32 = 65504.0;
+/// Largest magnitude an f16 texture holds: the largest finite f16.
+pub const F16_MAX: f32 = 65504.0;
 /// Largest magnitude of an f16 result that is surely not saturated: the f16 value below 65504.
 const F16_TRUSTED: f32 = 65472.0;
+
+/// The first element of `x` that `outside` picks, as the one-line error of a method that rounds
+/// its inputs to f16 (`why` says which); `Ok` when there is none.
+pub(crate) fn f16_range(
+    x: &Matrix,
+    name: &str,
+    outside: impl Fn(f32) -> bool,
+    why: impl FnOnce() -> String,
+) -> Result<()> {
+    match x.data.iter().position(|&v| outside(v)) {
+        None => Ok(()),
+        Some(idx) => Err(Error::OutOfRange {
+            name: name.to_string(),
+            row: idx / x.cols,
+            col: idx % x.cols,
+            value: x.data[idx],
+            lo: -F16_MAX,
+            hi: F16_MAX,
+            why: why(),
+        }),
+    }
+}
 
 /// Error unless an f16 run of `a · b` stays inside f16's range all the way: every input within
 /// what f16 textures hold (±65504; past it the upload saturates or overflows and the product

@@ -62,7 +62,7 @@ fn sweep_checks_every_row_and_writes_plots() {
     }
     let dir = std::env::temp_dir().join(format!("rendermm-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let paths = rendermm::report::plots::sweep_plots(&s, &dir).unwrap();
+    let paths = rendermm::bench::plots::sweep_plots(&s, &dir).unwrap();
     for p in &paths {
         let img = image::open(p).unwrap();
         assert!(img.width() > 500 && img.height() > 300, "{}", p.display());

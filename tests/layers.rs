@@ -383,3 +383,88 @@ fn tour_row_names_the_kernel_that_ran() {
     assert!(row.contains(" ok "), "{row}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Every line of code (comments left out) in the files under `src/<dir>` that names one of
+/// `needles`, as `path:line: text`.
+fn uses_of(dir: &str, needles: &[&str]) -> Vec<String> {
+    let files = sources(&root().join("src").join(dir));
+    assert!(!files.is_empty(), "src/{dir} holds no source file");
+    let mut found = vec![];
+    for p in files {
+        let text = std::fs::read_to_string(&p).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            if needles.iter().any(|n| code(line).contains(n)) {
+                found.push(format!("{}:{}: {}", rel(&p), i + 1, line.trim()));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn the_drawing_layer_imports_nothing_built_on_products() {
+    // draw/ sits below bench, reach, demo's runs, report and figures: they all draw through it.
+    let up = [
+        "crate::bench",
+        "crate::reach",
+        "crate::report",
+        "crate::figures",
+        "crate::model",
+        "crate::plan",
+    ];
+    let found = uses_of("draw", &up);
+    assert!(
+        found.is_empty(),
+        "draw/ imports upward:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn bench_reach_and_demo_draw_through_draw_not_through_report_or_figures() {
+    // Only the report of a run (`Report`) is theirs to use from report/; the figures sit above.
+    for dir in ["bench", "reach", "demo"] {
+        let found: Vec<String> = uses_of(dir, &["crate::report", "crate::figures"])
+            .into_iter()
+            .filter(|l| !l.contains("crate::report::Report;"))
+            .collect();
+        assert!(
+            found.is_empty(),
+            "src/{dir} imports sideways or upward:\n{}",
+            found.join("\n")
+        );
+    }
+}
+
+#[test]
+fn no_method_borrows_the_u8_pass_the_f16_range_or_the_hall_engine_from_another_method() {
+    // The shared 8-bit pass pieces live in methods/u8_pass.rs, the f16 range in precision.rs,
+    // the engine and packed layout both Hall methods run on in methods/hall_common.rs.
+    let mut found = vec![];
+    for (owner, needles) in [
+        (
+            "larsen_mcallister.rs",
+            ["super::larsen_mcallister::", "methods::larsen_mcallister::"],
+        ),
+        ("coop.rs", ["super::coop::", "methods::coop::"]),
+        (
+            "hall_blocked.rs",
+            ["super::hall_blocked::", "methods::hall_blocked::"],
+        ),
+        (
+            "hall_packed.rs",
+            ["super::hall_packed::", "methods::hall_packed::"],
+        ),
+    ] {
+        found.extend(
+            uses_of("methods", &needles)
+                .into_iter()
+                .filter(|l| !l.starts_with(&format!("src/methods/{owner}:"))),
+        );
+    }
+    assert!(
+        found.is_empty(),
+        "methods borrow another method's helpers:\n{}",
+        found.join("\n")
+    );
+}

@@ -231,13 +231,13 @@ fn figure_lm_fig2_shows_a_b_the_replicated_column_and_row_the_slice_and_the_satu
     let dir = std::env::temp_dir().join(format!("rendermm-fig2-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("lm-fig2.png");
-    rendermm::report::figures::lm_fig2(ctx(), &path).unwrap();
+    rendermm::figures::lm_fig2(ctx(), &path).unwrap();
     let img = image::open(&path).unwrap().to_rgb8();
     // The panels, in order: A, B, column 2 of A across, row 2 of B down, slice 2, C.
-    let (drawn, at) = rendermm::report::figures::lm_fig2_picture(ctx()).unwrap();
+    let (drawn, at) = rendermm::figures::lm_fig2_picture(ctx()).unwrap();
     assert_eq!(img.dimensions(), drawn.dimensions());
     assert_eq!(at.len(), 6);
-    let (a, b) = rendermm::report::figures::lm_fig2_inputs();
+    let (a, b) = rendermm::figures::lm_fig2_inputs();
     let p = 2;
     // A cell's grey, a few pixels inside its top-left corner (clear of frames and marks).
     let cell = |panel: usize, i: usize, j: usize| {

@@ -19,6 +19,7 @@
 
 pub mod ceilings;
 pub mod ladder;
+pub mod plots;
 pub mod soak;
 pub mod sweep;
 pub mod tune;

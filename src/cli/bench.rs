@@ -412,7 +412,7 @@ fn write_sweep(args: &BenchArgs, result: &sweep::Sweep) -> Result<()> {
     }
     if let Some(dir) = &args.plots {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        for path in rendermm::report::plots::sweep_plots(result, dir)? {
+        for path in rendermm::bench::plots::sweep_plots(result, dir)? {
             eprintln!("wrote {}", path.display());
         }
     }

@@ -1,9 +1,9 @@
 //! `rendermm figure NAME` and `rendermm figures`: draw one figure of the docs, or all of them
-//! into a folder, from the figures registry (`rendermm::report::figures::ALL`).
+//! into a folder, from the figures registry (`rendermm::figures::ALL`).
 
 use anyhow::{Result, bail};
 use rendermm::gpu::GpuContext;
-use rendermm::report::figures;
+use rendermm::figures;
 use std::path::{Path, PathBuf};
 
 /// Draw the figure `name` into `out`, a file of the figure's own kind (its other files, if it

@@ -11,7 +11,7 @@ use rendermm::io;
 use rendermm::methods::Method;
 use rendermm::reach::graph::{self, Graph};
 use rendermm::reach::{self, Goal, ReachOptions, ReachReport, ReachRun, Transfer};
-use rendermm::report::picture;
+use rendermm::draw::picture;
 use std::path::{Path, PathBuf};
 
 #[derive(Args)]

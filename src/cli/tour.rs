@@ -5,12 +5,14 @@ use super::values::{MethodArg, named};
 use super::{check_failed, guard, progress};
 use anyhow::{Context, Result};
 use clap::Args;
+use rendermm::draw::picture;
+use rendermm::figures;
 use rendermm::gpu::GpuContext;
 use rendermm::matrix::Matrix;
 use rendermm::methods::Method;
 use rendermm::plan::{self, Options};
 use rendermm::precision::Precision;
-use rendermm::report::{Report, figures, picture};
+use rendermm::report::Report;
 use std::path::{Path, PathBuf};
 
 #[derive(Args)]

@@ -1,10 +1,10 @@
 //! The demos' labels: the text style of every rendermm picture (the bundled DejaVu Sans through
-//! `ab_glyph`, anti-aliased, mixed case, at the sizes of `report::text`), rasterized on the CPU
+//! `ab_glyph`, anti-aliased, mixed case, at the sizes of `draw::text`), rasterized on the CPU
 //! into an 8-bit coverage mask that the renderer blends over the frame.
 //!
 //! The glyph metrics and the rasterizer live here, the one copy, because the renderer builds for
 //! the browser too, where `report` (figures, charts, the `image` crate) is not compiled;
-//! `report::text` draws its figures and charts with them.
+//! `draw::text` draws its figures and charts with them.
 
 use ab_glyph::{Font, FontRef, PxScale, ScaleFont, point};
 use std::sync::OnceLock;
@@ -12,9 +12,9 @@ use std::sync::OnceLock;
 /// DejaVu Sans, compiled in (`assets/fonts/`), so no system font is needed.
 pub const FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
 
-/// `report::text::SMALL`: the figures' small print, the demos' text in small frames.
+/// `draw::text::SMALL`: the figures' small print, the demos' text in small frames.
 pub const SMALL: f32 = 13.0;
-/// `report::text::LABEL` + 3: a little larger than the figures' panel titles, in large frames.
+/// `draw::text::LABEL` + 3: a little larger than the figures' panel titles, in large frames.
 pub const LARGE: f32 = 18.0;
 
 fn font() -> &'static FontRef<'static> {

@@ -246,5 +246,5 @@ fn gif_error(path: &Path, e: impl std::fmt::Display) -> Error {
 /// Save a frame as PNG (RGB; the frames are opaque), atomically.
 pub fn save_png(path: &Path, img: &RgbaImage) -> Result<()> {
     let rgb = image::DynamicImage::ImageRgba8(img.clone()).to_rgb8();
-    crate::report::picture::save_png(path, &rgb)
+    crate::draw::picture::save_png(path, &rgb)
 }

@@ -317,7 +317,7 @@ fn colour_bar(v: &View, bar: Rect, scale: f32, s: u32, labels: &mut Vec<Label>) 
 }
 
 /// A tick label: two significant digits, trailing zeros dropped (the figures' tick labels too:
-/// `report::picture` uses this one).
+/// `draw::picture` uses this one).
 pub fn number(v: f32) -> String {
     let a = v.abs();
     if a == 0.0 || !a.is_finite() {

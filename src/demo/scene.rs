@@ -253,7 +253,7 @@ pub fn done_line(v: &Verdict) -> String {
 }
 
 /// A colour scale that a few outliers do not wash out: the largest magnitude, but at most three
-/// times the root mean square (the figures' scale too: `report::picture` uses this one).
+/// times the root mean square (the figures' scale too: `draw::picture` uses this one).
 pub fn robust_scale(m: &Matrix) -> f32 {
     let n = m.data.iter().filter(|v| v.is_finite()).count().max(1);
     let rms = (m

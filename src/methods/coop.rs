@@ -76,6 +76,7 @@ use crate::gpu::buffer::{MatrixBuffer, check_storage_size};
 use crate::gpu::compute::{self, Kernel, Operands, Plan};
 use crate::matrix::Matrix;
 use crate::methods::Method;
+use crate::precision::{F16_MAX, f16_range};
 
 const SHADER: &str = include_str!("../../shaders/coop.wgsl");
 /// The variants with several subgroups per workgroup (`sm`·`sn` > 1).
@@ -577,9 +578,6 @@ pub fn record_variant(ctx: &GpuContext, v: &Variant, a: &Matrix, b: &Matrix) -> 
     Ok(work)
 }
 
-/// Largest finite f16.
-pub const F16_MAX: f32 = 65504.0;
-
 /// Error if an element would overflow f16 (and so turn into infinity on the way in).
 pub fn check_f16_range(x: &Matrix, name: &str) -> Result<()> {
     f16_range(
@@ -588,28 +586,6 @@ pub fn check_f16_range(x: &Matrix, name: &str) -> Result<()> {
         |v| v.abs() > F16_MAX,
         || "f16 holds, and coop rounds its inputs to f16".into(),
     )
-}
-
-/// The first element of `x` that `outside` picks, as the one-line error of a method that rounds
-/// its inputs to f16 (`why` says which); `Ok` when there is none.
-pub(crate) fn f16_range(
-    x: &Matrix,
-    name: &str,
-    outside: impl Fn(f32) -> bool,
-    why: impl FnOnce() -> String,
-) -> Result<()> {
-    match x.data.iter().position(|&v| outside(v)) {
-        None => Ok(()),
-        Some(idx) => Err(Error::OutOfRange {
-            name: name.to_string(),
-            row: idx / x.cols,
-            col: idx % x.cols,
-            value: x.data[idx],
-            lo: -F16_MAX,
-            hi: F16_MAX,
-            why: why(),
-        }),
-    }
 }
 
 /// How an operand's f16 elements are laid out in its buffer (`rows × cols` padded, both

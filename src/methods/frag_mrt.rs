@@ -1168,8 +1168,8 @@ pub fn record_with(
 /// Error if a finite element of `x` would overflow f16 (|x| > 65504) and turn into infinity on
 /// the way in; NaN and infinity (with `--allow-nonfinite`) stay what they are.
 fn check_f16_range(x: &Matrix, name: &str) -> Result<()> {
-    let max = super::coop::F16_MAX;
-    super::coop::f16_range(
+    let max = crate::precision::F16_MAX;
+    crate::precision::f16_range(
         x,
         name,
         |v| v.is_finite() && v.abs() > max,

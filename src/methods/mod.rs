@@ -17,10 +17,12 @@ pub mod dns_blocks;
 pub mod dns_tiled;
 pub mod frag_mrt;
 pub mod hall_blocked;
+pub mod hall_common;
 pub mod hall_packed;
 pub mod kk73;
 pub mod larsen_mcallister;
 pub mod resident;
+pub mod u8_pass;
 pub mod variants;
 
 pub use crate::gpu::loop_cap::Stage;

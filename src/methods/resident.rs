@@ -15,14 +15,14 @@
 //! textures.
 
 use super::Accumulate;
-use super::hall_blocked::{Engine, Variant, block_size};
+use super::hall_common::{Engine, Variant, block_size};
 use crate::error::{Error, Result};
 use crate::gpu::run::Work;
 use crate::gpu::{GpuContext, MatrixTexture};
 
 // Hall–Carr–Hart §3, single channel, and §4, 2×2 channel-packed: the methods' own variants.
-use super::hall_blocked::SINGLE as BLOCKED;
-use super::hall_packed::PACKED;
+use super::hall_common::PACKED;
+use super::hall_common::SINGLE as BLOCKED;
 
 /// One Hall–Carr–Hart product of two resident textures, built (pipelines, accumulation
 /// textures, bind groups) but not yet recorded or run, so that building and running can be timed

@@ -1,12 +1,12 @@
 //! The bar chart of `reach --bench` and of `rendermm figure reach-bench`: L-M figure 4 (the three
 //! memory movements of one n×n matrix) beside figure 5 (where the time of the whole run went),
-//! drawn by [`crate::report::plots`] in the text style of every rendermm picture (the bundled
+//! drawn by [`crate::draw::plots`] in the text style of every rendermm picture (the bundled
 //! DejaVu Sans through `ab_glyph`, mixed case), with a title, the adapter, a legend and axes in
 //! milliseconds.
 
 use super::{BenchReport, Transfer};
+use crate::draw::plots::{self, NamedBar};
 use crate::error::Result;
-use crate::report::plots::{self, NamedBar};
 use plotters::style::RGBColor;
 use std::path::Path;
 

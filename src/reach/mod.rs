@@ -1009,8 +1009,8 @@ pub fn reach_picture(r: &Matrix) -> Result<image::RgbImage> {
             "the graph has no nodes: there is no matrix to draw".into(),
         ));
     }
-    let cell = crate::report::picture::cell_size(r, 512);
-    let (w, h) = crate::report::picture::panel_size(r, cell, 2048);
+    let cell = crate::draw::picture::cell_size(r, 512);
+    let (w, h) = crate::draw::picture::panel_size(r, cell, 2048);
     let mut img = RgbImage::new(w as u32, h as u32);
     for py in 0..h {
         let i = py * r.rows / h;

@@ -1,14 +1,8 @@
-//! What rendermm shows of its runs: the report of one multiply ([`Report`], what
-//! `multiply --json` prints), the figures of the docs ([`figures`]), the charts ([`plots`]) and
-//! the matrix pictures ([`picture`]), and the one text style they all share ([`text`]).
+//! The report of one multiply ([`Report`], what `multiply --json` prints): what ran, its
+//! timings, its verdict and the model facts of the kernel that ran.
 //!
-//! This layer uses `plan`, `methods`, `model` and `bench` (for the figures that re-measure);
-//! only the CLI sits above it.
-
-pub mod figures;
-pub mod picture;
-pub mod plots;
-pub mod text;
+//! It sits beside the methods' consumers (bench builds its rows from it); the figures of the
+//! docs live in [`crate::figures`], the drawing they share in [`crate::draw`].
 
 use crate::check::Verdict;
 use crate::gpu::GpuContext;

@@ -1,32 +1,28 @@
-//! PNG plots of a benchmark sweep, drawn with plotters into memory and written atomically. The
-//! font (DejaVu Sans, `assets/fonts/`) is compiled in, so no system font package is needed, and
-//! every piece of text is drawn by [`text`], the helper of the figures ([`Backend`]).
-//!
-//! - `gflops-vs-n.png`: GFLOP/s against n per method, log-log (L-M figure 3's view);
-//! - `breakdown.png`: each method's time split into texture load, compute, GPU-side copy and
-//!   readback at the largest n it ran, as shares of its total (L-M figures 4-5);
-//! - `ladder.png`: the 5kk73 ladder with the HIP blog's naive and tiled kernels, GFLOP/s at the
-//!   largest n.
+//! The charts of every rendermm picture, drawn with plotters into memory and written
+//! atomically: bar charts, scatter panels, two bar panels side by side, their legends and the
+//! eras' colours. The font (DejaVu Sans, `assets/fonts/`) is compiled in, so no system font
+//! package is needed, and every piece of text is drawn by [`text`], the helper of the figures
+//! ([`Backend`]). The sweep's own charts (`gflops-vs-n.png`, `breakdown.png`, `ladder.png`, the
+//! methods at the largest n) are drawn with these in [`crate::bench::plots`].
 
-use crate::bench::sweep::{Sweep, SweepRow};
+use crate::draw::{picture, text};
 use crate::error::{Error, Result};
 use crate::methods::{Era, Method};
-use crate::report::{picture, text};
 use plotters::coord::Shift;
 use plotters::element::{Drawable, PointCollection};
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::Once;
 
-use crate::report::text::FONT;
-const W: u32 = 1200;
-const H: u32 = 680;
+use crate::draw::text::FONT;
+pub(crate) const W: u32 = 1200;
+pub(crate) const H: u32 = 680;
 /// Font sizes, as [`text`] names them.
-const TITLE: f64 = text::TITLE as f64;
-const LABEL: f64 = text::LABEL as f64;
-const SMALL: f64 = text::SMALL as f64;
+pub(crate) const TITLE: f64 = text::TITLE as f64;
+pub(crate) const LABEL: f64 = text::LABEL as f64;
+pub(crate) const SMALL: f64 = text::SMALL as f64;
 
-type Area<'a> = DrawingArea<Backend<'a>, Shift>;
+pub(crate) type Area<'a> = DrawingArea<Backend<'a>, Shift>;
 
 /// plotters' bitmap backend with its text drawn by [`text`], the helper every figure and demo
 /// uses: DejaVu Sans through `ab_glyph`, each glyph placed at its own bearing on a common
@@ -179,19 +175,23 @@ fn register_font() {
     });
 }
 
-fn plot_err<E: std::fmt::Display>(what: &str) -> impl FnOnce(E) -> Error + '_ {
+pub(crate) fn plot_err<E: std::fmt::Display>(what: &str) -> impl FnOnce(E) -> Error + '_ {
     move |e| Error::Invalid(format!("drawing {what}: {e}"))
 }
 
 /// Draw into an RGB buffer with `draw`, then save it as `dir/name` through a temporary file.
-fn render(dir: &Path, name: &str, draw: impl FnOnce(&Area) -> Result<()>) -> Result<PathBuf> {
+pub(crate) fn render(
+    dir: &Path,
+    name: &str,
+    draw: impl FnOnce(&Area) -> Result<()>,
+) -> Result<PathBuf> {
     let path = dir.join(name);
     render_to(&path, (W, H), draw)?;
     Ok(path)
 }
 
 /// Draw a `w × h` picture with `draw` and save it at `path` through a temporary file.
-fn render_to(
+pub(crate) fn render_to(
     path: &Path,
     (w, h): (u32, u32),
     draw: impl FnOnce(&Area) -> Result<()>,
@@ -303,6 +303,7 @@ macro_rules! markers {
         }
     }};
 }
+pub(crate) use markers;
 
 /// A drawing area in pixels with the `draw_series` of a chart, for [`markers!`] in legends.
 struct Pixels<'x, 'b>(&'x Area<'b>);
@@ -335,7 +336,7 @@ pub enum Mark {
     Dashed(RGBColor),
 }
 
-fn draw_mark(area: &Area, (x, y): (i32, i32), mark: Mark) -> Result<()> {
+pub(crate) fn draw_mark(area: &Area, (x, y): (i32, i32), mark: Mark) -> Result<()> {
     let e = plot_err("a legend");
     match mark {
         Mark::Swatch(c) => area
@@ -365,7 +366,7 @@ fn draw_mark(area: &Area, (x, y): (i32, i32), mark: Mark) -> Result<()> {
 /// A legend in `area`, outside any chart's data: entries in rows, left to right, wrapping at the
 /// area's width; a `None` mark starts a new row with its name as a heading. Returns the height
 /// used.
-fn legend_rows(area: &Area, entries: &[(String, Option<Mark>)]) -> Result<i32> {
+pub(crate) fn legend_rows(area: &Area, entries: &[(String, Option<Mark>)]) -> Result<i32> {
     let (w, _) = area.dim_in_pixel();
     let (places, height) = legend_layout(w as i32, entries);
     for ((name, mark), (x, y)) in entries.iter().zip(places) {
@@ -395,13 +396,13 @@ fn legend_rows(area: &Area, entries: &[(String, Option<Mark>)]) -> Result<i32> {
 }
 
 /// The height [`legend_rows`] takes for `entries` in an area `w` pixels wide.
-fn legend_height(w: i32, entries: &[(String, Option<Mark>)]) -> i32 {
+pub(crate) fn legend_height(w: i32, entries: &[(String, Option<Mark>)]) -> i32 {
     legend_layout(w, entries).1
 }
 
 /// Where [`legend_rows`] puts each entry (its mark's left edge and its row's middle) in an area
 /// `w` pixels wide, and the height used.
-fn legend_layout(w: i32, entries: &[(String, Option<Mark>)]) -> (Vec<(i32, i32)>, i32) {
+pub(crate) fn legend_layout(w: i32, entries: &[(String, Option<Mark>)]) -> (Vec<(i32, i32)>, i32) {
     let row_h = 22;
     let (mut x, mut y) = (10i32, 12i32);
     let mut places = Vec::with_capacity(entries.len());
@@ -430,7 +431,7 @@ fn legend_layout(w: i32, entries: &[(String, Option<Mark>)]) -> (Vec<(i32, i32)>
 }
 
 /// A legend in a column (`area`, beside a chart): a `None` mark is an era heading.
-fn legend_column(area: &Area, entries: &[(String, Option<Mark>)]) -> Result<()> {
+pub(crate) fn legend_column(area: &Area, entries: &[(String, Option<Mark>)]) -> Result<()> {
     let mut y = 16i32;
     for (name, mark) in entries {
         match mark {
@@ -498,7 +499,7 @@ pub fn bar_chart(
 
 /// Horizontal bars in `area` (see [`bar_chart`]); bar colours are `colours[bar.group]`. Each
 /// bar's text goes after its end, inside the axis, which leaves room for it.
-fn bars_on(
+pub(crate) fn bars_on(
     area: &Area,
     title: &str,
     x_desc: &str,
@@ -622,7 +623,7 @@ pub struct Panel {
 
 /// Colour and marker of each series of `names_groups` (name, era group): shades of the era's
 /// colour in order of appearance within the era, a marker per series.
-fn series_styles(groups: &[usize]) -> Vec<(RGBColor, usize)> {
+pub(crate) fn series_styles(groups: &[usize]) -> Vec<(RGBColor, usize)> {
     groups
         .iter()
         .enumerate()
@@ -725,47 +726,15 @@ pub fn short(v: f64) -> String {
 }
 
 /// Categorical x axis: the labels of `rows` at the bar centres.
-fn category_label(labels: &[String], v: &SegmentValue<usize>) -> String {
+pub(crate) fn category_label(labels: &[String], v: &SegmentValue<usize>) -> String {
     match v {
         SegmentValue::CenterOf(i) => labels.get(*i).cloned().unwrap_or_default(),
         _ => String::new(),
     }
 }
 
-fn ran(s: &Sweep) -> impl Iterator<Item = &SweepRow> {
-    s.rows
-        .iter()
-        .filter(|r| r.skipped.is_none() && r.gflops.is_finite() && r.gflops > 0.0)
-}
-
-/// The row of each method (and precision) at the largest n it ran.
-fn largest_per_method(s: &Sweep) -> Vec<&SweepRow> {
-    let mut out: Vec<&SweepRow> = vec![];
-    for r in ran(s) {
-        match out
-            .iter_mut()
-            .find(|o| o.method == r.method && o.precision == r.precision)
-        {
-            Some(o) if o.n < r.n => *o = r,
-            Some(_) => {}
-            None => out.push(r),
-        }
-    }
-    out
-}
-
-/// Write the four charts into `dir`; returns their paths.
-pub fn sweep_plots(s: &Sweep, dir: &Path) -> Result<Vec<PathBuf>> {
-    Ok(vec![
-        gflops_vs_n(s, dir)?,
-        methods_at_largest_n(s, dir)?,
-        breakdown(s, dir)?,
-        ladder(s, dir)?,
-    ])
-}
-
 /// The era group of a sweep row's method (the CPU's for a name this build does not know).
-fn group_of(method: &str) -> usize {
+pub(crate) fn group_of(method: &str) -> usize {
     Method::parse(method).map_or(4, |m| era_group(m.info().era))
 }
 
@@ -780,287 +749,7 @@ pub const ERA_NAMES: [&str; 6] = [
 ];
 
 /// The order of the era groups in legends: historical.
-const ERA_ORDER: [usize; 6] = [0, 1, 5, 2, 3, 4];
-
-fn gflops_vs_n(s: &Sweep, dir: &Path) -> Result<PathBuf> {
-    render(dir, "gflops-vs-n.png", |root| {
-        let rows: Vec<&SweepRow> = ran(s).collect();
-        let (nmin, nmax) = rows.iter().fold((f64::INFINITY, 0.0f64), |(a, b), r| {
-            (a.min(r.n as f64), b.max(r.n as f64))
-        });
-        let (gmin, gmax) = rows.iter().fold((f64::INFINITY, 0.0f64), |(a, b), r| {
-            (a.min(r.gflops), b.max(r.gflops))
-        });
-        if rows.is_empty() {
-            return Err(Error::Invalid("no rows ran; nothing to plot".into()));
-        }
-        let mut sizes: Vec<f64> = rows.iter().map(|r| r.n as f64).collect();
-        sizes.sort_by(f64::total_cmp);
-        sizes.dedup();
-        let root = root
-            .titled(
-                &format!("GFLOP/s against n, {}", s.adapter),
-                ("sans-serif", TITLE),
-            )
-            .map_err(plot_err("gflops-vs-n"))?;
-        // Series per method (and precision), ordered by era, then as they come.
-        let mut series: Vec<(String, usize, Vec<(f64, f64)>)> = vec![];
-        for r in &rows {
-            let key = if r.precision == "f32" {
-                r.method.clone()
-            } else {
-                format!("{} {}", r.method, r.precision)
-            };
-            match series.iter_mut().find(|(k, _, _)| *k == key) {
-                Some((_, _, pts)) => pts.push((r.n as f64, r.gflops)),
-                None => series.push((key, group_of(&r.method), vec![(r.n as f64, r.gflops)])),
-            }
-        }
-        series.sort_by_key(|(_, g, _)| ERA_ORDER.iter().position(|x| x == g));
-        let styles = series_styles(&series.iter().map(|s| s.1).collect::<Vec<_>>());
-        // The legend in a column right of the chart, one heading per era.
-        let legend_w = series
-            .iter()
-            .map(|(k, _, _)| text::width(k, text::SMALL) as u32 + 50)
-            .chain(
-                ERA_NAMES
-                    .iter()
-                    .map(|n| text::width(n, text::SMALL) as u32 + 16),
-            )
-            .max()
-            .unwrap_or(200)
-            .min(W / 3);
-        let (plot, legend) = root.split_horizontally(W - legend_w);
-        let mut entries: Vec<(String, Option<Mark>)> = vec![];
-        let mut last = usize::MAX;
-        for ((name, g, _), &(c, k)) in series.iter().zip(&styles) {
-            if *g != last {
-                entries.push((ERA_NAMES[*g].to_string(), None));
-                last = *g;
-            }
-            entries.push((name.clone(), Some(Mark::Marker(k, c))));
-        }
-        legend_column(&legend, &entries)?;
-        let mut chart = ChartBuilder::on(&plot)
-            .margin(14)
-            .margin_right(20)
-            .x_label_area_size(48)
-            .y_label_area_size(72)
-            .build_cartesian_2d(
-                // Ticks at the sizes measured.
-                (nmin * 0.8..nmax * 1.25).log_scale().with_key_points(sizes),
-                (gmin * 0.5..gmax * 2.0).log_scale(),
-            )
-            .map_err(plot_err("gflops-vs-n"))?;
-        chart
-            .configure_mesh()
-            .x_desc("n (n×n · n×n)")
-            .y_desc("GFLOP/s (log scale)")
-            .x_label_formatter(&|x| format!("{x:.0}"))
-            .y_label_formatter(&|y| short(*y))
-            .label_style(("sans-serif", SMALL))
-            .axis_desc_style(("sans-serif", LABEL))
-            .draw()
-            .map_err(plot_err("gflops-vs-n"))?;
-        for ((_, _, pts), &(colour, kind)) in series.iter().zip(&styles) {
-            chart
-                .draw_series(LineSeries::new(pts.iter().copied(), colour.stroke_width(2)))
-                .map_err(plot_err("gflops-vs-n"))?;
-            markers!(chart, pts.iter().copied(), kind, colour).map_err(plot_err("gflops-vs-n"))?;
-        }
-        Ok(())
-    })
-}
-
-/// Every method (and precision) at the sweep's largest n, a bar each on a log axis, coloured by
-/// era; a method that did not run there says why, or the largest n it ran.
-fn methods_at_largest_n(s: &Sweep, dir: &Path) -> Result<PathBuf> {
-    let nmax = ran(s).map(|r| r.n).max().unwrap_or(0);
-    let mut keys: Vec<(String, String)> = vec![];
-    for r in &s.rows {
-        let key = (r.method.clone(), r.precision.clone());
-        if !keys.contains(&key) {
-            keys.push(key);
-        }
-    }
-    keys.sort_by_key(|(m, _)| ERA_ORDER.iter().position(|&g| g == group_of(m)));
-    let bars: Vec<Bar> = keys
-        .iter()
-        .map(|(method, precision)| {
-            let label = if precision == "f32" {
-                method.clone()
-            } else {
-                format!("{method} {precision}")
-            };
-            let at = s
-                .rows
-                .iter()
-                .find(|r| &r.method == method && &r.precision == precision && r.n == nmax);
-            let best = ran(s)
-                .filter(|r| &r.method == method && &r.precision == precision)
-                .map(|r| r.n)
-                .max();
-            let (value, text) = match at {
-                Some(r) if r.skipped.is_none() && r.gflops.is_finite() && r.gflops > 0.0 => {
-                    (Some(r.gflops), format!("{} GFLOP/s", short(r.gflops)))
-                }
-                Some(r) => (
-                    None,
-                    format!(
-                        "not run at n = {nmax}: {}",
-                        r.skipped.clone().unwrap_or_else(|| "no result".into())
-                    )
-                    .chars()
-                    .take(90)
-                    .collect(),
-                ),
-                None => (
-                    None,
-                    match best {
-                        Some(b) => format!("not run at n = {nmax} (largest n run: {b})"),
-                        None => format!("not run at n = {nmax}"),
-                    },
-                ),
-            };
-            Bar {
-                label,
-                value,
-                text,
-                group: group_of(method),
-            }
-        })
-        .collect();
-    let path = dir.join("methods-at-largest-n.png");
-    bar_chart(
-        &path,
-        &format!(
-            "Every method at n = {nmax}, {} (GFLOP/s, log scale)",
-            s.adapter
-        ),
-        "GFLOP/s (log scale)",
-        &bars,
-        true,
-        &ERA_NAMES,
-    )?;
-    Ok(path)
-}
-
-fn breakdown(s: &Sweep, dir: &Path) -> Result<PathBuf> {
-    render(dir, "breakdown.png", |root| {
-        let rows: Vec<&SweepRow> = largest_per_method(s)
-            .into_iter()
-            .filter(|r| Method::parse(&r.method).is_ok_and(|m| m.is_gpu()))
-            .collect();
-        let title = "Where the time goes at the largest n each method ran: pipelines, load, compute, copy, readback";
-        let root = root
-            .titled(title, ("sans-serif", TITLE))
-            .map_err(plot_err("breakdown"))?;
-        let parts: [(&str, RGBColor, fn(&SweepRow) -> f64); 5] = [
-            ("pipeline setup", RGBColor(160, 160, 160), |r| r.setup_ms),
-            ("texture or buffer load", RGBColor(90, 140, 200), |r| {
-                r.upload_ms
-            }),
-            ("compute", RGBColor(220, 90, 60), |r| r.compute_median_ms),
-            ("GPU copy", RGBColor(240, 190, 60), |r| r.copy_ms),
-            ("readback", RGBColor(110, 180, 110), |r| r.readback_ms),
-        ];
-        let entries: Vec<(String, Option<Mark>)> = parts
-            .iter()
-            .map(|(name, c, _)| (name.to_string(), Some(Mark::Swatch(*c))))
-            .collect();
-        let (legend, body) = root.split_vertically(30);
-        legend_rows(&legend, &entries)?;
-        let labels: Vec<String> = rows
-            .iter()
-            .map(|r| format!("{} n = {}", r.method, r.n))
-            .collect();
-        let label_w = labels
-            .iter()
-            .map(|l| text::width(l, text::SMALL).ceil() as u32)
-            .max()
-            .unwrap_or(0)
-            + 24;
-        let mut chart = ChartBuilder::on(&body)
-            .margin(14)
-            .margin_right(24)
-            .x_label_area_size(48)
-            .y_label_area_size(label_w)
-            .build_cartesian_2d(0f64..100f64, (0..rows.len().max(2) - 1).into_segmented())
-            .map_err(plot_err("breakdown"))?;
-        chart
-            .configure_mesh()
-            .disable_y_mesh()
-            .y_labels(rows.len().max(1) + 1)
-            .y_label_formatter(&|y| category_label(&labels, y))
-            .label_style(("sans-serif", SMALL))
-            .axis_desc_style(("sans-serif", LABEL))
-            .x_desc("% of the method's total time")
-            .draw()
-            .map_err(plot_err("breakdown"))?;
-        for (pi, (_, color, f)) in parts.iter().enumerate() {
-            let rects: Vec<Rectangle<(f64, SegmentValue<usize>)>> = rows
-                .iter()
-                .enumerate()
-                .map(|(i, r)| {
-                    let total: f64 = parts
-                        .iter()
-                        .map(|p| (p.2)(r).max(0.0))
-                        .sum::<f64>()
-                        .max(1e-12);
-                    let below: f64 =
-                        parts[..pi].iter().map(|p| (p.2)(r).max(0.0)).sum::<f64>() / total * 100.0;
-                    let h = f(r).max(0.0) / total * 100.0;
-                    let mut bar = Rectangle::new(
-                        [
-                            (below, SegmentValue::Exact(i)),
-                            (below + h, SegmentValue::Exact(i + 1)),
-                        ],
-                        color.filled(),
-                    );
-                    bar.set_margin(4, 4, 0, 0);
-                    bar
-                })
-                .collect();
-            chart.draw_series(rects).map_err(plot_err("breakdown"))?;
-        }
-        Ok(())
-    })
-}
-
-fn ladder(s: &Sweep, dir: &Path) -> Result<PathBuf> {
-    let order = [
-        Method::CsNaive,
-        Method::CsTiled16,
-        Method::CsTiled32,
-        Method::Kk73Uncoalesced,
-        Method::Kk73Coalesced,
-        Method::Kk73BankFree,
-        Method::Kk73OuterProduct,
-        Method::Kk73Unrolled,
-        Method::Kk73Prefetch,
-    ];
-    let largest = largest_per_method(s);
-    let bars: Vec<Bar> = order
-        .iter()
-        .filter_map(|m| largest.iter().find(|r| r.method == m.name()))
-        .map(|r| Bar {
-            label: format!("{} n={}", r.method, r.n),
-            value: Some(r.gflops),
-            text: format!("{} GFLOP/s", short(r.gflops)),
-            group: 2,
-        })
-        .collect();
-    let path = dir.join("ladder.png");
-    bar_chart(
-        &path,
-        "The 5kk73 ladder (GFLOP/s at the largest n)",
-        "GFLOP/s",
-        &bars,
-        false,
-        &ERA_NAMES,
-    )?;
-    Ok(path)
-}
+pub(crate) const ERA_ORDER: [usize; 6] = [0, 1, 5, 2, 3, 4];
 
 /// One bar of [`two_bar_panels`]: name, value, colour.
 pub type NamedBar<'a> = (&'a str, f64, RGBColor);
