@@ -8,9 +8,10 @@ use rendermm::methods::Method;
 use rendermm::precision::Precision;
 use std::sync::{Mutex, MutexGuard};
 
-/// The tests that time products on the device hold this, one at a time: the soak judges time,
-/// and the other tests of this file running beside it on the same cores would be the noise it
-/// is judged against.
+/// Every test of this file holds this, so they run one at a time: the soak judges time, and any
+/// other test of this file running beside it on the same cores (a GPU product on a CPU adapter,
+/// a chart being drawn, a child process opening the driver) would be the noise it is judged
+/// against.
 fn timed() -> MutexGuard<'static, ()> {
     static TIMED: Mutex<()> = Mutex::new(());
     TIMED.lock().unwrap_or_else(|e| e.into_inner())
@@ -73,6 +74,7 @@ fn sweep_checks_every_row_and_writes_plots() {
 
 #[test]
 fn sampled_check_catches_a_wrong_element() {
+    let _timed = timed();
     let a = rendermm::Matrix::random(300, 20, 1, -1.0, 1.0);
     let b = rendermm::Matrix::random(20, 300, 2, -1.0, 1.0);
     let mut c = rendermm::cpu::fast(&a, &b);
@@ -188,6 +190,7 @@ fn multiply_json_reports_the_data_path() {
 /// without opening a GPU; a file that is not a sweep is refused in one line.
 #[test]
 fn replot_draws_a_saved_sweep_and_refuses_other_json() {
+    let _timed = timed();
     let dir = std::env::temp_dir().join(format!("rendermm-replot-{}", std::process::id()));
     let dir_s = dir.to_str().unwrap();
     let json = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/perf/h100/bench.json");
@@ -220,6 +223,7 @@ fn replot_draws_a_saved_sweep_and_refuses_other_json() {
 /// same size again reuses a pooled buffer (the results stay right throughout).
 #[test]
 fn staging_pools_stay_bounded_and_are_reused() {
+    let _timed = timed();
     use rendermm::gpu::buffer::MatrixBuffer;
     use rendermm::gpu::staging::POOL_BUFFERS;
     use rendermm::matrix::Matrix;
@@ -255,6 +259,7 @@ fn staging_pools_stay_bounded_and_are_reused() {
 /// upload is counted as the tight bytes.
 #[test]
 fn texture_uploads_with_unaligned_rows_read_back_bit_for_bit() {
+    let _timed = timed();
     use rendermm::gpu::MatrixTexture;
     use rendermm::gpu::texture::INPUT_USAGE;
     use wgpu::TextureFormat as F;
@@ -293,6 +298,7 @@ fn texture_uploads_with_unaligned_rows_read_back_bit_for_bit() {
 /// before anything is staged.
 #[test]
 fn texture_upload_of_the_wrong_byte_count_is_one_line() {
+    let _timed = timed();
     use rendermm::gpu::MatrixTexture;
     use rendermm::gpu::texture::INPUT_USAGE;
     let ctx = ctx();
@@ -320,6 +326,7 @@ fn texture_upload_of_the_wrong_byte_count_is_one_line() {
 /// GPU work, with the usage exit status.
 #[test]
 fn soak_and_replot_options_are_checked_in_one_line() {
+    let _timed = timed();
     for (args, says) in [
         (
             &["bench", "--soak", "0"][..],
@@ -349,6 +356,7 @@ fn soak_and_replot_options_are_checked_in_one_line() {
 /// would be touched for the first time, several times slower on the H100), and both arrive.
 #[test]
 fn back_to_back_uploads_share_a_staging_buffer() {
+    let _timed = timed();
     use rendermm::gpu::buffer::MatrixBuffer;
     use rendermm::matrix::Matrix;
     // Its own context, so its pool starts empty and no other test's buffers are in it.

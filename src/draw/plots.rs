@@ -206,7 +206,7 @@ pub(crate) fn render_to(
         root.present().map_err(plot_err(&name))?;
     }
     let img = image::RgbImage::from_raw(w, h, buf)
-        .ok_or_else(|| Error::Invalid(format!("{name}: bad buffer size")))?;
+        .ok_or_else(|| Error::Internal(format!("{name}: bad buffer size")))?;
     picture::save_png(path, &img)
 }
 

@@ -223,7 +223,7 @@ pub(super) fn hall_table(bytes: bool, out: &Path) -> Result<()> {
     md.push_str("|---|---|---|---|---|---|---|---|---|\n");
     for (row, method, _, _, _, pv) in paper {
         let m = crate::model::model(method, n, n, n, b)
-            .ok_or_else(|| Error::Invalid(format!("{method} has no model")))?;
+            .ok_or_else(|| Error::Internal(format!("{method} has no model")))?;
         let (per, total, formula) = if bytes {
             (m.bytes_per_fragment, m.total_bytes, m.paper_bytes_formula)
         } else {
@@ -551,7 +551,7 @@ pub fn tiling(ctx: &GpuContext, out: &Path) -> Result<()> {
     let c = plan::multiply(Some(ctx), Method::HallBlocked, &a, &b, &mut opts)?.c;
     let t = opts
         .tiled
-        .ok_or_else(|| Error::Invalid("the tiling figure's budget did not tile".into()))?;
+        .ok_or_else(|| Error::Internal("the tiling figure's budget did not tile".into()))?;
     let (img, at) = picture::titled_panels(
         &format!(
             "Past one texture: hall-blocked on {}×{}·{}×{} under a {} KiB memory budget",
