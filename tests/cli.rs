@@ -41,7 +41,6 @@ fn json(out: &Output) -> serde_json::Value {
         .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
 }
 
-
 #[test]
 fn multiply_lm_random_65x100x37_reports_100_passes_and_small_rel_err() {
     let v = json(&rendermm(&[

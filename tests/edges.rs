@@ -37,7 +37,6 @@ fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-
 // ---- The model's counts: exact u128, or refused; never wrapped ----
 
 /// The integer `"key": DIGITS` of a model's JSON, read from the text itself: the JSON holds
@@ -257,7 +256,13 @@ fn the_command_lines_precision_refusal_says_the_same_truth() {
         ("cs-naive", "f16", "computes in f32 only"),
     ] {
         let out = rendermm(&[
-            "multiply", "--method", method, "--precision", precision, "--random", "4x4x4",
+            "multiply",
+            "--method",
+            method,
+            "--precision",
+            precision,
+            "--random",
+            "4x4x4",
         ]);
         let line = assert_clean_error(&out, says);
         assert!(!line.contains("for the render-pass methods"), "{line}");

@@ -113,7 +113,6 @@ fn npy_bytes(descr: &str, fortran: bool, shape: &str, data: &[u8]) -> Vec<u8> {
     npy_with_header(&dict, data)
 }
 
-
 fn io_err(e: std::io::Error) -> Error {
     Error::Invalid(e.to_string())
 }

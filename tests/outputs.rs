@@ -67,7 +67,6 @@ fn assert_ok(out: &Output, what: &str) {
     assert!(out.status.success(), "{what} failed: {}", stderr(out));
 }
 
-
 fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions.
     unsafe { libc::geteuid() == 0 }
@@ -850,7 +849,15 @@ fn an_output_through_a_descriptor_is_written_after_what_was_printed_there() {
     let file = fs::File::create(&log).unwrap();
     let ino = fs::metadata(&log).unwrap().ino();
     let out = Command::new(bin())
-        .args(["multiply", "--method", "cpu-naive", "--random", "2x3x2", "--out", "/dev/fd/1"])
+        .args([
+            "multiply",
+            "--method",
+            "cpu-naive",
+            "--random",
+            "2x3x2",
+            "--out",
+            "/dev/fd/1",
+        ])
         .current_dir(&dir.0)
         .env("XDG_RUNTIME_DIR", std::env::temp_dir())
         .stdout(Stdio::from(file))
@@ -864,6 +871,9 @@ fn an_output_through_a_descriptor_is_written_after_what_was_printed_there() {
         lines.len() > 2 && lines[..2].iter().all(|l| l.split(',').count() == 2),
         "C's two rows first: {text}"
     );
-    assert!(text.contains("wrote") && text.contains("cpu-naive"), "{text}");
+    assert!(
+        text.contains("wrote") && text.contains("cpu-naive"),
+        "{text}"
+    );
     assert_eq!(dir.names(), ["stdout.txt"]);
 }

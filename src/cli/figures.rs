@@ -2,8 +2,8 @@
 //! into a folder, from the figures registry (`rendermm::figures::ALL`).
 
 use anyhow::{Result, bail};
-use rendermm::gpu::GpuContext;
 use rendermm::figures;
+use rendermm::gpu::GpuContext;
 use std::path::{Path, PathBuf};
 
 /// Draw the figure `name` into `out`, a file of the figure's own kind (its other files, if it

@@ -6,12 +6,12 @@ use super::guard;
 use super::values::{MethodArg, PrecisionArg, named};
 use anyhow::{Context, Result, bail};
 use clap::Args;
+use rendermm::draw::picture;
 use rendermm::gpu::GpuContext;
 use rendermm::io;
 use rendermm::methods::Method;
 use rendermm::reach::graph::{self, Graph};
 use rendermm::reach::{self, Goal, ReachOptions, ReachReport, ReachRun, Transfer};
-use rendermm::draw::picture;
 use std::path::{Path, PathBuf};
 
 #[derive(Args)]
