@@ -7,7 +7,10 @@ use rendermm::io;
 use std::path::Path;
 
 /// Run `rendermm demo`.
-pub fn run(args: DemoArgs) -> Result<()> {
+pub fn run(mut args: DemoArgs) -> Result<()> {
+    args.no_display = ["DISPLAY", "WAYLAND_DISPLAY", "WAYLAND_SOCKET"]
+        .iter()
+        .all(|v| std::env::var_os(v).is_none_or(|s| s.is_empty()));
     let inputs: Vec<(&str, &Path)> = [("--a", &args.a), ("--b", &args.b)]
         .into_iter()
         .filter_map(|(label, p)| p.as_deref().map(|p| (label, p)))

@@ -16,6 +16,10 @@ use std::sync::Arc;
 /// Arguments of `rendermm demo`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct DemoArgs {
+    /// Set by the command line from the environment: no display is named (DISPLAY,
+    /// WAYLAND_DISPLAY and WAYLAND_SOCKET unset), so a window that cannot open says that.
+    #[arg(skip)]
+    pub no_display: bool,
     /// Which demo: lm (Larsen–McAllister slices), hall (ping-pong blocked passes), packed (2×2
     /// RGBA channel packing) or cube (the processor cube in 3-D).
     #[arg(value_parser = PossibleValuesParser::new(Kind::ALL.map(Kind::name)))]
@@ -164,6 +168,7 @@ pub fn run(args: DemoArgs) -> Result<()> {
             frames_then_exit: args.frames_then_exit,
             screenshot: args.screenshot,
             speed: args.speed,
+            no_display: args.no_display,
         },
     )
 }

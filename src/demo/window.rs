@@ -33,11 +33,15 @@ pub struct WindowOptions {
     pub screenshot: Option<PathBuf>,
     /// Passes per second while playing.
     pub speed: f32,
+    /// The environment names no display (read at the command line): a window that cannot
+    /// open is explained by that rather than by winit's message.
+    pub no_display: bool,
 }
 
 /// Open the window and run until it is closed (or `frames_then_exit` frames are drawn).
 pub fn run(settings: Settings, inputs: Inputs, opts: WindowOptions) -> Result<()> {
-    let event_loop = EventLoop::new().map_err(|e| no_window(&e.to_string()))?;
+    let no_display = opts.no_display;
+    let event_loop = EventLoop::new().map_err(|e| no_window(&e.to_string(), no_display))?;
     let mut app = App {
         settings,
         inputs: Some(inputs),
@@ -53,10 +57,7 @@ pub fn run(settings: Settings, inputs: Inputs, opts: WindowOptions) -> Result<()
 
 /// The error for a window that cannot be opened, as one sentence: winit's reason without the
 /// source path it prefixes (`os error at .../winit-0.30/src/...rs:765: reason`).
-fn no_window(winit_message: &str) -> Error {
-    let no_display = ["DISPLAY", "WAYLAND_DISPLAY", "WAYLAND_SOCKET"]
-        .iter()
-        .all(|v| std::env::var_os(v).is_none_or(|s| s.is_empty()));
+fn no_window(winit_message: &str, no_display: bool) -> Error {
     let reason = if no_display {
         "there is no display (DISPLAY and WAYLAND_DISPLAY are unset)".to_string()
     } else {
@@ -118,7 +119,7 @@ impl App {
         let window = Arc::new(
             event_loop
                 .create_window(attrs)
-                .map_err(|e| no_window(&e.to_string()))?,
+                .map_err(|e| no_window(&e.to_string(), self.opts.no_display))?,
         );
         let desc = wgpu::InstanceDescriptor::new_with_display_handle_from_env(Box::new(
             event_loop.owned_display_handle(),
