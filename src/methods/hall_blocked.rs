@@ -19,7 +19,7 @@
 //!   Larsen–McAllister's slices, and its results equal theirs bit for bit.
 //! - **copy**: the paper's literal 2003 form — render into the framebuffer, then
 //!   `copy_texture_to_texture` it into F before the next pass. Each copy is a command buffer of
-//!   its own, recorded as a [`Phase::Copy`] step, which the runner times on its own (GPU
+//!   its own, recorded as a [`Phase::Copy`](crate::gpu::run::Phase::Copy) step, which the runner times on its own (GPU
 //!   timestamps around each copy where the adapter has `TIMESTAMP_QUERY_INSIDE_ENCODERS`,
 //!   otherwise a wait before and after each copy; [`crate::gpu::run::copy_clock`]) and reports
 //!   as `copy_ms`, so their cost can be set against ping-pong.

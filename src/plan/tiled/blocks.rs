@@ -1,0 +1,477 @@
+//! The blocks of a tiled product, run one after another: cut a tile of A and B out, multiply it
+//! by the method's own path (L-M's blend across chunks of k, the compute harness's chunks
+//! summed on the GPU, or a whole multiply per chunk added by `GpuAdd`), place the block of C,
+//! and count the blocks done on stderr.
+
+use super::*;
+
+/// The `rows × cols` block of `x` at (r0, c0).
+pub(super) fn sub(x: &Matrix, r0: usize, rows: usize, c0: usize, cols: usize) -> Matrix {
+    let mut data = Vec::with_capacity(rows * cols);
+    for i in r0..r0 + rows {
+        data.extend_from_slice(&x.data[i * x.cols + c0..i * x.cols + c0 + cols]);
+    }
+    Matrix { rows, cols, data }
+}
+
+/// Copy `blk` into `c` at (r0, c0).
+pub(super) fn place(c: &mut Matrix, blk: &Matrix, r0: usize, c0: usize) {
+    for i in 0..blk.rows {
+        let at = (r0 + i) * c.cols + c0;
+        c.data[at..at + blk.cols].copy_from_slice(&blk.data[i * blk.cols..(i + 1) * blk.cols]);
+    }
+}
+
+/// One block of C by L-M: every chunk's slices drawn into the same framebuffer, cleared before
+/// the first chunk only, so the blend unit adds all k products in order (§3's passes, split
+/// between textures). `k` is the whole inner dimension (u8 `--scale-by-depth`).
+pub(super) fn lm_block(
+    ctx: &GpuContext,
+    a: &[Matrix],
+    b: &[Matrix],
+    k: usize,
+    opts: &mut Options,
+) -> Result<RunOutput> {
+    let mut notes = vec![];
+    let precision = render_precision(ctx, Family::Lm, opts);
+    if precision != opts.precision {
+        notes.push(format!(
+            "adapter '{}' cannot blend into R32Float: blending in f16 (R16Float) instead of f32",
+            ctx.info.name
+        ));
+    }
+    if opts.scale_by_depth && precision != Precision::U8 {
+        return Err(Error::Invalid(
+            "--scale-by-depth applies to --precision u8 only".into(),
+        ));
+    }
+    opts.precision = precision;
+    let depth = if opts.scale_by_depth { k as u32 } else { 1 };
+    let (m, n) = (a[0].rows, b[0].cols);
+    let format = precision.format(1);
+    // Every tile pair's slices blend into one framebuffer. Each pair is a run of its own, so only
+    // one pair of tiles is on the GPU at a time (what the tiling's footprint counts); only the
+    // last reads the framebuffer back.
+    let target = MatrixTexture::new(ctx, "C block (framebuffer)", m, n, format, TARGET_USAGE)?;
+    let mut t = Timings::default();
+    let mut last = None;
+    for (i, (x, y)) in a.iter().zip(b).enumerate() {
+        let ran = run(ctx, None, || {
+            let at = MatrixTexture::upload_channels(ctx, "A tile", &[x], precision)?;
+            let bt = MatrixTexture::upload_channels(ctx, "B tile", &[y], precision)?;
+            let pipeline =
+                larsen_mcallister::Pipeline::new(ctx, &at, &bt, format, 1, depth, precision)?;
+            let mut work = Work::new(x.cols);
+            work.push(
+                pipeline.encode(ctx, &target, 0..x.cols as u32, i == 0)?,
+                Phase::Compute,
+            );
+            if i + 1 == a.len() {
+                work.read(Read::Texture(target.clone()));
+                work.finish(move |bytes| split_channels(m, n, precision.decode(&bytes[0]), 1));
+            }
+            Ok(work)
+        })?;
+        add_timings(&mut t, &ran.timings);
+        last = Some(ran);
+    }
+    let ran =
+        last.ok_or_else(|| Error::Internal("a tiled block needs at least one chunk of k".into()))?;
+    let mut c = ran.cs.into_iter().next().expect("one read, one matrix");
+    if opts.scale_by_depth {
+        c.data.iter_mut().for_each(|v| *v *= k as f32);
+        notes.push(format!(
+            "--scale-by-depth: polygon colour 1/{k}; result rescaled by {k}"
+        ));
+    }
+    notes.push(format!(
+        "{k} additively blended slices into {format:?} ({m}x{n} fragments each), from {} pair(s) of tiles",
+        a.len()
+    ));
+    Ok(RunOutput {
+        c,
+        passes: k,
+        timings: t,
+        notes,
+        kernel: RanKernel {
+            method: Method::Lm.name().into(),
+            variant: None,
+            inputs: precision,
+            sums: precision,
+        },
+    })
+}
+
+/// One block of C by a compute method: each chunk through the compute harness, its C added into
+/// the block's accumulator on the GPU by `adder`.
+pub(super) fn compute_block(
+    ctx: &GpuContext,
+    eff: Method,
+    a: &[Matrix],
+    b: &[Matrix],
+    adder: Option<&GpuAdd>,
+) -> Result<RunOutput> {
+    if a.is_empty() {
+        return Err(Error::Internal(
+            "a tiled block needs at least one chunk of k".into(),
+        ));
+    }
+    /// The buffers and pipelines of one chunk depth: every chunk as deep as the one before
+    /// writes its A and B into the same buffers and runs the same pipelines (a k split for the
+    /// loop cap can take hundreds of chunks, and a pipeline build costs more than the chunk).
+    struct Ready {
+        k: usize,
+        plan: crate::gpu::compute::Plan,
+        ops: Operands,
+        prepared: Prepared,
+    }
+    let mut notes = vec![];
+    let mut passes = 0;
+    // Each chunk a run of its own (only one chunk's operands on the GPU at a time, as the
+    // tiling's footprint counts), its C added into the block's accumulator on the GPU by
+    // `adder` (the first chunk's C copied there); the last run reads the sum back.
+    let mut ready: Option<Ready> = None;
+    let mut acc: Option<MatrixBuffer> = None;
+    let mut t = Timings::default();
+    let mut c = None;
+    let chunks = a.len();
+    for (i, (x, y)) in a.iter().zip(b).enumerate() {
+        let last = i + 1 == chunks;
+        let ran = run(ctx, None, || {
+            match &ready {
+                Some(r) if r.k == x.cols && (r.ops.a.rows, r.ops.b.cols) == (x.rows, y.cols) => {
+                    r.ops.a.write(ctx, &x.data)?;
+                    r.ops.b.write(ctx, &y.data)?;
+                    r.ops.poison(ctx)?;
+                }
+                _ => {
+                    let plan = super::super::compute_plan(eff, &ctx.limits, x.rows, x.cols, y.cols)
+                        .unwrap_or_else(|| {
+                            Err(Error::Internal(format!("{eff} is not a compute method")))
+                        })?;
+                    let ops = Operands::upload(ctx, &plan, x, y)?;
+                    let prepared = Prepared::new(ctx, &plan, &ops)?;
+                    ready = Some(Ready {
+                        k: x.cols,
+                        plan,
+                        ops,
+                        prepared,
+                    });
+                }
+            }
+            let r = ready.as_ref().expect("made above");
+            let mut work = Work::new(r.plan.dispatches());
+            work.push(
+                r.prepared.encode(&ctx.device, r.plan.method)?,
+                Phase::Compute,
+            );
+            let part = &r.ops.c;
+            let (rows, cols) = (part.rows, part.cols);
+            let sum = if chunks == 1 {
+                part
+            } else {
+                match (&acc, adder) {
+                    (None, _) => {
+                        let made = MatrixBuffer::new(ctx, "C block accumulator", rows, cols)?;
+                        let mut enc = ctx.device.create_command_encoder(&Default::default());
+                        enc.copy_buffer_to_buffer(
+                            &part.buffer,
+                            0,
+                            &made.buffer,
+                            0,
+                            buffer::matrix_bytes(rows, cols),
+                        );
+                        work.push(enc.finish(), Phase::Compute);
+                        acc.insert(made)
+                    }
+                    (Some(s), Some(add)) => {
+                        work.push(add.encode(ctx, part, s)?, Phase::Compute);
+                        s
+                    }
+                    (Some(_), None) => {
+                        return Err(Error::Internal(
+                            "a split k needs the accumulation pipeline".into(),
+                        ));
+                    }
+                }
+            };
+            if last {
+                work.read(Read::Buffer {
+                    buffer: sum.buffer.clone(),
+                    len: (rows * cols * 4) as u64,
+                });
+                work.finish(move |mut bytes| {
+                    Ok(vec![Matrix::new(rows, cols, bytes.remove(0).into_f32s())?])
+                });
+            }
+            Ok(work)
+        })?;
+        let plan = &ready.as_ref().expect("made by the run").plan;
+        passes += plan.dispatches() + usize::from(i > 0);
+        add_timings(&mut t, &ran.timings);
+        if notes.is_empty() {
+            notes = plan.notes.clone();
+        }
+        if last {
+            c = ran.cs.into_iter().next();
+        }
+    }
+    Ok(RunOutput {
+        c: c.expect("the last chunk reads C"),
+        passes,
+        timings: t,
+        notes,
+        kernel: RanKernel {
+            method: eff.name().into(),
+            variant: None,
+            inputs: Precision::F32,
+            sums: Precision::F32,
+        },
+    })
+}
+
+/// Add the times of one run to `t`; device time only while every run has it.
+pub(super) fn add_timings(t: &mut Timings, run: &Timings) {
+    let first = t.total_ms() == 0.0 && t.device_ms.is_none();
+    t.setup_ms += run.setup_ms;
+    t.upload_ms += run.upload_ms;
+    t.upload_bytes += run.upload_bytes;
+    t.readback_bytes += run.readback_bytes;
+    t.compute_ms += run.compute_ms;
+    t.copy_ms += run.copy_ms;
+    t.readback_ms += run.readback_ms;
+    t.device_ms = match (first, t.device_ms, run.device_ms) {
+        (true, _, d) => d,
+        (false, Some(a), Some(b)) => Some(a + b),
+        _ => None,
+    };
+}
+
+/// One block of C by any other method: each chunk a whole multiply of the method; the chunks
+/// summed on the host in f64.
+pub(super) fn generic_block(
+    ctx: &GpuContext,
+    method: Method,
+    a: &[Matrix],
+    b: &[Matrix],
+    opts: &mut Options,
+) -> Result<RunOutput> {
+    let (m, n) = (a[0].rows, b[0].cols);
+    let mut sum = vec![0f64; m * n];
+    let mut t = Timings::default();
+    let mut device = Some(0.0);
+    let mut passes = 0;
+    let mut notes = vec![];
+    let mut last = None;
+    let mut kernel = RanKernel::default();
+    for (x, y) in a.iter().zip(b) {
+        let mut o = Options {
+            allow_nonfinite: true,
+            block: opts.block,
+            accumulate: opts.accumulate,
+            precision: opts.precision,
+            scale_by_depth: opts.scale_by_depth,
+            kernels: opts.kernels,
+            tiling: TileOptions {
+                inside: true,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let out = super::super::multiply(Some(ctx), method, x, y, &mut o)?;
+        opts.precision = o.precision;
+        t.upload_ms += out.timings.upload_ms;
+        t.compute_ms += out.timings.compute_ms;
+        t.copy_ms += out.timings.copy_ms;
+        let t2 = Instant::now();
+        for (s, v) in sum.iter_mut().zip(&out.c.data) {
+            *s += *v as f64;
+        }
+        t.readback_ms += out.timings.readback_ms + ms(t2);
+        device = device.zip(out.timings.device_ms).map(|(d, s)| d + s);
+        passes += out.passes;
+        if notes.is_empty() {
+            notes = out.notes.clone();
+        }
+        kernel = out.kernel;
+        last = Some(out.c);
+    }
+    t.device_ms = device;
+    let c = match (a.len(), last) {
+        // One chunk: the method's own f32 result, untouched.
+        (1, Some(c)) => c,
+        _ => Matrix {
+            rows: m,
+            cols: n,
+            data: sum.iter().map(|&v| v as f32).collect(),
+        },
+    };
+    Ok(RunOutput {
+        c,
+        passes,
+        timings: t,
+        notes,
+        kernel,
+    })
+}
+
+/// `acc += part` on the GPU (`shaders/tile_accumulate.wgsl`).
+pub(super) struct GpuAdd {
+    pipeline: wgpu::ComputePipeline,
+    layout: wgpu::BindGroupLayout,
+}
+
+impl GpuAdd {
+    pub(super) fn new(ctx: &GpuContext) -> Result<Self> {
+        let module = ctx.shader("tile_accumulate.wgsl", ADD_SHADER)?;
+        ctx.scoped("building the tile accumulation pipeline", || {
+            let storage = crate::gpu::pipeline::storage_entry;
+            let layout = ctx
+                .device
+                .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                    label: Some("tile accumulate"),
+                    entries: &[
+                        storage(0, true),
+                        storage(1, false),
+                        wgpu::BindGroupLayoutEntry {
+                            binding: 2,
+                            visibility: wgpu::ShaderStages::COMPUTE,
+                            ty: wgpu::BindingType::Buffer {
+                                ty: wgpu::BufferBindingType::Uniform,
+                                has_dynamic_offset: false,
+                                min_binding_size: None,
+                            },
+                            count: None,
+                        },
+                    ],
+                });
+            let pl = ctx
+                .device
+                .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                    label: Some("tile accumulate"),
+                    bind_group_layouts: &[Some(&layout)],
+                    immediate_size: 0,
+                });
+            let pipeline = ctx
+                .device
+                .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some("tile_accumulate.wgsl"),
+                    layout: Some(&pl),
+                    module: &module,
+                    entry_point: Some("cs_main"),
+                    compilation_options: Default::default(),
+                    cache: None,
+                });
+            Ok(Self { pipeline, layout })
+        })
+    }
+
+    /// Record `acc += part` (same shape).
+    pub(super) fn encode(
+        &self,
+        ctx: &GpuContext,
+        part: &MatrixBuffer,
+        acc: &MatrixBuffer,
+    ) -> Result<wgpu::CommandBuffer> {
+        if (part.rows, part.cols) != (acc.rows, acc.cols) {
+            return Err(Error::Internal(format!(
+                "tile accumulation: a {}x{} chunk into a {}x{} block",
+                part.rows, part.cols, acc.rows, acc.cols
+            )));
+        }
+        let words = (acc.rows * acc.cols) as u64;
+        let gx = words
+            .div_ceil(256)
+            .clamp(1, ctx.limits.max_compute_workgroups_per_dimension as u64);
+        let row = gx * 256;
+        let gy = words.div_ceil(row).max(1);
+        let len = buffer::uniform(
+            ctx,
+            "tile accumulate len",
+            bytemuck::cast_slice(&[words as u32, row as u32, 0, 0]),
+        )?;
+        ctx.scoped("adding a k chunk into its block of C", || {
+            let group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("tile accumulate"),
+                layout: &self.layout,
+                entries: &[
+                    wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: part.buffer.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 1,
+                        resource: acc.buffer.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 2,
+                        resource: len.as_entire_binding(),
+                    },
+                ],
+            });
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            {
+                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some("tile accumulate"),
+                    timestamp_writes: None,
+                });
+                pass.set_pipeline(&self.pipeline);
+                pass.set_bind_group(0, &group, &[]);
+                pass.dispatch_workgroups(gx as u32, gy as u32, 1);
+            }
+            Ok(enc.finish())
+        })
+    }
+}
+
+/// The blocks-of-C progress bar on stderr: indicatif in native builds, nothing in the browser.
+pub(super) struct Progress {
+    #[cfg(feature = "native")]
+    bar: indicatif::ProgressBar,
+}
+
+impl Progress {
+    pub(super) fn new(show: bool, len: u64, prefix: &'static str) -> Self {
+        #[cfg(feature = "native")]
+        {
+            let bar = if show {
+                indicatif::ProgressBar::new(len)
+            } else {
+                indicatif::ProgressBar::hidden()
+            };
+            bar.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "tiling {prefix} [{bar:30}] {pos}/{len} blocks of C, {msg} ({elapsed})",
+                )
+                .expect("a valid template")
+                .progress_chars("=> "),
+            );
+            bar.set_prefix(prefix);
+            Progress { bar }
+        }
+        #[cfg(not(feature = "native"))]
+        {
+            let _ = (show, len, prefix);
+            Progress {}
+        }
+    }
+
+    pub(super) fn message(&self, msg: String) {
+        #[cfg(feature = "native")]
+        self.bar.set_message(msg);
+        #[cfg(not(feature = "native"))]
+        let _ = msg;
+    }
+
+    pub(super) fn position(&self, done: u64) {
+        #[cfg(feature = "native")]
+        self.bar.set_position(done);
+        #[cfg(not(feature = "native"))]
+        let _ = done;
+    }
+
+    pub(super) fn finish(&self) {
+        #[cfg(feature = "native")]
+        self.bar.finish_and_clear();
+    }
+}
