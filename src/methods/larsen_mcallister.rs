@@ -22,12 +22,12 @@
 //! Shader: `shaders/larsen_mcallister.wgsl`.
 
 use super::u8_pass::{Reduce16, require_norm16, u8_bits, wide_note};
-use super::{Method, Params, Timings};
+use super::{Method, Params};
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::gpu::pipeline::color_pass;
 pub use crate::gpu::pipeline::{texture_entry, uniform_entry};
-use crate::gpu::run::{Phase, Read, Work, run};
+use crate::gpu::run::{Phase, Read, Work};
 use crate::gpu::texture::{MatrixTexture, TARGET_USAGE, split_channels};
 use crate::matrix::Matrix;
 use crate::precision::{self, Precision, U8Bits};
@@ -47,43 +47,8 @@ pub fn loop_iterations() -> u64 {
 }
 
 /// Record `a · b` by k additively blended slices, for the runner.
-pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Params) -> Result<Work> {
+pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &Params) -> Result<Work> {
     record_channels(ctx, &[a], &[b], opts)
-}
-
-/// The result of a multi-channel run: one product per channel.
-#[derive(Clone, Debug)]
-pub struct ChannelsOutput {
-    pub cs: Vec<Matrix>,
-    pub passes: usize,
-    pub timings: Timings,
-    pub notes: Vec<String>,
-    /// The precision actually used (f16 when f32 was asked for but cannot be blended).
-    pub precision: Precision,
-}
-
-/// Multiply 1 or 4 pairs `a[c] · b[c]` in one set of k passes, one pair per colour channel
-/// (blocking: records, runs, and checks f16 results against f16's range).
-pub fn multiply_channels(
-    ctx: &GpuContext,
-    a: &[&Matrix],
-    b: &[&Matrix],
-    opts: &mut Params,
-) -> Result<ChannelsOutput> {
-    let ran = run(ctx, None, || record_channels(ctx, a, b, opts))?;
-    if opts.precision == Precision::F16 {
-        // Sums past f16's range saturate or overflow: an error, not an answer (every channel).
-        for ((x, y), c) in a.iter().zip(b).zip(&ran.cs) {
-            crate::precision::check_f16_result(x, y, c, opts.allow_nonfinite)?;
-        }
-    }
-    Ok(ChannelsOutput {
-        cs: ran.cs,
-        passes: ran.passes,
-        timings: ran.timings,
-        notes: ran.notes,
-        precision: opts.precision,
-    })
 }
 
 /// Record 1 or 4 pairs `a[c] · b[c]` in one set of k passes, one pair per colour channel: the
@@ -94,7 +59,7 @@ pub fn record_channels(
     ctx: &GpuContext,
     a: &[&Matrix],
     b: &[&Matrix],
-    opts: &mut Params,
+    opts: &Params,
 ) -> Result<Work> {
     if a.len() != b.len() || !(a.len() == 1 || a.len() == 4) {
         return Err(Error::Invalid(format!(
@@ -147,8 +112,6 @@ pub fn record_channels(
         ));
     }
     let bits = u8_bits(opts, precision)?;
-    // What ran, for the caller's verdict (plan::verdict_for reads it).
-    opts.precision = precision;
     // The polygon colour of §4: 1, or 1/k with --scale-by-depth (u8 only).
     let depth = if opts.scale_by_depth { k as u32 } else { 1 };
     precision::check_wide_depth(bits, depth)?;
@@ -185,6 +148,7 @@ pub fn record_channels(
         .then(|| Reduce16::new(ctx, &target, format, channels))
         .transpose()?;
     let mut work = Work::new(k);
+    work.sums = Some(precision);
     work.setup_ms = crate::gpu::run::ms(built);
     if opts.observe {
         // One render pass per slice so the observer can look at C_p after each.
