@@ -52,10 +52,18 @@ pub fn run(args: TourArgs) -> Result<()> {
     let ctx = GpuContext::new()?;
     let seed = args.seed;
     println!("rendermm tour: C = A·B with A {m}x{k}, B {k}x{n} (uniform in [-1, 1), seed {seed})");
-    println!("adapter: {}\n", ctx.describe());
+    println!("adapter: {}", ctx.describe());
+    if ctx.info.device_type == wgpu::DeviceType::Cpu {
+        println!(
+            "         a CPU adapter: the GPU's work runs on this machine's CPU cores, so the times below\n         are a CPU's, not a GPU's, and the methods rank differently on a real GPU"
+        );
+    }
     println!(
-        "{:<25} {:>7} {:>11} {:>10} {:>11}  {:<6} what it is",
-        "method", "passes", "compute ms", "GFLOP/s", "rel_err", "check"
+        "\neach method runs once to warm up (building its pipelines), then once timed\n"
+    );
+    println!(
+        "{:<25} {:>7} {:>9} {:>11} {:>10} {:>11}  {:<6} what it is",
+        "method", "passes", "in/sums", "compute ms", "GFLOP/s", "rel_err", "check"
     );
     let out = &args.out;
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
@@ -112,6 +120,9 @@ pub fn run(args: TourArgs) -> Result<()> {
     if !failures.is_empty() {
         check_failed!("these methods failed their check: {}", failures.join(", "));
     }
+    println!(
+        "\nnext: the course, one chapter per era, each running its method live in the page:\n  web/site.sh serve     (builds the book and the page, then serves them; open the URL it prints)\n  or read docs/README.md in the repository"
+    );
     Ok(())
 }
 
@@ -124,7 +135,10 @@ fn tour_row(
     out: &Path,
     pictures: &mut Vec<(PathBuf, String)>,
 ) -> Result<Row> {
-    let run = match plan::multiply(Some(ctx), plan::Request::new(method, a, b)) {
+    // A warm-up run first: its pipelines are built (and the driver compiles their shaders), so
+    // the timed run below measures the multiply, not the first use of a shader.
+    let warm = plan::multiply(Some(ctx), plan::Request::new(method, a, b));
+    let run = match warm.and_then(|_| plan::multiply(Some(ctx), plan::Request::new(method, a, b))) {
         Ok(r) => r,
         // A single-workgroup method given a product larger than one workgroup says which sizes
         // it accepts; that is a skip, not a failure. So is a method the adapter lacks the
@@ -149,9 +163,10 @@ fn tour_row(
         None => method.name().to_string(),
     };
     println!(
-        "{:<25} {:>7} {:>11.3} {:>10.3} {:>11.3e}  {:<6} {}",
+        "{:<25} {:>7} {:>9} {:>11.3} {:>10.3} {:>11.3e}  {:<6} {}",
         name,
         run.passes,
+        format!("{}/{}", report.inputs, report.sums),
         report.compute_ms,
         report.gflops,
         stats.rel_err,
