@@ -635,3 +635,26 @@ fn the_report_models_the_variant_the_run_recorded() {
     assert_eq!(r.ran, None);
     assert_eq!(r.model_global_bytes, Some(ran.global_bytes));
 }
+
+/// A CPU adapter's timestamps are a CPU's time (with the host's submission in the span): the
+/// report and the sweep's rows say so instead of calling them a GPU's.
+#[test]
+fn a_cpu_adapters_timestamps_are_not_called_gpu_time() {
+    use rendermm::gpu::timer::Clock;
+    let (a, b) = (
+        Matrix::random(16, 16, 1, -1.0, 1.0),
+        Matrix::random(16, 16, 2, -1.0, 1.0),
+    );
+    let out = plan::multiply(Some(ctx()), plan::Request::new(Method::CsNaive, &a, &b)).unwrap();
+    let r = rendermm::report::Report::of(Some(ctx()), &out, vec![]);
+    let cpu = ctx().info.device_type == wgpu::DeviceType::Cpu;
+    match (out.timings.device_ms, cpu) {
+        (Some(_), true) => assert_eq!(r.timing, Clock::CpuAdapterTimestamp),
+        (Some(_), false) => assert_eq!(r.timing, Clock::GpuTimestamp),
+        (None, _) => assert_eq!(r.timing, Clock::WallClock),
+    }
+    assert_ne!(
+        serde_json::to_value(&r).unwrap()["timing"],
+        if cpu { "gpu-timestamp" } else { "" },
+    );
+}

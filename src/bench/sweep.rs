@@ -445,7 +445,7 @@ fn run_row(
         sums: Some(report.sums.clone()),
         n,
         runs: repeats,
-        clock,
+        clock: clock.on(gpu),
         compute_median_ms: med,
         compute_min_ms: min,
         compute_max_ms: max,

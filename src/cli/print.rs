@@ -13,7 +13,14 @@ pub fn print_report(r: &Report) {
         r.upload_ms, r.compute_ms, r.copy_ms, r.readback_ms, r.total_ms
     );
     if let Some(d) = r.device_ms {
-        println!("device    {d:.3} ms of GPU time in the compute phase (timestamp queries)");
+        match r.timing {
+            rendermm::gpu::timer::Clock::CpuAdapterTimestamp => println!(
+                "device    {d:.3} ms of the CPU adapter's time in the compute phase (its timestamp queries; a CPU's time, with the host's submission in it)"
+            ),
+            _ => {
+                println!("device    {d:.3} ms of GPU time in the compute phase (timestamp queries)")
+            }
+        }
     }
     println!(
         "rate      {:.3} GFLOP/s (2·m·k·n / compute time, {})",

@@ -58,9 +58,7 @@ pub fn run(args: TourArgs) -> Result<()> {
             "         a CPU adapter: the GPU's work runs on this machine's CPU cores, so the times below\n         are a CPU's, not a GPU's, and the methods rank differently on a real GPU"
         );
     }
-    println!(
-        "\neach method runs once to warm up (building its pipelines), then once timed\n"
-    );
+    println!("\neach method runs once to warm up (building its pipelines), then once timed\n");
     println!(
         "{:<25} {:>7} {:>9} {:>11} {:>10} {:>11}  {:<6} what it is",
         "method", "passes", "in/sums", "compute ms", "GFLOP/s", "rel_err", "check"

@@ -33,6 +33,10 @@ pub enum Clock {
     GpuTimestamp,
     /// Host wall clock around submit and a full wait.
     WallClock,
+    /// Timestamp queries of a CPU adapter (lavapipe): written as the CPU cores run the work,
+    /// the opening one submitted alone ([`Span::begin`]), so the span also counts the host's
+    /// submission of the work. A label for reports only: a CPU's time, not a GPU's.
+    CpuAdapterTimestamp,
 }
 
 impl Clock {
@@ -40,6 +44,18 @@ impl Clock {
         match self {
             Clock::GpuTimestamp => "gpu-timestamp",
             Clock::WallClock => "wall-clock",
+            Clock::CpuAdapterTimestamp => "cpu-adapter-timestamp",
+        }
+    }
+
+    /// This clock as a report names it on `ctx`'s adapter: a CPU adapter's timestamps are
+    /// [`Clock::CpuAdapterTimestamp`].
+    pub fn on(self, ctx: Option<&crate::gpu::GpuContext>) -> Clock {
+        match (self, ctx) {
+            (Clock::GpuTimestamp, Some(c)) if c.info.device_type == wgpu::DeviceType::Cpu => {
+                Clock::CpuAdapterTimestamp
+            }
+            (clock, _) => clock,
         }
     }
 }

@@ -984,7 +984,9 @@ impl Engine {
             },
         )?;
         let copy_timing = (acc == Accumulate::Copy && passes > 1).then(|| match copy_clock(ctx) {
-            Clock::GpuTimestamp => "by GPU timestamps around each copy",
+            Clock::GpuTimestamp | Clock::CpuAdapterTimestamp => {
+                "by GPU timestamps around each copy"
+            }
             Clock::WallClock => "by waiting before and after each copy",
         });
         let result = self.textures.swap_remove(self.holder(passes - 1));

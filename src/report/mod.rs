@@ -52,7 +52,9 @@ pub struct Report {
     /// GPU time of the compute phase from timestamp queries, where the adapter has them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub device_ms: Option<f64>,
-    /// The clock behind `gflops`: `gpu-timestamp` (device_ms) or `wall-clock` (compute_ms).
+    /// The clock behind `gflops`: `gpu-timestamp` (device_ms), `cpu-adapter-timestamp` (the
+    /// same on a CPU adapter, whose span also counts the host's submission) or `wall-clock`
+    /// (compute_ms).
     pub timing: crate::gpu::timer::Clock,
     /// 2·m·k·n·channels / compute time (device time where the adapter has timestamps).
     pub gflops: f64,
@@ -164,7 +166,7 @@ impl Report {
             upload_bytes: t.upload_bytes,
             readback_bytes: t.readback_bytes,
             device_ms: t.device_ms,
-            timing: t.compute_time().1,
+            timing: t.compute_time().1.on(ctx),
             gflops: flops / (t.compute_time().0.max(1e-9) * 1e6),
             gbops: (precision == Precision::U8).then(|| byte_ops / (t.total_ms().max(1e-9) * 1e6)),
             model_bytes,
