@@ -835,6 +835,14 @@ fn link_targets(src: &str) -> Vec<(usize, String)> {
                 }
             }
         }
+        // Autolinks: <https://...>.
+        for part in text.split('<').skip(1) {
+            if part.starts_with("http://") || part.starts_with("https://") || part.starts_with("mailto:") {
+                if let Some((target, _)) = part.split_once('>') {
+                    out.push((l.no, target.to_string()));
+                }
+            }
+        }
         for attr in [" href=\"", " src=\""] {
             for part in text.split(attr).skip(1) {
                 if let Some(target) = part.split('"').next() {
@@ -964,7 +972,83 @@ fn the_link_rules_catch_what_they_should() {
     let src = "# A `b` title: C's, d\n## Again\n## Again\n```\n# not\n```\n";
     let h = heading_ids(src);
     assert!(h.contains("a-b-title-cs-d") && h.contains("again") && h.contains("again-1"), "{h:?}");
-    let t = link_targets("see [x](a.md#b) and ![i](img/p.png) `[no](c.md)` <a href=\"d.md\">d</a>\n");
+    let t = link_targets("see [x](a.md#b) and ![i](img/p.png) `[no](c.md)` <a href=\"d.md\">d</a> <http://e.org/>\n");
     let t: Vec<&str> = t.iter().map(|(_, s)| s.as_str()).collect();
-    assert_eq!(t, vec!["a.md#b", "img/p.png", "d.md"]);
+    assert_eq!(t, vec!["a.md#b", "img/p.png", "http://e.org/", "d.md"]);
+}
+
+// ---- live examples ---------------------------------------------------------------------------
+
+/// The chapters that run their era's method in the page. Tensor cores are not among them: the
+/// page has no cooperative matrices (browsers do not offer them), so that chapter may show none.
+const LIVE_CHAPTERS: [&str; 6] = [
+    "larsen-mcallister.md",
+    "hall-carr-hart.md",
+    "bandwidth.md",
+    "compute-era.md",
+    "cannon-dns.md",
+    "frag-mrt.md",
+];
+
+/// Why a chapter's frame is not a live example the site tests can run, if it is not one.
+fn frame_problem(src: &str) -> Option<String> {
+    let Some(query) = src.strip_prefix("web/index.html?") else {
+        return Some("a live example loads web/index.html?... (the page in the site's web/)".into());
+    };
+    let params: HashMap<&str, &str> = query.split('&').filter_map(|kv| kv.split_once('=')).collect();
+    for (key, want) in [("embed", "1"), ("run", "1")] {
+        if params.get(key) != Some(&want) {
+            return Some(format!("{key}={want} is missing"));
+        }
+    }
+    if !params.contains_key("method") {
+        return Some("no method".into());
+    }
+    let Some(size) = params.get("size") else {
+        return Some("no size".into());
+    };
+    let sides: Vec<usize> = size.split('x').filter_map(|s| s.parse().ok()).collect();
+    if sides.len() != 3 || sides.iter().any(|&s| s == 0 || s > 64) {
+        return Some(format!("size {size}: MxKxN with every side 1 to 64 (a CPU adapter runs it in a second or two)"));
+    }
+    None
+}
+
+#[test]
+fn era_chapters_run_their_method_live() {
+    let mut violations = vec![];
+    for name in ERA_CHAPTERS {
+        let path = docs().join(name);
+        if !path.exists() {
+            continue; // era_chapters_keep_to_the_word_budget names it
+        }
+        let src = strip_comments(&read(&path));
+        let mut frames = 0;
+        for (line, text) in lines(&src).iter().filter(|l| !l.code).map(|l| (l.no, l.text)) {
+            for part in text.split("<iframe").skip(1) {
+                frames += 1;
+                let src = part.split(" src=\"").nth(1).and_then(|r| r.split('"').next()).unwrap_or("");
+                if !text.contains("<div class=\"run-it\">") {
+                    violations.push(format!("docs/{name}:{line}: a frame outside <div class=\"run-it\"> (its size comes from that class)"));
+                }
+                if let Some(why) = frame_problem(src) {
+                    violations.push(format!("docs/{name}:{line}: frame `{src}`: {why}"));
+                }
+            }
+        }
+        if frames == 0 && LIVE_CHAPTERS.contains(&name) {
+            violations.push(format!(
+                "docs/{name}: no live example (<div class=\"run-it\"><iframe src=\"web/index.html?embed=1&method=...&run=1\" ...>)"
+            ));
+        }
+    }
+    fail_with("live examples missing or malformed", &violations);
+}
+
+#[test]
+fn the_frame_rules_catch_what_they_should() {
+    assert_eq!(frame_problem("web/index.html?embed=1&method=lm&size=16x16x16&precision=f32&run=1"), None);
+    assert!(frame_problem("web/index.html?embed=1&method=lm&size=256x16x16&run=1").is_some());
+    assert!(frame_problem("web/index.html?method=lm&size=16x16x16&run=1").is_some());
+    assert!(frame_problem("../web/dist/index.html?embed=1&method=lm&size=16x16x16&run=1").is_some());
 }

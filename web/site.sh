@@ -17,17 +17,8 @@ if [[ "${1:-}" == serve ]]; then
   [[ -f site/index.html && -f site/web/index.html ]] || { echo "site.sh: no site/; run web/site.sh first" >&2; exit 1; }
   echo "rendermm course: http://127.0.0.1:$port/index.html"
   echo "  the web page:  http://127.0.0.1:$port/web/index.html"
-  # Text files (the recorded runs under perf/) are UTF-8: say so, or a browser guesses Latin-1.
-  exec python3 - "$port" "$root/site" <<'PY'
-import functools, http.server, sys
-class Handler(http.server.SimpleHTTPRequestHandler):
-    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
-                      ".txt": "text/plain; charset=utf-8", ".csv": "text/csv; charset=utf-8",
-                      ".md": "text/markdown; charset=utf-8", ".json": "application/json",
-                      ".js": "text/javascript; charset=utf-8", ".wasm": "application/wasm"}
-handler = functools.partial(Handler, directory=sys.argv[2])
-http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), handler).serve_forever()
-PY
+  # Text files (the recorded runs under perf/) are UTF-8: web/serve_site.py says so.
+  exec python3 web/serve_site.py "$port" "$root/site"
 fi
 
 if ! command -v mdbook >/dev/null || [[ "$(mdbook --version)" != "mdbook v$MDBOOK_VERSION" ]]; then
