@@ -15,6 +15,14 @@ function chapterHref(course) {
 const EMBED = new URLSearchParams(location.search).get("embed") === "1";
 if (EMBED) document.documentElement.classList.add("embed");
 
+// In a chapter's frame, tell the chapter how tall the page is whenever that changes (the book's
+// run-it.js sizes the frame to it). Same origin only: the book and the page are one site.
+if (EMBED && window.parent !== window) {
+  const post = () => window.parent.postMessage(
+    { rendermm: "height", height: document.documentElement.scrollHeight }, location.origin);
+  new ResizeObserver(post).observe(document.body);
+}
+
 const result = document.getElementById("result");
 const status = document.getElementById("status");
 const form = document.getElementById("form");
