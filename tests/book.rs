@@ -909,6 +909,9 @@ fn broken(name: &str, target: &str, chapters: &BTreeSet<String>, ids: &mut HashM
     }
     let rel = parts.join("/");
     let on_disk = docs().join(&rel);
+    if on_disk.is_dir() {
+        return Some(format!("docs/{rel} is a folder: a static site lists none; link a file in it"));
+    }
     if !on_disk.is_file() {
         return Some(format!("docs/{rel} does not exist"));
     }
