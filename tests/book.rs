@@ -431,16 +431,19 @@ fn tagged_number_violations(name: &str, src: &str, cache: &mut HashMap<PathBuf, 
 }
 
 /// The unit right after a number at byte `end` of `s` (after at most one space), if it is one of
-/// UNITS and ends there. `×` counts as a ratio only when no digit follows (`16×16` is a size).
+/// UNITS and ends there. `×` counts as a ratio only on its number and with no digit or letter
+/// after it (`3.2× faster`; `16×16` is a size, `2 × 214` a product).
 fn unit_after(s: &str, end: usize) -> Option<&'static str> {
-    let rest = &s[end..];
-    let rest = rest
+    let attached = &s[end..];
+    let rest = attached
         .strip_prefix(' ')
-        .or_else(|| rest.strip_prefix('\u{a0}'))
-        .or_else(|| rest.strip_prefix('\u{2009}'))
-        .or_else(|| rest.strip_prefix('\u{202f}'))
-        .unwrap_or(rest);
+        .or_else(|| attached.strip_prefix('\u{a0}'))
+        .or_else(|| attached.strip_prefix('\u{2009}'))
+        .or_else(|| attached.strip_prefix('\u{202f}'))
+        .unwrap_or(attached);
     UNITS.into_iter().find(|u| {
+        // A ratio's × sits on its number (`3.2×`); `2 × 214` is a product written out.
+        let rest = if *u == "×" { attached } else { rest };
         rest.starts_with(u) && {
             let after = rest[u.len()..].chars().next();
             match after {
@@ -565,7 +568,7 @@ fn the_number_rules_catch_what_they_should() {
 
     let prose = "It ran in 2.9 ms on the H100. The paper measured 175 MB/s (§5.1).\n\n\
                  A 16×16 tile is 3.2× faster than the naive kernel, 128×(48 + 8).\n\n\
-                 It reached 1 187 GFLOP/s.\n\n\
+                 It reached 1 187 GFLOP/s. GFLOP/s = 2 × (texels per second).\n\n\
                  The peak is 989 TFLOP/s. <span class=\"m\" data-src=\"x\">4 ms</span> here.\n\n\
                  ```\ntime 5 ms\n```\n| 7 ms |\n";
     let found: Vec<String> = untagged_measurements(prose).into_iter().map(|(_, n, _)| n).collect();
