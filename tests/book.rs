@@ -177,7 +177,11 @@ fn strip_tags(s: &str) -> String {
     let mut in_tag = false;
     let b = s.as_bytes();
     for (i, c) in s.char_indices() {
-        if !in_tag && c == '<' && b.get(i + 1).is_some_and(|n| n.is_ascii_alphabetic() || *n == b'/') {
+        if !in_tag
+            && c == '<'
+            && b.get(i + 1)
+                .is_some_and(|n| n.is_ascii_alphabetic() || *n == b'/')
+        {
             in_tag = true;
         } else if in_tag && c == '>' {
             in_tag = false;
@@ -264,7 +268,8 @@ fn numbers_in(s: &str) -> Vec<(usize, usize, Written)> {
     let mut i = 0;
     while i < b.len() {
         let starts = b[i].is_ascii_digit()
-            && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_' || b[i - 1] == b'.'));
+            && (i == 0
+                || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_' || b[i - 1] == b'.'));
         if !starts {
             i += 1;
             continue;
@@ -297,7 +302,10 @@ fn numbers_in(s: &str) -> Vec<(usize, usize, Written)> {
                 } else {
                     break;
                 }
-            } else if c == b'.' && decimals.is_none() && b.get(j + 1).is_some_and(u8::is_ascii_digit) {
+            } else if c == b'.'
+                && decimals.is_none()
+                && b.get(j + 1).is_some_and(u8::is_ascii_digit)
+            {
                 text.push('.');
                 decimals = Some(0);
                 j += 1;
@@ -370,7 +378,10 @@ fn file_numbers(path: &Path) -> Vec<f64> {
 fn shows(file_value: f64, shown: &Written) -> bool {
     let rounded = format!("{:.*}", shown.decimals, file_value);
     rounded.parse::<f64>().ok() == Some(shown.value)
-        || format!("{:.*}", shown.decimals, file_value.abs()).parse::<f64>().ok() == Some(shown.value.abs())
+        || format!("{:.*}", shown.decimals, file_value.abs())
+            .parse::<f64>()
+            .ok()
+            == Some(shown.value.abs())
             && file_value.signum() == shown.value.signum()
 }
 
@@ -380,7 +391,9 @@ fn tagged_spans(src: &str) -> Vec<(usize, String, String)> {
     let mut from = 0;
     while let Some(i) = src[from..].find("<span class=\"m\"") {
         let at = from + i;
-        let Some(close_tag) = src[at..].find('>') else { break };
+        let Some(close_tag) = src[at..].find('>') else {
+            break;
+        };
         let tag = &src[at..at + close_tag];
         let data_src = tag
             .split("data-src=\"")
@@ -389,8 +402,14 @@ fn tagged_spans(src: &str) -> Vec<(usize, String, String)> {
             .unwrap_or("")
             .to_string();
         let inner_start = at + close_tag + 1;
-        let Some(end) = src[inner_start..].find("</span>") else { break };
-        out.push((at, data_src, src[inner_start..inner_start + end].to_string()));
+        let Some(end) = src[inner_start..].find("</span>") else {
+            break;
+        };
+        out.push((
+            at,
+            data_src,
+            src[inner_start..inner_start + end].to_string(),
+        ));
         from = inner_start + end;
     }
     out
@@ -402,7 +421,11 @@ fn line_of(src: &str, offset: usize) -> usize {
 
 /// Violations of the tagged-number rule in one file: a span without a readable data-src, or
 /// whose numbers its file does not hold at the digits shown.
-fn tagged_number_violations(name: &str, src: &str, cache: &mut HashMap<PathBuf, Vec<f64>>) -> Vec<String> {
+fn tagged_number_violations(
+    name: &str,
+    src: &str,
+    cache: &mut HashMap<PathBuf, Vec<f64>>,
+) -> Vec<String> {
     let mut v = vec![];
     for (at, data_src, inner) in tagged_spans(src) {
         let line = line_of(src, at);
@@ -413,10 +436,14 @@ fn tagged_number_violations(name: &str, src: &str, cache: &mut HashMap<PathBuf, 
             ));
             continue;
         }
-        let values = cache.entry(path.clone()).or_insert_with(|| file_numbers(&path));
+        let values = cache
+            .entry(path.clone())
+            .or_insert_with(|| file_numbers(&path));
         let shown = numbers_in(&inner);
         if shown.is_empty() {
-            v.push(format!("docs/{name}:{line}: \"{inner}\" is tagged as measured but holds no number"));
+            v.push(format!(
+                "docs/{name}:{line}: \"{inner}\" is tagged as measured but holds no number"
+            ));
         }
         for (_, _, w) in shown {
             if !values.iter().any(|&f| shows(f, &w)) {
@@ -484,7 +511,10 @@ fn untagged_measurements(src: &str) -> Vec<(usize, String, String)> {
         let t = l.text.trim();
         let prose = !l.code && !l.table && !t.is_empty() && !t.starts_with("![");
         let heading = t.starts_with('#');
-        let item = t.starts_with("- ") || t.starts_with("* ") || t.split_once(". ").is_some_and(|(n, _)| n.parse::<u32>().is_ok());
+        let item = t.starts_with("- ")
+            || t.starts_with("* ")
+            || t.split_once(". ")
+                .is_some_and(|(n, _)| n.parse::<u32>().is_ok());
         if !prose || heading || item {
             if let Some(p) = cur.take() {
                 paragraphs.push(p);
@@ -553,17 +583,28 @@ fn the_number_rules_catch_what_they_should() {
         for _ in docs().components() {
             up.push("..");
         }
-        up.join(p.strip_prefix("/").unwrap()).to_string_lossy().to_string()
+        up.join(p.strip_prefix("/").unwrap())
+            .to_string_lossy()
+            .to_string()
     };
     let good = format!(
         "<span class=\"m\" data-src=\"{0}\">1,150 GFLOP/s</span> and <span class=\"m\" data-src=\"{0}\">2.87 ms</span>",
         rel(&csv)
     );
-    assert_eq!(tagged_number_violations("x.md", &good, &mut cache), Vec::<String>::new());
-    let bad = format!("<span class=\"m\" data-src=\"{}\">1,187 GFLOP/s</span>", rel(&csv));
+    assert_eq!(
+        tagged_number_violations("x.md", &good, &mut cache),
+        Vec::<String>::new()
+    );
+    let bad = format!(
+        "<span class=\"m\" data-src=\"{}\">1,187 GFLOP/s</span>",
+        rel(&csv)
+    );
     assert_eq!(tagged_number_violations("x.md", &bad, &mut cache).len(), 1);
     let missing = "<span class=\"m\" data-src=\"perf/none.csv\">3 ms</span>";
-    assert_eq!(tagged_number_violations("x.md", missing, &mut cache).len(), 1);
+    assert_eq!(
+        tagged_number_violations("x.md", missing, &mut cache).len(),
+        1
+    );
     std::fs::remove_dir_all(&dir).ok();
 
     let prose = "It ran in 2.9 ms on the H100. The paper measured 175 MB/s (§5.1).\n\n\
@@ -571,7 +612,10 @@ fn the_number_rules_catch_what_they_should() {
                  It reached 1 187 GFLOP/s. GFLOP/s = 2 × (texels per second).\n\n\
                  The peak is 989 TFLOP/s. <span class=\"m\" data-src=\"x\">4 ms</span> here.\n\n\
                  ```\ntime 5 ms\n```\n| 7 ms |\n";
-    let found: Vec<String> = untagged_measurements(prose).into_iter().map(|(_, n, _)| n).collect();
+    let found: Vec<String> = untagged_measurements(prose)
+        .into_iter()
+        .map(|(_, n, _)| n)
+        .collect();
     assert_eq!(found, vec!["2.9 ms", "3.2 ×", "1 187 GFLOP/s"]);
 }
 
@@ -596,25 +640,36 @@ fn parse_checks(src: &str) -> Result<Vec<Check>, Vec<String>> {
         let at = from + i;
         let line = line_of(src, at);
         let Some(end) = src[at..].find("-->") else {
-            errors.push(format!("answers.md:{line}: a check comment that never closes"));
+            errors.push(format!(
+                "answers.md:{line}: a check comment that never closes"
+            ));
             break;
         };
         let body = src[at + "<!-- check:".len()..at + end].trim();
         from = at + end + 3;
         let text = body.to_string();
         let parsed = (|| {
-            let (args, test) = body.split_once("=>").ok_or("no `=>` between the command and the test")?;
+            let (args, test) = body
+                .split_once("=>")
+                .ok_or("no `=>` between the command and the test")?;
             let test = test.trim();
-            let (pointer, rest) = test.split_once(' ').ok_or("expected POINTER OP VALUE after `=>`")?;
-            let (op, value) = rest.trim().split_once(' ').ok_or("expected POINTER OP VALUE after `=>`")?;
+            let (pointer, rest) = test
+                .split_once(' ')
+                .ok_or("expected POINTER OP VALUE after `=>`")?;
+            let (op, value) = rest
+                .trim()
+                .split_once(' ')
+                .ok_or("expected POINTER OP VALUE after `=>`")?;
             if !["==", "!=", "<", "<=", ">", ">=", "~="].contains(&op) {
                 return Err(format!("unknown operator `{op}`"));
             }
             if !(pointer.is_empty() || pointer.starts_with('/')) {
-                return Err(format!("`{pointer}` is not a JSON pointer (it starts with /)"));
+                return Err(format!(
+                    "`{pointer}` is not a JSON pointer (it starts with /)"
+                ));
             }
-            let value: Value =
-                serde_json::from_str(value.trim()).map_err(|e| format!("value `{}` is not JSON: {e}", value.trim()))?;
+            let value: Value = serde_json::from_str(value.trim())
+                .map_err(|e| format!("value `{}` is not JSON: {e}", value.trim()))?;
             Ok(Check {
                 line,
                 args: args.split_whitespace().map(String::from).collect(),
@@ -629,7 +684,11 @@ fn parse_checks(src: &str) -> Result<Vec<Check>, Vec<String>> {
             Err(e) => errors.push(format!("answers.md:{line}: `{text}`: {e}")),
         }
     }
-    if errors.is_empty() { Ok(checks) } else { Err(errors) }
+    if errors.is_empty() {
+        Ok(checks)
+    } else {
+        Err(errors)
+    }
 }
 
 /// Whether `got OP want` holds; numbers compare as numbers, anything else by equality only.
@@ -649,17 +708,20 @@ fn holds(got: &Value, op: &str, want: &Value) -> Result<bool, String> {
     match op {
         "==" => Ok(got == want),
         "!=" => Ok(got != want),
-        _ => Err(format!("`{op}` compares numbers, and {got} or {want} is not one")),
+        _ => Err(format!(
+            "`{op}` compares numbers, and {got} or {want} is not one"
+        )),
     }
 }
 
 /// The JSON the command printed: all of stdout, or its last line that parses.
 fn json_of(stdout: &str) -> Option<Value> {
     serde_json::from_str(stdout.trim()).ok().or_else(|| {
-        stdout
-            .lines()
-            .rev()
-            .find_map(|l| serde_json::from_str::<Value>(l.trim()).ok().filter(|v| v.is_object() || v.is_array()))
+        stdout.lines().rev().find_map(|l| {
+            serde_json::from_str::<Value>(l.trim())
+                .ok()
+                .filter(|v| v.is_object() || v.is_array())
+        })
     })
 }
 
@@ -685,7 +747,10 @@ fn run_check(c: &Check, exe: &str, scratch: &Path) -> Option<String> {
             Ok(None) if started.elapsed() > limit => {
                 child.kill().ok();
                 child.wait().ok();
-                return Some(format!("{name}: still running after {} s (keep a check's command small)", limit.as_secs()));
+                return Some(format!(
+                    "{name}: still running after {} s (keep a check's command small)",
+                    limit.as_secs()
+                ));
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(20)),
             Err(e) => return Some(format!("{name}: {e}")),
@@ -695,8 +760,15 @@ fn run_check(c: &Check, exe: &str, scratch: &Path) -> Option<String> {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     if !out.status.success() {
-        let why = stderr.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("no message");
-        return Some(format!("{name}: the command failed ({}): {why}", out.status));
+        let why = stderr
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("no message");
+        return Some(format!(
+            "{name}: the command failed ({}): {why}",
+            out.status
+        ));
     }
     let Some(json) = json_of(&stdout) else {
         return Some(format!("{name}: the command printed no JSON (add --json)"));
@@ -706,7 +778,10 @@ fn run_check(c: &Check, exe: &str, scratch: &Path) -> Option<String> {
     };
     match holds(got, &c.op, &c.value) {
         Ok(true) => None,
-        Ok(false) => Some(format!("{name}: the tool gives {got}, not {} {}", c.op, c.value)),
+        Ok(false) => Some(format!(
+            "{name}: the tool gives {got}, not {} {}",
+            c.op, c.value
+        )),
         Err(e) => Some(format!("{name}: {e}")),
     }
 }
@@ -726,7 +801,10 @@ fn exercise_answers_are_what_the_tool_prints() {
     let scratch = std::env::temp_dir().join(format!("rendermm-book-checks-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).expect("a scratch folder");
     let exe = env!("CARGO_BIN_EXE_rendermm");
-    let violations: Vec<String> = checks.iter().filter_map(|c| run_check(c, exe, &scratch)).collect();
+    let violations: Vec<String> = checks
+        .iter()
+        .filter_map(|c| run_check(c, exe, &scratch))
+        .collect();
     std::fs::remove_dir_all(&scratch).ok();
     fail_with("exercise answers the tool does not give", &violations);
 }
@@ -785,7 +863,11 @@ fn heading_ids(src: &str) -> BTreeSet<String> {
             })
             .collect();
         let n = seen.entry(id.clone()).or_insert(0);
-        ids.insert(if *n == 0 { id.clone() } else { format!("{id}-{n}") });
+        ids.insert(if *n == 0 {
+            id.clone()
+        } else {
+            format!("{id}-{n}")
+        });
         *n += 1;
     }
     // Anchors written in HTML.
@@ -824,7 +906,11 @@ fn link_targets(src: &str) -> Vec<(usize, String)> {
                     _ => {}
                 }
             }
-            let target = after[..end].split_whitespace().next().unwrap_or("").trim_matches(['<', '>']);
+            let target = after[..end]
+                .split_whitespace()
+                .next()
+                .unwrap_or("")
+                .trim_matches(['<', '>']);
             out.push((l.no, target.to_string()));
             rest = &after[end.min(after.len())..];
         }
@@ -840,7 +926,10 @@ fn link_targets(src: &str) -> Vec<(usize, String)> {
         }
         // Autolinks: <https://...>.
         for part in text.split('<').skip(1) {
-            if part.starts_with("http://") || part.starts_with("https://") || part.starts_with("mailto:") {
+            if part.starts_with("http://")
+                || part.starts_with("https://")
+                || part.starts_with("mailto:")
+            {
                 if let Some((target, _)) = part.split_once('>') {
                     out.push((l.no, target.to_string()));
                 }
@@ -867,7 +956,12 @@ fn summary_chapters() -> BTreeSet<String> {
 }
 
 /// Why `target` (from docs/`name`) does not resolve inside the site, if it does not.
-fn broken(name: &str, target: &str, chapters: &BTreeSet<String>, ids: &mut HashMap<String, BTreeSet<String>>) -> Option<String> {
+fn broken(
+    name: &str,
+    target: &str,
+    chapters: &BTreeSet<String>,
+    ids: &mut HashMap<String, BTreeSet<String>>,
+) -> Option<String> {
     if target.starts_with("https://") {
         return None;
     }
@@ -878,7 +972,9 @@ fn broken(name: &str, target: &str, chapters: &BTreeSet<String>, ids: &mut HashM
         return Some("leaves the site (only https:// links may)".into());
     }
     if target.starts_with('/') {
-        return Some("an absolute path: the site may be served under any folder; link relatively".into());
+        return Some(
+            "an absolute path: the site may be served under any folder; link relatively".into(),
+        );
     }
     let (path, anchor) = match target.split_once('#') {
         Some((p, a)) => (p, Some(a)),
@@ -904,7 +1000,9 @@ fn broken(name: &str, target: &str, chapters: &BTreeSet<String>, ids: &mut HashM
             "" | "." => {}
             ".." => {
                 if parts.pop().is_none() {
-                    return Some("leads outside docs/ (the site has only docs/ and the web page)".into());
+                    return Some(
+                        "leads outside docs/ (the site has only docs/ and the web page)".into(),
+                    );
                 }
             }
             c => parts.push(c),
@@ -913,7 +1011,9 @@ fn broken(name: &str, target: &str, chapters: &BTreeSet<String>, ids: &mut HashM
     let rel = parts.join("/");
     let on_disk = docs().join(&rel);
     if on_disk.is_dir() {
-        return Some(format!("docs/{rel} is a folder: a static site lists none; link a file in it"));
+        return Some(format!(
+            "docs/{rel} is a folder: a static site lists none; link a file in it"
+        ));
     }
     if !on_disk.is_file() {
         return Some(format!("docs/{rel} does not exist"));
@@ -925,9 +1025,13 @@ fn broken(name: &str, target: &str, chapters: &BTreeSet<String>, ids: &mut HashM
     }
     if let Some(anchor) = anchor {
         if rel.ends_with(".md") {
-            let known = ids.entry(rel.clone()).or_insert_with(|| heading_ids(&read(&on_disk)));
+            let known = ids
+                .entry(rel.clone())
+                .or_insert_with(|| heading_ids(&read(&on_disk)));
             if !known.contains(anchor) {
-                return Some(format!("docs/{rel} has no heading with the anchor #{anchor}"));
+                return Some(format!(
+                    "docs/{rel} has no heading with the anchor #{anchor}"
+                ));
             }
         }
     }
@@ -949,7 +1053,12 @@ fn links_and_images_resolve_inside_the_book() {
         .iter()
         .map(|p| p.file_name().unwrap().to_string_lossy().to_string())
         .collect();
-    names.extend(chapters.iter().filter(|c| docs().join(c).is_file()).cloned());
+    names.extend(
+        chapters
+            .iter()
+            .filter(|c| docs().join(c).is_file())
+            .cloned(),
+    );
     for name in names {
         let path = docs().join(&name);
         for (line, target) in link_targets(&read(&path)) {
@@ -958,14 +1067,22 @@ fn links_and_images_resolve_inside_the_book() {
             }
         }
     }
-    fail_with("links or images that do not resolve inside the book", &violations);
+    fail_with(
+        "links or images that do not resolve inside the book",
+        &violations,
+    );
 }
 
 #[test]
 fn the_link_rules_catch_what_they_should() {
-    let chapters: BTreeSet<String> = ["README.md", "answers.md"].into_iter().map(String::from).collect();
+    let chapters: BTreeSet<String> = ["README.md", "answers.md"]
+        .into_iter()
+        .map(String::from)
+        .collect();
     let mut ids = HashMap::new();
-    let ok = |t: &str, ids: &mut HashMap<String, BTreeSet<String>>| broken("README.md", t, &chapters, ids);
+    let ok = |t: &str, ids: &mut HashMap<String, BTreeSet<String>>| {
+        broken("README.md", t, &chapters, ids)
+    };
     assert_eq!(ok("answers.md", &mut ids), None);
     assert_eq!(ok("https://doi.org/10.1145/582034.582089", &mut ids), None);
     assert_eq!(ok("web/index.html?embed=1&method=lm", &mut ids), None);
@@ -977,8 +1094,13 @@ fn the_link_rules_catch_what_they_should() {
     assert!(ok("img/nope.png", &mut ids).is_some());
     let src = "# A `b` title: C's, d\n## Again\n## Again\n```\n# not\n```\n";
     let h = heading_ids(src);
-    assert!(h.contains("a-b-title-cs-d") && h.contains("again") && h.contains("again-1"), "{h:?}");
-    let t = link_targets("see [x](a.md#b) and ![i](img/p.png) `[no](c.md)` <a href=\"d.md\">d</a> <http://e.org/>\n");
+    assert!(
+        h.contains("a-b-title-cs-d") && h.contains("again") && h.contains("again-1"),
+        "{h:?}"
+    );
+    let t = link_targets(
+        "see [x](a.md#b) and ![i](img/p.png) `[no](c.md)` <a href=\"d.md\">d</a> <http://e.org/>\n",
+    );
     let t: Vec<&str> = t.iter().map(|(_, s)| s.as_str()).collect();
     assert_eq!(t, vec!["a.md#b", "img/p.png", "http://e.org/", "d.md"]);
 }
@@ -999,9 +1121,14 @@ const LIVE_CHAPTERS: [&str; 6] = [
 /// Why a chapter's frame is not a live example the site tests can run, if it is not one.
 fn frame_problem(src: &str) -> Option<String> {
     let Some(query) = src.strip_prefix("web/index.html?") else {
-        return Some("a live example loads web/index.html?... (the page in the site's web/)".into());
+        return Some(
+            "a live example loads web/index.html?... (the page in the site's web/)".into(),
+        );
     };
-    let params: HashMap<&str, &str> = query.split('&').filter_map(|kv| kv.split_once('=')).collect();
+    let params: HashMap<&str, &str> = query
+        .split('&')
+        .filter_map(|kv| kv.split_once('='))
+        .collect();
     for (key, want) in [("embed", "1"), ("run", "1")] {
         if params.get(key) != Some(&want) {
             return Some(format!("{key}={want} is missing"));
@@ -1015,7 +1142,9 @@ fn frame_problem(src: &str) -> Option<String> {
     };
     let sides: Vec<usize> = size.split('x').filter_map(|s| s.parse().ok()).collect();
     if sides.len() != 3 || sides.iter().any(|&s| s == 0 || s > 64) {
-        return Some(format!("size {size}: MxKxN with every side 1 to 64 (a CPU adapter runs it in a second or two)"));
+        return Some(format!(
+            "size {size}: MxKxN with every side 1 to 64 (a CPU adapter runs it in a second or two)"
+        ));
     }
     None
 }
@@ -1030,10 +1159,18 @@ fn era_chapters_run_their_method_live() {
         }
         let src = strip_comments(&read(&path));
         let mut frames = 0;
-        for (line, text) in lines(&src).iter().filter(|l| !l.code).map(|l| (l.no, l.text)) {
+        for (line, text) in lines(&src)
+            .iter()
+            .filter(|l| !l.code)
+            .map(|l| (l.no, l.text))
+        {
             for part in text.split("<iframe").skip(1) {
                 frames += 1;
-                let src = part.split(" src=\"").nth(1).and_then(|r| r.split('"').next()).unwrap_or("");
+                let src = part
+                    .split(" src=\"")
+                    .nth(1)
+                    .and_then(|r| r.split('"').next())
+                    .unwrap_or("");
                 if !text.contains("<div class=\"run-it\">") {
                     violations.push(format!("docs/{name}:{line}: a frame outside <div class=\"run-it\"> (its size comes from that class)"));
                 }
@@ -1053,8 +1190,13 @@ fn era_chapters_run_their_method_live() {
 
 #[test]
 fn the_frame_rules_catch_what_they_should() {
-    assert_eq!(frame_problem("web/index.html?embed=1&method=lm&size=16x16x16&precision=f32&run=1"), None);
+    assert_eq!(
+        frame_problem("web/index.html?embed=1&method=lm&size=16x16x16&precision=f32&run=1"),
+        None
+    );
     assert!(frame_problem("web/index.html?embed=1&method=lm&size=256x16x16&run=1").is_some());
     assert!(frame_problem("web/index.html?method=lm&size=16x16x16&run=1").is_some());
-    assert!(frame_problem("../web/dist/index.html?embed=1&method=lm&size=16x16x16&run=1").is_some());
+    assert!(
+        frame_problem("../web/dist/index.html?embed=1&method=lm&size=16x16x16&run=1").is_some()
+    );
 }
