@@ -3,14 +3,33 @@
 // Rust (web/src/lib.rs); this file only moves strings between the page and it.
 import init, { catalogue, run } from "./rendermm_web.js";
 
-// Course pages are the repository's docs/; web/serve.sh serves the repository root, so from
-// /web/dist/index.html they are two folders up.
-const DOCS = "../../";
+// The course is the book the page is built into (web/site.sh): the page sits in the site's web/,
+// each chapter at the site's root as NAME.html. The catalogue names a chapter by its Markdown
+// source (`larsen-mcallister.md`, or `docs/larsen-mcallister.md`); readers get the HTML page.
+function chapterHref(course) {
+  const name = course.replace(/^docs\//, "").replace(/\.md$/, "");
+  return `../${name === "README" ? "index" : name}.html`;
+}
+
+// embed=1: the compact view of a chapter's "Run it" frame (index.html's html.embed rules).
+const EMBED = new URLSearchParams(location.search).get("embed") === "1";
+if (EMBED) document.documentElement.classList.add("embed");
+
+// In a chapter's frame, tell the chapter how tall the page is whenever that changes (the book's
+// run-it.js sizes the frame to it). Same origin only: the book and the page are one site.
+if (EMBED && window.parent !== window) {
+  const post = () => window.parent.postMessage(
+    { rendermm: "height", height: document.documentElement.scrollHeight }, location.origin);
+  new ResizeObserver(post).observe(document.body);
+}
 
 const result = document.getElementById("result");
 const status = document.getElementById("status");
 const form = document.getElementById("form");
+const timeLine = document.getElementById("time");
 let finished = false;
+// The methods by name, from the catalogue: which take a precision, which a block size b.
+const methodInfo = new Map();
 
 function finish(obj) {
   finished = true;
@@ -35,7 +54,8 @@ function paramsFromForm() {
   const p = new Map();
   for (const f of FIELDS) {
     const el = form.elements[f];
-    if (el && el.value !== "") p.set(f, el.value);
+    // A field hidden for the chosen method (precision, b) is not sent.
+    if (el && el.value !== "" && !(el.closest("label") || {}).hidden) p.set(f, el.value);
   }
   return p;
 }
@@ -45,9 +65,20 @@ async function go(params) {
   result.textContent = "pending";
   status.classList.remove("error");
   document.getElementById("run").disabled = true;
+  timeLine.textContent = "";
   try {
+    // Wall time in the page, from the call to the checked result: it includes compiling the
+    // shaders, uploading the inputs and reading C back, on whatever adapter the browser gave.
+    const t0 = performance.now();
     const text = await run(params);
-    finish(JSON.parse(text));
+    const ms = performance.now() - t0;
+    const obj = JSON.parse(text);
+    if (!obj.error) {
+      timeLine.textContent = `time: ${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms in this page, `
+        + `from the call to the checked result (shader compilation, upload and readback included; `
+        + `adapter: ${obj.adapter || "?"}, ${obj.backend || "?"})`;
+    }
+    finish(obj);
   } catch (e) {
     finish({ error: "the run failed inside the page: " + (e && e.message || e) });
   } finally {
@@ -66,7 +97,12 @@ async function main() {
   const cat = JSON.parse(catalogue());
   const webgpu = !!navigator.gpu && url.get("backend") !== "webgl2";
   const select = form.elements.method;
+  const asked = url.get("method");
+  const askedEra = (cat.methods.find((m) => m.name === asked) || {}).era;
   for (const m of cat.methods) {
+    methodInfo.set(m.name, m);
+    // A chapter's frame offers the methods of its own era only.
+    if (EMBED && askedEra && m.era !== askedEra) continue;
     const o = document.createElement("option");
     o.value = m.name;
     o.textContent = m.render ? m.name : `${m.name} (compute, WebGPU)`;
@@ -77,7 +113,7 @@ async function main() {
   const ol = document.querySelector("#eras ol");
   for (const e of cat.eras) {
     const li = document.createElement("li");
-    const link = e.course ? ` <a href="${DOCS}${e.course}">Course page: ${e.course}</a>` : "";
+    const link = e.course ? ` <a href="${chapterHref(e.course)}">Read the chapter</a>` : "";
     li.innerHTML = `<strong>${e.era}</strong>. ${e.sentence}${link}<br><span class="methods">${e.methods.join(", ")}</span>`;
     ol.appendChild(li);
   }
@@ -92,10 +128,13 @@ async function main() {
     }
     el.value = v;
   }
+  select.addEventListener("change", showFields);
+  showFields();
   form.addEventListener("submit", (ev) => {
     ev.preventDefault();
     const p = paramsFromForm();
     const q = new URLSearchParams([...p.entries()]);
+    if (EMBED) q.set("embed", "1");
     history.replaceState(null, "", "?" + q.toString());
     go(p);
   });
@@ -106,6 +145,13 @@ async function main() {
     for (const [k, v] of url.entries()) if (k !== "run") p.set(k, v);
     go(p);
   }
+}
+
+// Precision and b only where the chosen method takes them (b: the Hall methods' block size).
+function showFields() {
+  const m = methodInfo.get(form.elements.method.value);
+  document.getElementById("precision-field").hidden = !!m && m.precision === false;
+  document.getElementById("b-field").hidden = !!m && !m.name.startsWith("hall-");
 }
 
 main();

@@ -7,23 +7,8 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
 
-need_apt=()
-command -v chromium >/dev/null || need_apt+=(chromium)
-command -v chromedriver >/dev/null || need_apt+=(chromium-driver)
-# A Vulkan driver for --enable-features=Vulkan on a machine without a GPU (lavapipe); Chromium
-# 148 chose its own SwiftShader for WebGPU here, but CI images differ.
-ls /usr/share/vulkan/icd.d/lvp_icd*.json >/dev/null 2>&1 || need_apt+=(mesa-vulkan-drivers libvulkan1)
-if ((${#need_apt[@]})); then
-  echo "run.sh: installing ${need_apt[*]}" >&2
-  sudo=""
-  [[ "$(id -u)" == 0 ]] || sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need_apt[@]}" >/dev/null
-fi
-if ! python3 -c "import selenium" 2>/dev/null; then
-  echo "run.sh: installing selenium" >&2
-  python3 -m pip install -q selenium 2>/dev/null || python3 -m pip install -q --break-system-packages selenium
-fi
+# Chromium, chromedriver, selenium and lavapipe when missing (shared with run_site.sh).
+source web/tests/setup.sh
 
 # RENDERMM_WEB_BUILD=debug: a debug build (about half the compile time of a clean release
 # build; the tests pass the same).

@@ -12,7 +12,9 @@ Against the served page (web/tests/run.sh builds and serves it):
   - the demo held mid-run (the replay stopped at a pass) compared with a reference frame: the
     frame `rendermm demo --headless` writes for the same problem and pass (the page draws with the
     same renderer, so a browser's frame and the native one agree);
-  - bad parameters give {"error": ...} and a readable message, never a blank page.
+  - bad parameters give {"error": ...} and a readable message, never a blank page;
+  - embed=1 (a chapter's frame) shows the method's controls, the passes, the check and the time,
+    and no header or era list; the era list links to the book's chapters as HTML.
 
   python3 web/tests/test_page.py --url http://127.0.0.1:8000/web/dist/index.html
   ... --only webgl2            one backend
@@ -159,7 +161,8 @@ class Page:
         self.driver.get(f"{self.url}?{q}&run=1")
         end = time.time() + timeout
         while time.time() < end:
-            text = self.driver.find_element(By.ID, "result").text.strip()
+            # textContent: embed=1 hides #result, and .text reads only what is shown.
+            text = self.driver.find_element(By.ID, "result").get_attribute("textContent").strip()
             if text and text != "pending":
                 return json.loads(text)
             time.sleep(0.1)
@@ -326,6 +329,35 @@ def test_frames(page, backend, res, out, update):
                   f"{share:.2%} pixels differ, mean difference {mean:.2f}/255")
 
 
+def test_embed(page, res):
+    """embed=1, the view a chapter's frame shows: no header or era list, the controls the method
+    takes (b for the Hall methods only; no precision for a compute method), the result checked,
+    the time; and the full page's era list links to the book's chapters as HTML."""
+    d = page.driver
+    shown = lambda css: d.find_element(By.CSS_SELECTOR, css).is_displayed()  # noqa: E731
+    for method, size, b_shown, precision_shown in [("lm", "7x13x5", False, True),
+                                                   ("hall-blocked", "7x13x5", True, True),
+                                                   ("cs-tiled-16", "7x13x5", False, False)]:
+        try:
+            r = page.open({"embed": "1", "method": method, "size": size, "seed": "3"})
+            time_line = d.find_element(By.ID, "time").text
+            layout = {"header": shown("#intro"), "eras": shown("#eras"), "seed": shown("input[name=seed]"),
+                      "b": shown("#b-field"), "precision": shown("#precision-field"),
+                      "canvas": shown("#demo"), "status": shown("#status")}
+            want = {"header": False, "eras": False, "seed": False, "b": b_shown,
+                    "precision": precision_shown, "canvas": True, "status": True}
+            eras = {o.get_attribute("value") for o in d.find_elements(By.CSS_SELECTOR, "select[name=method] option")}
+            ok = (r.get("passed") is True and layout == want and time_line.startswith("time: ")
+                  and method in eras and ("lm" in eras) == (method == "lm"))
+            res.check(f"embed {method}", ok, f"{layout}, time line {time_line!r}, methods offered {sorted(eras)}, {json.dumps(r)}")
+        except Exception as e:  # noqa: BLE001 - a page without the view fails here, not the run
+            res.check(f"embed {method}", False, f"{type(e).__name__}: {str(e).splitlines()[0]}")
+    page.open({"method": "lm", "size": "2x2x2"})
+    hrefs = [a.get_attribute("href") for a in d.find_elements(By.CSS_SELECTOR, "#eras a")]
+    res.check("era list links to the chapters' HTML",
+              len(hrefs) >= 5 and all(h.endswith(".html") and "/docs/" not in h for h in hrefs), str(hrefs))
+
+
 def make_driver():
     opts = Options()
     for f in FLAGS:
@@ -365,6 +397,8 @@ def main():
             test_compute(page, backend, res)
             test_bad_parameters(page, backend, res)
             test_frames(page, backend, res, args.out, args.update_references)
+        if not args.only:
+            test_embed(page, res)
         # Without a backend parameter the page picks WebGPU where the browser has it.
         r = page.open({"method": "lm", "size": "3x3x3"})
         res.check("auto backend", r.get("passed") is True and r.get("backend") in ("webgpu", "webgl2"),

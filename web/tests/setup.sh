@@ -1,0 +1,21 @@
+# Sourced by web/tests/run.sh and run_site.sh from the repository root: installs what the browser
+# tests need when it is missing (Chromium and chromedriver from Debian, selenium from PyPI,
+# lavapipe for WebGPU without a GPU).
+need_apt=()
+command -v chromium >/dev/null || need_apt+=(chromium)
+command -v chromedriver >/dev/null || need_apt+=(chromium-driver)
+# A Vulkan driver for --enable-features=Vulkan on a machine without a GPU (lavapipe); Chromium
+# 148 chose its own SwiftShader for WebGPU here, but CI images differ.
+ls /usr/share/vulkan/icd.d/lvp_icd*.json >/dev/null 2>&1 || need_apt+=(mesa-vulkan-drivers libvulkan1)
+if ((${#need_apt[@]})); then
+  echo "run.sh: installing ${need_apt[*]}" >&2
+  sudo=""
+  [[ "$(id -u)" == 0 ]] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+if ! python3 -c "import selenium" 2>/dev/null; then
+  echo "run.sh: installing selenium" >&2
+  python3 -m pip install -q selenium 2>/dev/null || python3 -m pip install -q --break-system-packages selenium
+fi
+
