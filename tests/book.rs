@@ -800,6 +800,14 @@ fn exercise_answers_are_what_the_tool_prints() {
     }
     let scratch = std::env::temp_dir().join(format!("rendermm-book-checks-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).expect("a scratch folder");
+    // The commands name their input files as a reader types them at the repository's root
+    // (docs/exercises/...); the scratch folder sees the same docs/, and anything a command
+    // writes lands in the scratch folder, not in the repository.
+    std::os::unix::fs::symlink(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("docs"),
+        scratch.join("docs"),
+    )
+    .expect("docs/ linked into the scratch folder");
     let exe = env!("CARGO_BIN_EXE_rendermm");
     let violations: Vec<String> = checks
         .iter()

@@ -373,7 +373,7 @@ pub fn run(ctx: &GpuContext, suite: Suite, opts: &BenchOptions) -> Result<SuiteR
                 "us",
                 "O'Neil 2013, tables 1-2: Tesla C2070, CUDA, times in microseconds",
                 vec![
-                    "O'Neil does not say what his times include; at ~280 us for 8x8 they are launch and transfer overhead, so compare the columns' shape, not their values".to_string(),
+                    "O'Neil does not say what his times include; at ~280 us for 8x8 (his Table 1) they are launch and transfer overhead, so compare the columns' shape, not their values".to_string(),
                     "16x16 rows follow the paper's §5 tiling with TILE_WIDTH = 8; rows in brackets are not in the paper".to_string(),
                 ],
             )
