@@ -252,7 +252,7 @@ impl Operands {
         let (m, k, n) = (a.rows, a.cols, b.cols);
         if plan.trusted.is_some() {
             // Its kernels index in range only on the padded layout its method uploads.
-            return Err(Error::Invalid(format!(
+            return Err(Error::Internal(format!(
                 "{}: a plan compiled without bounds checks runs only on the operands its method lays out (padded), not on A and B as given",
                 plan.method
             )));
@@ -374,7 +374,7 @@ impl Prepared {
             };
             let scratch = || {
                 ops.scratch.as_ref().map(|s| &s.buffer).ok_or_else(|| {
-                    Error::Invalid(format!(
+                    Error::Internal(format!(
                         "{}: a stage uses the scratch buffer but the plan has none",
                         plan.method
                     ))
@@ -511,7 +511,7 @@ pub fn record(
     // straight into the result.
     let (out_rows, out_cols) = out;
     if out_rows > rows || out_cols > cols {
-        return Err(Error::Invalid(format!(
+        return Err(Error::Internal(format!(
             "{label}: result {out_rows}x{out_cols} is larger than C, {rows}x{cols}"
         )));
     }

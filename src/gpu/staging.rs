@@ -275,7 +275,7 @@ impl Staging {
             return Ok(());
         }
         if size % wgpu::COPY_BUFFER_ALIGNMENT != 0 {
-            return Err(Error::Invalid(format!(
+            return Err(Error::Internal(format!(
                 "an upload of {size} bytes: buffer copies move whole multiples of {} bytes",
                 wgpu::COPY_BUFFER_ALIGNMENT
             )));
@@ -309,7 +309,7 @@ impl Staging {
         mut fill: impl FnMut(wgpu::WriteOnly<'_, [u8]>, std::ops::Range<usize>, usize),
     ) -> Result<()> {
         let bpt = texture.format().block_copy_size(None).ok_or_else(|| {
-            Error::Invalid(format!(
+            Error::Internal(format!(
                 "a texture upload of {:?}: not a plain colour format",
                 texture.format()
             ))

@@ -165,7 +165,7 @@ impl MatrixTexture {
         channels: usize,
     ) -> Result<Vec<Matrix>> {
         if self.format != precision.format(channels as u32) {
-            return Err(Error::Invalid(format!(
+            return Err(Error::Internal(format!(
                 "texture is {:?}, not {precision} with {channels} channel(s)",
                 self.format
             )));
@@ -218,7 +218,7 @@ impl MatrixTexture {
     /// Read an `R32Float` texture back as a matrix.
     pub fn read_matrix(&self, ctx: &GpuContext) -> Result<Matrix> {
         if self.format != wgpu::TextureFormat::R32Float {
-            return Err(Error::Invalid(format!(
+            return Err(Error::Internal(format!(
                 "read_matrix needs an R32Float texture, this one is {:?}",
                 self.format
             )));
@@ -273,7 +273,7 @@ pub fn check_target(
     ctx.check_texture_dim(&format!("{label} height (rows)"), rows)?;
     ctx.check_texture_dim(&format!("{label} width (columns)"), cols)?;
     let bpt = format.block_copy_size(None).ok_or_else(|| {
-        Error::Invalid(format!("{label}: {format:?} is not a plain colour format"))
+        Error::Internal(format!("{label}: {format:?} is not a plain colour format"))
     })?;
     check_readback_size(ctx, label, rows, cols, bpt).map(|_| ())
 }

@@ -319,7 +319,7 @@ fn record(
             }
             Ok(work)
         }
-        Runs::Cpu(_) => Err(Error::Invalid(format!(
+        Runs::Cpu(_) => Err(Error::Internal(format!(
             "{method} does not record its work for the runner"
         ))),
     }
