@@ -658,3 +658,30 @@ fn a_cpu_adapters_timestamps_are_not_called_gpu_time() {
         if cpu { "gpu-timestamp" } else { "" },
     );
 }
+
+/// The second product of a kind builds no pipeline: the context keeps the pipelines it built
+/// (`gpu::cache`), so only the first product of each compute method pays for compiling its
+/// shader, and every product still equals the f64 reference.
+#[test]
+fn a_second_product_of_a_kind_builds_no_pipeline() {
+    let ctx = rendermm::gpu::GpuContext::new().unwrap();
+    let (a, b) = (
+        Matrix::random(33, 20, 1, -1.0, 1.0),
+        Matrix::random(20, 17, 2, -1.0, 1.0),
+    );
+    for &m in Method::ALL.iter().filter(|m| m.is_compute()) {
+        let run = || plan::multiply(Some(&ctx), plan::Request::new(m, &a, &b));
+        let Ok(first) = run() else { continue };
+        let built = ctx.pipelines.built();
+        assert!(built > 0, "{m}: nothing built");
+        for _ in 0..2 {
+            let again = run().unwrap();
+            assert_eq!(ctx.pipelines.built(), built, "{m}: built a pipeline again");
+            assert!(again.verdict(&a, &b).passed, "{m}");
+            assert_eq!(
+                again.c, first.c,
+                "{m}: a cached pipeline computes what a new one did"
+            );
+        }
+    }
+}

@@ -329,49 +329,85 @@ pub struct Prepared {
 }
 
 impl Prepared {
-    /// Build a pipeline and a bind group for every stage of `plan` over `ops`.
+    /// A pipeline (the context's cached one where it built it before) and a bind group for
+    /// every stage of `plan` over `ops`.
     pub fn new(ctx: &GpuContext, plan: &Plan, ops: &Operands) -> Result<Self> {
         let storage = super::pipeline::storage_entry;
-        let (layout, pl) = ctx.scoped("creating the compute pipeline layout", || {
-            let layout = ctx
-                .device
-                .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                    label: Some("compute"),
-                    entries: &[
-                        storage(0, true),
-                        storage(1, true),
-                        storage(2, false),
-                        wgpu::BindGroupLayoutEntry {
-                            binding: 3,
-                            visibility: wgpu::ShaderStages::COMPUTE,
-                            ty: wgpu::BindingType::Buffer {
-                                ty: wgpu::BufferBindingType::Uniform,
-                                has_dynamic_offset: false,
-                                min_binding_size: None,
-                            },
-                            count: None,
-                        },
-                    ],
-                });
-            let pl = ctx
-                .device
-                .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                    label: Some("compute"),
-                    bind_group_layouts: &[Some(&layout)],
-                    immediate_size: 0,
-                });
-            Ok((layout, pl))
+        let layouts = ctx.pipelines.compute_layout(|| {
+            ctx.scoped("creating the compute pipeline layout", || {
+                let bind_group =
+                    ctx.device
+                        .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                            label: Some("compute"),
+                            entries: &[
+                                storage(0, true),
+                                storage(1, true),
+                                storage(2, false),
+                                wgpu::BindGroupLayoutEntry {
+                                    binding: 3,
+                                    visibility: wgpu::ShaderStages::COMPUTE,
+                                    ty: wgpu::BindingType::Buffer {
+                                        ty: wgpu::BufferBindingType::Uniform,
+                                        has_dynamic_offset: false,
+                                        min_binding_size: None,
+                                    },
+                                    count: None,
+                                },
+                            ],
+                        });
+                let pipeline = ctx
+                    .device
+                    .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                        label: Some("compute"),
+                        bind_group_layouts: &[Some(&bind_group)],
+                        immediate_size: 0,
+                    });
+                Ok(super::cache::ComputeLayout {
+                    bind_group,
+                    pipeline,
+                })
+            })
         })?;
+        let (layout, pl) = (&layouts.bind_group, &layouts.pipeline);
         let mut pipelines = Vec::with_capacity(plan.stages.len());
         for stage in &plan.stages {
             let k = &stage.kernel;
-            let module = match plan.trusted {
-                // SAFETY: a trusted plan states why its kernels index in range on the operands
-                // its method uploads (`Plan::trusted`); the methods that set it (cs-fast, coop)
-                // pad every buffer to their tile multiples and check that before dispatching.
-                Some(_) => unsafe { ctx.shader_trusted(k.file, k.source)? },
-                None => ctx.shader(k.file, k.source)?,
+            let key = super::cache::ComputeKey {
+                file: k.file,
+                source: k.source,
+                entry: k.entry,
+                constants: k.constants.iter().map(|&(n, v)| (n, v.to_bits())).collect(),
+                trusted: plan.trusted.is_some(),
             };
+            let pipeline = ctx.pipelines.get_or_build(&key, || {
+                let module = match plan.trusted {
+                    // SAFETY: a trusted plan states why its kernels index in range on the
+                    // operands its method uploads (`Plan::trusted`); the methods that set it
+                    // (cs-fast, coop) pad every buffer to their tile multiples and check that
+                    // before dispatching.
+                    Some(_) => unsafe { ctx.shader_trusted(k.file, k.source)? },
+                    None => ctx.shader(k.file, k.source)?,
+                };
+                ctx.scoped(
+                    &format!("building the {} pipeline ({})", plan.method, k.file),
+                    || {
+                        Ok(ctx
+                            .device
+                            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                                label: Some(k.file),
+                                layout: Some(pl),
+                                module: &module,
+                                entry_point: Some(k.entry),
+                                compilation_options: wgpu::PipelineCompilationOptions {
+                                    constants: &k.constants,
+                                    // Every kernel writes its workgroup memory before reading it.
+                                    zero_initialize_workgroup_memory: false,
+                                },
+                                cache: None,
+                            }))
+                    },
+                )
+            })?;
             let scratch = || {
                 ops.scratch.as_ref().map(|s| &s.buffer).ok_or_else(|| {
                     Error::Internal(format!(
@@ -385,37 +421,20 @@ impl Prepared {
                 Io::GemmToScratch => [&ops.a.buffer, &ops.b.buffer, scratch()?],
                 Io::ScratchToC => [scratch()?, scratch()?, &ops.c.buffer],
             };
-            let built = ctx.scoped(
-                &format!("building the {} pipeline ({})", plan.method, k.file),
-                || {
-                    let pipeline =
-                        ctx.device
-                            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                                label: Some(k.file),
-                                layout: Some(&pl),
-                                module: &module,
-                                entry_point: Some(k.entry),
-                                compilation_options: wgpu::PipelineCompilationOptions {
-                                    constants: &k.constants,
-                                    // Every kernel writes its workgroup memory before reading it.
-                                    zero_initialize_workgroup_memory: false,
-                                },
-                                cache: None,
-                            });
-                    fn entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
-                        wgpu::BindGroupEntry {
-                            binding,
-                            resource: buffer.as_entire_binding(),
-                        }
+            let built = ctx.scoped(&format!("binding the {} operands", plan.method), || {
+                fn entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
+                    wgpu::BindGroupEntry {
+                        binding,
+                        resource: buffer.as_entire_binding(),
                     }
-                    let bind_group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                        label: Some(k.file),
-                        layout: &layout,
-                        entries: &[entry(0, r0), entry(1, r1), entry(2, w), entry(3, &ops.dims)],
-                    });
-                    Ok((pipeline, bind_group, stage.groups))
-                },
-            )?;
+                }
+                let bind_group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some(k.file),
+                    layout,
+                    entries: &[entry(0, r0), entry(1, r1), entry(2, w), entry(3, &ops.dims)],
+                });
+                Ok(((*pipeline).clone(), bind_group, stage.groups))
+            })?;
             pipelines.push(built);
         }
         Ok(Self { pipelines })

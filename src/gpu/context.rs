@@ -37,6 +37,8 @@ pub struct GpuContext {
     pub staging: super::staging::Staging,
     /// The driver's shader loop caps, measured on first use ([`GpuContext::loop_cap`]).
     loop_cap: OnceLock<super::loop_cap::LoopCap>,
+    /// Every pipeline built on this device, kept for the next product of its kind.
+    pub pipelines: super::cache::PipelineCache,
 }
 
 /// Features we ask for when the adapter offers them.
@@ -339,6 +341,7 @@ impl GpuContext {
             uncaptured,
             staging: Default::default(),
             loop_cap: OnceLock::new(),
+            pipelines: Default::default(),
         };
         if let Some(note) = ctx.fallback_note() {
             static ONCE: std::sync::Once = std::sync::Once::new();

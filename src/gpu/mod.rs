@@ -3,6 +3,7 @@
 //! compute dispatch, and timing. Methods only describe their passes.
 
 pub mod buffer;
+pub mod cache;
 pub mod compute;
 pub mod context;
 pub mod host;
