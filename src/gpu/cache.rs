@@ -17,12 +17,12 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-/// What a cached pipeline is stored as: shared across threads natively; in a browser, where
-/// wgpu's objects are not `Send`, one thread is all there is.
+/// What a cached pipeline is stored as (an `Arc<T>` inside): shared across threads natively; in
+/// a browser, where wgpu's objects are not `Send`, one thread is all there is.
 #[cfg(not(target_arch = "wasm32"))]
-type Item = Arc<dyn Any + Send + Sync>;
+type Item = Box<dyn Any + Send + Sync>;
 #[cfg(target_arch = "wasm32")]
-type Item = Arc<dyn Any>;
+type Item = Box<dyn Any>;
 
 /// The compute harness's one bind-group layout (A, B, C or scratch, the dimensions) and its
 /// pipeline layout.
@@ -68,15 +68,21 @@ impl PipelineCache {
         self.built.load(Ordering::Relaxed)
     }
 
-    fn lookup<T: Any>(&self, key: u64) -> Option<Item> {
+    fn lookup<T: Any>(&self, key: u64) -> Option<Arc<T>> {
         let items = self.items.lock().unwrap_or_else(|p| p.into_inner());
-        items.get(&key).filter(|i| i.is::<T>()).cloned()
+        items.get(&key)?.downcast_ref::<Arc<T>>().cloned()
     }
 
-    fn keep(&self, key: u64, item: Item) -> Item {
+    /// Keep `built` under `key` and count it; if another thread kept one first, that one is
+    /// everyone's.
+    fn keep<T: Any>(&self, key: u64, built: Arc<T>, boxed: impl FnOnce(Arc<T>) -> Item) -> Arc<T> {
         let mut items = self.items.lock().unwrap_or_else(|p| p.into_inner());
-        // Built twice by two threads at once: the first kept is the one both use.
-        items.entry(key).or_insert(item).clone()
+        if let Some(kept) = items.get(&key).and_then(|i| i.downcast_ref::<Arc<T>>()) {
+            return kept.clone();
+        }
+        self.built.fetch_add(1, Ordering::Relaxed);
+        items.insert(key, boxed(built.clone()));
+        built
     }
 }
 
@@ -91,41 +97,30 @@ impl PipelineCache {
         build: impl FnOnce() -> Result<T>,
     ) -> Result<Arc<T>> {
         let key = key_of::<T, K>(key);
-        let item = match self.lookup::<T>(key) {
-            Some(item) => item,
-            None => {
-                let built: Item = Arc::new(build()?);
-                self.built.fetch_add(1, Ordering::Relaxed);
-                self.keep(key, built)
-            }
-        };
-        Ok(item
-            .downcast::<T>()
-            .expect("a key's type is part of the key"))
+        if let Some(kept) = self.lookup::<T>(key) {
+            return Ok(kept);
+        }
+        let built = Arc::new(build()?);
+        Ok(self.keep(key, built, |b| Box::new(b)))
     }
 }
 
 #[cfg(target_arch = "wasm32")]
 impl PipelineCache {
     /// The pipeline (or pipelines, any `T`) that `key` determines: the one built before, or
-    /// `build`'s, kept for the next product.
+    /// `build`'s, kept for the next product. `build` runs outside the cache's lock, so a long
+    /// compile on one thread holds no other thread up.
     pub fn get_or_build<T: Any, K: Hash>(
         &self,
         key: &K,
         build: impl FnOnce() -> Result<T>,
     ) -> Result<Arc<T>> {
         let key = key_of::<T, K>(key);
-        let item = match self.lookup::<T>(key) {
-            Some(item) => item,
-            None => {
-                let built: Item = Arc::new(build()?);
-                self.built.fetch_add(1, Ordering::Relaxed);
-                self.keep(key, built)
-            }
-        };
-        Ok(item
-            .downcast::<T>()
-            .expect("a key's type is part of the key"))
+        if let Some(kept) = self.lookup::<T>(key) {
+            return Ok(kept);
+        }
+        let built = Arc::new(build()?);
+        Ok(self.keep(key, built, |b| Box::new(b)))
     }
 }
 
