@@ -21,7 +21,7 @@ pub mod clock;
 pub mod cpu;
 pub mod error;
 pub mod gpu;
-#[cfg(feature = "native")]
+#[cfg(feature = "readers")]
 pub mod io;
 pub mod matrix;
 pub mod methods;

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Build the web page into web/dist/ (index.html at its root): rendermm's core for wasm32 with
-# WebGPU and WebGL2, bound to JS by wasm-bindgen. Installs the wasm target and the
-# wasm-bindgen CLI (the version Cargo.lock pins) when they are missing. See docs/web.md.
+# WebGPU and WebGL2, bound to JS by wasm-bindgen, then shrunk by binaryen's `wasm-opt -Oz` (the
+# version web/package-lock.json pins, installed with `npm ci`; skipped with a note where npm is
+# missing or RENDERMM_WASM_OPT=0). Installs the wasm target and the wasm-bindgen CLI (the
+# version Cargo.lock pins) when they are missing. See docs/web.md.
 #   web/build.sh            release build (what CI and the tests use)
 #   web/build.sh --debug    quicker to build, slower to run
 set -euo pipefail
@@ -35,5 +37,23 @@ rm -rf dist
 mkdir -p dist
 wasm-bindgen --target web --no-typescript --out-dir dist --out-name rendermm_web \
   "$CARGO_TARGET_DIR/wasm32-unknown-unknown/$profile/rendermm_web.wasm"
+# wasm-opt -Oz: a smaller download (docs/web.md gives the sizes). The features are those rustc's
+# wasm32 target emits, so that wasm-opt keeps (and uses) no others.
+wasm="dist/rendermm_web_bg.wasm"
+if [[ "$profile" == release && "${RENDERMM_WASM_OPT:-1}" != 0 ]]; then
+  if command -v npm >/dev/null; then
+    if [[ ! -x node_modules/.bin/wasm-opt ]] || [[ package-lock.json -nt node_modules ]]; then
+      npm ci --no-audit --no-fund >&2
+    fi
+    before=$(stat -c %s "$wasm")
+    node_modules/.bin/wasm-opt -Oz --enable-bulk-memory --enable-mutable-globals --enable-sign-ext \
+      --enable-nontrapping-float-to-int --enable-reference-types --enable-multivalue \
+      "$wasm" -o "$wasm.opt"
+    mv "$wasm.opt" "$wasm"
+    echo "build.sh: wasm-opt -Oz: $before -> $(stat -c %s "$wasm") bytes" >&2
+  else
+    echo "build.sh: npm not found; the wasm is not run through wasm-opt (a larger download)" >&2
+  fi
+fi
 cp static/index.html static/main.js dist/
 echo "built $here/dist ($(du -sh dist | cut -f1)); serve it with web/serve.sh"

@@ -370,7 +370,7 @@ pub fn refuse_same_file(out: &Path, out_label: &str, inputs: &[(&str, &Path)]) -
         return Ok(());
     };
     for (label, input) in inputs {
-        if identity(input) == Some(o) {
+        if identity(input).as_ref() == Some(&o) {
             let same = if input == &out {
                 String::new()
             } else {

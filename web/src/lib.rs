@@ -1,18 +1,26 @@
 //! rendermm in a web page. `run` multiplies through the library's own methods
-//! (`rendermm::plan::multiply_async`: WebGPU, or WebGL2 through wgpu's GL backend), draws the
-//! passes on the page's canvas as they accumulate with the renderer of `rendermm demo`
-//! (`rendermm::demo`: its scene, layout, labels and `shaders/demo.wgsl`; frame.rs puts the
-//! frames on the page), checks the product against the f64 CPU reference computed here, and
-//! returns one JSON object for `<pre id="result">`. Every parameter is checked here, in Rust, so
-//! the page and a test see the same one-sentence errors. See docs/web.md.
+//! (`rendermm::plan::multiply_async`: WebGPU, or WebGL2 through wgpu's GL backend) on inputs drawn
+//! from a seed as `rendermm multiply --random` draws them or read from pasted or dropped files
+//! (files.rs), checks the product against the f64 CPU reference computed here, returns one JSON
+//! object for `<pre id="result">` with the run's times, then draws the result — or replays the
+//! passes — on the page's canvas with the renderer of `rendermm demo` (`rendermm::demo`: its
+//! scene, layout, labels and `shaders/demo.wgsl`; frame.rs puts the frames on the page).
+//!
+//! The page is warm: one context per backend for its whole life (its pipelines cached in
+//! `ctx.pipelines`, the demo's renderer built once), and the CPU reference of the last inputs
+//! kept, so a second Run of the same product compiles nothing and multiplies nothing on the CPU.
+//! Every parameter is checked here, in Rust, so the page and a test see the same one-sentence
+//! errors. See docs/web.md.
 
+mod files;
 mod frame;
 
 use rendermm::check;
+use rendermm::clock::Instant;
 use rendermm::cpu;
 use rendermm::demo::render::Renderer;
 use rendermm::demo::scene::{Scene, done_line};
-use rendermm::demo::{Inputs, Kind, Settings};
+use rendermm::demo::{Inputs, Kind, Settings, Source};
 use rendermm::error::{Error, Result};
 use rendermm::gpu::texture::{MatrixTexture, ScalarFormat};
 use rendermm::gpu::{GpuContext, run::Observer};
@@ -21,7 +29,7 @@ use rendermm::methods::{Era, Method};
 use rendermm::plan::{self, Options};
 use rendermm::precision::Precision;
 use serde_json::{Value, json};
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
@@ -137,6 +145,16 @@ struct Request {
     pace: u32,
     /// Stop the replay at this pass (a still for a screenshot or a lecture).
     hold: Option<usize>,
+    /// A and B given (pasted or dropped) instead of drawn from the seed.
+    given: Option<(Matrix, Matrix, String)>,
+}
+
+impl Request {
+    /// Whether the passes are kept for a replay (else the run is a plain multiply, and only its
+    /// result is drawn).
+    fn replays(&self) -> bool {
+        self.pace > 0 || self.hold.is_some()
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Debug)]
@@ -152,6 +170,25 @@ fn get(params: &js_sys::Map, key: &str) -> Option<String> {
         .as_string()
         .map(|s| s.trim().to_string())
         .filter(|s| !s.is_empty())
+}
+
+/// Matrix `which` ("A" or "B") as given in `params` under `matrix_a` / `matrix_b`: pasted text
+/// (a string) or a dropped file's bytes (a Uint8Array, named by `matrix_a_name` /
+/// `matrix_b_name`). None when it is absent or blank.
+fn given_matrix(params: &js_sys::Map, which: &str) -> Result<Option<Matrix>> {
+    let key = format!("matrix_{}", which.to_ascii_lowercase());
+    let value = params.get(&JsValue::from_str(&key));
+    let name = get(params, &format!("{key}_name")).unwrap_or_else(|| format!("pasted {which}"));
+    if let Some(text) = value.as_string() {
+        if text.trim().is_empty() {
+            return Ok(None);
+        }
+        return files::read(&which, &name, text.as_bytes()).map(Some);
+    }
+    if let Ok(bytes) = value.dyn_into::<js_sys::Uint8Array>() {
+        return files::read(&which, &name, &bytes.to_vec()).map(Some);
+    }
+    Ok(None)
 }
 
 fn parse_size(s: &str) -> Result<(usize, usize, usize)> {
@@ -184,7 +221,35 @@ fn parse_request(params: &js_sys::Map) -> Result<Request> {
             "method {method} runs on the CPU; the page runs the GPU methods (the CPU's f64 reference checks every run)"
         )));
     }
-    let (m, k, n) = parse_size(&get(params, "size").unwrap_or_else(|| "24x17x9".into()))?;
+    let given = match (given_matrix(params, "A")?, given_matrix(params, "B")?) {
+        (Some(a), Some(b)) => {
+            if a.cols != b.rows {
+                return Err(Error::Invalid(format!(
+                    "A is {}x{} and B is {}x{}: A's columns must equal B's rows",
+                    a.rows, a.cols, b.rows, b.cols
+                )));
+            }
+            a.check_finite("A")?;
+            b.check_finite("B")?;
+            let names = format!(
+                "{} · {}",
+                get(params, "matrix_a_name").unwrap_or_else(|| "pasted A".into()),
+                get(params, "matrix_b_name").unwrap_or_else(|| "pasted B".into())
+            );
+            Some((a, b, names))
+        }
+        (None, None) => None,
+        (Some(_), None) | (None, Some(_)) => {
+            return Err(Error::Invalid(
+                "only one of A and B was given; give both (or neither, to draw them from the seed)"
+                    .into(),
+            ));
+        }
+    };
+    let (m, k, n) = match &given {
+        Some((a, b, _)) => (a.rows, a.cols, b.cols),
+        None => parse_size(&get(params, "size").unwrap_or_else(|| "24x17x9".into()))?,
+    };
     let work = m as u64 * k as u64 * n as u64;
     if work > MAX_WORK {
         return Err(Error::Invalid(format!(
@@ -249,16 +314,51 @@ fn parse_request(params: &js_sys::Map) -> Result<Request> {
         backend,
         pace,
         hold,
+        given,
     })
 }
 
-/// Run one multiply as `params` (a JS Map of the URL's or the form's strings) ask, drawing on
-/// a fresh canvas that replaces the element `#demo`. Resolves to the JSON text for `#result`:
-/// the result, or `{"error": "<sentence>"}`.
+/// The inputs `rendermm multiply --random MxKxN --seed S` draws: A from seed 4S and B from
+/// 4S + 1 (the CLI's one-channel seeds), uniform in [-1, 1); in u8 in [0, min(1, √(2/k))).
+fn draw_like_the_cli(
+    m: usize,
+    k: usize,
+    n: usize,
+    seed: u64,
+    precision: Precision,
+) -> (Matrix, Matrix) {
+    let (lo, hi) = if precision == Precision::U8 {
+        (0.0, (2.0 / k.max(1) as f32).sqrt().min(1.0))
+    } else {
+        (-1.0, 1.0)
+    };
+    let s = seed.wrapping_mul(4);
+    (
+        Matrix::random(m, k, s, lo, hi),
+        Matrix::random(k, n, s.wrapping_add(1), lo, hi),
+    )
+}
+
+/// A and B as the seed draws them, for a benchmark that hands the same numbers to another
+/// library: `{ "a": Float32Array, "b": Float32Array }`, row-major.
+#[wasm_bindgen]
+pub fn seeded_inputs(m: usize, k: usize, n: usize, seed: u64) -> js_sys::Object {
+    let (a, b) = draw_like_the_cli(m, k, n, seed, Precision::F32);
+    let out = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&out, &"a".into(), &js_sys::Float32Array::from(&a.data[..]));
+    let _ = js_sys::Reflect::set(&out, &"b".into(), &js_sys::Float32Array::from(&b.data[..]));
+    out
+}
+
+/// Run one multiply as `params` (a JS Map of the URL's or the form's strings, and A and B where
+/// the reader gave them) ask. Resolves to the JSON text for `#result`: the result, or
+/// `{"error": "<sentence>"}`. The result is published as soon as C is checked; its frame (and
+/// the replay, if asked) is drawn afterwards.
 #[wasm_bindgen]
 pub async fn run(params: js_sys::Map) -> String {
     let page = Page::find();
     page.status("running…");
+    let _busy = Busy::new();
     let out = match parse_request(&params) {
         Ok(req) => run_request(&req, &page).await,
         Err(e) => Err(e),
@@ -267,6 +367,25 @@ pub async fn run(params: js_sys::Map) -> String {
         Ok(v) => v.to_string(),
         Err(e) => json!({ "error": sentence(&e) }).to_string(),
     }
+}
+
+/// C of the last run as a .npy file (float32, C order); empty before the first.
+#[wasm_bindgen]
+pub fn c_npy() -> Vec<u8> {
+    LAST_C.with(|c| c.borrow().as_ref().map(files::npy).unwrap_or_default())
+}
+
+/// C of the last run as CSV; empty before the first.
+#[wasm_bindgen]
+pub fn c_csv() -> String {
+    LAST_C.with(|c| c.borrow().as_ref().map(files::csv).unwrap_or_default())
+}
+
+/// Whether the page is idle: no run, no frame on its way to the canvas, no replay (a benchmark
+/// waits for this between products, so one product's drawing is not timed as the next's).
+#[wasm_bindgen]
+pub fn idle() -> bool {
+    BUSY.with(|b| b.get()) == 0 && frame::pending() == 0
 }
 
 /// An error as one sentence for the page.
@@ -303,25 +422,22 @@ impl Page {
         self.set_text("status", text);
     }
 
-    /// A new canvas in place of `#demo` (a canvas keeps the first kind of context it gets, and
-    /// each run may pick another backend).
-    fn fresh_canvas(&self) -> Result<web_sys::HtmlCanvasElement> {
-        let err = |_| Error::Invalid("the page has no canvas #demo".into());
-        let old = self
-            .document
-            .get_element_by_id("demo")
-            .ok_or_else(|| Error::Invalid("the page has no canvas #demo".into()))?;
+    /// The 2D context of the canvas `#demo`, which shows the frames. Only ever a 2D context:
+    /// the GPU draws offscreen, so one canvas serves every run on either backend.
+    fn canvas2d(&self) -> Result<web_sys::CanvasRenderingContext2d> {
         let canvas: web_sys::HtmlCanvasElement = self
             .document
-            .create_element("canvas")
-            .map_err(err)?
-            .dyn_into()
-            .map_err(|_| Error::Invalid("could not make a canvas".into()))?;
-        canvas.set_id("demo");
+            .get_element_by_id("demo")
+            .and_then(|c| c.dyn_into().ok())
+            .ok_or_else(|| Error::Invalid("the page has no canvas #demo".into()))?;
         canvas.set_width(CANVAS.0);
         canvas.set_height(CANVAS.1);
-        old.replace_with_with_node_1(&canvas).map_err(err)?;
-        Ok(canvas)
+        canvas
+            .get_context("2d")
+            .ok()
+            .flatten()
+            .and_then(|c| c.dyn_into().ok())
+            .ok_or_else(|| Error::Invalid("the page's canvas gave no 2D context".into()))
     }
 
     /// Mark the canvas with the pass it shows (for tests).
@@ -348,7 +464,8 @@ async fn webgpu_available() -> bool {
     wgpu::util::is_browser_webgpu_supported().await
 }
 
-/// The context opened on the chosen backend, and what the page shows of it.
+/// The context opened on one backend, kept for the page's life: every run on that backend
+/// reuses its device, its pipelines (`ctx.pipelines`) and the demo's renderer.
 struct Gpu {
     ctx: Rc<GpuContext>,
     /// WebGL2 only: the surface of the (off-page) canvas whose WebGL2 context wgpu draws with.
@@ -356,8 +473,43 @@ struct Gpu {
     backend: &'static str,
     /// The adapter's name as the page shows it.
     adapter: String,
-    /// The visible canvas's 2D context, which each frame is copied into.
-    canvas2d: web_sys::CanvasRenderingContext2d,
+    /// The demo's renderer, built the first time a frame is drawn.
+    renderer: RefCell<Option<Renderer>>,
+}
+
+thread_local! {
+    /// The latest run's number: a replay stops once another run has started.
+    static LATEST: Cell<u64> = const { Cell::new(0) };
+    /// The contexts opened so far, one per backend at most.
+    static GPUS: RefCell<Vec<Rc<Gpu>>> = const { RefCell::new(Vec::new()) };
+    /// How many contexts this page has created (the result reports it: a warm page creates
+    /// one per backend, whatever the number of runs).
+    static CONTEXTS: Cell<usize> = const { Cell::new(0) };
+    /// Whether the browser has WebGPU, asked once (backend=auto).
+    static HAS_WEBGPU: Cell<Option<bool>> = const { Cell::new(None) };
+    /// The f64 reference of the last inputs: (A, B, A·B). The same inputs again (the same seed
+    /// and shape, or the same pasted matrices) are not multiplied on the CPU again.
+    static REFERENCE: RefCell<Option<(Matrix, Matrix, Rc<Vec<f64>>)>> = const { RefCell::new(None) };
+    /// C of the last run that produced one, for the download links.
+    static LAST_C: RefCell<Option<Matrix>> = const { RefCell::new(None) };
+    /// Runs and replays under way: WebGL2's context is polled while this is not 0.
+    static BUSY: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Counts a run or a replay as under way while it lives.
+struct Busy;
+
+impl Busy {
+    fn new() -> Self {
+        BUSY.with(|b| b.set(b.get() + 1));
+        Busy
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        BUSY.with(|b| b.set(b.get().saturating_sub(1)));
+    }
 }
 
 /// The adapter's description from `navigator.gpu` (wgpu's WebGPU backend leaves the name empty;
@@ -400,26 +552,42 @@ async fn webgpu_adapter_name() -> String {
     }
 }
 
-async fn open(req: &Request, page: &Page) -> Result<Gpu> {
-    let visible = page.fresh_canvas()?;
-    let canvas2d: web_sys::CanvasRenderingContext2d = visible
-        .get_context("2d")
-        .ok()
-        .flatten()
-        .and_then(|c| c.dyn_into().ok())
-        .ok_or_else(|| Error::Invalid("the page's canvas gave no 2D context".into()))?;
+/// The context of the backend `req` asks for: the page's own if it has one, else opened now
+/// (and kept). Also says whether it was opened by this call.
+async fn gpu_for(req: &Request, page: &Page) -> Result<(Rc<Gpu>, bool)> {
     let webgpu = match req.backend {
         Backend::WebGl2 => false,
-        Backend::WebGpu => {
-            if !webgpu_available().await {
+        Backend::WebGpu | Backend::Auto => {
+            let has = match HAS_WEBGPU.with(|h| h.get()) {
+                Some(h) => h,
+                None => {
+                    let h = webgpu_available().await;
+                    HAS_WEBGPU.with(|c| c.set(Some(h)));
+                    h
+                }
+            };
+            if req.backend == Backend::WebGpu && !has {
                 return Err(Error::Invalid(
                     "this browser offers no WebGPU adapter (backend=webgpu); drop the backend parameter to fall back to WebGL2".into(),
                 ));
             }
-            true
+            has
         }
-        Backend::Auto => webgpu_available().await,
     };
+    let name = if webgpu { "webgpu" } else { "webgl2" };
+    if let Some(g) = GPUS.with(|g| g.borrow().iter().find(|g| g.backend == name).cloned()) {
+        return Ok((g, false));
+    }
+    let g = Rc::new(open(webgpu, page).await?);
+    GPUS.with(|gs| gs.borrow_mut().push(g.clone()));
+    CONTEXTS.with(|c| c.set(c.get() + 1));
+    if !webgpu {
+        keep_polling(g.ctx.clone());
+    }
+    Ok((g, true))
+}
+
+async fn open(webgpu: bool, page: &Page) -> Result<Gpu> {
     let backends = if webgpu {
         wgpu::Backends::BROWSER_WEBGPU
     } else {
@@ -430,7 +598,7 @@ async fn open(req: &Request, page: &Page) -> Result<Gpu> {
         ..wgpu::InstanceDescriptor::new_without_display_handle()
     });
     // WebGL2: wgpu's GL adapter comes from a canvas's WebGL2 context; an off-page canvas of its
-    // own, since frames reach the page as images (see `Canvas::draw`).
+    // own, since frames reach the page as images (see `frame::Screen`).
     let surface = if webgpu {
         None
     } else {
@@ -457,49 +625,38 @@ async fn open(req: &Request, page: &Page) -> Result<Gpu> {
         _surface: surface,
         backend: if webgpu { "webgpu" } else { "webgl2" },
         adapter,
-        canvas2d,
+        renderer: RefCell::new(None),
     })
 }
 
-/// Draws the demo's frames on the canvas and keeps the passes for the replay.
-struct Canvas {
-    /// The context and, on WebGL2, the surface its adapter came from, kept for the replay.
-    _gpu: Rc<Gpu>,
-    screen: frame::Screen,
-    renderer: Renderer,
-    /// The problem as `rendermm demo` shows it: inputs, their textures, colour scales.
-    scene: Scene,
-    page: Page,
-    req: Request,
-    /// Which run this is (a newer run stops this one's replay).
-    id: u64,
+/// Poll the device while the page uses it on WebGL2: wgpu's GL backend completes its callbacks
+/// (work done, buffers mapped) only when polled; WebGPU's browser does it itself. Polls every
+/// 2 ms while a run, a replay or a frame is under way, and checks every 20 ms otherwise.
+fn keep_polling(ctx: Rc<GpuContext>) {
+    wasm_bindgen_futures::spawn_local(async move {
+        loop {
+            if BUSY.with(|b| b.get()) > 0 || frame::pending() > 0 {
+                let _ = ctx.device.poll(wgpu::PollType::Poll);
+                sleep(2).await;
+            } else {
+                sleep(20).await;
+            }
+        }
+    });
+}
+
+/// Keeps the passes for the replay while the method runs: a GPU copy of the running sum after
+/// each kept pass, nothing read back and nothing drawn (the replay draws them afterwards).
+struct Capture {
+    kind: Kind,
     /// (pass, running sums after it: [the one it wrote, the one before]).
     snapshots: Vec<(usize, [wgpu::Texture; 2])>,
     /// The running sum after the last pass seen (what the next pass of a ping-pong method reads).
     last: Option<wgpu::Texture>,
     passes: usize,
-    /// The bottom line of the last frame once the run is checked.
-    status: Option<String>,
 }
 
-impl Canvas {
-    /// Draw pass `pass` of `passes`: `sums` holds the running sum after it and the one before.
-    fn draw(&mut self, pass: usize, passes: usize, sums: &[wgpu::Texture; 2]) -> Result<()> {
-        // The written sum in the slot the demo shows it in; the one the pass read in the other.
-        let slot = self.scene.settings.kind.shown_slot(pass);
-        let mut shown = [&sums[1], &sums[1]];
-        shown[slot] = &sums[0];
-        let mut frame = self.scene.frame(shown, pass, passes);
-        if pass >= passes {
-            frame.status = self.status.clone();
-        }
-        self.screen.show(&mut self.renderer, &frame)?;
-        self.page.mark(pass, passes);
-        Ok(())
-    }
-}
-
-impl Observer for Canvas {
+impl Observer for Capture {
     fn after_pass(
         &mut self,
         ctx: &GpuContext,
@@ -508,45 +665,30 @@ impl Observer for Canvas {
         acc: &MatrixTexture,
     ) -> Result<()> {
         self.passes = passes;
-        let snap = frame::snapshot_texture(ctx, acc)?;
-        let before = match self.last.take() {
-            Some(t) => t,
-            None => frame::blank_like(ctx, acc)?,
-        };
-        let sums = [snap.clone(), before];
-        // Live frames are dropped while the page is still taking earlier ones (a long run on a
-        // slow GPU would otherwise pile up readbacks); the last pass is always drawn after the run.
-        if self.screen.pending.get() < 3 {
-            self.draw(pass, passes, &sums)?;
-        }
         // Keep every pass up to MAX_SNAPSHOTS (and SNAPSHOT_BYTES of GPU memory, two sums a pass
         // for a ping-pong method), else an even spread, the first and the last.
-        let per_pass = if self.scene.settings.kind.ping_pong() {
-            2
-        } else {
-            1
-        };
+        let per_pass = if self.kind.ping_pong() { 2 } else { 1 };
         let bytes = (acc.rows * acc.cols) as u64 * acc.bytes_per_texel() as u64 * per_pass;
         let room = (SNAPSHOT_BYTES / bytes.max(1)).clamp(2, MAX_SNAPSHOTS as u64) as usize;
         let every = passes.div_ceil(room).max(1);
-        if pass.is_multiple_of(every) || pass == passes || pass == 1 {
-            self.snapshots.push((pass, sums));
+        let keep = pass.is_multiple_of(every) || pass == passes || pass == 1;
+        // A frame shows the sum the pass read too: the one after the pass before a kept one.
+        let before_kept = (pass + 1).is_multiple_of(every) || pass + 1 == passes;
+        if !keep && !before_kept {
+            self.last = None;
+            return Ok(());
+        }
+        let snap = frame::snapshot_texture(ctx, acc)?;
+        if keep {
+            let before = match self.last.take() {
+                Some(t) => t,
+                None => frame::blank_like(ctx, acc)?,
+            };
+            self.snapshots.push((pass, [snap.clone(), before]));
         }
         self.last = Some(snap);
         Ok(())
     }
-}
-
-/// Poll the device while the page uses it on WebGL2: wgpu's GL backend completes its callbacks
-/// (work done, buffers mapped) only when polled; WebGPU's browser does it itself. Stops when
-/// the run and its replay have let go of the context.
-fn keep_polling(ctx: Rc<GpuContext>) {
-    wasm_bindgen_futures::spawn_local(async move {
-        while Rc::strong_count(&ctx) > 1 {
-            let _ = ctx.device.poll(wgpu::PollType::Poll);
-            sleep(2).await;
-        }
-    });
 }
 
 /// The demo's settings for a request: lm, hall or packed for the methods watched pass by
@@ -571,11 +713,6 @@ fn block_for(req: &Request) -> Option<u32> {
     }
 }
 
-thread_local! {
-    /// The latest run's number: a replay stops once another run has started.
-    static LATEST: Cell<u64> = const { Cell::new(0) };
-}
-
 /// Mark the canvas with where the demo is: running, replay, held, done.
 fn canvas_state(page: &Page, state: &str) {
     if let Some(c) = page.document.get_element_by_id("demo") {
@@ -583,12 +720,36 @@ fn canvas_state(page: &Page, state: &str) {
     }
 }
 
+/// Milliseconds since `t`.
+fn ms_since(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1e3
+}
+
+/// The f64 reference of A·B: the cached one when A and B are the last run's, else computed now
+/// (and cached). Also says whether it was cached.
+fn reference_of(a: &Matrix, b: &Matrix) -> (Rc<Vec<f64>>, bool) {
+    let same = |x: &Matrix, y: &Matrix| x.rows == y.rows && x.cols == y.cols && x.data == y.data;
+    if let Some(r) = REFERENCE.with(|r| {
+        r.borrow()
+            .as_ref()
+            .filter(|(ca, cb, _)| same(ca, a) && same(cb, b))
+            .map(|(_, _, r)| r.clone())
+    }) {
+        return (r, true);
+    }
+    let r = Rc::new(cpu::reference_f64(a, b));
+    REFERENCE.with(|c| *c.borrow_mut() = Some((a.clone(), b.clone(), r.clone())));
+    (r, false)
+}
+
 async fn run_request(req: &Request, page: &Page) -> Result<Value> {
+    let started = Instant::now();
     let id = LATEST.with(|l| {
         l.set(l.get() + 1);
         l.get()
     });
-    let gpu = Rc::new(open(req, page).await?);
+    let (gpu, opened) = gpu_for(req, page).await?;
+    let context_ms = if opened { ms_since(started) } else { 0.0 };
     canvas_state(page, "running");
     let ctx = gpu.ctx.clone();
     let (m, k, n) = (req.m, req.k, req.n);
@@ -607,47 +768,37 @@ async fn run_request(req: &Request, page: &Page) -> Result<Value> {
             req.method
         )));
     }
-    // Inputs as `rendermm multiply --random MxKxN --seed S` draws them: in [0, 1) for u8.
-    let inputs = Inputs::draw(m, k, n, req.seed, req.precision);
-    let (a, b) = (inputs.a.clone(), inputs.b.clone());
-    let reference = cpu::reference_f64(&a, &b);
-    let product = Matrix {
-        rows: m,
-        cols: n,
-        data: reference.iter().map(|&v| v as f32).collect(),
+    // Inputs as `rendermm multiply --random MxKxN --seed S` draws them, or as given (mapped into
+    // [0, 1] for u8 where they leave it, as the CLI's --normalize does, with a note saying so).
+    let (names, seed) = match &req.given {
+        Some((_, _, names)) => (names.clone(), None),
+        None => (format!("seed {}", req.seed), Some(req.seed)),
     };
-    let scene = Scene::build(
-        &ctx,
-        &settings_for(req),
-        &inputs,
-        req.precision,
-        Some(&product),
-    )?;
-    let mut canvas = Canvas {
-        _gpu: gpu.clone(),
-        screen: frame::Screen {
-            ctx: ctx.clone(),
-            canvas2d: gpu.canvas2d.clone(),
-            size: CANVAS,
-            pending: Rc::new(Cell::new(0)),
+    let (a0, b0) = match &req.given {
+        Some((a, b, _)) => (a.clone(), b.clone()),
+        None => draw_like_the_cli(m, k, n, req.seed, req.precision),
+    };
+    let inputs = Inputs {
+        a: a0,
+        b: b0,
+        source: Source::Files {
+            a: names.clone(),
+            b: names,
         },
-        renderer: Renderer::new(&ctx)?,
-        scene,
-        page: page.clone(),
-        req: req.clone(),
-        id,
+    };
+    let (a, b, input_notes) = inputs.for_precision(req.precision)?;
+    let pipelines_before = ctx.pipelines.built();
+    let mut capture = Capture {
+        kind: Kind::of(req.method),
         snapshots: vec![],
         last: None,
         passes: 0,
-        status: None,
     };
     page.status(&format!(
         "running {} on {} ({})…",
         req.method, gpu.adapter, gpu.backend
     ));
-    if gpu.backend == "webgl2" {
-        keep_polling(ctx.clone());
-    }
+    let method_started = Instant::now();
     let out = {
         let opts = Options {
             precision: req.precision,
@@ -655,32 +806,33 @@ async fn run_request(req: &Request, page: &Page) -> Result<Value> {
             ..Default::default()
         };
         let mut request = plan::Request::new(req.method, &a, &b).options(opts);
-        // The methods with one accumulation texture are watched pass by pass (the demos lm,
-        // hall and packed); frag-mrt (C spread over several attachments) and the compute era
-        // show their result.
-        if !matches!(Kind::of(req.method), Kind::Result(_)) {
-            request = request.observed(&mut canvas);
+        // The passes are kept only for a replay (lm, hall and packed are watched pass by pass;
+        // frag-mrt, C spread over several attachments, and the compute era show their result).
+        // Without one the run is the plain multiply.
+        if req.replays() && !matches!(capture.kind, Kind::Result(_)) {
+            request = request.observed(&mut capture);
         }
         plan::multiply_async(&ctx, request).await?
     };
+    let method_ms = ms_since(method_started);
+    let pipelines_built = ctx.pipelines.built();
     let used = out.precision();
-    // Methods not watched pass by pass (frag-mrt, the compute era) show their result.
-    if canvas.snapshots.is_empty() {
-        let c = MatrixTexture::upload(&ctx, "page C", &out.c, ScalarFormat::R32Float)?;
-        canvas.passes = out.passes.max(1);
-        canvas
-            .snapshots
-            .push((canvas.passes, [c.texture.clone(), c.texture]));
-    }
-    let stats = check::compare(&out.c, &reference);
-    // Judged by the model of the pipeline that ran (the precision it used, its block size).
-    let verdict = out.verdict(&a, &b);
-    canvas.status = Some(done_line(&verdict));
+    let reference_started = Instant::now();
+    let (reference, reference_cached) = reference_of(&a, &b);
+    let reference_ms = ms_since(reference_started);
+    let check_started = Instant::now();
+    // Judged by the model of the pipeline that ran (the precision it used, its block size),
+    // against the reference computed once for these inputs.
+    let verdict = check::judge_against(out.arith, &a, &b, &out.c, &reference);
+    let check_ms = ms_since(check_started);
+    let stats = &verdict.stats;
+    let t = &out.timings;
     let mut result = json!({
         "method": req.method.name(),
         "m": m,
         "k": k,
         "n": n,
+        "inputs": if seed.is_some() { "seed" } else { "given" },
         "backend": gpu.backend,
         "adapter": gpu.adapter,
         "passes": out.passes,
@@ -691,7 +843,34 @@ async fn run_request(req: &Request, page: &Page) -> Result<Value> {
         "kernel": out.kernel,
         "held": verdict.held,
         "tolerance": verdict.tolerance,
+        // A warm page: one context per backend, and pipelines built once per kind.
+        "contexts_created": CONTEXTS.with(|c| c.get()),
+        "context_reused": !opened,
+        "pipelines_built": pipelines_built,
+        "pipelines_built_by_this_run": pipelines_built - pipelines_before,
+        "reference_cached": reference_cached,
+        // Milliseconds. setup, upload, compute, copy and readback are the method's own phases
+        // (`multiply --json`'s timings); device is the compute phase's GPU time where the adapter
+        // has timestamp queries (null elsewhere, and compute is the wall clock); context is
+        // opening the device (0 once warm); method is the multiply call's wall time; reference
+        // and check are the CPU's f64 product and the judge; total is the run up to this result.
+        "times": {
+            "context_ms": context_ms,
+            "setup_ms": t.setup_ms,
+            "upload_ms": t.upload_ms,
+            "compute_ms": t.compute_ms,
+            "device_ms": t.device_ms,
+            "copy_ms": t.copy_ms,
+            "readback_ms": t.readback_ms,
+            "method_ms": method_ms,
+            "reference_ms": reference_ms,
+            "check_ms": check_ms,
+            "total_ms": ms_since(started),
+        },
     });
+    if let Some(s) = seed {
+        result["seed"] = json!(s);
+    }
     // u8: how much of C saturated or rounded to 0 (names as in `multiply --json`), so a reader
     // of the result can tell a run that checked the 8-bit rounding from one that checked nothing.
     if let Some(share) = verdict.saturated_share {
@@ -716,51 +895,155 @@ async fn run_request(req: &Request, page: &Page) -> Result<Value> {
         if verdict.passed { "passed" } else { "FAILED" },
         verdict.tolerance
     )];
+    lines.push(format!(
+        "times: {}setup {:.1} ms, upload {:.1} ms, compute {:.1} ms{}, readback {:.1} ms; {:.1} ms in all{}",
+        if opened {
+            format!("opening the device {context_ms:.0} ms, ")
+        } else {
+            String::new()
+        },
+        t.setup_ms,
+        t.upload_ms,
+        t.compute_ms,
+        t.device_ms
+            .map(|d| format!(" ({d:.2} ms on the GPU)"))
+            .unwrap_or_default(),
+        t.readback_ms,
+        ms_since(started),
+        if reference_cached {
+            " (the CPU reference of these inputs was at hand)"
+        } else {
+            ""
+        }
+    ));
+    lines.extend(input_notes.iter().map(|n| format!("note: {n}")));
     lines.extend(out.notes.iter().map(|n| format!("note: {n}")));
     page.status(&lines.join("\n"));
-    // The last pass, then the replay in a task of its own: the result is published now.
-    if let Some((p, sums)) = canvas.snapshots.last().cloned() {
-        canvas.draw(p, canvas.passes, &sums)?;
-    }
-    if req.pace > 0 || req.hold.is_some() {
-        canvas_state(page, "replay");
-        wasm_bindgen_futures::spawn_local(replay(canvas));
-    } else {
-        canvas_state(page, "done");
-    }
+    LAST_C.with(|c| *c.borrow_mut() = Some(out.c.clone()));
+    // The frame, then the replay, in a task of their own: the result is published now.
+    canvas_state(page, if req.replays() { "replay" } else { "drawing" });
+    let show = Show {
+        gpu,
+        page: page.clone(),
+        req: req.clone(),
+        id,
+        inputs,
+        reference,
+        c: out.c,
+        passes: out.passes.max(1),
+        capture,
+        status: done_line(&verdict),
+    };
+    wasm_bindgen_futures::spawn_local(async move {
+        let page = show.page.clone();
+        let current = show.id == LATEST.with(|l| l.get());
+        if let Err(e) = show.run().await
+            && current
+        {
+            page.status(&format!(
+                "the run passed its check, but its frame could not be drawn: {}",
+                sentence(&e)
+            ));
+        }
+    });
     Ok(result)
 }
 
-/// Show the kept passes again, `pace` ms each, stopping at pass `hold` if given.
-async fn replay(mut canvas: Canvas) {
-    let (pace, hold) = (canvas.req.pace, canvas.req.hold);
-    let id = canvas.id;
-    let current = || LATEST.with(|l| l.get()) == id;
-    let snapshots = std::mem::take(&mut canvas.snapshots);
-    for (p, sums) in &snapshots {
-        if !current() || hold.is_some_and(|h| *p > h) {
-            break;
+/// What the canvas shows of a finished run: its last pass (or its result), then the replay.
+struct Show {
+    gpu: Rc<Gpu>,
+    page: Page,
+    req: Request,
+    id: u64,
+    inputs: Inputs,
+    reference: Rc<Vec<f64>>,
+    c: Matrix,
+    passes: usize,
+    capture: Capture,
+    status: String,
+}
+
+impl Show {
+    async fn run(mut self) -> Result<()> {
+        let _busy = Busy::new();
+        let current = |id: u64| LATEST.with(|l| l.get()) == id;
+        let ctx = self.gpu.ctx.clone();
+        let product = Matrix {
+            rows: self.req.m,
+            cols: self.req.n,
+            data: self.reference.iter().map(|&v| v as f32).collect(),
+        };
+        let scene = Scene::build(
+            &ctx,
+            &settings_for(&self.req),
+            &self.inputs,
+            self.req.precision,
+            Some(&product),
+        )?;
+        let screen = frame::Screen {
+            ctx: ctx.clone(),
+            canvas2d: self.page.canvas2d()?,
+            size: CANVAS,
+        };
+        let mut snapshots = std::mem::take(&mut self.capture.snapshots);
+        let passes = if snapshots.is_empty() {
+            // Not watched pass by pass (no replay, or frag-mrt and the compute era): C itself.
+            let c = MatrixTexture::upload(&ctx, "page C", &self.c, ScalarFormat::R32Float)?;
+            snapshots.push((self.passes, [c.texture.clone(), c.texture]));
+            self.passes
+        } else {
+            self.capture.passes
+        };
+        let draw = |p: usize, sums: &[wgpu::Texture; 2]| -> Result<()> {
+            let slot = scene.settings.kind.shown_slot(p);
+            let mut shown = [&sums[1], &sums[1]];
+            shown[slot] = &sums[0];
+            let mut frame = scene.frame(shown, p, passes);
+            if p >= passes {
+                frame.status = Some(self.status.clone());
+            }
+            let mut renderer = self.gpu.renderer.borrow_mut();
+            if renderer.is_none() {
+                *renderer = Some(Renderer::new(&ctx)?);
+            }
+            let r = renderer.as_mut().expect("built above");
+            screen.show(r, &frame)?;
+            self.page.mark(p, passes);
+            Ok(())
+        };
+        if !self.req.replays() {
+            if let Some((p, sums)) = snapshots.last() {
+                draw(*p, sums)?;
+            }
+            canvas_state(&self.page, "done");
+            return Ok(());
         }
-        if canvas.draw(*p, canvas.passes, sums).is_err() {
-            return;
-        }
-        if hold == Some(*p) {
-            // Let the frame reach the page before saying so.
-            for _ in 0..500 {
-                if canvas.screen.pending.get() == 0 {
-                    break;
+        // The replay: the kept passes, `pace` ms each, stopping at pass `hold` if given.
+        let (pace, hold) = (self.req.pace, self.req.hold);
+        for (p, sums) in &snapshots {
+            if !current(self.id) || hold.is_some_and(|h| *p > h) {
+                break;
+            }
+            draw(*p, sums)?;
+            if hold == Some(*p) {
+                // Let the frame reach the page before saying so.
+                for _ in 0..500 {
+                    if frame::pending() == 0 {
+                        break;
+                    }
+                    sleep(10).await;
                 }
-                sleep(10).await;
+                sleep(50).await;
+                if current(self.id) {
+                    canvas_state(&self.page, "held");
+                }
+                return Ok(());
             }
-            sleep(50).await;
-            if current() {
-                canvas_state(&canvas.page, "held");
-            }
-            return;
+            sleep(pace.max(16)).await;
         }
-        sleep(pace.max(16)).await;
-    }
-    if current() {
-        canvas_state(&canvas.page, "done");
+        if current(self.id) {
+            canvas_state(&self.page, "done");
+        }
+        Ok(())
     }
 }

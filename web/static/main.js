@@ -1,7 +1,7 @@
 // The page's loader: loads the wasm build of rendermm, fills the form from the URL, runs, and
 // writes the one JSON object to <pre id="result">. Everything that computes, draws or checks is
 // Rust (web/src/lib.rs); this file only moves strings between the page and it.
-import init, { catalogue, run } from "./rendermm_web.js";
+import init, { catalogue, run, c_npy, c_csv, seeded_inputs, idle } from "./rendermm_web.js";
 
 // The course is the book the page is built into (web/site.sh): the page sits in the site's web/,
 // each chapter at the site's root as NAME.html. The catalogue names a chapter by its Markdown
@@ -27,6 +27,9 @@ const result = document.getElementById("result");
 const status = document.getElementById("status");
 const form = document.getElementById("form");
 const timeLine = document.getElementById("time");
+const download = document.getElementById("download");
+// A dropped file per box ({name, bytes}); pasted text is the box's value.
+const dropped = { a: null, b: null };
 let finished = false;
 // The methods by name, from the catalogue: which take a precision, which a block size b.
 const methodInfo = new Map();
@@ -57,7 +60,54 @@ function paramsFromForm() {
     // A field hidden for the chosen method (precision, b) is not sent.
     if (el && el.value !== "" && !(el.closest("label") || {}).hidden) p.set(f, el.value);
   }
+  // Your own A and B: a dropped file's bytes (named, so its extension picks the reader), else the
+  // pasted text (CSV, or Matrix Market). The Rust side reads them and says what is wrong.
+  for (const key of ["a", "b"]) {
+    const box = document.getElementById("matrix-" + key);
+    if (dropped[key] && box.value === droppedLabel(dropped[key])) {
+      p.set("matrix_" + key, dropped[key].bytes);
+      p.set(`matrix_${key}_name`, dropped[key].name);
+    } else if (box.value.trim() !== "") {
+      p.set("matrix_" + key, box.value);
+    }
+  }
   return p;
+}
+
+function droppedLabel(f) {
+  return `(dropped file ${f.name}, ${f.bytes.length} bytes)`;
+}
+
+// A file dropped on a box is read as bytes and named in the box; typing replaces it.
+for (const key of ["a", "b"]) {
+  const box = document.getElementById("matrix-" + key);
+  box.addEventListener("dragover", (ev) => { ev.preventDefault(); box.classList.add("dragover"); });
+  box.addEventListener("dragleave", () => box.classList.remove("dragover"));
+  box.addEventListener("drop", async (ev) => {
+    ev.preventDefault();
+    box.classList.remove("dragover");
+    const file = ev.dataTransfer && ev.dataTransfer.files[0];
+    if (!file) return;
+    dropped[key] = { name: file.name, bytes: new Uint8Array(await file.arrayBuffer()) };
+    box.value = droppedLabel(dropped[key]);
+    box.dispatchEvent(new Event("dropped"));
+  });
+}
+
+// Links to C of the last run, as .npy and as .csv.
+function offerDownloads() {
+  download.textContent = "";
+  const links = [["C.npy", new Blob([c_npy()], { type: "application/octet-stream" })],
+                 ["C.csv", new Blob([c_csv()], { type: "text/csv" })]];
+  download.append("download C: ");
+  for (const [name, blob] of links) {
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(blob);
+    a.download = name;
+    a.id = "download-" + name.split(".")[1];
+    a.textContent = name;
+    download.append(a, " ");
+  }
 }
 
 async function go(params) {
@@ -66,6 +116,8 @@ async function go(params) {
   status.classList.remove("error");
   document.getElementById("run").disabled = true;
   timeLine.textContent = "";
+  for (const a of download.querySelectorAll("a")) URL.revokeObjectURL(a.href);
+  download.textContent = "";
   try {
     // Wall time in the page, from the call to the checked result: it includes compiling the
     // shaders, uploading the inputs and reading C back, on whatever adapter the browser gave.
@@ -74,9 +126,16 @@ async function go(params) {
     const ms = performance.now() - t0;
     const obj = JSON.parse(text);
     if (!obj.error) {
-      timeLine.textContent = `time: ${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms in this page, `
-        + `from the call to the checked result (shader compilation, upload and readback included; `
-        + `adapter: ${obj.adapter || "?"}, ${obj.backend || "?"})`;
+      const t = obj.times || {};
+      const f = (v) => v === null || v === undefined ? "?" : v < 10 ? v.toFixed(1) : Math.round(v);
+      timeLine.textContent = `time: ${f(ms)} ms in this page, from the call to the checked result: `
+        + (t.context_ms > 0 ? `opening the device ${f(t.context_ms)} ms, ` : "")
+        + `setup ${f(t.setup_ms)}, upload ${f(t.upload_ms)}, compute ${f(t.compute_ms)}`
+        + (t.device_ms !== null && t.device_ms !== undefined ? ` (GPU ${f(t.device_ms)})` : "")
+        + `, readback ${f(t.readback_ms)}, CPU reference ${obj.reference_cached ? "at hand" : f(t.reference_ms)} ms `
+        + `(adapter: ${obj.adapter || "?"}, ${obj.backend || "?"}; ${obj.pipelines_built_by_this_run} pipelines built)`;
+      obj.page_ms = ms;
+      offerDownloads();
     }
     finish(obj);
   } catch (e) {
@@ -153,5 +212,8 @@ function showFields() {
   document.getElementById("precision-field").hidden = !!m && m.precision === false;
   document.getElementById("b-field").hidden = !!m && !m.name.startsWith("hall-");
 }
+
+// For the benchmark and the tests: the page's run, its inputs for a seed, and whether it is idle.
+window.rendermm = { run, seeded_inputs, idle, c_npy };
 
 main();

@@ -1,5 +1,5 @@
 # Sourced by web/tests/run.sh and run_site.sh from the repository root: installs what the browser
-# tests need when it is missing (Chromium and chromedriver from Debian, selenium from PyPI,
+# tests need when it is missing (Chromium and chromedriver from Debian, selenium and numpy from PyPI,
 # lavapipe for WebGPU without a GPU).
 need_apt=()
 command -v chromium >/dev/null || need_apt+=(chromium)
@@ -19,3 +19,8 @@ if ! python3 -c "import selenium" 2>/dev/null; then
   python3 -m pip install -q selenium 2>/dev/null || python3 -m pip install -q --break-system-packages selenium
 fi
 
+# numpy: the tests compare the page's C with numpy's product and read the .npy it offers.
+if ! python3 -c "import numpy" 2>/dev/null; then
+  echo "run.sh: installing numpy" >&2
+  python3 -m pip install -q numpy 2>/dev/null || python3 -m pip install -q --break-system-packages numpy
+fi

@@ -29,20 +29,26 @@ Frames that differ are written beside the reference as NAME-actual.png and NAME-
 """
 
 import argparse
+import base64
+import io
 import json
 import os
+import shutil
 import struct
+import subprocess
 import sys
 import tempfile
 import time
 import zlib
 
+import numpy as np
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
 REFERENCES = os.path.join(HERE, "reference")
 
 FLAGS = [
@@ -168,6 +174,69 @@ class Page:
             time.sleep(0.1)
         raise AssertionError(f"#result still pending after {timeout} s for {q}")
 
+    def wait_result(self, timeout=120):
+        end = time.time() + timeout
+        while time.time() < end:
+            text = self.driver.find_element(By.ID, "result").get_attribute("textContent").strip()
+            if text and text != "pending":
+                return json.loads(text)
+            time.sleep(0.1)
+        raise AssertionError(f"#result still pending after {timeout} s")
+
+    def submit(self, fields, a=None, b=None, timeout=120):
+        """On the page as it is (no reload: its context and caches stay), fill the form and the
+        own-matrices boxes (None leaves a box as it is) and press Run; the JSON of #result."""
+        self.driver.execute_script("""
+            const [fields, a, b] = arguments;
+            const form = document.getElementById('form');
+            for (const [k, v] of Object.entries(fields)) {
+              const el = form.elements[k];
+              if (el.tagName === 'SELECT' && ![...el.options].some(o => o.value === v)) {
+                const o = document.createElement('option'); o.value = v; o.textContent = v;
+                el.appendChild(o);
+              }
+              el.value = v;
+              el.dispatchEvent(new Event('change'));
+            }
+            if (a !== null) document.getElementById('matrix-a').value = a;
+            if (b !== null) document.getElementById('matrix-b').value = b;
+            document.getElementById('run').click();
+        """, fields, a, b)
+        return self.wait_result(timeout)
+
+    def drop(self, box, name, data):
+        """Drop a file named `name` holding `data` on the box `box` ("a" or "b"), as a reader
+        dragging it from their desktop does."""
+        self.driver.execute_script("""
+            const [id, name, b64] = arguments;
+            const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+            const dt = new DataTransfer();
+            dt.items.add(new File([bytes], name));
+            document.getElementById('matrix-' + id).dispatchEvent(
+              new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+        """, box, name, base64.b64encode(data).decode())
+        end = time.time() + 10
+        while time.time() < end:
+            if self.driver.find_element(By.ID, f"matrix-{box}").get_attribute("value").startswith("(dropped file"):
+                return
+            time.sleep(0.05)
+        raise AssertionError(f"the box {box} never took the dropped {name}")
+
+    def download(self, ext):
+        """The bytes behind the page's download link for C as .ext, and the file name it offers."""
+        link = self.driver.find_element(By.ID, f"download-{ext}")
+        data = self.driver.execute_async_script("""
+            const done = arguments[arguments.length - 1];
+            fetch(arguments[0]).then((r) => r.arrayBuffer()).then((buf) => {
+              const u = new Uint8Array(buf);
+              let s = '';
+              for (let i = 0; i < u.length; i += 8192) s += String.fromCharCode(...u.subarray(i, i + 8192));
+              done(btoa(s));
+            }, (e) => done(null));
+        """, link.get_attribute("href"))
+        assert data is not None, f"the {ext} link could not be fetched"
+        return base64.b64decode(data), link.get_attribute("download")
+
     def status(self):
         return self.driver.find_element(By.ID, "status").text
 
@@ -286,9 +355,12 @@ def test_bad_parameters(page, backend, res):
 
 FRAMES = [
     # (name, parameters, the pass to hold at). web/tests/reference/NAME.png is the native frame:
-    #   rendermm demo lm --random 24x17x9 --seed 3 --headless --frames /tmp/f
+    # The page's seed S draws what `rendermm multiply --random MxKxN --seed S` draws: A from
+    # 4S and B from 4S + 1, which `rendermm demo --seed` draws from 2S' and 2S' + 1, so the
+    # page's seed 3 is the demo's seed 6:
+    #   rendermm demo lm --random 24x17x9 --seed 6 --headless --frames /tmp/f
     #   cp /tmp/f/lm-0006.png web/tests/reference/lm-24x17x9-seed3-pass6.png
-    #   rendermm demo packed --random 24x17x9 --seed 3 --block 2 --headless --frames /tmp/f
+    #   rendermm demo packed --random 24x17x9 --seed 6 --block 2 --headless --frames /tmp/f
     #   cp /tmp/f/packed-0002.png web/tests/reference/hall-packed-24x17x9-seed3-pass2.png
     ("lm-24x17x9-seed3-pass6", {"method": "lm", "size": "24x17x9", "seed": "3"}, 6),
     ("hall-packed-24x17x9-seed3-pass2", {"method": "hall-packed", "size": "24x17x9", "seed": "3", "b": "2"}, 2),
@@ -358,6 +430,173 @@ def test_embed(page, res):
               len(hrefs) >= 5 and all(h.endswith(".html") and "/docs/" not in h for h in hrefs), str(hrefs))
 
 
+TIMES = ["context_ms", "setup_ms", "upload_ms", "compute_ms", "device_ms", "readback_ms",
+         "reference_ms", "check_ms", "total_ms"]
+
+
+def times_present(r):
+    """Whether the result carries every time the page promises: numbers (device_ms may be null
+    where the adapter has no timestamps), the total at least the sum of the method's phases."""
+    t = r.get("times")
+    if not isinstance(t, dict) or set(TIMES) - set(t):
+        return False
+    for k in TIMES:
+        if not (isinstance(t[k], (int, float)) and t[k] >= 0) and not (k == "device_ms" and t[k] is None):
+            return False
+    return t["total_ms"] >= t["setup_ms"] + t["upload_ms"] + t["compute_ms"] + t["readback_ms"] - 1e-6
+
+
+# A compute method keeps its pipelines in the context's cache; the render methods' pipelines
+# (lm, hall, frag-mrt) are checked for the reused context and CPU reference only.
+WARM = {"webgpu": [("cs-fast", True), ("hall-packed", False)], "webgl2": [("hall-packed", False)]}
+
+
+def test_warm(page, backend, res):
+    """Two products of one shape in a row on one page: the second opens no device (the page's
+    one context per backend), builds no compute pipeline, computes no CPU reference; a third
+    with another seed computes its own reference. Every result carries its times."""
+    for method, cached in WARM[backend]:
+        name = f"{backend} warm {method}"
+        params = {"method": method, "size": "33x40x21", "seed": "4", "backend": backend}
+        try:
+            first = page.open(params)
+            second = page.submit({**params, "pace": "0"})
+            third = page.submit({**params, "seed": "5", "pace": "0"})
+        except Exception as e:  # noqa: BLE001 - report and go on
+            res.check(name, False, f"no result: {e}")
+            continue
+        ok = (all(r.get("passed") is True for r in (first, second, third))
+              and first.get("contexts_created") == 1 and second.get("contexts_created") == 1
+              and third.get("contexts_created") == 1
+              and first.get("context_reused") is False and second.get("context_reused") is True
+              and second["times"]["context_ms"] == 0
+              and first.get("reference_cached") is False and second.get("reference_cached") is True
+              and third.get("reference_cached") is False
+              and all(times_present(r) for r in (first, second, third)))
+        if cached:
+            ok = ok and first.get("pipelines_built_by_this_run", 0) > 0 \
+                and second.get("pipelines_built_by_this_run") == 0 \
+                and third.get("pipelines_built_by_this_run") == 0
+        keys = ["contexts_created", "context_reused", "pipelines_built_by_this_run", "reference_cached"]
+        res.check(name, ok, " | ".join(
+            json.dumps({k: r.get(k) for k in keys + ["times", "passed"]}) for r in (first, second, third)))
+
+
+def csv_text(m):
+    return "\n".join(",".join(repr(float(v)) for v in row) for row in m) + "\n"
+
+
+def npy_bytes(m):
+    buf = io.BytesIO()
+    np.save(buf, m)
+    return buf.getvalue()
+
+
+def check_downloads(page, want, label, res):
+    """C offered as .npy and .csv equals `want` (numpy's product) to f32's accuracy, and the two
+    files hold the same f32 values."""
+    try:
+        npy, npy_name = page.download("npy")
+        csv, csv_name = page.download("csv")
+        c_npy = np.load(io.BytesIO(npy))
+        c_csv = np.loadtxt(io.StringIO(csv.decode()), delimiter=",", ndmin=2)
+    except Exception as e:  # noqa: BLE001
+        res.check(label, False, f"{type(e).__name__}: {e}")
+        return
+    ok = (npy_name == "C.npy" and csv_name == "C.csv" and c_npy.dtype == np.float32
+          and c_npy.shape == want.shape and c_csv.shape == want.shape
+          and np.allclose(c_npy, want, rtol=1e-5, atol=1e-5)
+          and np.array_equal(c_csv.astype(np.float32), c_npy))
+    res.check(label, ok, f"shape {c_npy.shape}, largest difference from numpy "
+              f"{np.max(np.abs(c_npy - want)) if c_npy.shape == want.shape else '?'}")
+
+
+def test_own_matrices(page, backend, res):
+    """A pasted CSV and a dropped .npy give numpy's product; the downloaded C (.npy and .csv)
+    equals it; a malformed paste is refused in a sentence naming the matrix."""
+    rng = np.random.default_rng(11)
+    a = rng.uniform(-2, 2, (6, 9)).astype(np.float32)
+    b = rng.uniform(-2, 2, (9, 5)).astype(np.float32)
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    page.open({"method": "lm", "size": "2x2x2", "backend": backend})
+    r = page.submit({"method": "hall-packed", "backend": backend, "pace": "0"}, csv_text(a), csv_text(b))
+    res.check(f"{backend} pasted CSV", r.get("passed") is True and r.get("inputs") == "given"
+              and (r.get("m"), r.get("k"), r.get("n")) == (6, 9, 5), json.dumps(r))
+    if r.get("passed"):
+        check_downloads(page, want, f"{backend} pasted CSV: downloaded C is numpy's product", res)
+    a2 = rng.uniform(-1, 1, (11, 4)).astype(np.float32)
+    b2 = rng.uniform(-1, 1, (4, 7))  # float64: read as the CLI reads float64 files
+    want2 = a2.astype(np.float64) @ b2.astype(np.float32).astype(np.float64)
+    page.drop("a", "left.npy", npy_bytes(a2))
+    page.drop("b", "right.npy", npy_bytes(b2))
+    r = page.submit({"method": "lm", "backend": backend, "pace": "0"})
+    res.check(f"{backend} dropped .npy", r.get("passed") is True and r.get("inputs") == "given"
+              and (r.get("m"), r.get("k"), r.get("n")) == (11, 4, 7), json.dumps(r))
+    if r.get("passed"):
+        check_downloads(page, want2, f"{backend} dropped .npy: downloaded C is numpy's product", res)
+    for a_text, b_text, needle in [("1,2\n3\n", "1\n2\n", "pasted A"), ("1,2\n3,4\n", "1,2,3\n", "B's rows"),
+                                   ("1,2\n3,4\n", "", "both")]:
+        r = page.submit({"method": "lm", "backend": backend, "pace": "0"}, a_text, b_text)
+        res.check(f"{backend} bad matrices {a_text!r} {b_text!r}",
+                  set(r) == {"error"} and needle in r["error"] and page.status().startswith("Error: "),
+                  r.get("error", json.dumps(r)))
+    # Back to the seed for the tests that follow on this page.
+    page.submit({"method": "lm", "size": "2x2x2", "backend": backend, "pace": "0"}, "", "")
+
+
+def rendermm_cli():
+    """The command that runs the CLI: $RENDERMM_BIN, else a built binary of this checkout, else
+    cargo run."""
+    if os.environ.get("RENDERMM_BIN"):
+        return [os.environ["RENDERMM_BIN"]]
+    for profile in ["debug", "release"]:
+        path = os.path.join(ROOT, "target", profile, "rendermm")
+        if os.path.exists(path):
+            return [path]
+    return ["cargo", "run", "--quiet", "--manifest-path", os.path.join(ROOT, "Cargo.toml"),
+            "--bin", "rendermm", "--"]
+
+
+def test_seed_matches_cli(page, backend, res):
+    """The page's seed draws what `rendermm multiply --random MxKxN --seed S` draws: its C for a
+    seed equals the CLI's C (--out .npy, the CPU's product) for that seed."""
+    for size, seed in [("7x13x5", "7"), ("20x3x9", "0")]:
+        label = f"{backend} seed {seed} {size} draws what the CLI draws"
+        r = page.open({"method": "lm", "size": size, "seed": seed, "backend": backend})
+        if not r.get("passed"):
+            res.check(label, False, json.dumps(r))
+            continue
+        out = os.path.join(tempfile.mkdtemp(prefix="rendermm-web-"), "c.npy")
+        cli = subprocess.run(rendermm_cli() + ["multiply", "--method", "cpu-naive", "--random", size,
+                                               "--seed", seed, "--out", out],
+                             capture_output=True, text=True, env={**os.environ, "XDG_RUNTIME_DIR": "/tmp"})
+        if cli.returncode != 0:
+            res.check(label, False, f"the CLI failed: {cli.stderr.strip()}")
+            continue
+        want = np.load(out)
+        shutil.rmtree(os.path.dirname(out), ignore_errors=True)
+        got = np.load(io.BytesIO(page.download("npy")[0]))
+        ok = got.shape == want.shape and np.allclose(got, want, rtol=1e-5, atol=1e-5)
+        res.check(label, ok, f"largest difference {np.max(np.abs(got - want)) if ok else got.shape}")
+
+
+# What Chromium logs when a page makes the GPU wait: wgpu's GL backend reading a buffer back that
+# was written again after its fence (a readback per pass did), or a synchronous ReadPixels.
+PERFORMANCE_WARNINGS = ["written, then fenced", "GPU stall", "performance warning"]
+
+
+def test_no_performance_warnings(driver, backend, res):
+    """The browser's log since the last call holds no GPU performance warning."""
+    try:
+        entries = driver.get_log("browser")
+    except Exception as e:  # noqa: BLE001
+        res.check(f"{backend} no GPU performance warnings", False, f"no browser log: {e}")
+        return
+    bad = [e["message"] for e in entries if any(w.lower() in e["message"].lower() for w in PERFORMANCE_WARNINGS)]
+    res.check(f"{backend} no GPU performance warnings", not bad,
+              f"{len(bad)} of {len(entries)} log lines, first: {bad[0][:300]}" if bad else f"{len(entries)} log lines")
+
+
 def make_driver():
     opts = Options()
     for f in FLAGS:
@@ -392,11 +631,16 @@ def main():
         for backend in ["webgpu", "webgl2"]:
             if args.only and backend != args.only:
                 continue
+            driver.get_log("browser")  # the log from here on is this backend's
+            test_warm(page, backend, res)
+            test_own_matrices(page, backend, res)
+            test_seed_matches_cli(page, backend, res)
             test_products(page, backend, res)
             test_precisions(page, backend, res)
             test_compute(page, backend, res)
             test_bad_parameters(page, backend, res)
             test_frames(page, backend, res, args.out, args.update_references)
+            test_no_performance_warnings(driver, backend, res)
         if not args.only:
             test_embed(page, res)
         # Without a backend parameter the page picks WebGPU where the browser has it.

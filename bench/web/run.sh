@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The page's methods beside TensorFlow.js in one headless Chromium session (bench/web/bench.py):
+# installs what is missing (Chromium, chromedriver, selenium as the browser tests do; tfjs at
+# the version package-lock.json pins, with `npm ci`), builds the page (skip with
+# RENDERMM_WEB_BUILT=1 when web/dist is fresh), serves the repository on 127.0.0.1 and prints
+# the table. Arguments go to bench.py (e.g. --sizes 64). Exit status: bench.py's (1 when a
+# product failed its check or a backend was missing; nothing is asserted about time).
+#   bench/web/run.sh                      n = 64, 128, 256, 512
+#   bench/web/run.sh --sizes 64           what CI runs, to keep it working
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+cd "$root"
+source web/tests/setup.sh
+if [[ ! -d bench/web/node_modules/@tensorflow/tfjs ]] || [[ bench/web/package-lock.json -nt bench/web/node_modules ]]; then
+  (cd bench/web && npm ci --no-audit --no-fund)
+fi
+if [[ "${RENDERMM_WEB_BUILT:-}" != 1 ]]; then web/build.sh; fi
+
+port="${RENDERMM_WEB_PORT:-8766}"
+export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
+python3 -m http.server "$port" --bind 127.0.0.1 --directory "$root" >/tmp/rendermm-bench-server.log 2>&1 &
+server=$!
+trap 'kill "$server" 2>/dev/null || true' EXIT
+for _ in $(seq 50); do
+  python3 - "$port" <<'PY' 2>/dev/null && break
+import sys, urllib.request
+urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/web/dist/index.html", timeout=1)
+PY
+  sleep 0.1
+done
+python3 bench/web/bench.py --url "http://127.0.0.1:$port/web/dist/index.html" \
+  --tfjs "http://127.0.0.1:$port/bench/web/node_modules/@tensorflow" "$@"
