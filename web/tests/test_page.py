@@ -15,6 +15,13 @@ Against the served page (web/tests/run.sh builds and serves it):
   - bad parameters give {"error": ...} and a readable message, never a blank page;
   - embed=1 (a chapter's frame) shows the method's controls, the passes, the check and the time,
     and no header or era list; the era list links to the book's chapters as HTML.
+  - a warm page: two products of one shape in a row on one page open one device, build no compute
+    pipeline the second time and find the CPU reference at hand; every result carries its times;
+  - your own matrices: a pasted CSV and a dropped .npy give numpy's product, and the downloaded
+    C.npy and C.csv equal it; malformed or unchained matrices are refused in a sentence;
+  - the seed draws what `rendermm multiply --random MxKxN --seed S` draws (C against the CLI's
+    --out .npy);
+  - no GPU performance warning in the browser's log (WebGL2's "written, then fenced").
 
   python3 web/tests/test_page.py --url http://127.0.0.1:8000/web/dist/index.html
   ... --only webgl2            one backend
