@@ -259,14 +259,20 @@ pub fn run(
     })
 }
 
+/// A row the adapter could not run, with the formats the method would have read and summed in
+/// (coop and frag-mrt-f16 read f16 and sum in f32 whatever the request's precision).
 fn skipped(method: Method, precision: Precision, n: usize, why: String) -> SweepRow {
+    let (inputs, sums) = match plan::arith(method, precision, &Options::default()) {
+        check::Arith::F16Inputs { .. } => (Precision::F16, Precision::F32),
+        _ => (precision, precision),
+    };
     SweepRow {
         method: method.name().into(),
         precision: precision.name().into(),
         ran: None,
         variant: None,
-        inputs: None,
-        sums: None,
+        inputs: Some(inputs.name().into()),
+        sums: Some(sums.name().into()),
         n,
         runs: 0,
         clock: Clock::WallClock,
@@ -510,7 +516,9 @@ pub fn table(s: &Sweep) -> String {
         if let Some(why) = &r.skipped {
             out.push_str(&format!(
                 "{:<22} {:>4} {:>6}  skipped: {why}\n",
-                r.method, r.precision, r.n
+                r.method,
+                r.formats(),
+                r.n
             ));
             continue;
         }
