@@ -189,10 +189,11 @@ impl Soak {
     pub fn render(&self) -> String {
         let mib = |b: Option<u64>| b.map_or("–".to_string(), |b| format!("{} MiB", b >> 20));
         let mut s = format!(
-            "soak: {} rounds of every GPU method at {n}x{n}x{n} on {}, each round the fastest of {REPEATS} repetitions\n{:<24} {:>11} {:>11} {:>7} {:>11} {:>7}  check\n",
+            "soak: {} rounds of every GPU method at {n}x{n}x{n} on {}, each round the fastest of {REPEATS} repetitions\n{:<26} {:>8} {:>11} {:>11} {:>7} {:>11} {:>7}  check\n",
             self.rounds,
             self.adapter,
             "method",
+            "in/sums",
             "first (ms)",
             "later (ms)",
             "ratio",
@@ -216,9 +217,14 @@ impl Soak {
                     if t.slowed() { "SLOWER" } else { "ok" }.to_string(),
                 ),
             };
+            let formats = r
+                .kernel
+                .as_ref()
+                .map_or("–".to_string(), |k| format!("{}/{}", k.inputs, k.sums));
             s.push_str(&format!(
-                "{:<24} {:>11.3} {:>11} {:>7} {:>11} {:>7}  {}\n",
+                "{:<26} {:>8} {:>11.3} {:>11} {:>7} {:>11} {:>7}  {}\n",
                 r.what_ran(),
+                formats,
                 r.compute_ms.first().copied().unwrap_or(f64::NAN),
                 later,
                 ratio,
