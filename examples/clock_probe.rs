@@ -47,12 +47,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut window = vec![];
         let mut mark = start.elapsed().as_secs_f64();
         while start.elapsed().as_secs_f64() < end {
-            let (out, reps) = rendermm::gpu::compute::with_timed_repeats(20, || {
-                plan::multiply(Some(&ctx), Method::CsFast, &a, &b, &mut Options::default())
-            });
-            out?;
+            let opts = plan::Options {
+                repeats: 20,
+                ..Default::default()
+            };
+            let out = plan::multiply(Some(&ctx), plan::Request::new(Method::CsFast, &a, &b).options(opts))?;
+            let reps = out.timings.repeats_ms;
             if phase == "compute + render pass" {
-                plan::multiply(Some(&ctx), Method::Lm, &sa, &sb, &mut Options::default())?;
+                plan::multiply(Some(&ctx), plan::Request::new(Method::Lm, &sa, &sb))?;
             }
             window.extend(reps);
             let now = start.elapsed().as_secs_f64();

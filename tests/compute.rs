@@ -52,7 +52,7 @@ fn check_method_on(method: Method, shapes: &[(usize, usize, usize)], seed: u64) 
     for (i, &(m, k, n)) in shapes.iter().enumerate() {
         let a = Matrix::random(m, k, seed + 2 * i as u64, -1.0, 1.0);
         let b = Matrix::random(k, n, seed + 2 * i as u64 + 1, -1.0, 1.0);
-        let result = plan::multiply(Some(ctx()), method, &a, &b, &mut Options::default());
+        let result = plan::multiply(Some(ctx()), plan::Request::new(method, &a, &b));
         let out = result.unwrap_or_else(|e| panic!("{method} {m}x{k}x{n}: {e}"));
         if !fits_one_workgroup(method, m, k, n) {
             // The single-workgroup kernel refuses, naming the sizes it accepts and the limit...
@@ -221,7 +221,7 @@ fn single_workgroup_cannon_and_dns_name_the_limit_and_the_sizes_they_accept() {
         let err = rendermm::plan::compute_plan(me, &ctx().limits, 65, 100, 37)
             .unwrap()
             .unwrap_err();
-        let out = plan::multiply(Some(ctx()), me, &a, &b, &mut Options::default()).unwrap();
+        let out = plan::multiply(Some(ctx()), plan::Request::new(me, &a, &b)).unwrap();
         assert!(
             out.notes[0].contains(&err.to_string()),
             "{me}: {:?}",
@@ -270,13 +270,7 @@ fn workgroup_and_buffer_limits_give_errors_naming_the_limit() {
     small.limits.max_compute_invocations_per_workgroup = 256;
     let a = Matrix::random(40, 40, 1, -1.0, 1.0);
     let b = Matrix::random(40, 40, 2, -1.0, 1.0);
-    let err = plan::multiply(
-        Some(&small),
-        Method::CsTiled32,
-        &a,
-        &b,
-        &mut Options::default(),
-    )
+    let err = plan::multiply(Some(&small), plan::Request::new(Method::CsTiled32, &a, &b))
     .unwrap_err();
     assert!(
         matches!(
@@ -294,13 +288,7 @@ fn workgroup_and_buffer_limits_give_errors_naming_the_limit() {
 
     small.limits.max_compute_invocations_per_workgroup = 1024;
     small.limits.max_compute_workgroup_storage_size = 4096;
-    let err = plan::multiply(
-        Some(&small),
-        Method::CsTiled32,
-        &a,
-        &b,
-        &mut Options::default(),
-    )
+    let err = plan::multiply(Some(&small), plan::Request::new(Method::CsTiled32, &a, &b))
     .unwrap_err();
     assert!(
         matches!(
@@ -319,7 +307,7 @@ fn workgroup_and_buffer_limits_give_errors_naming_the_limit() {
     // With --no-tile: without it the product is tiled into buffers that fit (tests/tiled.rs).
     let mut no_tile = Options::default();
     no_tile.tiling.no_tile = true;
-    let err = plan::multiply(Some(&small), Method::CsNaive, &a, &b, &mut no_tile).unwrap_err();
+    let err = plan::multiply(Some(&small), plan::Request::new(Method::CsNaive, &a, &b).options(no_tile.clone())).unwrap_err();
     assert!(
         matches!(
             err,
@@ -474,7 +462,7 @@ fn the_report_names_and_models_the_kernel_that_ran() {
         (Method::Cannon, Method::CannonTiled),
         (Method::Dns, Method::DnsTiled),
     ] {
-        let out = plan::multiply(Some(ctx()), asked, &a, &b, &mut Default::default()).unwrap();
+        let out = plan::multiply(Some(ctx()), plan::Request::new(asked, &a, &b)).unwrap();
         let r = rendermm::report::Report::of_run(
             Some(ctx()),
             asked,
@@ -494,7 +482,7 @@ fn the_report_names_and_models_the_kernel_that_ran() {
         Matrix::random(8, 8, 1, -1.0, 1.0),
         Matrix::random(8, 8, 2, -1.0, 1.0),
     );
-    let out = plan::multiply(Some(ctx()), Method::Cannon, &a, &b, &mut Default::default()).unwrap();
+    let out = plan::multiply(Some(ctx()), plan::Request::new(Method::Cannon, &a, &b)).unwrap();
     let r = rendermm::report::Report::of_run(
         Some(ctx()),
         Method::Cannon,

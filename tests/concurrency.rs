@@ -27,7 +27,7 @@ fn gpu_methods(ctx: &GpuContext) -> Vec<Method> {
         .filter(|m| m.is_gpu())
         .filter(|&m| {
             !matches!(
-                plan::multiply(Some(ctx), m, &a, &b, &mut Options::default()),
+                plan::multiply(Some(ctx), plan::Request::new(m, &a, &b)),
                 Err(Error::MissingFeature { .. })
             )
         })
@@ -38,7 +38,7 @@ fn gpu_methods(ctx: &GpuContext) -> Vec<Method> {
 fn run_checked(ctx: &GpuContext, method: Method, a: &Matrix, b: &Matrix) -> Result<(), String> {
     let mut opts = Options::default();
     let out =
-        plan::multiply(Some(ctx), method, a, b, &mut opts).map_err(|e| format!("{method}: {e}"))?;
+        plan::multiply(Some(ctx), plan::Request::new(method, a, b).options(opts.clone())).map_err(|e| format!("{method}: {e}"))?;
     let v = plan::verdict_for(method, &opts, a, b, &out.c);
     if v.passed {
         Ok(())

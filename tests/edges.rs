@@ -231,7 +231,7 @@ fn a_precision_refusal_says_truly_what_the_method_computes_in() {
             precision,
             ..Default::default()
         };
-        let e = plan::multiply(None, method, &a, &b, &mut opts)
+        let e = plan::multiply(None, plan::Request::new(method, &a, &b).options(opts.clone()))
             .unwrap_err()
             .to_string();
         // Refused before any GPU is asked for, and truthfully: frag-mrt and frag-mrt-f16 are

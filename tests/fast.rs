@@ -144,7 +144,7 @@ fn has_coop() -> bool {
 fn coop_is_refused_clearly_or_meets_its_f16_bound() {
     let (a, b) = inputs(65, 100, 37, 3);
     if !has_coop() {
-        let err = plan::multiply(Some(ctx()), Method::Coop, &a, &b, &mut Options::default())
+        let err = plan::multiply(Some(ctx()), plan::Request::new(Method::Coop, &a, &b))
             .expect_err("no cooperative matrices on this adapter");
         assert!(matches!(err, Error::MissingFeature { .. }), "{err}");
         let msg = err.to_string();
@@ -307,7 +307,7 @@ fn pooled_storage_buffers_never_carry_one_product_into_the_next() {
     .enumerate()
     {
         let (a, b) = inputs(m, k, n, 300 + 2 * i as u64);
-        let out = plan::multiply(Some(&ctx), method, &a, &b, &mut Options::default())
+        let out = plan::multiply(Some(&ctx), plan::Request::new(method, &a, &b))
             .unwrap_or_else(|e| panic!("{method:?}: {e}"));
         assert_close(
             &format!("{method:?} run {i}"),

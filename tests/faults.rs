@@ -76,7 +76,7 @@ fn device_destroyed_mid_run_gives_device_lost_and_never_a_wrong_result() {
                 let a = Matrix::random(96, 200, i as u64, -1.0, 1.0);
                 let b = Matrix::random(200, 80, i as u64 + 1, -1.0, 1.0);
                 let mut opts = Options::default();
-                match plan::multiply(Some(&ctx), method, &a, &b, &mut opts) {
+                match plan::multiply(Some(&ctx), plan::Request::new(method, &a, &b).options(opts.clone())) {
                     Ok(out) => {
                         let v = plan::verdict_for(method, &opts, &a, &b, &out.c);
                         assert!(
@@ -111,7 +111,7 @@ fn device_destroyed_mid_run_gives_device_lost_and_never_a_wrong_result() {
     let a = Matrix::random(5, 7, 1, -1.0, 1.0);
     let b = Matrix::random(7, 3, 2, -1.0, 1.0);
     for method in gpu_methods() {
-        match plan::multiply(Some(&ctx), method, &a, &b, &mut Options::default()) {
+        match plan::multiply(Some(&ctx), plan::Request::new(method, &a, &b)) {
             Err(Error::DeviceLost(msg)) => assert!(!msg.is_empty()),
             Err(Error::MissingFeature { .. }) => {}
             other => panic!(
@@ -200,7 +200,7 @@ fn audit(opts: fn() -> Options<'static>, exempt: fn(&Scenario, Method) -> bool) 
         (sc.set)(&mut ctx.limits);
         ctx.device.destroy();
         for m in gpu_methods() {
-            let r = plan::multiply(Some(&ctx), m, &a, &b, &mut opts());
+            let r = plan::multiply(Some(&ctx), plan::Request::new(m, &a, &b).options(opts()));
             let text = match &r {
                 Ok(_) => "ran on a destroyed device".to_string(),
                 Err(e) => e.to_string(),
@@ -271,12 +271,12 @@ fn a_texture_over_the_dimension_limit_names_the_limit_and_the_value() {
     // it may not be tiled (the tiling layer would otherwise split k into chunks that fit).
     let a = Matrix::zeros(2, max + 1);
     let b = Matrix::zeros(max + 1, 2);
-    let e = plan::multiply(Some(ctx), Method::Lm, &a, &b, &mut untiled()).expect_err("refused");
+    let e = plan::multiply(Some(ctx), plan::Request::new(Method::Lm, &a, &b).options(untiled())).expect_err("refused");
     assert!(matches!(e, Error::Limit { .. }), "{e:?}");
     assert!(e.to_string().contains(&format!("= {}", max + 1)), "{e}");
     let mut no_tile = Options::default();
     no_tile.tiling.no_tile = true;
-    let e = plan::multiply(Some(ctx), Method::Lm, &a, &b, &mut no_tile).expect_err("refused");
+    let e = plan::multiply(Some(ctx), plan::Request::new(Method::Lm, &a, &b).options(no_tile.clone())).expect_err("refused");
     assert!(e.to_string().contains("max_texture_dimension_2d"), "{e}");
 }
 
@@ -295,7 +295,7 @@ fn the_tiling_layer_refuses_or_reports_the_loss_and_never_panics() {
     let a = Matrix::random(64, 64, 1, -1.0, 1.0);
     let b = Matrix::random(64, 64, 2, -1.0, 1.0);
     for m in gpu_methods() {
-        match plan::multiply(Some(&ctx), m, &a, &b, &mut Options::default()) {
+        match plan::multiply(Some(&ctx), plan::Request::new(m, &a, &b)) {
             Err(
                 Error::Limit { .. }
                 | Error::Budget { .. }
@@ -339,7 +339,7 @@ fn an_allocation_the_device_refuses_is_a_typed_error() {
     }
     // The context is still usable afterwards.
     let a = Matrix::random(4, 4, 1, -1.0, 1.0);
-    plan::multiply(Some(ctx), Method::CsNaive, &a, &a, &mut Options::default()).unwrap();
+    plan::multiply(Some(ctx), plan::Request::new(Method::CsNaive, &a, &a)).unwrap();
 }
 
 const BAD_SHADER: &str = "@compute @workgroup_size(1) fn main() { let x: u32 = 1.5; }";
@@ -423,7 +423,7 @@ fn a_missing_feature_is_a_typed_error_naming_it() {
     let b = Matrix::random(11, 7, 2, 0.0, 1.0);
     for method in gpu_methods() {
         let mut opts = Options::default();
-        match plan::multiply(Some(&ctx), method, &a, &b, &mut opts) {
+        match plan::multiply(Some(&ctx), plan::Request::new(method, &a, &b).options(opts.clone())) {
             Ok(out) => {
                 let v = plan::verdict_for(method, &opts, &a, &b, &out.c);
                 assert!(
@@ -551,13 +551,7 @@ fn cli_faults_are_one_error_line_and_leave_no_output_file() {
     assert_clean_failure(&r, "block size b", &dir);
     // A method whose feature the adapter lacks (where it lacks it).
     if Method::ALL.iter().any(|m| m.name() == "coop")
-        && let Err(e @ Error::MissingFeature { .. }) = plan::multiply(
-            Some(ctx()),
-            Method::parse("coop").unwrap(),
-            &Matrix::zeros(2, 2),
-            &Matrix::zeros(2, 2),
-            &mut Options::default(),
-        )
+        && let Err(e @ Error::MissingFeature { .. }) = plan::multiply(Some(ctx()), plan::Request::new(Method::parse("coop").unwrap(), &Matrix::zeros(2, 2), &Matrix::zeros(2, 2)))
     {
         let r = rendermm(&[
             "multiply", "--method", "coop", "--random", "8x8x8", "--out", out,

@@ -154,13 +154,7 @@ fn frag_mrt_matches_f64_reference_on_awkward_shapes() {
         .enumerate()
     {
         let (a, b) = inputs((m, k, n), 700 + i as u64);
-        let out = plan::multiply(
-            Some(ctx()),
-            Method::FragMrt,
-            &a,
-            &b,
-            &mut Options::default(),
-        )
+        let out = plan::multiply(Some(ctx()), plan::Request::new(Method::FragMrt, &a, &b))
         .unwrap();
         assert_eq!(out.passes, 1, "{m}x{k}x{n}: whole k in one pass");
         assert_close(
@@ -339,7 +333,7 @@ fn copy_mode_and_observers_are_refused_with_a_reason() {
         accumulate: Accumulate::Copy,
         ..Default::default()
     };
-    let err = plan::multiply(Some(ctx()), Method::FragMrt, &a, &b, &mut opts).unwrap_err();
+    let err = plan::multiply(Some(ctx()), plan::Request::new(Method::FragMrt, &a, &b).options(opts.clone())).unwrap_err();
     assert!(err.to_string().contains("pingpong or blend"), "{err}");
 
     struct Nop;
@@ -359,7 +353,7 @@ fn copy_mode_and_observers_are_refused_with_a_reason() {
         observer: Some(&mut obs),
         ..Default::default()
     };
-    let err = plan::multiply(Some(ctx()), Method::FragMrt, &a, &b, &mut opts).unwrap_err();
+    let err = plan::multiply(Some(ctx()), plan::Request::new(Method::FragMrt, &a, &b).options(opts.clone())).unwrap_err();
     assert!(err.to_string().contains("observer"), "{err}");
 }
 
@@ -459,7 +453,7 @@ fn rounded_to_f16(x: &Matrix) -> Matrix {
 
 /// Run frag-mrt-f16 through the method table (as `multiply --method frag-mrt-f16` does).
 fn run_f16(a: &Matrix, b: &Matrix, opts: &mut Options) -> rendermm::methods::RunOutput {
-    plan::multiply(Some(ctx()), Method::FragMrtF16, a, b, opts)
+    plan::multiply(Some(ctx()), plan::Request::new(Method::FragMrtF16, a, b).options(opts.clone()))
         .unwrap_or_else(|e| panic!("frag-mrt-f16 {}x{}x{}: {e}", a.rows, a.cols, b.cols))
 }
 
@@ -549,13 +543,7 @@ fn f16_rounding_shows_beyond_the_f32_tolerance_and_within_the_f16_bound() {
     let (a, b) = inputs((m, k, n), 2200);
     let reference = reference_f64(&a, &b);
     let f16 = run_f16(&a, &b, &mut Options::default()).c;
-    let f32 = plan::multiply(
-        Some(ctx()),
-        Method::FragMrt,
-        &a,
-        &b,
-        &mut Options::default(),
-    )
+    let f32 = plan::multiply(Some(ctx()), plan::Request::new(Method::FragMrt, &a, &b))
     .unwrap()
     .c;
     let f32_tol = Method::FragMrt.tolerance();
@@ -647,13 +635,7 @@ fn f16_packing_rounds_each_value_and_matches_the_f32_layout_on_several_threads()
 fn frag_mrt_f16_refuses_inputs_past_f16s_range_in_one_line() {
     let (mut a, b) = inputs((5, 6, 7), 2400);
     a.set(3, 4, 70000.0);
-    let err = plan::multiply(
-        Some(ctx()),
-        Method::FragMrtF16,
-        &a,
-        &b,
-        &mut Options::default(),
-    )
+    let err = plan::multiply(Some(ctx()), plan::Request::new(Method::FragMrtF16, &a, &b))
     .unwrap_err();
     let msg = err.to_string();
     assert!(matches!(err, Error::OutOfRange { .. }), "{msg}");
@@ -662,13 +644,7 @@ fn frag_mrt_f16_refuses_inputs_past_f16s_range_in_one_line() {
         "{msg}"
     );
     // frag-mrt takes the same inputs.
-    plan::multiply(
-        Some(ctx()),
-        Method::FragMrt,
-        &a,
-        &b,
-        &mut Options::default(),
-    )
+    plan::multiply(Some(ctx()), plan::Request::new(Method::FragMrt, &a, &b))
     .unwrap();
 }
 
@@ -745,7 +721,7 @@ fn the_run_records_the_shape_it_ran_and_its_number_formats() {
                 },
                 ..Default::default()
             };
-            let out = plan::multiply(Some(ctx()), method, &a, &b, &mut opts).unwrap();
+            let out = plan::multiply(Some(ctx()), plan::Request::new(method, &a, &b).options(opts.clone())).unwrap();
             let k = &out.kernel;
             assert_eq!(k.method, method.name());
             assert_eq!(

@@ -37,7 +37,7 @@ fn run(
         accumulate: acc,
         ..Default::default()
     };
-    let out = plan::multiply(Some(ctx()), method, &a, &bm, &mut opts).unwrap();
+    let out = plan::multiply(Some(ctx()), plan::Request::new(method, &a, &bm).options(opts.clone())).unwrap();
     let label = format!("{method} {m}x{k}x{n} b={b:?} {acc}");
     assert_eq!(
         out.passes,
@@ -84,13 +84,13 @@ fn hall_handles_blocks_that_do_not_divide_k() {
 fn hall_blocked_with_b1_and_blending_equals_larsen_mcallister_bit_for_bit() {
     let a = Matrix::random(13, 21, 7, -1.0, 1.0);
     let b = Matrix::random(21, 6, 8, -1.0, 1.0);
-    let lm = plan::multiply(Some(ctx()), Method::Lm, &a, &b, &mut Options::default()).unwrap();
+    let lm = plan::multiply(Some(ctx()), plan::Request::new(Method::Lm, &a, &b)).unwrap();
     let mut opts = Options {
         block: Some(1),
         accumulate: Accumulate::Blend,
         ..Default::default()
     };
-    let hall = plan::multiply(Some(ctx()), Method::HallBlocked, &a, &b, &mut opts).unwrap();
+    let hall = plan::multiply(Some(ctx()), plan::Request::new(Method::HallBlocked, &a, &b).options(opts.clone())).unwrap();
     assert_eq!(hall.passes, lm.passes);
     assert_eq!(hall.c, lm.c);
 }
@@ -105,7 +105,7 @@ fn hall_copy_mode_reports_copy_time_and_the_others_none() {
             accumulate: acc,
             ..Default::default()
         };
-        let out = plan::multiply(Some(ctx()), Method::HallBlocked, &a, &b, &mut opts).unwrap();
+        let out = plan::multiply(Some(ctx()), plan::Request::new(Method::HallBlocked, &a, &b).options(opts.clone())).unwrap();
         let t = &out.timings;
         assert!(t.copy_ms.is_finite() && t.compute_ms > 0.0, "{acc}: {t:?}");
         if acc == Accumulate::Copy {
@@ -162,7 +162,7 @@ fn hall_rejects_a_zero_or_absurd_block_size() {
             block: Some(0),
             ..Default::default()
         };
-        let err = plan::multiply(Some(ctx()), method, &a, &b, &mut opts).unwrap_err();
+        let err = plan::multiply(Some(ctx()), plan::Request::new(method, &a, &b).options(opts.clone())).unwrap_err();
         assert!(
             matches!(err, Error::Invalid(_)) && err.to_string().contains("b = 0"),
             "{err}"
@@ -171,7 +171,7 @@ fn hall_rejects_a_zero_or_absurd_block_size() {
             block: Some(u32::MAX),
             ..Default::default()
         };
-        let err = plan::multiply(Some(ctx()), method, &a, &b, &mut opts).unwrap_err();
+        let err = plan::multiply(Some(ctx()), plan::Request::new(method, &a, &b).options(opts.clone())).unwrap_err();
         assert!(
             matches!(
                 err,
@@ -258,7 +258,7 @@ fn hall_observer_sees_every_pass_as_a_partial_sum() {
                 accumulate: acc,
                 ..Default::default()
             };
-            let out = plan::multiply(Some(ctx()), method, &a, &b, &mut opts).unwrap();
+            let out = plan::multiply(Some(ctx()), plan::Request::new(method, &a, &b).options(opts.clone())).unwrap();
             assert_close(
                 &format!("{method} {acc} with observer"),
                 &out.c,

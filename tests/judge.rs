@@ -42,7 +42,7 @@ fn run(method: Method, precision: Precision, a: &Matrix, b: &Matrix) -> (Matrix,
         precision,
         ..Default::default()
     };
-    let c = plan::multiply(Some(ctx()), method, a, b, &mut o)
+    let c = plan::multiply(Some(ctx()), plan::Request::new(method, a, b).options(o.clone()))
         .unwrap_or_else(|e| panic!("{method} {precision}: {e}"))
         .c;
     (c, o)
@@ -199,7 +199,7 @@ fn frag_mrt_f16_check_passes_an_inf_times_zero_that_matches_the_reference() {
         allow_nonfinite: true,
         ..Default::default()
     };
-    let c = plan::multiply(Some(ctx()), Method::FragMrtF16, &a, &b, &mut o)
+    let c = plan::multiply(Some(ctx()), plan::Request::new(Method::FragMrtF16, &a, &b).options(o.clone()))
         .unwrap()
         .c;
     assert!(

@@ -12,7 +12,7 @@ use rendermm::{Error, Matrix};
 fn run(m: usize, k: usize, n: usize, seed: u64) {
     let a = Matrix::random(m, k, seed, -1.0, 1.0);
     let b = Matrix::random(k, n, seed + 1, -1.0, 1.0);
-    let out = plan::multiply(Some(ctx()), Method::Lm, &a, &b, &mut Options::default()).unwrap();
+    let out = plan::multiply(Some(ctx()), plan::Request::new(Method::Lm, &a, &b)).unwrap();
     assert_eq!(out.passes, k, "one pass per k-slice");
     assert_close(
         &format!("lm {m}x{k}x{n}"),
@@ -85,7 +85,7 @@ fn lm_observer_sees_every_slice_as_a_partial_sum() {
         observer: Some(&mut obs),
         ..Default::default()
     };
-    let out = plan::multiply(Some(ctx()), Method::Lm, &a, &b, &mut opts).unwrap();
+    let out = plan::multiply(Some(ctx()), plan::Request::new(Method::Lm, &a, &b).options(opts.clone())).unwrap();
     assert_close("lm with observer", &out.c, &reference_f64(&a, &b), 1e-5);
     assert_eq!(obs.seen, (1..=6).collect::<Vec<_>>());
 }
@@ -98,7 +98,7 @@ fn lm_rejects_a_dimension_above_the_texture_limit_with_no_tile() {
     let b = Matrix::zeros(1, max + 1);
     let mut opts = Options::default();
     opts.tiling.no_tile = true;
-    let err = plan::multiply(Some(ctx()), Method::Lm, &a, &b, &mut opts).unwrap_err();
+    let err = plan::multiply(Some(ctx()), plan::Request::new(Method::Lm, &a, &b).options(opts.clone())).unwrap_err();
     assert!(
         matches!(
             err,

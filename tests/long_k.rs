@@ -106,7 +106,7 @@ fn exact(
 ) -> Result<Option<String>, String> {
     let (a, b) = (ones(m, k), ones(k, n));
     let what = format!("{method} {m}x{k}x{n} on {:?}", ctx.info.backend);
-    let out = match plan::multiply(Some(ctx), method, &a, &b, opts) {
+    let out = match plan::multiply(Some(ctx), plan::Request::new(method, &a, &b).options(opts.clone())) {
         Ok(out) => out,
         Err(e @ (Error::MissingFeature { .. } | Error::FormatCapability { .. })) => {
             return Ok(Some(e.to_string()));
@@ -285,13 +285,7 @@ fn a_product_past_the_loop_cap_with_tiling_off_is_refused_naming_the_cap() {
     let k = compute.first as usize + 1;
     let mut opts = Options::default();
     opts.tiling.no_tile = true;
-    let err = plan::multiply(
-        Some(ctx),
-        Method::CsNaive,
-        &ones(1, k),
-        &ones(k, 1),
-        &mut opts,
-    )
+    let err = plan::multiply(Some(ctx), plan::Request::new(Method::CsNaive, &ones(1, k), &ones(k, 1)).options(opts.clone()))
     .expect_err("k past the loop cap with tiling off");
     let msg = err.to_string();
     assert!(
@@ -313,13 +307,7 @@ fn a_split_for_the_loop_cap_says_so() {
     };
     let k = compute.first as usize + 2;
     let mut opts = Options::default();
-    let out = plan::multiply(
-        Some(ctx),
-        Method::CsNaive,
-        &ones(2, k),
-        &ones(k, 2),
-        &mut opts,
-    )
+    let out = plan::multiply(Some(ctx), plan::Request::new(Method::CsNaive, &ones(2, k), &ones(k, 2)).options(opts.clone()))
     .unwrap();
     let tiling = opts.tiled.expect("k was split");
     assert_eq!(tiling.loop_cap, Some(compute.first));

@@ -16,7 +16,7 @@ fn lm(a: &Matrix, b: &Matrix, precision: Precision, scale_by_depth: bool) -> Mat
         scale_by_depth,
         ..Default::default()
     };
-    plan::multiply(Some(ctx()), Method::Lm, a, b, &mut opts)
+    plan::multiply(Some(ctx()), plan::Request::new(Method::Lm, a, b).options(opts.clone()))
         .unwrap()
         .c
 }
@@ -128,7 +128,7 @@ fn u8_refuses_inputs_outside_zero_one() {
         precision: Precision::U8,
         ..Default::default()
     };
-    let err = plan::multiply(Some(ctx()), Method::Lm, &a, &b, &mut opts).unwrap_err();
+    let err = plan::multiply(Some(ctx()), plan::Request::new(Method::Lm, &a, &b).options(opts.clone())).unwrap_err();
     assert!(
         matches!(err, Error::OutOfRange { row: 0, col: 1, .. }),
         "{err}"

@@ -39,7 +39,7 @@ fn opts(
 
 /// Run `method` and return the product and the options as the method left them.
 fn run<'a>(method: Method, a: &Matrix, b: &Matrix, mut o: Options<'a>) -> (Matrix, Options<'a>) {
-    let out = plan::multiply(Some(ctx()), method, a, b, &mut o)
+    let out = plan::multiply(Some(ctx()), plan::Request::new(method, a, b).options(o.clone()))
         .unwrap_or_else(|e| panic!("{method}: {e}"));
     (out.c, o)
 }
@@ -122,7 +122,7 @@ fn u8_modes_agree_and_b1_blocked_is_larsen_mcallister() {
         precision: Precision::U8,
         ..Default::default()
     };
-    let lm = plan::multiply(Some(ctx()), Method::Lm, &a, &b, &mut lm)
+    let lm = plan::multiply(Some(ctx()), plan::Request::new(Method::Lm, &a, &b).options(lm.clone()))
         .unwrap()
         .c;
     let (hall, _) = run(
@@ -337,7 +337,7 @@ fn u8_refuses_inputs_outside_zero_one() {
         let a = Matrix::new(1, 2, vec![0.5, -0.25]).unwrap();
         let b = Matrix::filled(2, 1, 0.5);
         let mut o = opts(Precision::U8, 32, Accumulate::PingPong, false);
-        let err = plan::multiply(Some(ctx()), method, &a, &b, &mut o).unwrap_err();
+        let err = plan::multiply(Some(ctx()), plan::Request::new(method, &a, &b).options(o.clone())).unwrap_err();
         assert!(
             matches!(err, Error::OutOfRange { row: 0, col: 1, .. }),
             "{method}: {err}"
@@ -346,7 +346,7 @@ fn u8_refuses_inputs_outside_zero_one() {
 
         let b = Matrix::new(2, 1, vec![0.5, 1.5]).unwrap();
         let a = Matrix::filled(1, 2, 0.5);
-        let err = plan::multiply(Some(ctx()), method, &a, &b, &mut o).unwrap_err();
+        let err = plan::multiply(Some(ctx()), plan::Request::new(method, &a, &b).options(o.clone())).unwrap_err();
         assert!(
             matches!(&err, Error::OutOfRange { name, row: 1, col: 0, .. } if name == "B"),
             "{method}: {err}"
@@ -359,7 +359,7 @@ fn scale_by_depth_outside_u8_and_precision_for_f32_only_methods_are_errors() {
     let (a, b) = (Matrix::filled(2, 3, 0.5), Matrix::filled(3, 2, 0.5));
     for method in HALL {
         let mut o = opts(Precision::F16, 32, Accumulate::PingPong, true);
-        let err = plan::multiply(Some(ctx()), method, &a, &b, &mut o).unwrap_err();
+        let err = plan::multiply(Some(ctx()), plan::Request::new(method, &a, &b).options(o.clone())).unwrap_err();
         assert!(
             err.to_string()
                 .contains("--scale-by-depth applies to --precision u8"),
@@ -370,7 +370,7 @@ fn scale_by_depth_outside_u8_and_precision_for_f32_only_methods_are_errors() {
         precision: Precision::U8,
         ..Default::default()
     };
-    let err = plan::multiply(Some(ctx()), Method::CsNaive, &a, &b, &mut o).unwrap_err();
+    let err = plan::multiply(Some(ctx()), plan::Request::new(Method::CsNaive, &a, &b).options(o.clone())).unwrap_err();
     assert!(err.to_string().contains("f32 only"), "{err}");
     assert!(Method::HallBlocked.takes_precision() && Method::HallPacked.takes_precision());
 }
@@ -435,12 +435,12 @@ fn f32_blend_without_float32_blendable_falls_back_to_f16_and_says_so() {
     let b = Matrix::random(40, 7, 4, -1.0, 1.0);
     for method in HALL {
         let mut o = opts(Precision::F32, 8, Accumulate::PingPong, false);
-        let out = plan::multiply(Some(&no_blend), method, &a, &b, &mut o).unwrap();
+        let out = plan::multiply(Some(&no_blend), plan::Request::new(method, &a, &b).options(o.clone())).unwrap();
         assert_eq!(o.precision, Precision::F32, "{method} ping-pong");
         assert!(verdict_for(method, &o, &a, &b, &out.c).stats.rel_err <= 1e-5);
 
         let mut o = opts(Precision::F32, 8, Accumulate::Blend, false);
-        let out = plan::multiply(Some(&no_blend), method, &a, &b, &mut o).unwrap();
+        let out = plan::multiply(Some(&no_blend), plan::Request::new(method, &a, &b).options(o.clone())).unwrap();
         assert_eq!(o.precision, Precision::F16, "{method} blend");
         assert!(
             out.notes

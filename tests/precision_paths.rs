@@ -62,7 +62,7 @@ fn run_exact(
         b.cols,
         bits.name()
     );
-    let out = plan::multiply(Some(ctx()), method, a, b, &mut o)
+    let out = plan::multiply(Some(ctx()), plan::Request::new(method, a, b).options(o.clone()))
         .unwrap_or_else(|e| panic!("{label}: {e}"));
     let depth = if scale_by_depth { a.cols as u32 } else { 1 };
     let model = pipeline(method, block).u8_model_bits(a, b, depth, bits);
@@ -232,7 +232,7 @@ fn widths_without_u8_or_past_the_list_are_refused() {
             u8_bits: U8Bits::GEFORCE3,
             ..Default::default()
         };
-        let err = plan::multiply(Some(ctx()), method, &a, &b, &mut o).unwrap_err();
+        let err = plan::multiply(Some(ctx()), plan::Request::new(method, &a, &b).options(o.clone())).unwrap_err();
         assert!(matches!(err, Error::Invalid(_)), "{method}: {err}");
         assert!(
             err.to_string().contains("--precision u8"),
@@ -257,7 +257,7 @@ fn without_16_bit_norm_targets_a_16_bit_sum_is_one_clear_error() {
             u8_bits: U8Bits::GEFORCE3,
             ..Default::default()
         };
-        let err = plan::multiply(Some(&plain), method, &a, &b, &mut o).unwrap_err();
+        let err = plan::multiply(Some(&plain), plan::Request::new(method, &a, &b).options(o.clone())).unwrap_err();
         let msg = err.to_string();
         assert!(msg.contains("16-bit"), "{method}: {msg}");
         assert_eq!(msg.lines().count(), 1, "{method}: {msg}");

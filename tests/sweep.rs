@@ -250,7 +250,7 @@ fn run(p: &Problem) -> Outcome {
         ..Default::default()
     };
     let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        plan::multiply(Some(ctx()), p.method, &a, &b, &mut opts)
+        plan::multiply(Some(ctx()), plan::Request::new(p.method, &a, &b).options(opts.clone()))
     }));
     let out = match ran {
         Err(panic) => {

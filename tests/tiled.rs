@@ -43,7 +43,7 @@ fn run(
         accumulate,
         ..Default::default()
     };
-    let out = plan::multiply(Some(ctx()), method, a, b, &mut opts)
+    let out = plan::multiply(Some(ctx()), plan::Request::new(method, a, b).options(opts.clone()))
         .unwrap_or_else(|e| panic!("{method}: {e}"));
     (out.c, opts.tiled)
 }
@@ -209,7 +209,7 @@ fn lm_u8_split_along_k_saturates_exactly_as_untiled() {
             tiling,
             ..Default::default()
         };
-        let out = plan::multiply(Some(ctx()), Method::Lm, &a, &b, &mut opts).unwrap();
+        let out = plan::multiply(Some(ctx()), plan::Request::new(Method::Lm, &a, &b).options(opts.clone())).unwrap();
         let verdict = plan::verdict_for(Method::Lm, &opts, &a, &b, &out.c);
         (out.c, opts.tiled, verdict)
     };
@@ -236,7 +236,7 @@ fn over_the_budget_with_no_tile_is_refused_naming_bytes_and_budget() {
         },
         ..Default::default()
     };
-    let err = plan::multiply(Some(ctx()), Method::HallBlocked, &a, &b, &mut opts).unwrap_err();
+    let err = plan::multiply(Some(ctx()), plan::Request::new(Method::HallBlocked, &a, &b).options(opts.clone())).unwrap_err();
     let Error::Budget {
         needed,
         budget: limit,
@@ -279,7 +279,7 @@ fn a_budget_no_tile_fits_and_a_texture_limit_with_no_tile_are_clear_errors() {
         tiling: budget(100),
         ..Default::default()
     };
-    let err = plan::multiply(Some(ctx()), Method::Lm, &a, &b, &mut opts).unwrap_err();
+    let err = plan::multiply(Some(ctx()), plan::Request::new(Method::Lm, &a, &b).options(opts.clone())).unwrap_err();
     assert!(matches!(err, Error::Budget { .. }), "{err}");
     assert!(err.to_string().contains("no tile fits"), "{err}");
 
@@ -292,7 +292,7 @@ fn a_budget_no_tile_fits_and_a_texture_limit_with_no_tile_are_clear_errors() {
         },
         ..Default::default()
     };
-    let err = plan::multiply(Some(ctx()), Method::Lm, &a, &b, &mut opts).unwrap_err();
+    let err = plan::multiply(Some(ctx()), plan::Request::new(Method::Lm, &a, &b).options(opts.clone())).unwrap_err();
     let msg = err.to_string();
     assert!(
         msg.contains("max_texture_dimension_2d") && msg.contains("--no-tile"),
@@ -362,7 +362,7 @@ fn tiled_u8_at_the_papers_widths_is_refused_not_run_at_eight_bits() {
             tiling: budget(16 << 10),
             ..Default::default()
         };
-        let err = plan::multiply(Some(ctx()), method, &a, &b, &mut opts).unwrap_err();
+        let err = plan::multiply(Some(ctx()), plan::Request::new(method, &a, &b).options(opts.clone())).unwrap_err();
         assert!(
             matches!(err, Error::Unsupported { .. }) && err.to_string().contains("u8 widths"),
             "{method}: {err}"

@@ -108,15 +108,15 @@ pub fn run_methods(
             let b = Matrix::random(n, n, seed + 1, 0.0, hi);
             for &method in methods {
                 for &mode in &modes {
-                    let mut opts = Options {
+                    let opts = Options {
                         precision: mode.precision,
                         scale_by_depth: mode.scale_by_depth,
                         u8_bits: mode.bits,
                         ..Default::default()
                     };
-                    let out = plan::multiply(Some(ctx), method, &a, &b, &mut opts)?;
-                    // opts.precision is now what ran (f16 if f32 could not be blended).
-                    let verdict = plan::verdict_for(method, &opts, &a, &b, &out.c);
+                    let out = plan::multiply(Some(ctx), plan::Request::new(method, &a, &b).options(opts))?;
+                    // Held to the arithmetic that ran (f16 if f32 could not be blended).
+                    let verdict = out.verdict(&a, &b);
                     rows.push(LadderRow {
                         n,
                         problem: problem.to_string(),

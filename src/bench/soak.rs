@@ -354,15 +354,12 @@ pub const REPEATS: usize = 3;
 
 /// One round of one method: its product and the compute-phase milliseconds of each repetition.
 pub struct Timed {
-    pub c: Matrix,
-    /// The options as the run left them (the precision it used), which judge its result.
-    pub opts: Options<'static>,
+    /// The (first) run's outcome: C, the kernel that ran, what the judge holds C to.
+    pub outcome: plan::Outcome,
     /// Host-to-host milliseconds of the (first) run.
     pub total_ms: f64,
     /// Compute-phase milliseconds of each repetition (device time where timestamps exist).
     pub compute_ms: Vec<f64>,
-    /// The kernel that ran.
-    pub kernel: RanKernel,
 }
 
 /// How the soak runs a method once per round ([`soak`] uses [`run_timed`]; a test may wrap it,
@@ -388,41 +385,27 @@ pub fn run_timed_with(
     kernels: Kernels,
 ) -> Result<Timed> {
     let harness = method.is_compute() || matches!(method, Method::CsFast | Method::Coop);
-    let new_opts = || Options {
+    let opts = Options {
         kernels,
+        repeats: if harness { REPEATS } else { 1 },
         ..Default::default()
     };
-    let mut opts = new_opts();
-    if harness {
-        let (ran, repeats) = crate::gpu::compute::with_timed_repeats(REPEATS, || {
-            plan::multiply(Some(ctx), method, a, b, &mut opts)
-        });
-        let out = ran?;
-        let compute_ms = if repeats.is_empty() {
-            vec![out.timings.compute_time().0]
-        } else {
-            repeats
-        };
-        return Ok(Timed {
-            c: out.c,
-            opts,
-            total_ms: out.timings.total_ms(),
-            compute_ms,
-            kernel: out.kernel,
-        });
-    }
-    let out = plan::multiply(Some(ctx), method, a, b, &mut opts)?;
-    let mut compute_ms = vec![out.timings.compute_time().0];
-    for _ in 1..REPEATS {
-        let again = plan::multiply(Some(ctx), method, a, b, &mut new_opts())?;
-        compute_ms.push(again.timings.compute_time().0);
+    let out = plan::multiply(Some(ctx), plan::Request::new(method, a, b).options(opts.clone()))?;
+    let mut compute_ms = if out.timings.repeats_ms.is_empty() {
+        vec![out.timings.compute_time().0]
+    } else {
+        out.timings.repeats_ms.clone()
+    };
+    if !harness {
+        for _ in 1..REPEATS {
+            let again = plan::multiply(Some(ctx), plan::Request::new(method, a, b).options(opts.clone()))?;
+            compute_ms.push(again.timings.compute_time().0);
+        }
     }
     Ok(Timed {
-        c: out.c,
-        opts,
         total_ms: out.timings.total_ms(),
         compute_ms,
-        kernel: out.kernel,
+        outcome: out,
     })
 }
 
@@ -474,9 +457,9 @@ pub fn soak_with(
     // took the SM clock from 1980 MHz down to 360-540 MHz within a few seconds, so the next runs
     // measured the governor, not the library (docs/performance.md, "A used device is slower").
     // The results wait in memory meanwhile; their bytes are left out of the host growth.
-    let mut results: Vec<(usize, Options, Matrix)> = vec![];
-    let held = |r: &[(usize, Options, Matrix)]| -> u64 {
-        r.iter().map(|(_, _, c)| c.data.len() as u64 * 4).sum()
+    let mut results: Vec<(usize, plan::Outcome)> = vec![];
+    let held = |r: &[(usize, plan::Outcome)]| -> u64 {
+        r.iter().map(|(_, o)| o.c.data.len() as u64 * 4).sum()
     };
     // And each product starts at the clock the soak began with (`ClockGuard::settle`; no guard on
     // CPU adapters), so that what the soak compares is the library's time.
@@ -512,9 +495,9 @@ pub fn soak_with(
                     row.total_ms.push(t.total_ms);
                     row.compute_ms.push(best(&t.compute_ms));
                     row.repeats_ms.push(t.compute_ms);
-                    row.kernel.get_or_insert(t.kernel);
+                    row.kernel.get_or_insert(t.outcome.kernel.clone());
                     row.gauge_ms.extend(speed);
-                    results.push((i, t.opts, t.c));
+                    results.push((i, t.outcome));
                 }
                 // What the adapter cannot do is known from the first round.
                 Err(
@@ -532,10 +515,9 @@ pub fn soak_with(
         }
     }
     let host_end = host_resident().map(|h| h.saturating_sub(held(&results)));
-    for (i, opts, c) in &results {
+    for (i, outcome) in &results {
         let row = &mut rows[*i];
-        row.passed &=
-            c.data.len() == reference_len && plan::verdict_for(methods[*i], opts, &a, &b, c).passed;
+        row.passed &= outcome.c.data.len() == reference_len && outcome.verdict(&a, &b).passed;
     }
     // The device's own variation over the whole soak: the slowest gauge timing over the fastest.
     let gauges = rows.iter().flat_map(|r| r.gauge_ms.iter().copied());

@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::gpu::timer::Clock;
 use crate::matrix::Matrix;
-use crate::methods::{self, Method, Timings};
+use crate::methods::{Method, Timings};
 use crate::plan::{self, Options};
 use crate::precision::Precision;
 use crate::report::Report;
@@ -33,11 +33,10 @@ pub struct SweepOptions {
     /// repeats are cut so that one row takes about this long.
     pub max_run_s: f64,
     pub seed: u64,
-    /// The kernel variants to run (the command line's `RENDERMM_CS_FAST`, `RENDERMM_COOP`,
-    /// `RENDERMM_FRAG_MRT`); `None` in each lets the method pick.
-    pub kernels: methods::Kernels,
-    /// The memory budget and host memory the tiling plans with.
-    pub tiling: plan::tiled::TileOptions,
+    /// The options every row starts from: the kernel variants to run (the command line's
+    /// `RENDERMM_CS_FAST`, `RENDERMM_COOP`, `RENDERMM_FRAG_MRT`), the memory budget and host
+    /// memory the tiling plans with. Each row sets its precision and repeats.
+    pub options: plan::Options,
 }
 
 impl SweepOptions {
@@ -326,14 +325,14 @@ fn run_row(
     let a = Matrix::random(n, n, opts.seed, lo, hi.min(1.0));
     let b = Matrix::random(n, n, opts.seed + 1, lo, hi.min(1.0));
     let gpu = method.is_gpu().then_some(ctx);
-    let new_opts = || Options {
+    let new_opts = |repeats: usize| Options {
         precision,
-        kernels: opts.kernels,
-        tiling: opts.tiling.clone(),
-        ..Default::default()
+        repeats,
+        ..opts.options.clone()
     };
+    let run = |repeats| plan::multiply(gpu, plan::Request::new(method, &a, &b).options(new_opts(repeats)));
     let t = std::time::Instant::now();
-    let mut last = plan::multiply(gpu, method, &a, &b, &mut new_opts())?;
+    let mut last = run(1)?;
     // The run's time less its pipeline build, which happens once and does not grow with n: the
     // first use of cs-fast's large kernel took the H100's driver 0.6-1.1 s to compile, and with
     // it counted, a 0.4 ms product at n = 2048 looked like 9 s at 4096 and was skipped.
@@ -341,7 +340,7 @@ fn run_row(
     let one_run_s =
         (t.elapsed().as_secs_f64() - if setup_s.is_finite() { setup_s } else { 0.0 }).max(0.0);
     for _ in 1..opts.warmup {
-        last = plan::multiply(gpu, method, &a, &b, &mut new_opts())?;
+        last = run(1)?;
     }
     // Cut the repeats so a slow row takes about max_run_s.
     let repeats = ((opts.max_run_s / one_run_s.max(1e-6)) as usize).clamp(1, opts.repeats.max(1));
@@ -350,27 +349,17 @@ fn run_row(
         _ => None,
     };
     let mut times: Vec<Timings> = vec![];
-    let mut used = precision;
-    // Compute-harness methods repeat their compute phase back to back inside one call, so the
-    // GPU is timed busy (see gpu::compute::with_timed_repeats); the others run `repeats` calls.
+    // Compute-harness methods repeat their compute phase back to back inside one call
+    // (`Options::repeats`), so the GPU is timed busy; the others run `repeats` calls.
     // The timed runs are taken again (up to twice) when the clock fell during them.
-    let mut back_to_back = vec![];
     for attempt in 1..=3 {
         times.clear();
         if method.is_compute() || matches!(method, Method::CsFast | Method::Coop) {
-            let mut o = new_opts();
-            let (out, runs) = crate::gpu::compute::with_timed_repeats(repeats, || {
-                plan::multiply(gpu, method, &a, &b, &mut o)
-            });
-            last = out?;
-            used = o.precision;
+            last = run(repeats)?;
             times.push(last.timings.clone());
-            back_to_back = runs;
         } else {
             for _ in 0..repeats {
-                let mut o = new_opts();
-                last = plan::multiply(gpu, method, &a, &b, &mut o)?;
-                used = o.precision;
+                last = run(1)?;
                 times.push(last.timings.clone());
             }
         }
@@ -385,10 +374,10 @@ fn run_row(
         clock_ratio = Some(g.settle()?);
     }
     let clock = times[0].compute_time().1;
-    let mut compute: Vec<f64> = if back_to_back.is_empty() {
+    let mut compute: Vec<f64> = if last.timings.repeats_ms.is_empty() {
         times.iter().map(|t| t.compute_time().0).collect()
     } else {
-        back_to_back
+        last.timings.repeats_ms.clone()
     };
     let (min, max) = compute
         .iter()
@@ -406,45 +395,29 @@ fn run_row(
         device_ms: None,
         upload_bytes: last.timings.upload_bytes,
         readback_bytes: last.timings.readback_bytes,
+        repeats_ms: vec![],
     };
     if clock == Clock::GpuTimestamp {
         med_timings.device_ms = Some(med);
     }
-    let report = Report::new(
-        gpu,
-        method,
-        used,
-        (n, n, n),
-        1,
-        last.passes,
-        &last.kernel,
-        &med_timings,
-        &[],
-        vec![],
-    );
     // The check of the last result: the judge in full up to 2²⁷ multiply-adds, else on
     // sampled elements (every precision: a sampled element is a 1×k · k×1 product, which the
     // u8 and f16 models and every bound take as they take the whole).
-    let mut o = new_opts();
-    o.precision = used;
     let (checked, passed, rel_err) = if (n as u64).pow(3) <= 1 << 27 {
-        let v = plan::verdict_for(method, &o, &a, &b, &last.c);
+        let v = last.verdict(&a, &b);
         ("full".to_string(), v.passed, Some(v.stats.rel_err))
     } else {
-        let v = check::judge_sampled(
-            plan::arith_for(method, &o),
-            &a,
-            &b,
-            &last.c,
-            check::SAMPLES,
-            opts.seed,
-        );
+        let v = check::judge_sampled(last.arith, &a, &b, &last.c, check::SAMPLES, opts.seed);
         (
             format!("{} sampled elements", check::SAMPLES),
             v.passed,
             Some(v.stats.rel_err),
         )
     };
+    // The row's report: the last run's facts, the timed runs' median times.
+    last.timings = med_timings.clone();
+    last.notes.clear();
+    let report = Report::of(gpu, &last, vec![]);
     let flops = 2.0 * (n as f64).powi(3);
     let (ceiling, fraction) = match (yardstick(method), ceilings) {
         (Some(name), Some(c)) => match c.get(name) {
@@ -460,7 +433,7 @@ fn run_row(
     };
     let row = SweepRow {
         method: method.name().into(),
-        precision: used.name().into(),
+        precision: last.kernel.sums.name().into(),
         ran: report.ran.clone(),
         variant: report.variant.clone(),
         inputs: Some(report.inputs.clone()),

@@ -101,12 +101,12 @@ pub fn tune(
         let mut passes = 0;
         for run in 0..=repeats {
             progress(done, total, blk);
-            let mut opts = Options {
+            let opts = Options {
                 block: Some(blk),
                 accumulate,
                 ..Default::default()
             };
-            let out = plan::multiply(Some(ctx), method, a, b, &mut opts)?;
+            let out = plan::multiply(Some(ctx), plan::Request::new(method, a, b).options(opts))?;
             passes = out.passes;
             if run > 0 {
                 times.push(out.timings.compute_ms + out.timings.copy_ms);
@@ -230,20 +230,24 @@ pub fn tune_variants(
     crate::matrix::check_product(a, b)?;
     let (m, k, n) = (a.rows, a.cols, b.cols);
     // Parse every name before running anything.
-    let run: Vec<Box<dyn Fn() -> Result<methods::RunOutput>>> = variants
+    // The variant each name selects, through the one entry point (`repeats` back to back).
+    let run: Vec<Box<dyn Fn(usize) -> Result<crate::plan::Outcome>>> = variants
         .iter()
         .map(
-            |name| -> Result<Box<dyn Fn() -> Result<methods::RunOutput>>> {
-                Ok(match method {
-                    Method::CsFast => {
-                        let v = cs_fast::Variant::parse(name)?;
-                        Box::new(move || cs_fast::multiply_variant(ctx, &v, a, b))
-                    }
-                    _ => {
-                        let v = coop::Variant::parse(name)?;
-                        Box::new(move || coop::multiply_variant(ctx, &v, a, b))
-                    }
-                })
+            |name| -> Result<Box<dyn Fn(usize) -> Result<crate::plan::Outcome>>> {
+                let mut kernels = methods::Kernels::default();
+                match method {
+                    Method::CsFast => kernels.cs_fast = Some(cs_fast::Variant::parse(name)?),
+                    _ => kernels.coop = Some(coop::Variant::parse(name)?),
+                }
+                Ok(Box::new(move |repeats| {
+                    let opts = Options {
+                        kernels,
+                        repeats,
+                        ..Default::default()
+                    };
+                    plan::multiply(Some(ctx), plan::Request::new(method, a, b).options(opts))
+                }))
             },
         )
         .collect::<Result<_>>()?;
@@ -268,12 +272,17 @@ pub fn tune_variants(
             // The timed runs go back to back on the device where it has timestamps (one call,
             // the compute phase repeated), after a clock ramp; elsewhere one call each.
             let (out, back_to_back) = if r == 0 {
-                (f(), vec![])
+                (f(1), vec![])
             } else {
                 // Taken again (up to twice) when the clock fell during the timed runs.
                 let mut attempt = 0;
                 loop {
-                    let timed = crate::gpu::compute::with_timed_repeats(repeats, f);
+                    let out = f(repeats);
+                    let reps = out
+                        .as_ref()
+                        .map(|o| o.timings.repeats_ms.clone())
+                        .unwrap_or_default();
+                    let timed = (out, reps);
                     let Some(g) = &guard else { break timed };
                     let after = g.ratio()?;
                     clock_ratio = Some(clock_ratio.unwrap_or(1.0f64).min(after));
@@ -327,13 +336,12 @@ pub fn tune_variants(
         let median = times[times.len() / 2];
         // The last result against the f64 reference: in full up to 2²⁷ multiply-adds, else on
         // 512 sampled elements, so a fast wrong variant is never the best at any size.
-        let c = &last.as_ref().expect("at least one run").c;
+        let last = last.as_ref().expect("at least one run");
         let (rel_err, passed) = if m as u64 * k as u64 * n as u64 <= 1 << 27 {
-            let v = crate::plan::verdict_for(method, &Options::default(), a, b, c);
+            let v = last.verdict(a, b);
             (v.stats.rel_err, v.passed)
         } else {
-            let arith = crate::plan::arith_for(method, &Options::default());
-            let v = crate::check::judge_sampled(arith, a, b, c, crate::check::SAMPLES, 1);
+            let v = crate::check::judge_sampled(last.arith, a, b, &last.c, crate::check::SAMPLES, 1);
             (v.stats.rel_err, v.passed)
         };
         points.push(VariantPoint {

@@ -366,8 +366,7 @@ fn sweep_options(ctx: &GpuContext, args: &BenchArgs) -> Result<sweep::SweepOptio
             args.max_run_s
         },
         seed: args.seed,
-        kernels: super::knobs::kernels()?,
-        tiling: super::knobs::tiling(None)?,
+        options: super::knobs::options(None)?,
     })
 }
 

@@ -10,17 +10,19 @@
 //!   default budget; `/proc/self/statm`: this process's resident memory, which the soak watches.
 
 use rendermm::methods::Kernels;
-use rendermm::plan::tiled::{self, BUDGET_ENV, TileOptions};
+use rendermm::plan::Options;
+use rendermm::plan::tiled::{self, BUDGET_ENV};
 
 /// The kernel variants the knobs name; an unknown name is refused in one line naming the knob.
 pub fn kernels() -> rendermm::Result<Kernels> {
     Kernels::from_knobs(|name| std::env::var(name).ok())
 }
 
-/// The tiling options of a command with `--mem-budget` (`flag`, already parsed): the flag's
-/// budget, else `RENDERMM_MEM_BUDGET`'s (a bad value is refused in one line), else the default,
-/// which on a CPU adapter takes half of the host's available memory.
-pub fn tiling(flag: Option<u64>) -> rendermm::Result<TileOptions> {
+/// The library's options the knobs give, for a command with `--mem-budget` (`flag`, already
+/// parsed): the kernel variants, and the memory budget — the flag's, else
+/// `RENDERMM_MEM_BUDGET`'s (a bad value is refused in one line), else the default, which on a CPU
+/// adapter takes half of the host's available memory.
+pub fn options(flag: Option<u64>) -> rendermm::Result<Options> {
     let (mem_budget, mem_budget_source) = match flag {
         Some(bytes) => (Some(bytes), None),
         None => match std::env::var(BUDGET_ENV) {
@@ -31,7 +33,8 @@ pub fn tiling(flag: Option<u64>) -> rendermm::Result<TileOptions> {
             Err(_) => (None, None),
         },
     };
-    Ok(TileOptions {
+    Ok(Options {
+        kernels: kernels()?,
         mem_budget,
         mem_budget_source,
         host_available: host_available(),

@@ -13,7 +13,7 @@ use rendermm::bench::tune;
 use rendermm::gpu::GpuContext;
 use rendermm::io::{self, Dtype};
 use rendermm::matrix::Matrix;
-use rendermm::methods::{Accumulate, Method, Timings, larsen_mcallister};
+use rendermm::methods::{Accumulate, Method};
 use rendermm::plan::{self, Options};
 use rendermm::precision::{self, Precision, U8Bits};
 use rendermm::report::Report;
@@ -101,52 +101,40 @@ pub struct MultiplyArgs {
 
 /// What was asked, validated: everything that can be refused without reading a file or
 /// touching the GPU has been.
-struct Request {
+struct Asked {
     method: Method,
     precision: Precision,
     /// The u8 widths (L-M §4).
     u8_bits: U8Bits,
     accumulate: Accumulate,
     block: Option<BlockArg>,
-    /// `--mem-budget` or `RENDERMM_MEM_BUDGET`, and the host's available memory ([`knobs`]).
-    tiling: rendermm::plan::tiled::TileOptions,
-    /// The kernel variants `RENDERMM_CS_FAST`, `RENDERMM_COOP`, `RENDERMM_FRAG_MRT` name.
-    kernels: rendermm::methods::Kernels,
+    /// The library's options from the knobs: `--mem-budget` or `RENDERMM_MEM_BUDGET`, the host's
+    /// available memory, the kernel variants `RENDERMM_CS_FAST`, `RENDERMM_COOP`,
+    /// `RENDERMM_FRAG_MRT` name ([`knobs`]).
+    knobs: Options,
     /// The right-hand matrix file, when --b names one.
     b_file: Option<PathBuf>,
 }
 
-/// One run's results: C (one per channel) and how it was made.
-struct Product {
-    cs: Vec<Matrix>,
-    passes: usize,
-    timings: Timings,
-    notes: Vec<String>,
-    precision: Precision,
-    /// The kernel that ran and the formats it computed in.
-    kernel: rendermm::methods::RanKernel,
-}
-
 /// Run `rendermm multiply`.
 pub fn run(args: MultiplyArgs) -> Result<()> {
-    let req = validate(&args)?;
-    let (operands, mut notes) = load(&args, &req)?;
-    let ctx = open_gpu(req.method, args.json)?;
-    let block = choose_block(&args, &req, ctx.as_ref(), &operands, &mut notes)?;
-    let mut opts = options(&args, &req, block);
-    let product = compute(ctx.as_ref(), &args, &req, &operands, &mut opts)?;
-    let checks = check(&args, req.method, &opts, &operands, &product, &mut notes);
-    notes.extend(product.notes.iter().cloned());
-    let mut report = report(ctx.as_ref(), &args, &operands, &product, &notes, checks);
-    report.tiling = opts.tiled.take();
+    let asked = validate(&args)?;
+    let (operands, mut notes) = load(&args, &asked)?;
+    let ctx = open_gpu(asked.method, args.json)?;
+    let block = choose_block(&args, &asked, ctx.as_ref(), &operands, &mut notes)?;
+    let outcome = compute(ctx.as_ref(), &args, &asked, &operands, block)?;
+    let checks = check(&args, &operands, &outcome, &mut notes);
+    notes.extend(outcome.notes.iter().cloned());
+    let mut report = Report::of(ctx.as_ref(), &outcome, checks);
+    report.notes = notes;
     refuse_failed_check(&args, &report)?;
-    let written = write_output(&args, &operands, &product, &mut report)?;
+    let written = write_output(&args, &operands, &outcome, &mut report)?;
     show(&args, &report, written.as_ref())
 }
 
 /// Refuse what can be refused before any work: names and options the method does not take,
 /// the memory budget's syntax, and the output path.
-fn validate(args: &MultiplyArgs) -> Result<Request> {
+fn validate(args: &MultiplyArgs) -> Result<Asked> {
     let method = args.method.0;
     let precision = args.precision.0;
     let accumulate = args.accumulate.0;
@@ -156,8 +144,7 @@ fn validate(args: &MultiplyArgs) -> Result<Request> {
         .as_deref()
         .map(rendermm::plan::tiled::parse_bytes)
         .transpose()?;
-    let tiling = knobs::tiling(mem_budget)?;
-    let kernels = knobs::kernels()?;
+    let knobs = knobs::options(mem_budget)?;
     if args.channels != 1 && args.channels != 4 {
         bail!("--channels {}: use 1 or 4", args.channels);
     }
@@ -200,14 +187,13 @@ fn validate(args: &MultiplyArgs) -> Result<Request> {
             .collect();
         io::refuse_same_file(out, "--out", &inputs)?;
     }
-    Ok(Request {
+    Ok(Asked {
         method,
         precision,
         u8_bits,
         accumulate,
         block,
-        tiling,
-        kernels,
+        knobs,
         b_file,
     })
 }
@@ -243,7 +229,7 @@ fn validate_output(out: &Path, batch: bool, dtype: OutDtype) -> Result<()> {
 }
 
 /// Read or draw the inputs; `--normalize` maps them to [0, 1] (its notes say how).
-fn load(args: &MultiplyArgs, req: &Request) -> Result<(Operands, Vec<String>)> {
+fn load(args: &MultiplyArgs, req: &Asked) -> Result<(Operands, Vec<String>)> {
     let range = match (&args.random, req.precision) {
         (Some(shape), Precision::U8) => {
             let k = operands::parse_random_shape(shape)?.1.1;
@@ -309,7 +295,7 @@ fn open_gpu(method: Method, json: bool) -> Result<Option<GpuContext>> {
 /// Hall's block size: as given, or (`auto`) the fastest of a set timed on these inputs.
 fn choose_block(
     args: &MultiplyArgs,
-    req: &Request,
+    req: &Asked,
     ctx: Option<&GpuContext>,
     ops: &Operands,
     notes: &mut Vec<String>,
@@ -346,67 +332,41 @@ fn choose_block(
 }
 
 /// The library's options for this request.
-fn options(args: &MultiplyArgs, req: &Request, block: Option<u32>) -> Options<'static> {
+fn options(args: &MultiplyArgs, asked: &Asked, block: Option<u32>) -> Options {
     Options {
         allow_nonfinite: args.allow_nonfinite,
-        precision: req.precision,
+        precision: asked.precision,
         scale_by_depth: args.scale_by_depth,
-        u8_bits: req.u8_bits,
+        u8_bits: asked.u8_bits,
         block,
-        accumulate: req.accumulate,
-        kernels: req.kernels,
-        tiling: rendermm::plan::tiled::TileOptions {
-            no_tile: args.no_tile,
-            progress: !args.json,
-            ..req.tiling.clone()
-        },
-        ..Default::default()
+        accumulate: asked.accumulate,
+        no_tile: args.no_tile,
+        ..asked.knobs.clone()
     }
 }
 
-/// Run the product: through the entry point, or four at once in RGBA (`--channels 4`).
+/// Run the product through the entry point: one pair, or four at once in RGBA
+/// (`--channels 4`); a tiled product shows its blocks on a progress bar unless the output is
+/// JSON.
 fn compute(
     ctx: Option<&GpuContext>,
     args: &MultiplyArgs,
-    req: &Request,
+    asked: &Asked,
     ops: &Operands,
-    opts: &mut Options,
-) -> Result<Product> {
-    if args.channels == 1 {
-        let out = plan::multiply(ctx, req.method, &ops.a[0], &ops.b[0], opts)?;
-        return Ok(Product {
-            cs: vec![out.c],
-            passes: out.passes,
-            timings: out.timings,
-            notes: out.notes,
-            precision: opts.precision,
-            kernel: out.kernel,
-        });
-    }
-    for (x, y) in ops.a.iter().zip(&ops.b) {
-        rendermm::matrix::check_product(x, y)?;
-        if !args.allow_nonfinite {
-            x.check_finite("A")?;
-            y.check_finite("B")?;
-        }
-    }
-    let ctx = ctx.context("the RGBA mode runs on the GPU")?;
-    let ar: Vec<&Matrix> = ops.a.iter().collect();
-    let br: Vec<&Matrix> = ops.b.iter().collect();
-    let out = opts.with_params(|p| larsen_mcallister::multiply_channels(ctx, &ar, &br, p))?;
-    Ok(Product {
-        cs: out.cs,
-        passes: out.passes,
-        timings: out.timings,
-        notes: out.notes,
-        precision: out.precision,
-        kernel: rendermm::methods::RanKernel {
-            method: req.method.name().into(),
-            variant: None,
-            inputs: out.precision,
-            sums: out.precision,
-        },
-    })
+    block: Option<u32>,
+) -> Result<plan::Outcome> {
+    let bar = super::progress::tiling_bar(args.json, asked.method);
+    let mut tell = |done: usize, all: usize| {
+        bar.set_length(all as u64);
+        bar.set_position(done as u64);
+    };
+    let mut req = plan::Request::new(asked.method, &ops.a[0], &ops.b[0])
+        .options(options(args, asked, block))
+        .with_progress(&mut tell);
+    req.more_channels = ops.a.iter().zip(&ops.b).skip(1).collect();
+    let out = plan::multiply(ctx, req);
+    bar.finish_and_clear();
+    Ok(out?)
 }
 
 /// `--check`: each C against the f64 CPU reference, held by the judge to what the method's
@@ -414,10 +374,8 @@ fn compute(
 /// float64 input held values f32 cannot, the reference is the product of the inputs as given.
 fn check(
     args: &MultiplyArgs,
-    method: Method,
-    opts: &Options,
     ops: &Operands,
-    product: &Product,
+    outcome: &plan::Outcome,
     notes: &mut Vec<String>,
 ) -> Vec<rendermm::check::Verdict> {
     if !args.check {
@@ -425,8 +383,9 @@ fn check(
     }
     let widen = |m: &Matrix| m.data.iter().map(|&v| f64::from(v)).collect::<Vec<f64>>();
     let mut verdicts = vec![];
-    for (i, ((x, y), c)) in ops.a.iter().zip(&ops.b).zip(&product.cs).enumerate() {
-        let mut v = plan::verdict_for(method, opts, x, y, c);
+    let cs = std::iter::once(&outcome.c).chain(&outcome.more_channels);
+    for (i, ((x, y), c)) in ops.a.iter().zip(&ops.b).zip(cs).enumerate() {
+        let mut v = rendermm::check::judge(outcome.arith, x, y, c);
         let (ag, bg) = (&ops.a_given[i], &ops.b_given[i]);
         if ag.is_some() || bg.is_some() {
             notes.push(format!(
@@ -449,29 +408,6 @@ fn check(
         verdicts.push(v);
     }
     verdicts
-}
-
-/// The run's report: timings, the model's rates, the verdicts, the notes.
-fn report(
-    ctx: Option<&GpuContext>,
-    args: &MultiplyArgs,
-    ops: &Operands,
-    product: &Product,
-    notes: &[String],
-    checks: Vec<rendermm::check::Verdict>,
-) -> Report {
-    Report::new(
-        ctx,
-        args.method.0,
-        product.precision,
-        (ops.a[0].rows, ops.a[0].cols, ops.b[0].cols),
-        args.channels,
-        product.passes,
-        &product.kernel,
-        &product.timings,
-        notes,
-        checks,
-    )
 }
 
 /// A result that failed its check is reported as such and never written out as if it were
@@ -514,7 +450,7 @@ fn out_dtype(choice: OutDtype, float64_input: bool) -> Dtype {
 fn write_output(
     args: &MultiplyArgs,
     ops: &Operands,
-    product: &Product,
+    outcome: &plan::Outcome,
     report: &mut Report,
 ) -> Result<Option<Written>> {
     let Some(path) = &args.out else {
@@ -530,10 +466,14 @@ fn write_output(
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("npy"));
     let dtype = out_dtype(args.out_dtype, ops.float64_input);
-    if product.cs.len() == 1 {
-        io::write_matrix_as(path, &product.cs[0], dtype)
+    if outcome.more_channels.is_empty() {
+        io::write_matrix_as(path, &outcome.c, dtype)
     } else {
-        io::write_batch_as(path, &product.cs, dtype)
+        let cs: Vec<Matrix> = std::iter::once(&outcome.c)
+            .chain(&outcome.more_channels)
+            .cloned()
+            .collect();
+        io::write_batch_as(path, &cs, dtype)
     }
     .with_context(|| format!("writing the result to {}", path.display()))?;
     let note = match (npy, dtype, ops.float64_input) {

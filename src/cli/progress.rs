@@ -60,3 +60,22 @@ pub fn sweep_bar(rows: u64, hidden: bool) -> ProgressBar {
     }
     bar
 }
+
+/// The bar of a tiled multiply's blocks of C (the entry point tells it how many are done);
+/// hidden when `hidden` (JSON on stdout) or off a terminal, and drawn only once a product is
+/// tiled (its length is set by the first block done).
+pub fn tiling_bar(hidden: bool, method: Method) -> ProgressBar {
+    if hidden || !on_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template(
+            "tiling {prefix} [{bar:30}] {pos}/{len} blocks of C ({elapsed})",
+        )
+        .expect("a valid template")
+        .progress_chars("=> "),
+    );
+    bar.set_prefix(method.name());
+    bar
+}

@@ -10,8 +10,7 @@ use rendermm::figures;
 use rendermm::gpu::GpuContext;
 use rendermm::matrix::Matrix;
 use rendermm::methods::Method;
-use rendermm::plan::{self, Options};
-use rendermm::precision::Precision;
+use rendermm::plan::{self};
 use rendermm::report::Report;
 use std::path::{Path, PathBuf};
 
@@ -125,7 +124,7 @@ fn tour_row(
     out: &Path,
     pictures: &mut Vec<(PathBuf, String)>,
 ) -> Result<Row> {
-    let run = match plan::multiply(Some(ctx), method, a, b, &mut Options::default()) {
+    let run = match plan::multiply(Some(ctx), plan::Request::new(method, a, b)) {
         Ok(r) => r,
         // A single-workgroup method given a product larger than one workgroup says which sizes
         // it accepts; that is a skip, not a failure. So is a method the adapter lacks the
@@ -140,10 +139,10 @@ fn tour_row(
         }
     };
     // f32 methods against their tolerance; coop against its f16-input bound.
-    let verdict = plan::verdict_for(method, &Options::default(), a, b, &run.c);
+    let verdict = run.verdict(a, b);
     let stats = verdict.stats.clone();
     let ok = verdict.passed;
-    let report = Report::of_run(Some(ctx), method, Precision::F32, a, b, &run, Some(verdict));
+    let report = Report::of(Some(ctx), &run, vec![verdict]);
     // The kernel that ran, where the method handed the product to another.
     let name = match &report.ran {
         Some(ran) => format!("{method} (ran {ran})"),

@@ -137,19 +137,18 @@ impl Stepper {
                     shown,
                     kind,
                 };
-                let mut opts = Options {
-                    observer: Some(&mut obs),
+                let opts = Options {
                     precision: job.precision,
                     scale_by_depth: job.scale_by_depth,
                     block: job.block,
                     accumulate: Accumulate::PingPong,
                     ..Default::default()
                 };
-                let report = match plan::multiply(Some(&ctx), job.method, &job.a, &job.b, &mut opts)
-                {
-                    Ok(out) => Report::Finished(Box::new(plan::verdict_for(
-                        job.method, &opts, &job.a, &job.b, &out.c,
-                    ))),
+                let req = plan::Request::new(job.method, &job.a, &job.b)
+                    .options(opts)
+                    .observed(&mut obs);
+                let report = match plan::multiply(Some(&ctx), req) {
+                    Ok(out) => Report::Finished(Box::new(out.verdict(&job.a, &job.b))),
                     Err(e) => Report::Failed(e.to_string()),
                 };
                 let _ = rep_tx.send(report);

@@ -56,8 +56,8 @@ pub fn lm_fig2_picture(ctx: &GpuContext) -> Result<(RgbImage, Vec<picture::Place
         precision: Precision::U8,
         ..Default::default()
     };
-    let slice = plan::multiply(Some(ctx), Method::Lm, &col, &row, &mut u8_opts())?.c;
-    let c = plan::multiply(Some(ctx), Method::Lm, &a, &b, &mut u8_opts())?.c;
+    let slice = plan::multiply(Some(ctx), plan::Request::new(Method::Lm, &col, &row).options(u8_opts()))?.c;
+    let c = plan::multiply(Some(ctx), plan::Request::new(Method::Lm, &a, &b).options(u8_opts()))?.c;
     let across = Matrix::from_fn(4, 4, |i, _| a.get(i, p));
     let down = Matrix::from_fn(4, 4, |_, j| b.get(p, j));
     let cell = LM_FIG2_CELL;

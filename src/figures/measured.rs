@@ -25,17 +25,13 @@ pub fn lm_fig3(ctx: &GpuContext, out: &Path) -> Result<()> {
                     };
                     let a = Matrix::random(m, k, 7, lo, hi);
                     let b = Matrix::random(k, n, 8, lo, hi);
-                    let mut opts = Options {
+                    let opts = Options {
                         precision,
                         ..Default::default()
                     };
                     // One untimed run first: the pipeline's first use pays for shader compilation.
-                    plan::multiply(Some(ctx), Method::Lm, &a, &b, &mut opts)?;
-                    let mut opts = Options {
-                        precision,
-                        ..Default::default()
-                    };
-                    let run = plan::multiply(Some(ctx), Method::Lm, &a, &b, &mut opts)?;
+                    plan::multiply(Some(ctx), plan::Request::new(Method::Lm, &a, &b).options(opts.clone()))?;
+                    let run = plan::multiply(Some(ctx), plan::Request::new(Method::Lm, &a, &b).options(opts))?;
                     let ops = (2 * m * k * n - m * n) as f64;
                     let mops = ops / (run.timings.total_ms().max(1e-9) * 1e3);
                     by_elems.push(((m * k + k * n) as f64, mops));
@@ -459,7 +455,7 @@ pub fn eras(ctx: &GpuContext, out: &Path) -> Result<()> {
         let group = plots::era_group(method.info().era);
         let name = method.name();
         let (value, text, row) = {
-            let run = || plan::multiply(Some(ctx), method, &a, &b, &mut Options::default());
+            let run = || plan::multiply(Some(ctx), plan::Request::new(method, &a, &b));
             match run()
                 .and_then(|_| run())
                 .and_then(|r1| run().map(|r2| (r1, r2)))
@@ -476,11 +472,9 @@ pub fn eras(ctx: &GpuContext, out: &Path) -> Result<()> {
                         r2
                     };
                     let stats = crate::check::compare(&best.c, &reference);
-                    let rep =
-                        Report::of_run(Some(ctx), method, Precision::F32, &a, &b, &best, None);
+                    let rep = Report::of(Some(ctx), &best, vec![]);
                     // Each method held to its own bound (coop's f16 inputs are not 1e-5).
-                    let ok = crate::plan::verdict_for(method, &Options::default(), &a, &b, &best.c)
-                        .passed;
+                    let ok = best.verdict(&a, &b).passed;
                     let text = format!(
                         "{} GFLOP/s{}",
                         plots::short(rep.gflops),
@@ -540,17 +534,15 @@ pub fn tiling(ctx: &GpuContext, out: &Path) -> Result<()> {
     let a = Matrix::random(48, 40, 31, -1.0, 1.0);
     let b = Matrix::random(40, 36, 32, -1.0, 1.0);
     let budget = 14usize << 10;
-    let mut opts = Options {
-        tiling: crate::plan::tiled::TileOptions {
-            mem_budget: Some(budget as u64),
-            ..Default::default()
-        },
+    let opts = Options {
+        mem_budget: Some(budget as u64),
         block: Some(8),
         ..Default::default()
     };
-    let c = plan::multiply(Some(ctx), Method::HallBlocked, &a, &b, &mut opts)?.c;
-    let t = opts
-        .tiled
+    let run = plan::multiply(Some(ctx), plan::Request::new(Method::HallBlocked, &a, &b).options(opts))?;
+    let c = run.c;
+    let t = run
+        .tiling
         .ok_or_else(|| Error::Internal("the tiling figure's budget did not tile".into()))?;
     let (img, at) = picture::titled_panels(
         &format!(

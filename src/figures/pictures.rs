@@ -475,7 +475,7 @@ pub fn tour_picture(ctx: &GpuContext) -> Result<RgbImage> {
     let n = a.rows;
     let p = 5;
     let lm = |x: &Matrix, y: &Matrix| -> Result<Matrix> {
-        Ok(plan::multiply(Some(ctx), Method::Lm, x, y, &mut Options::default())?.c)
+        Ok(plan::multiply(Some(ctx), plan::Request::new(Method::Lm, x, y))?.c)
     };
     let slice = lm(
         &Matrix::from_fn(n, 1, |i, _| a.get(i, p)),

@@ -452,29 +452,6 @@ impl Prepared {
     }
 }
 
-thread_local! {
-    /// Back-to-back repetitions of the compute phase (see [`with_timed_repeats`]).
-    static TIMED_REPEATS: std::cell::Cell<usize> = const { std::cell::Cell::new(1) };
-    /// The device time of each repetition of the last run on this thread.
-    static LAST_RUNS: std::cell::RefCell<Vec<f64>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// Run `f` with every compute-harness method on this thread submitting its compute phase
-/// `repeats` times back to back on the same operands, each repetition timed on its own; returns
-/// `f`'s result and the device times of the repetitions of the last run (empty without
-/// timestamps). The benchmark uses it to get its repeats from one upload and one pipeline
-/// build, with no host-side setup between the timed runs.
-pub fn with_timed_repeats<T>(repeats: usize, f: impl FnOnce() -> T) -> (T, Vec<f64>) {
-    let before = TIMED_REPEATS.with(|r| r.replace(repeats.max(1)));
-    LAST_RUNS.with(|l| l.borrow_mut().clear());
-    let out = f();
-    TIMED_REPEATS.with(|r| r.set(before));
-    (
-        out,
-        LAST_RUNS.with(|l| std::mem::take(&mut *l.borrow_mut())),
-    )
-}
-
 /// Run `plan` on `a · b`: check, upload, build, dispatch, read back (blocking).
 pub fn run(ctx: &GpuContext, plan: &Plan, a: &Matrix, b: &Matrix) -> Result<RunOutput> {
     run_with(
@@ -485,11 +462,6 @@ pub fn run(ctx: &GpuContext, plan: &Plan, a: &Matrix, b: &Matrix) -> Result<RunO
     )
 }
 
-/// Remember the device times of the repetitions of the last run on this thread, for
-/// [`with_timed_repeats`] (callers that run recorded work themselves).
-pub fn note_repeats(repeats_ms: &[f64]) {
-    LAST_RUNS.with(|l| *l.borrow_mut() = repeats_ms.to_vec());
-}
 
 /// [`run`] for a method that lays its operands out itself: `upload` makes and fills them
 /// (timed as upload: padding, transposing or converting the inputs happens there, see
@@ -501,18 +473,26 @@ pub fn run_with(
     upload: impl FnOnce() -> Result<Operands>,
     out: (usize, usize),
 ) -> Result<RunOutput> {
-    let ran = super::run::run(ctx, None, || record(ctx, plan, upload()?, out))?;
-    LAST_RUNS.with(|l| *l.borrow_mut() = ran.repeats_ms.clone());
+    let ran = super::run::run(ctx, None, || record(ctx, plan, upload()?, out, 1))?;
     ran.into_output()
 }
 
 /// Record `plan` over `ops` for the runner: the pipelines (their build time is setup, kept out
 /// of the upload time and noted), the dispatches in one compute pass — submitted as many times
-/// as [`with_timed_repeats`] asks, each repetition timed on its own — and the readback of C,
+/// as `repeats` asks, each repetition timed on its own — and the readback of C,
 /// of which the top-left `out` = (rows, cols) is the result (a method that padded C crops it
-/// there, on the way out of the staging buffer).
-pub fn record(ctx: &GpuContext, plan: &Plan, ops: Operands, out: (usize, usize)) -> Result<Work> {
-    let repeats = TIMED_REPEATS.with(|r| r.get());
+/// there, on the way out of the staging buffer). `repeats` (the request's
+/// [`crate::methods::Params::repeats`], for the bench) submits the compute pass that many times
+/// back to back on the same operands, each timed on its own: repeats from one upload and one
+/// pipeline build, with no host-side setup between them.
+pub fn record(
+    ctx: &GpuContext,
+    plan: &Plan,
+    ops: Operands,
+    out: (usize, usize),
+    repeats: usize,
+) -> Result<Work> {
+    let repeats = repeats.max(1);
     let t1 = Instant::now();
     let prepared = std::rc::Rc::new(Prepared::new(ctx, plan, &ops)?);
     let build_ms = ms(t1);

@@ -44,6 +44,10 @@ pub struct Timings {
     pub copy_ms: f64,
     /// Copying the result back to the host.
     pub readback_ms: f64,
+    /// Device time of each timed repetition of a repeated compute phase (the bench's
+    /// [`Work::repeat`]); empty without timestamps or repetitions.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub repeats_ms: Vec<f64>,
     /// GPU time of the compute phase from timestamp queries (`None` where the adapter has none;
     /// then `compute_ms`, wall clock after a full wait, is the only figure).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -181,6 +185,9 @@ pub struct Work {
     /// The number format A and B are read in where it differs from the sums' (f16 inputs with
     /// f32 sums); `None`: the same as the sums'.
     pub inputs: Option<Precision>,
+    /// The number format the running sum was kept in, where the method chose it (a render pass
+    /// that falls back to f16 where f32 blending is missing); `None`: the precision asked.
+    pub sums: Option<Precision>,
     /// What must live until the work has run and been read: matrix buffers, which give their
     /// storage back to the context's pool when dropped ([`Work::keep`]).
     kept: Vec<Box<dyn std::any::Any>>,
@@ -199,6 +206,7 @@ impl Work {
             setup_ms: 0.0,
             variant: None,
             inputs: None,
+            sums: None,
             kept: vec![],
         }
     }
@@ -260,6 +268,8 @@ pub struct Ran {
     pub variant: Option<String>,
     /// The inputs' number format where it differs from the sums' ([`Work::inputs`]).
     pub inputs: Option<Precision>,
+    /// The sums' number format where the method chose it ([`Work::sums`]).
+    pub sums: Option<Precision>,
     /// Device time of each repetition of a repeated compute phase ([`Work::repeat`]); empty
     /// without timestamps or repetitions.
     pub repeats_ms: Vec<f64>,
@@ -272,8 +282,10 @@ impl Ran {
         self.into_output_as("", Precision::F32)
     }
 
-    /// The single-product output of `method`'s kernel, which kept its sums in `sums`.
-    pub fn into_output_as(mut self, method: &str, sums: Precision) -> Result<RunOutput> {
+    /// The single-product output of `method`'s kernel, which kept its sums in the format it
+    /// recorded ([`Work::sums`]), else in `asked`.
+    pub fn into_output_as(mut self, method: &str, asked: Precision) -> Result<RunOutput> {
+        let sums = self.sums.unwrap_or(asked);
         if self.cs.is_empty() {
             return Err(crate::error::Error::Readback(
                 "the run produced no matrix".into(),
@@ -335,6 +347,7 @@ pub async fn run_async(
         notes,
         variant,
         inputs,
+        sums,
         // Alive until the results are read (bound, so not dropped here).
         kept: _kept,
         ..
@@ -395,10 +408,12 @@ pub async fn run_async(
             device_ms,
             upload_bytes,
             readback_bytes,
+            repeats_ms: repeats_ms.clone(),
         },
         notes,
         variant,
         inputs,
+        sums,
         repeats_ms,
     })
 }

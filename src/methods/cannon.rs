@@ -16,11 +16,8 @@
 //!
 //! Shader: `shaders/cannon.wgsl` (M, K, N are pipeline constants).
 
-use super::RunOutput;
 use crate::error::{Error, Result};
-use crate::gpu::GpuContext;
-use crate::gpu::compute::{self, Kernel, Plan};
-use crate::matrix::Matrix;
+use crate::gpu::compute::{Kernel, Plan};
 use crate::methods::Method;
 
 const SHADER: &str = include_str!("../../shaders/cannon.wgsl");
@@ -91,9 +88,4 @@ pub fn plan(limits: &wgpu::Limits, m: usize, k: usize, n: usize) -> Result<Plan>
             "one workgroup: a {m}x{n} mesh, skew (i + j + p) mod {k}"
         )),
     )
-}
-
-/// Multiply `a · b` with Cannon's algorithm in one workgroup.
-pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix) -> Result<RunOutput> {
-    compute::run(ctx, &plan(&ctx.limits, a.rows, a.cols, b.cols)?, a, b)
 }

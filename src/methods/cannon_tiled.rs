@@ -14,11 +14,7 @@
 //!
 //! One dispatch, ceil(n/T) × ceil(m/T) workgroups of T×T. Shader: `shaders/cannon_tiled.wgsl`.
 
-use super::RunOutput;
-use crate::error::Result;
-use crate::gpu::GpuContext;
-use crate::gpu::compute::{self, Kernel, Plan, groups_for};
-use crate::matrix::Matrix;
+use crate::gpu::compute::{Kernel, Plan, groups_for};
 use crate::methods::Method;
 
 const SHADER: &str = include_str!("../../shaders/cannon_tiled.wgsl");
@@ -60,14 +56,4 @@ pub fn loop_iterations(k: usize) -> u64 {
 /// The dispatch with O'Neil's tile.
 pub fn plan(m: usize, k: usize, n: usize) -> Plan {
     plan_tile(TILE, m, k, n)
-}
-
-/// Multiply `a · b` with block Cannon, tile edge `tile`.
-pub fn multiply_tile(ctx: &GpuContext, tile: u32, a: &Matrix, b: &Matrix) -> Result<RunOutput> {
-    compute::run(ctx, &plan_tile(tile, a.rows, a.cols, b.cols), a, b)
-}
-
-/// Multiply `a · b` with block Cannon and O'Neil's tile of 8.
-pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix) -> Result<RunOutput> {
-    multiply_tile(ctx, TILE, a, b)
 }

@@ -69,7 +69,7 @@
 //! variants rely on the driver honouring a workgroup barrier for workgroup memory as it does
 //! without that model; `rendermm tune --method coop` checks every result against the CPU.
 
-use super::{Params, RunOutput, Work};
+use super::{Params, Work};
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::gpu::buffer::{MatrixBuffer, check_storage_size};
@@ -524,28 +524,22 @@ pub fn plan(v: &Variant, m: usize, k: usize, n: usize) -> Plan {
     p
 }
 
-/// Multiply `a · b` with variant `v` (blocking; see [`record_variant`]).
-pub fn multiply_variant(
-    ctx: &GpuContext,
-    v: &Variant,
-    a: &Matrix,
-    b: &Matrix,
-) -> Result<RunOutput> {
-    let ran = crate::gpu::run::run(ctx, None, || record_variant(ctx, v, a, b))?;
-    compute::note_repeats(&ran.repeats_ms);
-    ran.into_output()
-}
-
 /// Record `a · b` with the variant the request names ([`Variant::for_product`] where it names
 /// none), for the runner.
 pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix, p: &Params) -> Result<Work> {
     let v = Variant::chosen(p.kernels.coop, ctx.info.vendor, a.rows, b.cols);
-    record_variant(ctx, &v, a, b)
+    record_variant(ctx, &v, a, b, p.repeats)
 }
 
 /// Record `a · b` with variant `v`: the not-supported error first, then the f16 range check;
 /// A and B converted to f16 and padded on the way up, C cropped on the way back.
-pub fn record_variant(ctx: &GpuContext, v: &Variant, a: &Matrix, b: &Matrix) -> Result<Work> {
+pub fn record_variant(
+    ctx: &GpuContext,
+    v: &Variant,
+    a: &Matrix,
+    b: &Matrix,
+    repeats: usize,
+) -> Result<Work> {
     crate::matrix::check_product(a, b)?;
     supported(ctx)?;
     if v.subgroups() > 1 && !ctx.has(wgpu::Features::SUBGROUP_BARRIER) {
@@ -572,7 +566,7 @@ pub fn record_variant(ctx: &GpuContext, v: &Variant, a: &Matrix, b: &Matrix) -> 
     let bb = f16_operand(ctx, "B (f16, padded)", b, kp, np, lb)?;
     let c = MatrixBuffer::output(ctx, "C (padded)", mp, np)?;
     let ops = Operands::from_buffers(ctx, &p, ab, bb, c, (mp, kp, np))?;
-    let mut work = compute::record(ctx, &p, ops, (m, n))?;
+    let mut work = compute::record(ctx, &p, ops, (m, n), repeats)?;
     work.variant = Some(v.name.to_string());
     work.inputs = Some(crate::precision::Precision::F16);
     Ok(work)

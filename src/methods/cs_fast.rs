@@ -31,7 +31,7 @@
 //! 128×64 tile with a 16×8 block and its k-loop written out for a C of 256 such tiles or more,
 //! the 64×64 tile with a 4×8 block below). `rendermm tune --method cs-fast` times them all.
 
-use super::{Params, RunOutput, Work};
+use super::{Params, Work};
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::gpu::buffer::MatrixBuffer;
@@ -545,18 +545,6 @@ pub fn plan(v: &Variant, m: usize, k: usize, n: usize) -> Result<Plan> {
     Ok(p)
 }
 
-/// Multiply `a · b` with variant `v` (blocking; see [`record_variant`]).
-pub fn multiply_variant(
-    ctx: &GpuContext,
-    v: &Variant,
-    a: &Matrix,
-    b: &Matrix,
-) -> Result<RunOutput> {
-    let ran = crate::gpu::run::run(ctx, None, || record_variant(ctx, v, a, b))?;
-    compute::note_repeats(&ran.repeats_ms);
-    ran.into_output()
-}
-
 /// Loop iterations of one invocation at depth `k`, for drivers that cap them
 /// ([`super::Loops`]), for the variant that loops most: one step of the k-tile loop per BK of k
 /// (8 or 16), each with BK + 1 of the loop over the tile where it is not written out (10 per 8
@@ -568,17 +556,19 @@ pub fn loop_iterations(k: usize) -> u64 {
 /// Record `a · b` with the variant the request names ([`Variant::for_product`] where it names
 /// none), for the runner.
 pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix, p: &Params) -> Result<Work> {
-    record_variant(
-        ctx,
-        &Variant::chosen(p.kernels.cs_fast, a.rows, b.cols),
-        a,
-        b,
-    )
+    let v = Variant::chosen(p.kernels.cs_fast, a.rows, b.cols);
+    record_variant(ctx, &v, a, b, p.repeats)
 }
 
 /// Record `a · b` with variant `v`: A transposed and both padded to the tiles on the way up,
 /// the padding cropped off C on the way back.
-pub fn record_variant(ctx: &GpuContext, v: &Variant, a: &Matrix, b: &Matrix) -> Result<Work> {
+pub fn record_variant(
+    ctx: &GpuContext,
+    v: &Variant,
+    a: &Matrix,
+    b: &Matrix,
+    repeats: usize,
+) -> Result<Work> {
     crate::matrix::check_product(a, b)?;
     let (m, k, n) = (a.rows, a.cols, b.cols);
     let p = plan(v, m, k, n)?;
@@ -588,7 +578,7 @@ pub fn record_variant(ctx: &GpuContext, v: &Variant, a: &Matrix, b: &Matrix) -> 
     let bb = crate::gpu::layout::upload_laid_out(ctx, "B (padded)", b, false, kp, np)?;
     let c = MatrixBuffer::output(ctx, "C (padded)", mp, np)?;
     let ops = Operands::from_buffers(ctx, &p, at, bb, c, (mp, kp, np))?;
-    let mut work = compute::record(ctx, &p, ops, (m, n))?;
+    let mut work = compute::record(ctx, &p, ops, (m, n), repeats)?;
     work.variant = Some(v.name.to_string());
     Ok(work)
 }

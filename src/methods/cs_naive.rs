@@ -8,11 +8,7 @@
 //!
 //! Shader: `shaders/cs_naive.wgsl`.
 
-use super::RunOutput;
-use crate::error::Result;
-use crate::gpu::GpuContext;
-use crate::gpu::compute::{self, Kernel, Plan, groups_for};
-use crate::matrix::Matrix;
+use crate::gpu::compute::{Kernel, Plan, groups_for};
 use crate::methods::Method;
 
 const SHADER: &str = include_str!("../../shaders/cs_naive.wgsl");
@@ -40,9 +36,4 @@ pub fn plan(m: usize, _k: usize, n: usize) -> Plan {
 /// ([`super::Loops`]): the k loop, one iteration per k and one more that ends it.
 pub fn loop_iterations(k: usize) -> u64 {
     k as u64 + 1
-}
-
-/// Multiply `a · b` with the naive kernel.
-pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix) -> Result<RunOutput> {
-    compute::run(ctx, &plan(a.rows, a.cols, b.cols), a, b)
 }

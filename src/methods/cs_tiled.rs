@@ -12,11 +12,7 @@
 //!
 //! Shader: `shaders/cs_tiled.wgsl` (TILE is a pipeline constant).
 
-use super::RunOutput;
-use crate::error::Result;
-use crate::gpu::GpuContext;
-use crate::gpu::compute::{self, Kernel, Plan, groups_for};
-use crate::matrix::Matrix;
+use crate::gpu::compute::{Kernel, Plan, groups_for};
 use crate::methods::Method;
 
 const SHADER: &str = include_str!("../../shaders/cs_tiled.wgsl");
@@ -50,9 +46,4 @@ pub fn plan(tile: u32, m: usize, k: usize, n: usize) -> Plan {
 /// product loop's `tile` + 1 (a compiler may unroll that loop, then a step costs one).
 pub fn loop_iterations(tile: u32, k: usize) -> u64 {
     super::k_steps(k, tile, 1 + (tile as u64 + 1), 1)
-}
-
-/// Multiply `a · b` with TILE×TILE shared-memory tiles.
-pub fn multiply(ctx: &GpuContext, tile: u32, a: &Matrix, b: &Matrix) -> Result<RunOutput> {
-    compute::run(ctx, &plan(tile, a.rows, a.cols, b.cols), a, b)
 }

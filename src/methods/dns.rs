@@ -29,11 +29,8 @@
 //! Shaders: `shaders/dns.wgsl` (BI, BK, BJ, KHALF are pipeline constants) and
 //! `shaders/dns_reduce.wgsl`.
 
-use super::RunOutput;
 use crate::error::{Error, Result};
-use crate::gpu::GpuContext;
 use crate::gpu::compute::{self, Io, Kernel, Plan, Stage, groups_for};
-use crate::matrix::Matrix;
 use crate::methods::Method;
 
 const SHADER: &str = include_str!("../../shaders/dns.wgsl");
@@ -213,26 +210,4 @@ pub fn plan(limits: &wgpu::Limits, m: usize, k: usize, n: usize) -> Result<Plan>
         e => e,
     })?;
     Ok(plan_layout(Method::Dns.name(), layout, m, k, n))
-}
-
-/// Multiply `a · b` with DNS in one workgroup.
-pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix) -> Result<RunOutput> {
-    compute::run(ctx, &plan(&ctx.limits, a.rows, a.cols, b.cols)?, a, b)
-}
-
-/// Multiply `a · b` with DNS blocks of an explicit `layout` (the bench uses this to reproduce
-/// O'Neil's block shapes exactly).
-pub fn multiply_layout(
-    ctx: &GpuContext,
-    method: &'static str,
-    layout: Layout,
-    a: &Matrix,
-    b: &Matrix,
-) -> Result<RunOutput> {
-    compute::run(
-        ctx,
-        &plan_layout(method, layout, a.rows, a.cols, b.cols),
-        a,
-        b,
-    )
 }

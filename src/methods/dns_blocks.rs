@@ -21,12 +21,8 @@
 //!
 //! Shaders: `shaders/dns.wgsl`, `shaders/dns_reduce.wgsl`.
 
-use super::RunOutput;
 use super::dns::{self, Layout};
-use crate::error::Result;
-use crate::gpu::GpuContext;
-use crate::gpu::compute::{self, Plan};
-use crate::matrix::Matrix;
+use crate::gpu::compute::Plan;
 use crate::methods::Method;
 
 /// The method name for split `s` (1, 2 or 4 workgroups per plane of the cube).
@@ -64,10 +60,4 @@ pub fn layout(limits: &wgpu::Limits, split: usize, m: usize, k: usize) -> Layout
 /// The dispatches for split `s`.
 pub fn plan(limits: &wgpu::Limits, split: usize, m: usize, k: usize, n: usize) -> Plan {
     dns::plan_layout(name(split), layout(limits, split, m, k), m, k, n)
-}
-
-/// Multiply `a · b` with DNS planes split `split` ways.
-pub fn multiply(ctx: &GpuContext, split: usize, a: &Matrix, b: &Matrix) -> Result<RunOutput> {
-    let p: Plan = plan(&ctx.limits, split, a.rows, a.cols, b.cols);
-    compute::run(ctx, &p, a, b)
 }

@@ -10,12 +10,8 @@
 //!
 //! Shaders: `shaders/dns.wgsl`, `shaders/dns_reduce.wgsl`.
 
-use super::RunOutput;
 use super::dns::{self, Layout};
-use crate::error::Result;
-use crate::gpu::GpuContext;
-use crate::gpu::compute::{self, Plan};
-use crate::matrix::Matrix;
+use crate::gpu::compute::Plan;
 use crate::methods::Method;
 
 /// O'Neil's TILE_WIDTH.
@@ -33,9 +29,4 @@ pub fn layout(m: usize, k: usize, n: usize) -> Layout {
 /// The dispatches: the tiles, then the reduction if k > T.
 pub fn plan(m: usize, k: usize, n: usize) -> Plan {
     dns::plan_layout(Method::DnsTiled.name(), layout(m, k, n), m, k, n)
-}
-
-/// Multiply `a · b` with tiled DNS.
-pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix) -> Result<RunOutput> {
-    compute::run(ctx, &plan(a.rows, a.cols, b.cols), a, b)
 }

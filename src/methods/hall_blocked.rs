@@ -74,7 +74,7 @@ pub fn loop_iterations(k: usize) -> u64 {
 /// the pipeline, the passes (one command buffer per pass when an observer will watch,
 /// `opts.observe`), the copies of copy mode, the readback and the rescale of
 /// `--scale-by-depth`.
-pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Params) -> Result<Work> {
+pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &Params) -> Result<Work> {
     let per_pass = opts.observe;
     let (m, k, n) = (a.rows, a.cols, b.cols);
     let block = block_size(ctx, opts.block)?;
@@ -103,6 +103,7 @@ pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Params) -> Re
         opts.accumulate,
     )?;
     let mut work = Work::new(engine.passes());
+    work.sums = Some(precision);
     work.setup_ms = crate::gpu::run::ms(built);
     let rec = engine.record(ctx, &mut work, None, per_pass)?;
     let reduced = setup.read_result(ctx, &mut work, &rec.result, 1)?;

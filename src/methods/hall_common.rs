@@ -293,7 +293,7 @@ pub(crate) fn multiply_chunks(
     a: &[Matrix],
     b: &[Matrix],
     k: usize,
-    opts: &mut Params,
+    opts: &Params,
 ) -> Result<RunOutput> {
     let (Some(a0), Some(b0)) = (a.first(), b.first()) else {
         return Err(Error::Internal(
@@ -352,6 +352,7 @@ pub(crate) fn multiply_chunks(
                 accumulate,
             )?;
             let mut work = Work::new(engine.passes());
+            work.sums = Some(precision);
             let rec = engine.record(ctx, &mut work, sum.as_ref(), false)?;
             if last {
                 // Only the block's final sum comes back.
@@ -434,7 +435,7 @@ impl PrecisionSetup {
     /// back into `opts.precision`.
     pub fn new(
         ctx: &GpuContext,
-        opts: &mut Params,
+        opts: &Params,
         a: &Matrix,
         b: &Matrix,
         terms_per_pass: usize,
@@ -470,7 +471,6 @@ impl PrecisionSetup {
             }
         }
         let bits = super::u8_pass::u8_bits(opts, precision)?;
-        opts.precision = precision;
         let u8_depth = match precision {
             Precision::U8 if opts.scale_by_depth => a.cols.max(1) as u32,
             Precision::U8 => 1,

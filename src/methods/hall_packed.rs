@@ -50,7 +50,7 @@ pub fn loop_iterations(k: usize) -> u64 {
 /// Record `a · b` in ⌈⌈k/2⌉/b⌉ channel-packed passes, at `opts.precision`, for the runner: as
 /// [`super::hall_blocked::record`], on packed textures, the observer (`opts.observe`) shown the
 /// packed running sum, the readback unpacked on the CPU.
-pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Params) -> Result<Work> {
+pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &Params) -> Result<Work> {
     let per_pass = opts.observe;
     let (m, k, n) = (a.rows, a.cols, b.cols);
     let block = block_size(ctx, opts.block)?;
@@ -78,6 +78,7 @@ pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Params) -> Re
         opts.accumulate,
     )?;
     let mut work = Work::new(engine.passes());
+    work.sums = Some(precision);
     work.setup_ms = crate::gpu::run::ms(built);
     let rec = engine.record(ctx, &mut work, None, per_pass)?;
     let reduced = setup.read_result(ctx, &mut work, &rec.result, 4)?;

@@ -47,7 +47,7 @@ pub fn loop_iterations() -> u64 {
 }
 
 /// Record `a · b` by k additively blended slices, for the runner.
-pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &mut Params) -> Result<Work> {
+pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &Params) -> Result<Work> {
     record_channels(ctx, &[a], &[b], opts)
 }
 
@@ -68,7 +68,7 @@ pub fn multiply_channels(
     ctx: &GpuContext,
     a: &[&Matrix],
     b: &[&Matrix],
-    opts: &mut Params,
+    opts: &Params,
 ) -> Result<ChannelsOutput> {
     let ran = run(ctx, None, || record_channels(ctx, a, b, opts))?;
     if opts.precision == Precision::F16 {
@@ -94,7 +94,7 @@ pub fn record_channels(
     ctx: &GpuContext,
     a: &[&Matrix],
     b: &[&Matrix],
-    opts: &mut Params,
+    opts: &Params,
 ) -> Result<Work> {
     if a.len() != b.len() || !(a.len() == 1 || a.len() == 4) {
         return Err(Error::Invalid(format!(
@@ -147,8 +147,6 @@ pub fn record_channels(
         ));
     }
     let bits = u8_bits(opts, precision)?;
-    // What ran, for the caller's verdict (plan::verdict_for reads it).
-    opts.precision = precision;
     // The polygon colour of §4: 1, or 1/k with --scale-by-depth (u8 only).
     let depth = if opts.scale_by_depth { k as u32 } else { 1 };
     precision::check_wide_depth(bits, depth)?;
@@ -185,6 +183,7 @@ pub fn record_channels(
         .then(|| Reduce16::new(ctx, &target, format, channels))
         .transpose()?;
     let mut work = Work::new(k);
+    work.sums = Some(precision);
     work.setup_ms = crate::gpu::run::ms(built);
     if opts.observe {
         // One render pass per slice so the observer can look at C_p after each.

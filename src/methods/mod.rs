@@ -150,7 +150,7 @@ const F32_ONLY: Takes = Takes {
 
 /// Records the GPU work of one product (a render-pass method, cs-fast, coop) for the runner
 /// ([`crate::gpu::run`]) to submit and resolve.
-pub type RecordFn = fn(&GpuContext, &Matrix, &Matrix, &mut Params) -> Result<Work>;
+pub type RecordFn = fn(&GpuContext, &Matrix, &Matrix, &Params) -> Result<Work>;
 
 /// The compute plan (kernels, grids) of an m×k·k×n product, run by [`crate::gpu::compute`].
 pub type PlanFn = fn(&wgpu::Limits, usize, usize, usize) -> Result<Plan>;
@@ -681,6 +681,9 @@ pub struct Params {
     /// The kernel variants the request names (cs-fast's, coop's, frag-mrt's shape); `None` in
     /// each lets the method pick.
     pub kernels: Kernels,
+    /// Compute-harness methods: submit the compute pass this many times back to back, each
+    /// timed on its own (the bench); 0 or 1 runs it once.
+    pub repeats: usize,
 }
 
 #[cfg(test)]

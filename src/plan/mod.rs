@@ -1,75 +1,26 @@
-//! The one entry point, [`multiply`]: validate the inputs and the options against the method's
-//! row of [`crate::methods::TABLE`], tile products past the adapter's limits or the memory
-//! budget ([`tiled`]), dispatch to the method, and guard what comes back. Also
-//! [`verdict_for`], which judges a result by the model of the method that made it.
+//! The one entry point, [`multiply`] (and [`multiply_async`] for the browser): a [`Request`] in,
+//! an [`Outcome`] out. It validates the request once against the method's row of
+//! [`crate::methods::TABLE`], plans (the product whole, or tiled past the adapter's limits, the
+//! memory budget or the driver's loop cap: [`tiled::plan`], pure), runs the method's recorded work
+//! on the GPU (or the CPU method), and records what ran — the kernel, the precisions, b, passes,
+//! tiles, timings and the arithmetic the judge holds the result to.
 //!
 //! This layer sits above `methods/` and may use everything below it; `bench`, `model`,
-//! `report`, `reach`, `demo` and the CLI call it.
+//! `report`, `reach`, `demo`, the web page and the CLI call it.
 
+mod request;
 pub mod tiled;
 
-use crate::check::{self, Arith, ErrorStats, Verdict};
-use crate::cpu;
+pub use request::{Options, Outcome, Progress, Request};
+
+use crate::check::Arith;
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::gpu::compute;
 use crate::gpu::run::{run, run_async};
 use crate::matrix::{self, Matrix};
-use crate::methods::{
-    Accumulate, Method, Observer, Params, RanKernel, RunOutput, Runs, Timings, Work,
-};
+use crate::methods::{Method, Observer, RanKernel, RunOutput, Runs, Timings, Work, larsen_mcallister};
 use crate::precision::{self, Precision};
-
-/// Options of one multiply: the method's own ([`Params`]) and how to tile.
-#[derive(Default)]
-pub struct Options<'a> {
-    /// Called after every pass, if set. Methods that batch passes split them to call it.
-    pub observer: Option<&'a mut dyn Observer>,
-    /// Accept NaN and infinity in the inputs.
-    pub allow_nonfinite: bool,
-    /// Hall–Carr–Hart block size b (products summed per fragment per pass); `None` = 32.
-    pub block: Option<u32>,
-    /// Hall–Carr–Hart: how the running sum passes from one pass to the next.
-    pub accumulate: Accumulate,
-    /// Number format of textures and framebuffer for the render-pass methods. After a run it
-    /// holds the precision the method actually used (f16 where f32 blending is missing).
-    /// [`multiply`] refuses u8 and f16 for the methods that compute in f32 only.
-    pub precision: Precision,
-    /// u8 only: polygon colour 1/k so the blended sum cannot saturate (L-M §4; in the Hall
-    /// methods it scales each block sum); result rescaled.
-    pub scale_by_depth: bool,
-    /// u8 only: the widths of the value a fragment hands on and of the running sum (L-M §4;
-    /// `--u8-product-bits`, `--u8-sum-bits`); the default, 8 and 8, is rendermm's u8 mode.
-    pub u8_bits: precision::U8Bits,
-    /// The kernel variants to run (cs-fast's, coop's, frag-mrt's shape); `None` in each lets the
-    /// method pick. The command line fills them from its knobs ([`crate::methods::Kernels`]).
-    pub kernels: crate::methods::Kernels,
-    /// Tiling of products past the adapter's limits or the memory budget ([`tiled`]):
-    /// `--mem-budget`, `--no-tile`, the progress bar.
-    pub tiling: tiled::TileOptions,
-    /// Left here by [`multiply`] when it tiled the product: how ([`tiled::Tiling`]).
-    pub tiled: Option<tiled::Tiling>,
-}
-
-impl Options<'_> {
-    /// Run `f` with the method's options borrowed from these, and keep the precision the method
-    /// says it ran in.
-    pub fn with_params<T>(&mut self, f: impl FnOnce(&mut Params) -> T) -> T {
-        let mut p = Params {
-            observe: self.observer.is_some(),
-            allow_nonfinite: self.allow_nonfinite,
-            block: self.block,
-            accumulate: self.accumulate,
-            precision: self.precision,
-            scale_by_depth: self.scale_by_depth,
-            u8_bits: self.u8_bits,
-            kernels: self.kernels,
-        };
-        let out = f(&mut p);
-        self.precision = p.precision;
-        out
-    }
-}
 
 /// Why `method` does not take `precision`, or `None` where it does: the one wording of this
 /// refusal, for the library's check and the command line's early one alike.
@@ -93,58 +44,61 @@ pub fn precision_refusal(method: Method, precision: Precision) -> Option<String>
     ))
 }
 
-/// Validate the inputs and multiply `a · b` with `method`, blocking. GPU methods need `ctx`.
-/// Products past the adapter's limits or the memory budget are tiled ([`tiled`]).
-pub fn multiply(
-    ctx: Option<&GpuContext>,
-    method: Method,
-    a: &Matrix,
-    b: &Matrix,
-    opts: &mut Options,
-) -> Result<RunOutput> {
-    validate(method, a, b, opts)?;
-    let gpu = || ctx.ok_or_else(|| Error::Invalid(format!("method {method} needs a GPU context")));
-    // Past the adapter's limits or the memory budget: block by block (or a clear refusal).
-    if let (Some(c), true) = (ctx, method.is_gpu())
-        && let Some(out) = tiled::multiply_if_needed(c, method, a, b, opts)?
-    {
-        return f16_guard(a, b, out, opts);
+/// Multiply as `req` asks, blocking: validate, plan, run, record. GPU methods need `ctx`.
+/// Products past the adapter's limits, the memory budget or the driver's loop cap are tiled
+/// ([`tiled`]).
+pub fn multiply(ctx: Option<&GpuContext>, req: Request) -> Result<Outcome> {
+    validate(&req)?;
+    let Request {
+        method,
+        a,
+        b,
+        more_channels,
+        options: opts,
+        mut observer,
+        progress,
+    } = req;
+    if !more_channels.is_empty() {
+        let ctx = ctx.ok_or_else(|| needs_gpu(method))?;
+        return channels(ctx, a, b, &more_channels, &opts);
     }
-    let out = match method.info().runs {
-        Runs::Cpu(f) => cpu_run(method, a, b, f),
-        Runs::Record(_) | Runs::Compute { .. } => {
-            let ctx = gpu()?;
-            let observe = opts.observer.is_some();
-            let mut observer = opts.observer.take();
-            let ran = run(ctx, observer.as_deref_mut(), || {
-                record(ctx, method, a, b, opts, observe)
-            });
-            opts.observer = observer;
-            let ran = ran?;
-            compute::note_repeats(&ran.repeats_ms);
-            let runs = compute_runs_as(method, &ctx.limits, a.rows, a.cols, b.cols);
-            ran.into_output_as(runs.name(), opts.precision)?
-        }
-    };
-    f16_guard(a, b, out, opts)
+    if let (Some(c), true) = (ctx, method.is_gpu())
+        && let Some(t) = tiled::plan(c, method, a.rows, a.cols, b.cols, &opts, observer.is_some())?
+    {
+        let out = tiled::multiply_tiled(c, method, a, b, &opts, &t, progress)?;
+        return finish(method, a, b, out, Some(t), &opts);
+    }
+    let out = run_whole(ctx, method, a, b, &opts, observer.as_deref_mut())?;
+    finish(method, a, b, out, None, &opts)
 }
 
-/// [`multiply`] for hosts where nothing may block (a browser): the same validation and
-/// methods, the device awaited. Products past one texture, the memory budget or the driver's
-/// shader loop cap are refused rather than tiled.
-pub async fn multiply_async(
-    ctx: &GpuContext,
-    method: Method,
-    a: &Matrix,
-    b: &Matrix,
-    opts: &mut Options<'_>,
-) -> Result<RunOutput> {
-    validate(method, a, b, opts)?;
+/// [`multiply`] for hosts where nothing may block (a browser): the same validation, plan and
+/// methods, the device awaited. Products that need tiling are refused rather than tiled.
+pub async fn multiply_async(ctx: &GpuContext, req: Request<'_>) -> Result<Outcome> {
+    validate(&req)?;
+    let Request {
+        method,
+        a,
+        b,
+        more_channels,
+        options: opts,
+        mut observer,
+        progress: _,
+    } = req;
+    if !more_channels.is_empty() {
+        return Err(Error::Unsupported {
+            option: "four channels".into(),
+            method: method.name(),
+            why: "runs only natively".into(),
+        });
+    }
     if method.is_gpu() {
         // The driver's loop cap, which the plan reads without blocking.
         ctx.loop_cap_async().await?;
     }
-    if method.is_gpu() && tiled::plan(ctx, method, a.rows, a.cols, b.cols, opts)?.is_some() {
+    if method.is_gpu()
+        && tiled::plan(ctx, method, a.rows, a.cols, b.cols, &opts, observer.is_some())?.is_some()
+    {
         return Err(Error::Unsupported {
             option: format!("a {}x{}x{} product", a.rows, a.cols, b.cols),
             method: method.name(),
@@ -154,27 +108,79 @@ pub async fn multiply_async(
     let out = match method.info().runs {
         Runs::Cpu(f) => cpu_run(method, a, b, f),
         Runs::Record(_) | Runs::Compute { .. } => {
-            let observe = opts.observer.is_some();
-            let mut observer = opts.observer.take();
+            let observe = observer.is_some();
             let ran = run_async(ctx, observer.as_deref_mut(), || {
-                record(ctx, method, a, b, opts, observe)
+                record(ctx, method, a, b, &opts, observe)
             })
-            .await;
-            opts.observer = observer;
+            .await?;
             let runs = compute_runs_as(method, &ctx.limits, a.rows, a.cols, b.cols);
-            ran?.into_output_as(runs.name(), opts.precision)?
+            ran.into_output_as(runs.name(), opts.precision)?
         }
     };
-    f16_guard(a, b, out, opts)
+    finish(method, a, b, out, None, &opts)
 }
 
-/// What every multiply checks first: shapes, finite values, a precision the method takes, and
-/// for f16 that every partial sum stays inside f16's range.
-fn validate(method: Method, a: &Matrix, b: &Matrix, opts: &Options) -> Result<()> {
-    matrix::check_product(a, b)?;
-    if !opts.allow_nonfinite {
-        a.check_finite("A")?;
-        b.check_finite("B")?;
+/// Run `a · b` whole by `method` (its recorded work on the GPU, or the CPU method), blocking.
+fn run_whole(
+    ctx: Option<&GpuContext>,
+    method: Method,
+    a: &Matrix,
+    b: &Matrix,
+    opts: &Options,
+    mut observer: Option<&mut (dyn Observer + '_)>,
+) -> Result<RunOutput> {
+    Ok(match method.info().runs {
+        Runs::Cpu(f) => cpu_run(method, a, b, f),
+        Runs::Record(_) | Runs::Compute { .. } => {
+            let ctx = ctx.ok_or_else(|| needs_gpu(method))?;
+            let observe = observer.is_some();
+            let ran = run(ctx, observer.as_deref_mut(), || {
+                record(ctx, method, a, b, opts, observe)
+            })?;
+            let runs = compute_runs_as(method, &ctx.limits, a.rows, a.cols, b.cols);
+            ran.into_output_as(runs.name(), opts.precision)?
+        }
+    })
+}
+
+fn needs_gpu(method: Method) -> Error {
+    Error::Invalid(format!("method {method} needs a GPU context"))
+}
+
+/// What every multiply checks first, once: shapes (of every channel's pair), finite values, a
+/// precision the method takes, and for f16 that every partial sum stays inside f16's range.
+fn validate(req: &Request) -> Result<()> {
+    let (method, opts) = (req.method, &req.options);
+    let pairs = std::iter::once((req.a, req.b)).chain(req.more_channels.iter().copied());
+    if !req.more_channels.is_empty() {
+        if method != Method::Lm || req.more_channels.len() != 3 {
+            return Err(Error::Unsupported {
+                option: format!("{} (A, B) pairs", req.more_channels.len() + 1),
+                method: method.name(),
+                why: "four channels (RGBA) is a mode of lm only, and takes exactly 4 pairs".into(),
+            });
+        }
+        if req.observer.is_some() {
+            return Err(Error::Invalid(
+                "the four-channel mode has no single accumulation texture for an observer".into(),
+            ));
+        }
+    }
+    for (c, (a, b)) in pairs.enumerate() {
+        matrix::check_product(a, b)?;
+        if a.shape() != req.a.shape() || b.shape() != req.b.shape() {
+            return Err(Error::Invalid(format!(
+                "pair {c} is {}x{}·{}x{} but pair 0 is {}x{}·{}x{}; the channels share one set of passes",
+                a.rows, a.cols, b.rows, b.cols, req.a.rows, req.a.cols, req.b.rows, req.b.cols
+            )));
+        }
+        if !opts.allow_nonfinite {
+            a.check_finite("A")?;
+            b.check_finite("B")?;
+        }
+        if opts.precision == Precision::F16 {
+            precision::check_f16_headroom(a, b)?;
+        }
     }
     if let Some(why) = precision_refusal(method, opts.precision) {
         return Err(Error::Unsupported {
@@ -183,10 +189,89 @@ fn validate(method: Method, a: &Matrix, b: &Matrix, opts: &Options) -> Result<()
             why,
         });
     }
-    if opts.precision == Precision::F16 {
-        precision::check_f16_headroom(a, b)?;
-    }
     Ok(())
+}
+
+/// L-M's four channels (§5): the pairs multiplied in one set of passes, one per colour channel.
+fn channels(
+    ctx: &GpuContext,
+    a: &Matrix,
+    b: &Matrix,
+    more: &[(&Matrix, &Matrix)],
+    opts: &Options,
+) -> Result<Outcome> {
+    let xs: Vec<&Matrix> = std::iter::once(a).chain(more.iter().map(|p| p.0)).collect();
+    let ys: Vec<&Matrix> = std::iter::once(b).chain(more.iter().map(|p| p.1)).collect();
+    let params = opts.params(false);
+    let ran = run(ctx, None, || {
+        larsen_mcallister::record_channels(ctx, &xs, &ys, &params)
+    })?;
+    let sums = ran.sums.unwrap_or(opts.precision);
+    if sums == Precision::F16 {
+        // Sums past f16's range saturate or overflow: an error, not an answer (every channel).
+        for ((x, y), c) in xs.iter().zip(&ys).zip(&ran.cs) {
+            precision::check_f16_result(x, y, c, opts.allow_nonfinite)?;
+        }
+    }
+    let mut cs = ran.cs.into_iter();
+    let c = cs
+        .next()
+        .ok_or_else(|| Error::Internal("the four-channel run read back no matrix".into()))?;
+    let kernel = RanKernel {
+        method: Method::Lm.name().into(),
+        variant: Some("rgba".into()),
+        inputs: sums,
+        sums,
+    };
+    Ok(Outcome {
+        c,
+        more_channels: cs.collect(),
+        method: Method::Lm,
+        shape: (a.rows, a.cols, b.cols),
+        arith: arith(Method::Lm, sums, opts),
+        kernel,
+        block: None,
+        passes: ran.passes,
+        tiling: None,
+        timings: ran.timings,
+        notes: ran.notes,
+    })
+}
+
+/// The run's output made an outcome: f16 sums checked against f16's range, and the arithmetic
+/// the judge will hold C to, from the kernel that ran.
+fn finish(
+    method: Method,
+    a: &Matrix,
+    b: &Matrix,
+    out: RunOutput,
+    tiling: Option<tiled::Tiling>,
+    opts: &Options,
+) -> Result<Outcome> {
+    if out.kernel.sums == Precision::F16 {
+        precision::check_f16_result(a, b, &out.c, opts.allow_nonfinite)?;
+    }
+    // Hall's b (32 unless asked); frag-mrt's passes over k only where asked.
+    let block = match method {
+        Method::HallBlocked | Method::HallPacked => {
+            Some(opts.block.unwrap_or(crate::methods::hall_blocked::DEFAULT_BLOCK))
+        }
+        _ if method.info().takes.block => opts.block,
+        _ => None,
+    };
+    Ok(Outcome {
+        arith: arith(method, out.kernel.sums, opts),
+        c: out.c,
+        more_channels: vec![],
+        method,
+        shape: (a.rows, a.cols, b.cols),
+        kernel: out.kernel,
+        block,
+        passes: out.passes,
+        tiling,
+        timings: out.timings,
+        notes: out.notes,
+    })
 }
 
 /// Record the GPU work of `method` on `a · b` for the runner: the method's own recording, or a
@@ -197,22 +282,19 @@ fn record(
     method: Method,
     a: &Matrix,
     b: &Matrix,
-    opts: &mut Options,
+    opts: &Options,
     observe: bool,
 ) -> Result<Work> {
     let (m, k, n) = (a.rows, a.cols, b.cols);
     match method.info().runs {
-        Runs::Record(f) => opts.with_params(|p| {
-            p.observe = observe;
-            f(ctx, a, b, p)
-        }),
+        Runs::Record(f) => f(ctx, a, b, &opts.params(observe)),
         Runs::Compute { .. } => {
             let runs = compute_runs_as(method, &ctx.limits, m, k, n);
             let plan = compute_plan(runs, &ctx.limits, m, k, n).unwrap_or_else(|| {
                 Err(Error::Internal(format!("{runs} is not a compute method")))
             })?;
             let ops = compute::Operands::upload(ctx, &plan, a, b)?;
-            let mut work = compute::record(ctx, &plan, ops, (m, n))?;
+            let mut work = compute::record(ctx, &plan, ops, (m, n), opts.repeats)?;
             if runs != method {
                 let why = compute_plan(method, &ctx.limits, m, k, n)
                     .and_then(|p| p.err())
@@ -275,13 +357,6 @@ pub fn compute_runs_as(
     }
 }
 
-fn f16_guard(a: &Matrix, b: &Matrix, out: RunOutput, opts: &Options) -> Result<RunOutput> {
-    if opts.precision == Precision::F16 {
-        precision::check_f16_result(a, b, &out.c, opts.allow_nonfinite)?;
-    }
-    Ok(out)
-}
-
 fn cpu_run(method: Method, a: &Matrix, b: &Matrix, f: fn(&Matrix, &Matrix) -> Matrix) -> RunOutput {
     let t = crate::clock::Instant::now();
     let c = f(a, b);
@@ -302,25 +377,13 @@ fn cpu_run(method: Method, a: &Matrix, b: &Matrix, f: fn(&Matrix, &Matrix) -> Ma
     }
 }
 
-/// Multiply and check against the f64 reference in one go (the tour and the tests use it).
-pub fn multiply_checked(
-    ctx: Option<&GpuContext>,
-    method: Method,
-    a: &Matrix,
-    b: &Matrix,
-    opts: &mut Options,
-) -> Result<(RunOutput, ErrorStats)> {
-    let out = multiply(ctx, method, a, b, opts)?;
-    let stats = check::compare(&out.c, &cpu::reference_f64(a, b));
-    Ok((out, stats))
-}
-
-/// The arithmetic `method` ran `a · b` in with `opts` ([`check::Arith`]): `opts.precision` is
-/// the precision the run used (the render-pass methods write back the f16 they fall back to),
-/// `opts.block` the Hall block size, `opts.scale_by_depth` the u8 polygon colour 1/k,
-/// `opts.u8_bits` the u8 widths. `coop` and `frag-mrt-f16` round their inputs to f16 and sum in
-/// f32; every other method without u8 / f16 modes computes in f32.
-pub fn arith_for(method: Method, opts: &Options) -> Arith {
+/// The arithmetic a run of `method` computed in, from the precision its sums were actually kept
+/// in (the kernel's, [`RanKernel::sums`]) and the options it ran with (b, the u8 polygon colour
+/// and widths): what the judge ([`crate::check::judge`]) holds its result to. `coop` and
+/// `frag-mrt-f16` round their inputs to f16 and sum in f32; every other method without u8 / f16
+/// modes computes in f32. A run's [`Outcome::arith`] is this; the tests use it to judge results
+/// they plant.
+pub fn arith(method: Method, sums: Precision, opts: &Options) -> Arith {
     match method {
         Method::Coop => Arith::F16Inputs { tensor_cores: true },
         Method::FragMrtF16 => Arith::F16Inputs {
@@ -328,15 +391,9 @@ pub fn arith_for(method: Method, opts: &Options) -> Arith {
         },
         _ => match method.pipeline(opts.block) {
             Some(pipeline) => {
-                Arith::of_pipeline(pipeline, opts.precision, opts.scale_by_depth, opts.u8_bits)
+                Arith::of_pipeline(pipeline, sums, opts.scale_by_depth, opts.u8_bits)
             }
             None => Arith::F32,
         },
     }
-}
-
-/// Judge `c = a · b` as `method` computed it with `opts`: the judge ([`check::judge`]) on the
-/// arithmetic of [`arith_for`].
-pub fn verdict_for(method: Method, opts: &Options, a: &Matrix, b: &Matrix, c: &Matrix) -> Verdict {
-    check::judge(arith_for(method, opts), a, b, c)
 }

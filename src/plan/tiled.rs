@@ -84,13 +84,13 @@ use serde::Serialize;
 mod blocks;
 mod budget;
 mod loops;
-use blocks::{GpuAdd, Progress, compute_block, generic_block, lm_block, place, sub};
+use blocks::{GpuAdd, compute_block, generic_block, lm_block, place, sub};
 pub use budget::{budget, default_budget, human_bytes, mem_available, parse_bytes};
 pub use loops::{LOOP_MARGIN, loop_fits, max_loop_k};
 use loops::{loop_budget, runs_as};
 
 /// The knob the command line reads for the memory budget when `--mem-budget` is not given
-/// (into [`TileOptions::mem_budget`], named by [`TileOptions::mem_budget_source`]).
+/// (into [`Options::mem_budget`], named by [`Options::mem_budget_source`]).
 pub const BUDGET_ENV: &str = "RENDERMM_MEM_BUDGET";
 
 /// Most tile multiplies a plan may take; a budget that small is refused as a likely typo.
@@ -98,25 +98,6 @@ pub const MAX_TILES: usize = 100_000;
 
 const ADD_SHADER: &str = include_str!("../../shaders/tile_accumulate.wgsl");
 
-/// How a multiply may be tiled (part of [`Options`]).
-#[derive(Clone, Debug, Default)]
-pub struct TileOptions {
-    /// Bytes of device memory a multiply may allocate; `None`: [`budget`] picks one.
-    pub mem_budget: Option<u64>,
-    /// Where `mem_budget` came from, as the report names it (`RENDERMM_MEM_BUDGET=2GiB`);
-    /// `None`: `--mem-budget`.
-    pub mem_budget_source: Option<String>,
-    /// Bytes of host memory available (`MemAvailable`), which a CPU adapter allocates its
-    /// "device memory" from: the host reads it and hands it in (the library reads no system
-    /// file); `None` where unknown, and the default budget does without it.
-    pub host_available: Option<u64>,
-    /// Refuse a product that needs tiling instead of tiling it (`--no-tile`).
-    pub no_tile: bool,
-    /// Show a progress bar of the blocks of C done on stderr (the CLI hides it with `--json`).
-    pub progress: bool,
-    /// Set on the tiles' own multiplies so that they are not tiled again.
-    pub inside: bool,
-}
 
 /// A memory budget and where it came from.
 #[derive(Clone, Debug, Serialize)]
@@ -466,6 +447,7 @@ fn pieces(total: usize, size: usize) -> Vec<(usize, usize)> {
 /// memory budget: `Ok(None)` if it can, `Ok(Some(tiling))` with the tiles to use if it cannot,
 /// an error if it may not be tiled (`--no-tile`, an observer) or cannot be (not even small tiles
 /// fit, or a precision whose check models the untiled passes). CPU methods are never tiled.
+/// `observed`: an observer will watch the passes (the demos), which a tiled run cannot show.
 pub fn plan(
     ctx: &GpuContext,
     method: Method,
@@ -473,12 +455,13 @@ pub fn plan(
     k: usize,
     n: usize,
     opts: &Options,
+    observed: bool,
 ) -> Result<Option<Tiling>> {
     if !method.is_gpu() {
         return Ok(None);
     }
     let fam = family(ctx, method, m, k, n);
-    let budget = budget(ctx, &opts.tiling)?;
+    let budget = budget(ctx, opts)?;
     let full = family_footprint(ctx, fam, opts, m, k, n, 1);
     // The driver's loop cap is measured (a small GPU run, once per context) only where the
     // sizes fit: a product over a limit is refused before anything touches the device.
@@ -496,7 +479,7 @@ pub fn plan(
         budget_source: budget.source.clone(),
         hint,
     };
-    if opts.tiling.no_tile {
+    if opts.no_tile {
         return Err(match limit {
             Err(e) => annotate(e, "tiling is off: --no-tile"),
             Ok(()) => budget_error(
@@ -518,7 +501,7 @@ pub fn plan(
             budget.source
         ));
     }
-    if opts.observer.is_some() {
+    if observed {
         return Err(Error::Invalid(format!(
             "{what} must be tiled ({}), and a tiled run has no single texture for an observer (the demos) to watch",
             reasons.join("; ")
@@ -626,7 +609,7 @@ fn search(
     opts: &Options,
     (m, k, n): (usize, usize, usize),
 ) -> std::result::Result<TileShape, Searched> {
-    let budget = budget(ctx, &opts.tiling).map_err(Searched::Limit)?;
+    let budget = budget(ctx, opts).map_err(Searched::Limit)?;
     let (um, uk, un) = units(ctx, fam, opts).map_err(Searched::Limit)?;
     let cap = ctx.limits.max_texture_dimension_2d as usize
         * if fam == (Family::Hall { packed: true }) {
@@ -708,36 +691,18 @@ fn annotate(e: Error, why: &str) -> Error {
     }
 }
 
-/// The hook of [`super::multiply`]: `Ok(None)` if the product runs whole (see [`plan`]),
-/// otherwise the tiled run's output.
-pub fn multiply_if_needed(
-    ctx: &GpuContext,
-    method: Method,
-    a: &Matrix,
-    b: &Matrix,
-    opts: &mut Options,
-) -> Result<Option<RunOutput>> {
-    if opts.tiling.inside || !method.is_gpu() {
-        return Ok(None);
-    }
-    match plan(ctx, method, a.rows, a.cols, b.cols, opts)? {
-        None => Ok(None),
-        Some(t) => multiply_tiled(ctx, method, a, b, opts, t).map(Some),
-    }
-}
-
-/// Multiply `a · b` with `method` tile by tile as `tiling` ([`plan`]) says. Leaves the plan in
-/// `opts.tiled`. `passes` of the output is one block's (what an untiled run would report),
-/// the timings are all the tiles' summed.
+/// Multiply `a · b` with `method` tile by tile as `tiling` ([`plan`]) says, telling `progress`
+/// as the blocks of C finish. `passes` of the output is one block's (what an untiled run would
+/// report), the timings are all the tiles' summed.
 pub fn multiply_tiled(
     ctx: &GpuContext,
     method: Method,
     a: &Matrix,
     b: &Matrix,
-    opts: &mut Options,
-    tiling: Tiling,
+    opts: &Options,
+    tiling: &Tiling,
+    mut progress: Option<super::Progress>,
 ) -> Result<RunOutput> {
-    crate::matrix::check_product(a, b)?;
     let (m, k, n) = (a.rows, a.cols, b.cols);
     if !opts.u8_bits.is_default() {
         let bits = opts.u8_bits;
@@ -761,7 +726,6 @@ pub fn multiply_tiled(
     let cols = pieces(n, tiling.tile_n);
     let chunks = pieces(k, tiling.tile_k);
     let blocks = rows.len() * cols.len();
-    let bar = Progress::new(opts.tiling.progress, blocks as u64, method.name());
     let adder = match (tiling.family, chunks.len()) {
         (Family::Compute(_), 2..) => Some(GpuAdd::new(ctx)?),
         _ => None,
@@ -774,12 +738,6 @@ pub fn multiply_tiled(
     let mut done = 0usize;
     for &(r0, rl) in &rows {
         for &(c0, cl) in &cols {
-            bar.message(format!(
-                "block {}x{} at ({r0}, {c0}), k in {} chunk(s)",
-                rl,
-                cl,
-                chunks.len()
-            ));
             let xs: Vec<Matrix> = chunks
                 .iter()
                 .map(|&(p0, pl)| sub(a, r0, rl, p0, pl))
@@ -790,8 +748,9 @@ pub fn multiply_tiled(
                 .collect();
             let out = match tiling.family {
                 Family::Lm => lm_block(ctx, &xs, &ys, k, opts)?,
-                Family::Hall { packed } => opts
-                    .with_params(|p| hall_blocked::multiply_chunks(ctx, packed, &xs, &ys, k, p))?,
+                Family::Hall { packed } => {
+                    hall_blocked::multiply_chunks(ctx, packed, &xs, &ys, k, &opts.params(false))?
+                }
                 Family::Compute(eff) => compute_block(ctx, eff, &xs, &ys, adder.as_ref())?,
                 Family::Generic { .. } => generic_block(ctx, method, &xs, &ys, opts)?,
             };
@@ -804,10 +763,11 @@ pub fn multiply_tiled(
             first.get_or_insert((out.passes, out.notes));
             kernel.get_or_insert(out.kernel);
             done += 1;
-            bar.position(done as u64);
+            if let Some(tell) = progress.as_mut() {
+                tell(done, blocks);
+            }
         }
     }
-    bar.finish();
     t.device_ms = device;
     let (passes, block_notes) = first.unwrap_or_default();
     let mut kernel = kernel.unwrap_or_default();
@@ -853,7 +813,6 @@ pub fn multiply_tiled(
     notes.extend(block_notes.into_iter().map(|s| format!("first block: {s}")));
     // The tiles' kernel, under the name of the method the tiles ran.
     kernel.method = tiling.ran_as.clone();
-    opts.tiled = Some(tiling);
     Ok(RunOutput {
         c,
         passes,

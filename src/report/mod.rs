@@ -6,8 +6,8 @@
 
 use crate::check::Verdict;
 use crate::gpu::GpuContext;
-use crate::matrix::Matrix;
-use crate::methods::{Kernels, Method, RanKernel, RunOutput, Timings};
+use crate::methods::{Kernels, Method};
+use crate::plan::Outcome;
 use crate::precision::Precision;
 use serde::Serialize;
 
@@ -104,29 +104,20 @@ pub struct Report {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub checks: Vec<Verdict>,
     pub notes: Vec<String>,
-    /// How the product was tiled, if it was ([`crate::plan::tiled`]); the caller sets it from
-    /// [`crate::plan::Options::tiled`].
+    /// How the product was tiled, if it was ([`crate::plan::tiled`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tiling: Option<crate::plan::tiled::Tiling>,
 }
 
 impl Report {
-    /// Build the report of one run (of `channels` products of the same shape), with the verdicts
-    /// against the f64 reference if the run was checked (the worst channel's errors go on top).
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        ctx: Option<&GpuContext>,
-        method: Method,
-        precision: Precision,
-        (m, k, n): (usize, usize, usize),
-        channels: usize,
-        passes: usize,
-        kernel: &RanKernel,
-        timings: &Timings,
-        notes: &[String],
-        checks: Vec<Verdict>,
-    ) -> Self {
-        let t = timings;
+    /// The report of one run, from its outcome alone, with the judge's verdicts if the run was
+    /// checked (one per channel; the worst channel's errors go on top).
+    pub fn of(ctx: Option<&GpuContext>, out: &Outcome, checks: Vec<Verdict>) -> Self {
+        let (method, kernel, passes) = (out.method, &out.kernel, out.passes);
+        let (m, k, n) = out.shape;
+        let channels = 1 + out.more_channels.len();
+        let precision = kernel.sums;
+        let t = &out.timings;
         let (adapter, backend) = match (method.is_gpu(), ctx) {
             (true, Some(c)) => (c.info.name.clone(), format!("{:?}", c.info.backend)),
             _ => ("CPU".to_string(), "cpu".to_string()),
@@ -197,32 +188,8 @@ impl Report {
                     / (m * n * channels) as f64
             }),
             checks,
-            notes: notes.to_vec(),
-            tiling: None,
+            notes: out.notes.clone(),
+            tiling: out.tiling.clone(),
         }
-    }
-
-    /// The report of a single-product run.
-    pub fn of_run(
-        ctx: Option<&GpuContext>,
-        method: Method,
-        precision: Precision,
-        a: &Matrix,
-        b: &Matrix,
-        out: &RunOutput,
-        check: Option<Verdict>,
-    ) -> Self {
-        Report::new(
-            ctx,
-            method,
-            precision,
-            (a.rows, a.cols, b.cols),
-            1,
-            out.passes,
-            &out.kernel,
-            &out.timings,
-            &out.notes,
-            check.into_iter().collect(),
-        )
     }
 }

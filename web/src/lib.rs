@@ -648,23 +648,22 @@ async fn run_request(req: &Request, page: &Page) -> Result<Value> {
     if gpu.backend == "webgl2" {
         keep_polling(ctx.clone());
     }
-    let (out, used) = {
-        let mut opts = Options {
-            // The methods with one accumulation texture are watched pass by pass (the demos lm,
-            // hall and packed); frag-mrt (C spread over several attachments) and the compute era
-            // show their result.
-            observer: match Kind::of(req.method) {
-                Kind::Result(_) => None,
-                _ => Some(&mut canvas),
-            },
+    let out = {
+        let opts = Options {
             precision: req.precision,
             block: block_for(req),
             ..Default::default()
         };
-        let out = plan::multiply_async(&ctx, req.method, &a, &b, &mut opts).await;
-        (out, opts.precision)
+        let mut request = plan::Request::new(req.method, &a, &b).options(opts);
+        // The methods with one accumulation texture are watched pass by pass (the demos lm,
+        // hall and packed); frag-mrt (C spread over several attachments) and the compute era
+        // show their result.
+        if !matches!(Kind::of(req.method), Kind::Result(_)) {
+            request = request.observed(&mut canvas);
+        }
+        plan::multiply_async(&ctx, request).await?
     };
-    let out = out?;
+    let used = out.precision();
     // Methods not watched pass by pass (frag-mrt, the compute era) show their result.
     if canvas.snapshots.is_empty() {
         let c = MatrixTexture::upload(&ctx, "page C", &out.c, ScalarFormat::R32Float)?;
@@ -675,12 +674,7 @@ async fn run_request(req: &Request, page: &Page) -> Result<Value> {
     }
     let stats = check::compare(&out.c, &reference);
     // Judged by the model of the pipeline that ran (the precision it used, its block size).
-    let judged = Options {
-        precision: used,
-        block: block_for(req),
-        ..Default::default()
-    };
-    let verdict = plan::verdict_for(req.method, &judged, &a, &b, &out.c);
+    let verdict = out.verdict(&a, &b);
     canvas.status = Some(done_line(&verdict));
     let mut result = json!({
         "method": req.method.name(),
@@ -693,6 +687,10 @@ async fn run_request(req: &Request, page: &Page) -> Result<Value> {
         "rel_err": stats.rel_err,
         "passed": verdict.passed,
         "precision": used.name(),
+        // The kernel that ran and what the judge held C to, as `multiply --json` names them.
+        "kernel": out.kernel,
+        "held": verdict.held,
+        "tolerance": verdict.tolerance,
     });
     // u8: how much of C saturated or rounded to 0 (names as in `multiply --json`), so a reader
     // of the result can tell a run that checked the 8-bit rounding from one that checked nothing.

@@ -10,12 +10,8 @@
 //! One dispatch, ceil(n/16) × ceil(m/16) workgroups of 16×16. Shader:
 //! `shaders/kk73_3_bank_free.wgsl`.
 
-use crate::error::Result;
-use crate::gpu::GpuContext;
-use crate::gpu::compute::{self, Plan};
-use crate::matrix::Matrix;
+use crate::gpu::compute::Plan;
 use crate::methods::Method;
-use crate::methods::RunOutput;
 
 const SHADER: &str = include_str!("../../../shaders/kk73_3_bank_free.wgsl");
 
@@ -29,9 +25,4 @@ pub fn plan(m: usize, _k: usize, n: usize) -> Plan {
         n,
     )
     .note("16x16 tiles; coalesced loads, conflict-free workgroup-memory reads")
-}
-
-/// Multiply `a · b` with step 3.
-pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix) -> Result<RunOutput> {
-    compute::run(ctx, &plan(a.rows, a.cols, b.cols), a, b)
 }

@@ -11,12 +11,8 @@
 //! One dispatch, ceil(n/16) × ceil(m/16) workgroups of 16×16. Shader:
 //! `shaders/kk73_2_coalesced.wgsl`.
 
-use crate::error::Result;
-use crate::gpu::GpuContext;
-use crate::gpu::compute::{self, Plan};
-use crate::matrix::Matrix;
+use crate::gpu::compute::Plan;
 use crate::methods::Method;
-use crate::methods::RunOutput;
 
 const SHADER: &str = include_str!("../../../shaders/kk73_2_coalesced.wgsl");
 
@@ -30,9 +26,4 @@ pub fn plan(m: usize, _k: usize, n: usize) -> Plan {
         n,
     )
     .note("16x16 tiles; B read along rows (coalesced), tile stored transposed (bank conflicts)")
-}
-
-/// Multiply `a · b` with step 2.
-pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix) -> Result<RunOutput> {
-    compute::run(ctx, &plan(a.rows, a.cols, b.cols), a, b)
 }

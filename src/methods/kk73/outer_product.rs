@@ -16,12 +16,8 @@
 //! One dispatch, ceil(n/64) × ceil(m/16) workgroups of 64. Shader:
 //! `shaders/kk73_4_outer_product.wgsl`.
 
-use crate::error::Result;
-use crate::gpu::GpuContext;
-use crate::gpu::compute::{self, Plan};
-use crate::matrix::Matrix;
+use crate::gpu::compute::Plan;
 use crate::methods::Method;
-use crate::methods::RunOutput;
 
 const SHADER: &str = include_str!("../../../shaders/kk73_4_outer_product.wgsl");
 
@@ -49,9 +45,4 @@ pub fn plan(m: usize, _k: usize, n: usize) -> Plan {
         m,
         n,
     )
-}
-
-/// Multiply `a · b` with step 4.
-pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix) -> Result<RunOutput> {
-    compute::run(ctx, &plan(a.rows, a.cols, b.cols), a, b)
 }

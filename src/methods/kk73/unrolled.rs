@@ -11,12 +11,8 @@
 //! One dispatch, ceil(n/64) × ceil(m/16) workgroups of 64. Shader:
 //! `shaders/kk73_5_unrolled.wgsl`.
 
-use crate::error::Result;
-use crate::gpu::GpuContext;
-use crate::gpu::compute::{self, Plan};
-use crate::matrix::Matrix;
+use crate::gpu::compute::Plan;
 use crate::methods::Method;
-use crate::methods::RunOutput;
 
 const SHADER: &str = include_str!("../../../shaders/kk73_5_unrolled.wgsl");
 
@@ -31,9 +27,4 @@ pub fn plan(m: usize, _k: usize, n: usize) -> Plan {
         n,
     )
     .note("loops written out (WGSL has no #pragma unroll)")
-}
-
-/// Multiply `a · b` with step 5.
-pub fn multiply(ctx: &GpuContext, a: &Matrix, b: &Matrix) -> Result<RunOutput> {
-    compute::run(ctx, &plan(a.rows, a.cols, b.cols), a, b)
 }

@@ -1,7 +1,6 @@
 //! The blocks of a tiled product, run one after another: cut a tile of A and B out, multiply it
 //! by the method's own path (L-M's blend across chunks of k, the compute harness's chunks
-//! summed on the GPU, or a whole multiply per chunk added by `GpuAdd`), place the block of C,
-//! and count the blocks done on stderr.
+//! summed on the GPU, or a whole multiply per chunk added by `GpuAdd`), and place the block of C.
 
 use super::*;
 
@@ -30,7 +29,7 @@ pub(super) fn lm_block(
     a: &[Matrix],
     b: &[Matrix],
     k: usize,
-    opts: &mut Options,
+    opts: &Options,
 ) -> Result<RunOutput> {
     let mut notes = vec![];
     let precision = render_precision(ctx, Family::Lm, opts);
@@ -45,7 +44,6 @@ pub(super) fn lm_block(
             "--scale-by-depth applies to --precision u8 only".into(),
         ));
     }
-    opts.precision = precision;
     let depth = if opts.scale_by_depth { k as u32 } else { 1 };
     let (m, n) = (a[0].rows, b[0].cols);
     let format = precision.format(1);
@@ -254,7 +252,7 @@ pub(super) fn generic_block(
     method: Method,
     a: &[Matrix],
     b: &[Matrix],
-    opts: &mut Options,
+    opts: &Options,
 ) -> Result<RunOutput> {
     let (m, n) = (a[0].rows, b[0].cols);
     let mut sum = vec![0f64; m * n];
@@ -265,21 +263,12 @@ pub(super) fn generic_block(
     let mut last = None;
     let mut kernel = RanKernel::default();
     for (x, y) in a.iter().zip(b) {
-        let mut o = Options {
+        // Each tile fits whole (the plan chose it so): the method's own run, not tiled again.
+        let o = Options {
             allow_nonfinite: true,
-            block: opts.block,
-            accumulate: opts.accumulate,
-            precision: opts.precision,
-            scale_by_depth: opts.scale_by_depth,
-            kernels: opts.kernels,
-            tiling: TileOptions {
-                inside: true,
-                ..Default::default()
-            },
-            ..Default::default()
+            ..opts.clone()
         };
-        let out = super::super::multiply(Some(ctx), method, x, y, &mut o)?;
-        opts.precision = o.precision;
+        let out = super::super::run_whole(Some(ctx), method, x, y, &o, None)?;
         t.upload_ms += out.timings.upload_ms;
         t.compute_ms += out.timings.compute_ms;
         t.copy_ms += out.timings.copy_ms;
@@ -421,57 +410,5 @@ impl GpuAdd {
             }
             Ok(enc.finish())
         })
-    }
-}
-
-/// The blocks-of-C progress bar on stderr: indicatif in native builds, nothing in the browser.
-pub(super) struct Progress {
-    #[cfg(feature = "native")]
-    bar: indicatif::ProgressBar,
-}
-
-impl Progress {
-    pub(super) fn new(show: bool, len: u64, prefix: &'static str) -> Self {
-        #[cfg(feature = "native")]
-        {
-            let bar = if show {
-                indicatif::ProgressBar::new(len)
-            } else {
-                indicatif::ProgressBar::hidden()
-            };
-            bar.set_style(
-                indicatif::ProgressStyle::with_template(
-                    "tiling {prefix} [{bar:30}] {pos}/{len} blocks of C, {msg} ({elapsed})",
-                )
-                .expect("a valid template")
-                .progress_chars("=> "),
-            );
-            bar.set_prefix(prefix);
-            Progress { bar }
-        }
-        #[cfg(not(feature = "native"))]
-        {
-            let _ = (show, len, prefix);
-            Progress {}
-        }
-    }
-
-    pub(super) fn message(&self, msg: String) {
-        #[cfg(feature = "native")]
-        self.bar.set_message(msg);
-        #[cfg(not(feature = "native"))]
-        let _ = msg;
-    }
-
-    pub(super) fn position(&self, done: u64) {
-        #[cfg(feature = "native")]
-        self.bar.set_position(done);
-        #[cfg(not(feature = "native"))]
-        let _ = done;
-    }
-
-    pub(super) fn finish(&self) {
-        #[cfg(feature = "native")]
-        self.bar.finish_and_clear();
     }
 }

@@ -58,7 +58,7 @@ pub fn parse_bytes(s: &str) -> Result<u64> {
 
 /// The memory budget: `opts.mem_budget` (`--mem-budget`, or the knob the command line read),
 /// else [`default_budget`].
-pub fn budget(ctx: &GpuContext, opts: &TileOptions) -> Result<Budget> {
+pub fn budget(ctx: &GpuContext, opts: &Options) -> Result<Budget> {
     if let Some(bytes) = opts.mem_budget {
         return Ok(Budget {
             bytes,
