@@ -2,7 +2,7 @@
 //! tests can ask where the panels of a screenshot are.
 
 use super::Kind;
-use super::font;
+use crate::draw::font;
 use crate::precision::Precision;
 
 /// A rectangle in pixels, origin top left.
@@ -316,21 +316,7 @@ fn colour_bar(v: &View, bar: Rect, scale: f32, s: u32, labels: &mut Vec<Label>) 
     }
 }
 
-/// A tick label: two significant digits, trailing zeros dropped (the figures' tick labels too:
-/// `draw::picture` uses this one).
-pub fn number(v: f32) -> String {
-    let a = v.abs();
-    if a == 0.0 || !a.is_finite() {
-        return format!("{v}");
-    }
-    let digits = (1 - a.log10().floor() as i32).max(0) as usize;
-    let s = format!("{v:.digits$}");
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
-    }
-}
+pub use crate::draw::scale::number;
 
 /// The two header lines: what is being drawn, and where the run stands. Indices count from 0
 /// (slice p, column p of A, row p of B), passes from 1 ("pass 3 of 8").

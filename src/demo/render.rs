@@ -5,9 +5,9 @@
 //! ([`read_frame`], through the runner's readback).
 
 use super::cube::{self, Quad};
-use super::font::Mask;
 use super::layout::{self, Band, Layout};
 use super::scene::Frame;
+use crate::draw::font::{self, Mask};
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::gpu::pipeline::{texture_entry, uniform_entry};
@@ -198,7 +198,7 @@ impl Renderer {
             ];
             for (at, text) in spots {
                 if let Some((x, y)) = cube::project(view_proj, at, r.w, r.h) {
-                    let tw = super::font::text_width(&text, lay.text_scale) as f32;
+                    let tw = font::text_width(&text, lay.text_scale) as f32;
                     lay.labels.push(layout::Label {
                         x: (r.x + x - tw / 2.0) as i32,
                         y: (r.y + y) as i32,

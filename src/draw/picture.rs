@@ -104,7 +104,7 @@ pub fn save_png(path: &Path, img: &RgbImage) -> Result<()> {
 
 /// A colour scale that keeps a few large elements from washing out the rest: the smaller of the
 /// largest |value| and three times the root mean square (the demos' scale, one function).
-pub use crate::demo::scene::robust_scale;
+pub use super::scale::robust_scale;
 
 /// One panel of [`titled_panels`]: a matrix, the lines of its title, and the colour scale it is
 /// drawn on (± `scale` is full colour; `None`: its own [`robust_scale`]).
@@ -351,7 +351,7 @@ pub fn colour_bar(
 
 /// A value with two significant digits for a scale's ticks (`0.5`, `1`, `2.4`, `310`): the
 /// demos' tick labels, one function.
-pub use crate::demo::layout::number;
+pub use super::scale::number;
 
 /// Fill the rectangle (`x`, `y`, `w`, `h`) with `c`, clipped to the image.
 pub fn fill(img: &mut RgbImage, x: i32, y: i32, w: u32, h: u32, c: Rgb<u8>) {
