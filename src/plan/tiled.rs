@@ -88,6 +88,8 @@ use blocks::{GpuAdd, compute_block, generic_block, lm_block, place, sub};
 pub use budget::{budget, default_budget, human_bytes, mem_available, parse_bytes};
 pub use loops::{LOOP_MARGIN, loop_fits, max_loop_k};
 use loops::{loop_budget, runs_as};
+mod search;
+use search::{Searched, annotate, search};
 
 /// The knob the command line reads for the memory budget when `--mem-budget` is not given
 /// (into [`Options::mem_budget`], named by [`Options::mem_budget_source`]).
@@ -97,7 +99,6 @@ pub const BUDGET_ENV: &str = "RENDERMM_MEM_BUDGET";
 pub const MAX_TILES: usize = 100_000;
 
 const ADD_SHADER: &str = include_str!("../../shaders/tile_accumulate.wgsl");
-
 
 /// A memory budget and where it came from.
 #[derive(Clone, Debug, Serialize)]
@@ -580,117 +581,6 @@ pub fn plan(
     }))
 }
 
-/// A tile shape: its sides, how many tiles cover C and k, and the bytes one tile needs.
-struct TileShape {
-    m: usize,
-    k: usize,
-    n: usize,
-    blocks_m: usize,
-    blocks_n: usize,
-    chunks_k: usize,
-    bytes: Footprint,
-}
-
-/// Why no tile shape was found.
-enum Searched {
-    /// A limit that no tile avoids (a workgroup too large for the adapter).
-    Limit(Error),
-    /// Even the smallest tile is over the budget; the last one tried.
-    NoTile(TileShape),
-}
-
-/// The largest tile of an m×k×n product that fits the adapter's limits and the memory budget:
-/// start from the whole product (capped at the texture limit), halve the largest side —
-/// preferring m and n over k, since a split k must be summed — until a tile fits.
-fn search(
-    ctx: &GpuContext,
-    fam: Family,
-    method: Method,
-    opts: &Options,
-    (m, k, n): (usize, usize, usize),
-) -> std::result::Result<TileShape, Searched> {
-    let budget = budget(ctx, opts).map_err(Searched::Limit)?;
-    let (um, uk, un) = units(ctx, fam, opts).map_err(Searched::Limit)?;
-    let cap = ctx.limits.max_texture_dimension_2d as usize
-        * if fam == (Family::Hall { packed: true }) {
-            2
-        } else {
-            1
-        };
-    // A limit that not even a 1×1×1 tile is under (a workgroup too large for the adapter): no
-    // tile helps, and the loop cap need not be measured.
-    if let Err(e) = fits_sizes(ctx, fam, opts, 1, 1, 1) {
-        return Err(Searched::Limit(e));
-    }
-    let mut caps = match fam {
-        Family::Compute(_) => [m, k, n],
-        _ => [m.min(cap), k.min(cap), n.min(cap)],
-    };
-    // k no deeper than the driver's loop cap lets the method's invocations run.
-    caps[1] = caps[1]
-        .min(max_loop_k(ctx, runs_as(fam, method), m, n, k).map_err(Searched::Limit)?)
-        .max(1);
-    loop {
-        let (tm, bm) = even(m, caps[0], um);
-        let (tk, ck) = even(k, caps[1], uk);
-        let (tn, bn) = even(n, caps[2], un);
-        let bytes = family_footprint(ctx, fam, opts, tm, tk, tn, ck);
-        let fit = fits(ctx, fam, method, opts, tm, tk, tn);
-        let shape = TileShape {
-            m: tm,
-            k: tk,
-            n: tn,
-            blocks_m: bm,
-            blocks_n: bn,
-            chunks_k: ck,
-            bytes,
-        };
-        if fit.is_ok() && shape.bytes.total() <= budget.bytes {
-            return Ok(shape);
-        }
-        // Where splitting k would change the passes a u8 or f16 check models, k goes last.
-        let k_last = !matches!(
-            fam,
-            Family::Lm | Family::Compute(_) | Family::Generic { .. }
-        ) && render_precision(ctx, fam, opts) != Precision::F32
-            && caps[0].max(caps[2]) > 1;
-        let i = if caps[1] > caps[0].max(caps[2]) && !k_last {
-            1
-        } else if caps[0] >= caps[2] {
-            0
-        } else {
-            2
-        };
-        if caps[i] <= 1 {
-            return Err(match fit {
-                Err(e) => Searched::Limit(e),
-                Ok(()) => Searched::NoTile(shape),
-            });
-        }
-        caps[i] = caps[i].div_ceil(2);
-    }
-}
-
-/// `e` with a remark: a limit error stays an [`Error::Limit`] (its `what` says `why`), any other
-/// error gets `why` appended.
-fn annotate(e: Error, why: &str) -> Error {
-    match e {
-        Error::Limit {
-            what,
-            value,
-            limit,
-            max,
-        } => Error::Limit {
-            what: format!("{what} ({why})"),
-            value,
-            limit,
-            max,
-        },
-        Error::Invalid(s) => Error::Invalid(format!("{s} ({why})")),
-        e => e,
-    }
-}
-
 /// Multiply `a · b` with `method` tile by tile as `tiling` ([`plan`]) says, telling `progress`
 /// as the blocks of C finish. `passes` of the output is one block's (what an untiled run would
 /// report), the timings are all the tiles' summed.
@@ -823,40 +713,4 @@ pub fn multiply_tiled(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sizes_parse_with_binary_and_decimal_units() {
-        assert_eq!(parse_bytes("4096").unwrap(), 4096);
-        assert_eq!(parse_bytes("512MiB").unwrap(), 512 << 20);
-        assert_eq!(parse_bytes("2GiB").unwrap(), 2 << 30);
-        assert_eq!(parse_bytes("2g").unwrap(), 2 << 30);
-        assert_eq!(parse_bytes("1.5GB").unwrap(), 1_500_000_000);
-        assert_eq!(parse_bytes(" 64 KiB ").unwrap(), 64 << 10);
-        for bad in ["", "MiB", "-1", "0", "12 parsecs", "1e3"] {
-            assert!(parse_bytes(bad).is_err(), "{bad}");
-        }
-        assert_eq!(human_bytes(512 << 20), "512 MiB");
-        assert_eq!(human_bytes(3 << 29), "1.50 GiB");
-        assert_eq!(human_bytes(100), "100 bytes");
-    }
-
-    #[test]
-    fn pieces_are_as_even_as_the_unit_allows() {
-        assert_eq!(even(20000, 16384, 1), (10000, 2));
-        assert_eq!(even(100, 100, 1), (100, 1));
-        assert_eq!(even(100, 30, 1), (25, 4));
-        // Whole blocks of b = 32 along k.
-        assert_eq!(even(1000, 300, 32), (256, 4));
-        assert_eq!(even(7, 3, 32), (3, 3));
-        assert_eq!(pieces(10, 4), vec![(0, 4), (4, 4), (8, 2)]);
-        let x = Matrix::from_fn(5, 7, |i, j| (i * 10 + j) as f32);
-        let s = sub(&x, 1, 3, 2, 4);
-        assert_eq!(s.get(0, 0), 12.0);
-        assert_eq!(s.get(2, 3), 35.0);
-        let mut y = Matrix::zeros(5, 7);
-        place(&mut y, &s, 1, 2);
-        assert_eq!(y.get(3, 5), 35.0);
-    }
-}
+mod tests;
