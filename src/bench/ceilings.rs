@@ -157,13 +157,39 @@ pub fn measure(ctx: &GpuContext, quick: bool) -> Result<Ceilings> {
     let s = sizes(ctx, quick);
     let module = module(ctx)?;
     let mut out = vec![];
+    arithmetic(ctx, &module, &s, &mut out)?;
+    if ctx.has(wgpu::Features::FLOAT32_BLENDABLE) {
+        out.push(blend(ctx, &module, &s)?);
+    }
+    texture_fetch(ctx, &module, &s, &mut out)?;
+    copies(ctx, &s, &mut out)?;
+    for c in &mut out {
+        if let Some((v, src)) = theoretical(&ctx.info.name, &c.name) {
+            c.theoretical = Some(v);
+            c.theoretical_source = Some(src.into());
+        }
+    }
+    Ok(Ceilings {
+        adapter: ctx.info.name.clone(),
+        backend: format!("{:?}", ctx.info.backend),
+        ceilings: out,
+    })
+}
 
+/// The arithmetic ceilings: fragment and compute FMA chains, and the tensor cores where the
+/// adapter runs `coop`.
+fn arithmetic(
+    ctx: &GpuContext,
+    module: &wgpu::ShaderModule,
+    s: &Sizes,
+    out: &mut Vec<Ceiling>,
+) -> Result<()> {
     // Fragment FMA: side² fragments × iterations × 128 flops (16 vec4 FMA chains).
     let fragments = s.side as f64 * s.side as f64;
     let flops = fragments * s.fma_iterations as f64 * FLOPS_PER_ITERATION;
     let params = params_buffer(ctx, s.fma_iterations);
     let draw = draw_covering(
-        ctx, &module, "fs_fma", &params, None, s.side, 1, false, false,
+        ctx, module, "fs_fma", &params, None, s.side, 1, false, false,
     )?;
     let (ms, clock) = best(ctx, s.repeats, &draw)?;
     out.push(ceiling(
@@ -181,7 +207,7 @@ pub fn measure(ctx: &GpuContext, quick: bool) -> Result<Ceilings> {
     let groups = ((fragments as u64) / 256)
         .clamp(1, ctx.limits.max_compute_workgroups_per_dimension as u64) as u32;
     let invocations = groups as f64 * 256.0;
-    let dispatch = dispatch_fma(ctx, &module, &params, groups)?;
+    let dispatch = dispatch_fma(ctx, module, &params, groups)?;
     let (ms, clock) = best(ctx, s.repeats, &dispatch)?;
     out.push(ceiling(
         "compute-fma",
@@ -214,45 +240,55 @@ pub fn measure(ctx: &GpuContext, quick: bool) -> Result<Ceilings> {
             clock,
         ));
     }
+    Ok(())
+}
 
-    // Additive blend into R32Float: side² fragments per layer, `blend_layers` layers, at the full
-    // side and at a half and a quarter of it with 4 and 16 times the layers (the same fragments),
-    // each drawn as one full-screen triangle and as a two-triangle strip (as `lm` draws): the rate
-    // depends on whether the target stays in cache (a 2048² R32Float target is 16 MiB, inside the
-    // H100's 50 MB L2; 4096² is not) and a little on the primitive, and the ceiling is the best.
-    if ctx.has(wgpu::Features::FLOAT32_BLENDABLE) {
-        let params = params_buffer(ctx, 1);
-        let mut tried = vec![];
-        let mut top: Option<(f64, u32, u32, &str, Clock)> = None;
-        for shrink in [1u32, 2, 4] {
-            for quad in [false, true] {
-                let side = (s.side / shrink).max(1);
-                let layers = s.blend_layers * shrink * shrink;
-                let draw = draw_covering(
-                    ctx, &module, "fs_blend", &params, None, side, layers, true, quad,
-                )?;
-                let (ms, clock) = best(ctx, s.repeats, &draw)?;
-                let rate = side as f64 * side as f64 * layers as f64 / ms / 1e6;
-                let shape = if quad { "strip" } else { "triangle" };
-                tried.push(format!("{side}² {shape} {rate:.2}"));
-                if top.is_none_or(|t| rate > t.0) {
-                    top = Some((rate, side, layers, shape, clock));
-                }
+/// Additive blend into R32Float: side² fragments per layer, `blend_layers` layers, at the full
+/// side and at a half and a quarter of it with 4 and 16 times the layers (the same fragments),
+/// each drawn as one full-screen triangle and as a two-triangle strip (as `lm` draws): the rate
+/// depends on whether the target stays in cache (a 2048² R32Float target is 16 MiB, inside the
+/// H100's 50 MB L2; 4096² is not) and a little on the primitive, and the ceiling is the best.
+fn blend(ctx: &GpuContext, module: &wgpu::ShaderModule, s: &Sizes) -> Result<Ceiling> {
+    let params = params_buffer(ctx, 1);
+    let mut tried = vec![];
+    let mut top: Option<(f64, u32, u32, &str, Clock)> = None;
+    for shrink in [1u32, 2, 4] {
+        for quad in [false, true] {
+            let side = (s.side / shrink).max(1);
+            let layers = s.blend_layers * shrink * shrink;
+            let draw = draw_covering(
+                ctx, module, "fs_blend", &params, None, side, layers, true, quad,
+            )?;
+            let (ms, clock) = best(ctx, s.repeats, &draw)?;
+            let rate = side as f64 * side as f64 * layers as f64 / ms / 1e6;
+            let shape = if quad { "strip" } else { "triangle" };
+            tried.push(format!("{side}² {shape} {rate:.2}"));
+            if top.is_none_or(|t| rate > t.0) {
+                top = Some((rate, side, layers, shape, clock));
             }
         }
-        let (rate, side, layers, shape, clock) = top.expect("six configurations were tried");
-        out.push(ceiling(
-            "blend-r32f",
-            rate,
-            "Gfragments/s",
-            format!(
-                "{side}x{side} fragments x {layers} blended layers ({shape}), the best of three target sizes and two primitives (Gfragments/s: {})",
-                tried.join(", ")
-            ),
-            clock,
-        ));
     }
+    let (rate, side, layers, shape, clock) = top.expect("six configurations were tried");
+    Ok(ceiling(
+        "blend-r32f",
+        rate,
+        "Gfragments/s",
+        format!(
+            "{side}x{side} fragments x {layers} blended layers ({shape}), the best of three target sizes and two primitives (Gfragments/s: {})",
+            tried.join(", ")
+        ),
+        clock,
+    ))
+}
 
+/// The texture-fetch ceilings of R32Float and RGBA32Float texels.
+fn texture_fetch(
+    ctx: &GpuContext,
+    module: &wgpu::ShaderModule,
+    s: &Sizes,
+    out: &mut Vec<Ceiling>,
+) -> Result<()> {
+    let fragments = s.side as f64 * s.side as f64;
     // Texture fetch: `fetch_iterations` loads per fragment, R32Float (4 bytes) and RGBA32Float
     // (16 bytes, the texel of frag-mrt and hall-packed).
     // A power of two: the fetch shaders wrap their walk with a mask.
@@ -291,7 +327,7 @@ pub fn measure(ctx: &GpuContext, quick: bool) -> Result<Ceilings> {
         let view = tex.create_view(&Default::default());
         let draw = draw_covering(
             ctx,
-            &module,
+            module,
             entry,
             &params,
             Some(&view),
@@ -312,7 +348,11 @@ pub fn measure(ctx: &GpuContext, quick: bool) -> Result<Ceilings> {
             clock,
         ));
     }
+    Ok(())
+}
 
+/// The copy ceilings: device to device, host to device and device to host.
+fn copies(ctx: &GpuContext, s: &Sizes, out: &mut Vec<Ceiling>) -> Result<()> {
     // Copies: on the device; host to device the best way wgpu allows here; device to host
     // until the bytes are in host memory.
     let (ms, clock) = copy_bandwidth(ctx, Copy::DeviceToDevice, s.copy_bytes, s.repeats)?;
@@ -354,17 +394,7 @@ pub fn measure(ctx: &GpuContext, quick: bool) -> Result<Ceilings> {
         ),
         clock,
     ));
-    for c in &mut out {
-        if let Some((v, src)) = theoretical(&ctx.info.name, &c.name) {
-            c.theoretical = Some(v);
-            c.theoretical_source = Some(src.into());
-        }
-    }
-    Ok(Ceilings {
-        adapter: ctx.info.name.clone(),
-        backend: format!("{:?}", ctx.info.backend),
-        ceilings: out,
-    })
+    Ok(())
 }
 
 /// The largest power of two at most `x` (x >= 1).

@@ -178,9 +178,93 @@ pub fn record_with(
     a: &Matrix,
     b: &Matrix,
     opts: &Params,
-    mut shape: Shape,
+    shape: Shape,
     inputs: Inputs,
 ) -> Result<Work> {
+    let name = inputs.method().name();
+    let Planned {
+        shape,
+        layout,
+        blocks,
+        accumulate,
+        reads_f,
+        mut notes,
+    } = plan(ctx, a, b, opts, shape, inputs)?;
+    let (ah, bw) = (layout.a_size().0, layout.b_size().1);
+    let passes = blocks.len();
+    let fed = upload_inputs(ctx, &shape, &layout, a, b, inputs)?;
+    let targets = targets(ctx, &shape, &layout, if reads_f { 2 } else { 1 })?;
+    // The shader's compilation and the pipelines' build time are setup, kept out of the upload.
+    let built = crate::clock::Instant::now();
+    let engine = Engine::build(
+        ctx,
+        &shape,
+        &fed,
+        (ah as u32, bw as u32),
+        &targets,
+        &blocks,
+        accumulate,
+        reads_f,
+    )?;
+    let mut work = Work::new(passes);
+    work.setup_ms = crate::gpu::run::ms(built);
+    // Storage buffers go back to the pool when dropped: kept until the passes have run.
+    work.keep(fed);
+    let (commands, result_set) = engine.encode(ctx, &targets, passes)?;
+    work.push(commands, Phase::Compute);
+    for t in &targets[result_set] {
+        work.read(Read::Texture(t.clone()));
+    }
+    work.finish(move |bytes| {
+        // The RGBA32F texels where they were read back (4-aligned), without a copy.
+        let texels = bytes
+            .iter()
+            .map(|b| {
+                bytemuck::try_cast_slice::<u8, [f32; 4]>(b)
+                    .map_err(|e| Error::Readback(format!("{name}: an attachment's texels: {e}")))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(vec![layout.unpack(&texels)?])
+    });
+
+    notes.extend(describe(
+        &shape,
+        &layout,
+        &blocks,
+        accumulate,
+        opts,
+        inputs,
+        (a, b),
+    ));
+    work.notes = notes;
+    work.variant = Some(shape.name());
+    if inputs == Inputs::F16 {
+        work.inputs = Some(crate::precision::Precision::F16);
+    }
+    Ok(work)
+}
+
+/// What one `frag-mrt` run will do, settled and checked before anything is uploaded.
+struct Planned {
+    shape: Shape,
+    layout: Layout,
+    blocks: Vec<(u32, u32)>,
+    accumulate: Accumulate,
+    /// Ping-pong over several passes: the fragments read F, the earlier passes' sum.
+    reads_f: bool,
+    notes: Vec<String>,
+}
+
+/// Check the request against the inputs and the adapter, and settle the shape (quad sharing
+/// off without subgroups), the passes and how they accumulate.
+fn plan(
+    ctx: &GpuContext,
+    a: &Matrix,
+    b: &Matrix,
+    opts: &Params,
+    mut shape: Shape,
+    inputs: Inputs,
+) -> Result<Planned> {
     let name = inputs.method().name();
     crate::matrix::check_product(a, b)?;
     if opts.observe {
@@ -235,10 +319,27 @@ pub fn record_with(
         )));
     }
     shape.check_limits(ctx, reads_f)?;
+    Ok(Planned {
+        shape,
+        layout,
+        blocks,
+        accumulate,
+        reads_f,
+        notes,
+    })
+}
 
+/// A and B on the GPU as the shape reads them: packed textures, or storage buffers.
+fn upload_inputs(
+    ctx: &GpuContext,
+    shape: &Shape,
+    layout: &Layout,
+    a: &Matrix,
+    b: &Matrix,
+    inputs: Inputs,
+) -> Result<[Input; 2]> {
     let (ah, aw) = layout.a_size();
     let (bh, bw) = layout.b_size();
-    let passes = blocks.len();
     let format = inputs.format();
     if shape.count(Source::Texture) > 0 {
         require_sampled(ctx, inputs)?;
@@ -265,9 +366,17 @@ pub fn record_with(
         }
         Source::Buffer => Input::Buffer(upload(ctx, "B (frag-mrt)", b, false, bh, 4 * bw)?),
     };
-    let fed = [a_in, b_in];
-    let sets = if reads_f { 2 } else { 1 };
-    let targets: Vec<Vec<MatrixTexture>> = (0..sets)
+    Ok([a_in, b_in])
+}
+
+/// C's attachments: one set, or two to ping-pong between.
+fn targets(
+    ctx: &GpuContext,
+    shape: &Shape,
+    layout: &Layout,
+    sets: u32,
+) -> Result<Vec<Vec<MatrixTexture>>> {
+    (0..sets)
         .map(|set| {
             (0..shape.attachments())
                 .map(|t| {
@@ -282,40 +391,24 @@ pub fn record_with(
                 })
                 .collect()
         })
-        .collect::<Result<_>>()?;
-    // The shader's compilation and the pipelines' build time are setup, kept out of the upload.
-    let built = crate::clock::Instant::now();
-    let engine = Engine::build(
-        ctx,
-        &shape,
-        &fed,
-        (ah as u32, bw as u32),
-        &targets,
-        &blocks,
-        accumulate,
-        reads_f,
-    )?;
-    let mut work = Work::new(passes);
-    work.setup_ms = crate::gpu::run::ms(built);
-    // Storage buffers go back to the pool when dropped: kept until the passes have run.
-    work.keep(fed);
-    let (commands, result_set) = engine.encode(ctx, &targets, passes)?;
-    work.push(commands, Phase::Compute);
-    for t in &targets[result_set] {
-        work.read(Read::Texture(t.clone()));
-    }
-    work.finish(move |bytes| {
-        // The RGBA32F texels where they were read back (4-aligned), without a copy.
-        let texels = bytes
-            .iter()
-            .map(|b| {
-                bytemuck::try_cast_slice::<u8, [f32; 4]>(b)
-                    .map_err(|e| Error::Readback(format!("{name}: an attachment's texels: {e}")))
-            })
-            .collect::<Result<Vec<_>>>()?;
-        Ok(vec![layout.unpack(&texels)?])
-    });
+        .collect::<Result<_>>()
+}
 
+/// The notes of a run: the block and tiles, the passes, and how A and B were laid out.
+fn describe(
+    shape: &Shape,
+    layout: &Layout,
+    blocks: &[(u32, u32)],
+    accumulate: Accumulate,
+    opts: &Params,
+    inputs: Inputs,
+    (a, b): (&Matrix, &Matrix),
+) -> Vec<String> {
+    let (m, k, n) = (a.rows, a.cols, b.cols);
+    let (ah, aw) = layout.a_size();
+    let (bh, bw) = layout.b_size();
+    let format = inputs.format();
+    let mut notes = vec![];
     notes.push(format!(
         "block {} per fragment over {}x{} tiles, {} RGBA32F attachments, {:.1} FMA per texel fetched ({} bytes per texel)",
         shape.name(),
@@ -355,12 +448,7 @@ pub fn record_with(
             Inputs::F16 => " (rounded to f16)",
         }
     ));
-    work.notes = notes;
-    work.variant = Some(shape.name());
-    if inputs == Inputs::F16 {
-        work.inputs = Some(crate::precision::Precision::F16);
-    }
-    Ok(work)
+    notes
 }
 
 /// Error if a finite element of `x` would overflow f16 (|x| > 65504) and turn into infinity on
@@ -464,6 +552,107 @@ struct Engine {
     blend: bool,
 }
 
+/// Group 0's layout: A and B (textures or storage buffers) and the pass's range of k, a
+/// uniform at a dynamic offset.
+fn input_layout(dev: &wgpu::Device, fed: &[Input; 2]) -> wgpu::BindGroupLayout {
+    dev.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("frag-mrt inputs"),
+        entries: &[
+            fed[0].layout_entry(0),
+            fed[1].layout_entry(1),
+            wgpu::BindGroupLayoutEntry {
+                binding: 2,
+                visibility: wgpu::ShaderStages::FRAGMENT,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: true,
+                    min_binding_size: wgpu::BufferSize::new(16),
+                },
+                count: None,
+            },
+        ],
+    })
+}
+
+/// The passes' uniforms (start and end of k, A's and B's row lengths), one per `stride` bytes.
+fn pass_uniforms(
+    dev: &wgpu::Device,
+    blocks: &[(u32, u32)],
+    stride: u32,
+    (a_row, b_row): (u32, u32),
+) -> wgpu::Buffer {
+    let mut uniforms = vec![0u8; stride as usize * blocks.len()];
+    for (t, &(start, end)) in blocks.iter().enumerate() {
+        let at = t * stride as usize;
+        uniforms[at..at + 16].copy_from_slice(bytemuck::cast_slice(&[start, end, a_row, b_row]));
+    }
+    crate::gpu::buffer::create_buffer_init(
+        dev,
+        &wgpu::util::BufferInitDescriptor {
+            label: Some("frag-mrt passes"),
+            contents: &uniforms,
+            usage: wgpu::BufferUsages::UNIFORM,
+        },
+    )
+}
+
+/// Group 0: A, B and the passes' uniforms.
+fn input_group(
+    dev: &wgpu::Device,
+    layout0: &wgpu::BindGroupLayout,
+    fed: &[Input; 2],
+    ubuf: &wgpu::Buffer,
+) -> wgpu::BindGroup {
+    dev.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("frag-mrt inputs"),
+        layout: layout0,
+        entries: &[
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: fed[0].resource(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: fed[1].resource(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer: ubuf,
+                    offset: 0,
+                    size: wgpu::BufferSize::new(16),
+                }),
+            },
+        ],
+    })
+}
+
+/// Group 1 for each set of attachments: the set as F, the sum of the earlier passes.
+fn f_groups(
+    dev: &wgpu::Device,
+    targets: &[Vec<MatrixTexture>],
+    layout1: &wgpu::BindGroupLayout,
+) -> Vec<wgpu::BindGroup> {
+    targets
+        .iter()
+        .map(|set| {
+            let entries: Vec<_> = set
+                .iter()
+                .enumerate()
+                .map(|(t, tex)| wgpu::BindGroupEntry {
+                    binding: t as u32,
+                    resource: wgpu::BindingResource::TextureView(&tex.view),
+                })
+                .collect();
+            dev.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("frag-mrt F"),
+                layout: layout1,
+                entries: &entries,
+            })
+        })
+        .collect()
+}
+
 impl Engine {
     #[allow(clippy::too_many_arguments)]
     fn build(
@@ -486,23 +675,7 @@ impl Engine {
         let stride = ctx.limits.min_uniform_buffer_offset_alignment.max(16);
         let dev = &ctx.device;
         ctx.scoped("building the frag-mrt pipelines", || {
-            let layout0 = dev.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                label: Some("frag-mrt inputs"),
-                entries: &[
-                    fed[0].layout_entry(0),
-                    fed[1].layout_entry(1),
-                    wgpu::BindGroupLayoutEntry {
-                        binding: 2,
-                        visibility: wgpu::ShaderStages::FRAGMENT,
-                        ty: wgpu::BindingType::Buffer {
-                            ty: wgpu::BufferBindingType::Uniform,
-                            has_dynamic_offset: true,
-                            min_binding_size: wgpu::BufferSize::new(16),
-                        },
-                        count: None,
-                    },
-                ],
-            });
+            let layout0 = input_layout(dev, fed);
             let f_entries: Vec<_> = (0..shape.attachments()).map(texture_entry).collect();
             let layout1 = dev.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
                 label: Some("frag-mrt F"),
@@ -536,61 +709,10 @@ impl Engine {
             };
             let first = pipeline("fs_first", &[Some(&layout0)]);
             let acc = reads_f.then(|| pipeline("fs_acc", &[Some(&layout0), Some(&layout1)]));
-            let mut uniforms = vec![0u8; stride as usize * blocks.len()];
-            for (t, &(start, end)) in blocks.iter().enumerate() {
-                let at = t * stride as usize;
-                uniforms[at..at + 16]
-                    .copy_from_slice(bytemuck::cast_slice(&[start, end, a_row, b_row]));
-            }
-            let ubuf = crate::gpu::buffer::create_buffer_init(
-                dev,
-                &wgpu::util::BufferInitDescriptor {
-                    label: Some("frag-mrt passes"),
-                    contents: &uniforms,
-                    usage: wgpu::BufferUsages::UNIFORM,
-                },
-            );
-            let group0 = dev.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("frag-mrt inputs"),
-                layout: &layout0,
-                entries: &[
-                    wgpu::BindGroupEntry {
-                        binding: 0,
-                        resource: fed[0].resource(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 1,
-                        resource: fed[1].resource(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 2,
-                        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                            buffer: &ubuf,
-                            offset: 0,
-                            size: wgpu::BufferSize::new(16),
-                        }),
-                    },
-                ],
-            });
+            let ubuf = pass_uniforms(dev, blocks, stride, (a_row, b_row));
+            let group0 = input_group(dev, &layout0, fed, &ubuf);
             let f_groups = if reads_f {
-                targets
-                    .iter()
-                    .map(|set| {
-                        let entries: Vec<_> = set
-                            .iter()
-                            .enumerate()
-                            .map(|(t, tex)| wgpu::BindGroupEntry {
-                                binding: t as u32,
-                                resource: wgpu::BindingResource::TextureView(&tex.view),
-                            })
-                            .collect();
-                        dev.create_bind_group(&wgpu::BindGroupDescriptor {
-                            label: Some("frag-mrt F"),
-                            layout: &layout1,
-                            entries: &entries,
-                        })
-                    })
-                    .collect()
+                f_groups(dev, targets, &layout1)
             } else {
                 vec![]
             };
