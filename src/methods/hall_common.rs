@@ -336,6 +336,84 @@ pub(super) struct Engine {
     f_groups: Vec<(usize, wgpu::BindGroup)>,
 }
 
+/// Group 0's layout: the two input textures and the pass's block, a uniform at a dynamic
+/// offset.
+fn input_layout(dev: &wgpu::Device) -> wgpu::BindGroupLayout {
+    dev.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("hall inputs"),
+        entries: &[
+            texture_entry(0),
+            texture_entry(1),
+            wgpu::BindGroupLayoutEntry {
+                binding: 2,
+                visibility: wgpu::ShaderStages::FRAGMENT,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: true,
+                    min_binding_size: wgpu::BufferSize::new(BLOCK_BYTES as u64),
+                },
+                count: None,
+            },
+        ],
+    })
+}
+
+/// Every pass's (start, len) and the shader's u8 settings (depth, wide, top product and sum
+/// bits), each pass at its own aligned offset.
+fn block_uniforms(
+    dev: &wgpu::Device,
+    blocks: &[(u32, u32)],
+    stride: u32,
+    shader: [u32; 4],
+) -> wgpu::Buffer {
+    let mut uniforms = vec![0u8; stride as usize * blocks.len()];
+    for (t, &(start, len)) in blocks.iter().enumerate() {
+        let at = t * stride as usize;
+        uniforms[at..at + 24].copy_from_slice(bytemuck::cast_slice(&[
+            start, len, shader[0], shader[1], shader[2], shader[3],
+        ]));
+    }
+    crate::gpu::buffer::create_buffer_init(
+        dev,
+        &wgpu::util::BufferInitDescriptor {
+            label: Some("hall blocks"),
+            contents: &uniforms,
+            usage: wgpu::BufferUsages::UNIFORM,
+        },
+    )
+}
+
+/// Group 0: the inputs x and y and the passes' uniforms.
+fn input_group(
+    dev: &wgpu::Device,
+    layout0: &wgpu::BindGroupLayout,
+    (x, y): (&MatrixTexture, &MatrixTexture),
+    ubuf: &wgpu::Buffer,
+) -> wgpu::BindGroup {
+    dev.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("hall inputs"),
+        layout: layout0,
+        entries: &[
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: wgpu::BindingResource::TextureView(&x.view),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: wgpu::BindingResource::TextureView(&y.view),
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer: ubuf,
+                    offset: 0,
+                    size: wgpu::BufferSize::new(BLOCK_BYTES as u64),
+                }),
+            },
+        ],
+    })
+}
+
 impl Engine {
     /// Build everything for multiplying textures `x` (rows × depth) and `y` (depth × cols) in
     /// blocks of `block` along `depth`, in the variant's f32 format.
@@ -428,23 +506,7 @@ impl Engine {
         };
         ctx.scoped(&format!("building the {} pipelines", v.name), || {
             let dev = &ctx.device;
-            let layout0 = dev.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                label: Some("hall inputs"),
-                entries: &[
-                    texture_entry(0),
-                    texture_entry(1),
-                    wgpu::BindGroupLayoutEntry {
-                        binding: 2,
-                        visibility: wgpu::ShaderStages::FRAGMENT,
-                        ty: wgpu::BindingType::Buffer {
-                            ty: wgpu::BufferBindingType::Uniform,
-                            has_dynamic_offset: true,
-                            min_binding_size: wgpu::BufferSize::new(BLOCK_BYTES as u64),
-                        },
-                        count: None,
-                    },
-                ],
-            });
+            let layout0 = input_layout(dev);
             let layout1 = dev.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
                 label: Some("hall F"),
                 entries: &[texture_entry(0)],
@@ -474,44 +536,8 @@ impl Engine {
                     write_mask: v.write_mask,
                 })],
             );
-            // Every pass's (start, len, u8 depth, u8 widths) at its own aligned offset.
-            let mut uniforms = vec![0u8; stride as usize * blocks.len()];
-            for (t, &(start, len)) in blocks.iter().enumerate() {
-                let at = t * stride as usize;
-                uniforms[at..at + 24].copy_from_slice(bytemuck::cast_slice(&[
-                    start, len, u8_depth, wide, top_p, top_s,
-                ]));
-            }
-            let ubuf = crate::gpu::buffer::create_buffer_init(
-                dev,
-                &wgpu::util::BufferInitDescriptor {
-                    label: Some("hall blocks"),
-                    contents: &uniforms,
-                    usage: wgpu::BufferUsages::UNIFORM,
-                },
-            );
-            let group0 = dev.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("hall inputs"),
-                layout: &layout0,
-                entries: &[
-                    wgpu::BindGroupEntry {
-                        binding: 0,
-                        resource: wgpu::BindingResource::TextureView(&x.view),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 1,
-                        resource: wgpu::BindingResource::TextureView(&y.view),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 2,
-                        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                            buffer: &ubuf,
-                            offset: 0,
-                            size: wgpu::BufferSize::new(BLOCK_BYTES as u64),
-                        }),
-                    },
-                ],
-            });
+            let ubuf = block_uniforms(dev, &blocks, stride, [u8_depth, wide, top_p, top_s]);
+            let group0 = input_group(dev, &layout0, (x, y), &ubuf);
             let f_groups = f_reads
                 .iter()
                 .map(|&i| {
