@@ -358,6 +358,28 @@ pub fn bar_chart(
     })
 }
 
+/// The smallest and the largest positive value of `bars` (the largest at least 1e-9, the
+/// smallest at most the largest).
+fn value_range(bars: &[Bar]) -> (f64, f64) {
+    let vals: Vec<f64> = bars
+        .iter()
+        .filter_map(|b| b.value)
+        .filter(|v| *v > 0.0)
+        .collect();
+    let vmax = vals.iter().copied().fold(1e-9, f64::max);
+    let vmin = vals.iter().copied().fold(f64::INFINITY, f64::min).min(vmax);
+    (vmin, vmax)
+}
+
+/// The width of the bars' label column: the widest label and a margin.
+fn label_width(bars: &[Bar]) -> u32 {
+    bars.iter()
+        .map(|b| text::width(&b.label, text::SMALL).ceil() as u32)
+        .max()
+        .unwrap_or(0)
+        + 24
+}
+
 /// Horizontal bars in `area` (see [`bar_chart`]); bar colours are `colours[bar.group]`. Each
 /// bar's text goes after its end, inside the axis, which leaves room for it.
 pub(crate) fn bars_on(
@@ -369,20 +391,9 @@ pub(crate) fn bars_on(
     colours: &[RGBColor],
 ) -> Result<()> {
     let rows = bars.len().max(1);
-    let vals: Vec<f64> = bars
-        .iter()
-        .filter_map(|b| b.value)
-        .filter(|v| *v > 0.0)
-        .collect();
-    let vmax = vals.iter().copied().fold(1e-9, f64::max);
-    let vmin = vals.iter().copied().fold(f64::INFINITY, f64::min).min(vmax);
+    let (vmin, vmax) = value_range(bars);
     let labels: Vec<String> = bars.iter().rev().map(|b| b.label.clone()).collect();
-    let label_w = bars
-        .iter()
-        .map(|b| text::width(&b.label, text::SMALL).ceil() as u32)
-        .max()
-        .unwrap_or(0)
-        + 24;
+    let label_w = label_width(bars);
     // Each bar's text after its end must fit: the axis runs on far enough for the bar whose end
     // and text reach furthest. (A bar without a value has its text from the axis start.)
     let (aw, _) = area.dim_in_pixel();

@@ -200,40 +200,47 @@ impl<'c> Run<'c> {
         }
         self.t.products += 1;
         self.fb_fresh = true;
-        if let Some(pipeline) = &self.clamp {
-            let target = self
-                .fb
-                .as_ref()
-                .ok_or_else(|| Error::Internal("framebuffer missing".into()))?;
-            let t2 = Instant::now();
-            ctx.scoped("the min(F, 1) clamp pass", || {
-                let mut enc = ctx.device.create_command_encoder(&Default::default());
-                {
-                    let mut pass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
-                        label: Some("reach clamp"),
-                        color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                            view: &target.view,
-                            depth_slice: None,
-                            resolve_target: None,
-                            ops: wgpu::Operations {
-                                load: wgpu::LoadOp::Load,
-                                store: wgpu::StoreOp::Store,
-                            },
-                        })],
-                        depth_stencil_attachment: None,
-                        timestamp_writes: None,
-                        occlusion_query_set: None,
-                        multiview_mask: None,
-                    });
-                    pass.set_pipeline(pipeline);
-                    pass.draw(0..4, 0..1);
-                }
-                ctx.queue.submit([enc.finish()]);
-                Ok(())
-            })?;
-            ctx.wait()?;
-            self.t.clamp_ms += ms(t2);
-        }
+        self.clamp_pass()
+    }
+
+    /// The clamp `F ← min(F, 1)` after a product, in the precisions that need it (f16, f32).
+    fn clamp_pass(&mut self) -> Result<()> {
+        let ctx = self.ctx;
+        let Some(pipeline) = &self.clamp else {
+            return Ok(());
+        };
+        let target = self
+            .fb
+            .as_ref()
+            .ok_or_else(|| Error::Internal("framebuffer missing".into()))?;
+        let t2 = Instant::now();
+        ctx.scoped("the min(F, 1) clamp pass", || {
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            {
+                let mut pass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
+                    label: Some("reach clamp"),
+                    color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                        view: &target.view,
+                        depth_slice: None,
+                        resolve_target: None,
+                        ops: wgpu::Operations {
+                            load: wgpu::LoadOp::Load,
+                            store: wgpu::StoreOp::Store,
+                        },
+                    })],
+                    depth_stencil_attachment: None,
+                    timestamp_writes: None,
+                    occlusion_query_set: None,
+                    multiview_mask: None,
+                });
+                pass.set_pipeline(pipeline);
+                pass.draw(0..4, 0..1);
+            }
+            ctx.queue.submit([enc.finish()]);
+            Ok(())
+        })?;
+        ctx.wait()?;
+        self.t.clamp_ms += ms(t2);
         Ok(())
     }
 

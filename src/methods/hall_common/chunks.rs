@@ -70,17 +70,7 @@ pub(crate) fn multiply_chunks(
         let last = i + 1 == a.len();
         let mut recorded = None;
         let ran = run(ctx, None, || {
-            let (xt, yt) = if packed {
-                (
-                    upload_packed_as(ctx, "A tile packed", x, precision)?,
-                    upload_packed_as(ctx, "B tile packed", y, precision)?,
-                )
-            } else {
-                (
-                    MatrixTexture::upload_channels(ctx, "A tile", &[x], precision)?,
-                    MatrixTexture::upload_channels(ctx, "B tile", &[y], precision)?,
-                )
-            };
+            let (xt, yt) = upload_chunk(ctx, packed, (x, y), precision)?;
             let engine = Engine::build(
                 ctx,
                 variant,
@@ -110,11 +100,7 @@ pub(crate) fn multiply_chunks(
             Ok(work)
         })?;
         let rec = recorded.expect("the work was recorded");
-        t.upload_ms += ran.timings.upload_ms;
-        t.compute_ms += ran.timings.compute_ms;
-        t.copy_ms += ran.timings.copy_ms;
-        t.readback_ms += ran.timings.readback_ms;
-        device = device.zip(ran.timings.device_ms).map(|(d, r)| d + r);
+        add_timings(&mut t, &mut device, &ran.timings);
         passes += rec.passes;
         if first.is_none() {
             let target = if packed {
@@ -136,15 +122,56 @@ pub(crate) fn multiply_chunks(
         setup.finish(passes, if packed { "Rgba8Unorm" } else { "R8Unorm" }, false);
     notes.extend(more);
     rescale.apply(&mut c);
+    Ok(output(packed, c, passes, t, notes, precision))
+}
+
+/// One chunk's tiles on the GPU: packed (§4) or one channel, in the run's precision.
+fn upload_chunk(
+    ctx: &GpuContext,
+    packed: bool,
+    (x, y): (&Matrix, &Matrix),
+    precision: Precision,
+) -> Result<(MatrixTexture, MatrixTexture)> {
+    Ok(if packed {
+        (
+            upload_packed_as(ctx, "A tile packed", x, precision)?,
+            upload_packed_as(ctx, "B tile packed", y, precision)?,
+        )
+    } else {
+        (
+            MatrixTexture::upload_channels(ctx, "A tile", &[x], precision)?,
+            MatrixTexture::upload_channels(ctx, "B tile", &[y], precision)?,
+        )
+    })
+}
+
+/// Add one chunk's timings to the block's; the device time only while every chunk has one.
+fn add_timings(t: &mut Timings, device: &mut Option<f64>, ran: &Timings) {
+    t.upload_ms += ran.upload_ms;
+    t.compute_ms += ran.compute_ms;
+    t.copy_ms += ran.copy_ms;
+    t.readback_ms += ran.readback_ms;
+    *device = device.zip(ran.device_ms).map(|(d, r)| d + r);
+}
+
+/// The block's result as a run of `hall-packed` or `hall-blocked`.
+fn output(
+    packed: bool,
+    c: Matrix,
+    passes: usize,
+    timings: Timings,
+    notes: Vec<String>,
+    precision: Precision,
+) -> RunOutput {
     let method = if packed {
         Method::HallPacked
     } else {
         Method::HallBlocked
     };
-    Ok(RunOutput {
+    RunOutput {
         c,
         passes,
-        timings: t,
+        timings,
         notes,
         kernel: crate::gpu::run::RanKernel {
             method: method.name().into(),
@@ -152,5 +179,5 @@ pub(crate) fn multiply_chunks(
             inputs: precision,
             sums: precision,
         },
-    })
+    }
 }
