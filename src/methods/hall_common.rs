@@ -605,6 +605,43 @@ impl Engine {
         pass.draw(0..4, 0..1);
     }
 
+    /// `start`, if given, must be a texture like the one the passes accumulate into.
+    fn check_start(&self, start: Option<&MatrixTexture>) -> Result<()> {
+        if let Some(s) = start {
+            let t = &self.textures[0];
+            if (s.rows, s.cols, s.format) != (t.rows, t.cols, t.format) {
+                return Err(Error::Invalid(format!(
+                    "the running sum to start from is {:?} {}x{}, the passes accumulate into {:?} {}x{}",
+                    s.format, s.rows, s.cols, t.format, t.rows, t.cols
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// F starts at zero, or at `start`; in blend mode the first pass then loads it.
+    fn start_f(&self, enc: &mut wgpu::CommandEncoder, start: Option<&MatrixTexture>) {
+        let first_f = match self.accumulate {
+            Accumulate::PingPong => Some(0),
+            Accumulate::Copy => Some(1),
+            Accumulate::Blend => start.is_some().then_some(0),
+        };
+        match (start, first_f) {
+            (Some(s), Some(i)) => enc.copy_texture_to_texture(
+                s.texture.as_image_copy(),
+                self.textures[i].texture.as_image_copy(),
+                extent(s.rows, s.cols),
+            ),
+            (None, Some(i)) => drop(color_pass(
+                enc,
+                "hall clear F",
+                &[&self.textures[i].view],
+                true,
+            )),
+            _ => {}
+        }
+    }
+
     /// Record every pass into `work`, as command buffers for the runner to submit. With
     /// `per_pass` each pass is a command buffer of its own, after which the observer sees the
     /// texture holding the running sum (pass and copy alike); without, the passes share one
@@ -623,15 +660,7 @@ impl Engine {
         start: Option<&MatrixTexture>,
         per_pass: bool,
     ) -> Result<Recorded> {
-        if let Some(s) = start {
-            let t = &self.textures[0];
-            if (s.rows, s.cols, s.format) != (t.rows, t.cols, t.format) {
-                return Err(Error::Invalid(format!(
-                    "the running sum to start from is {:?} {}x{}, the passes accumulate into {:?} {}x{}",
-                    s.format, s.rows, s.cols, t.format, t.rows, t.cols
-                )));
-            }
-        }
+        self.check_start(start)?;
         let passes = self.blocks;
         let acc = self.accumulate;
         let new_encoder = || ctx.device.create_command_encoder(&Default::default());
@@ -639,26 +668,7 @@ impl Engine {
             &format!("recording the Hall–Carr–Hart passes ({acc})"),
             || {
                 let mut enc = new_encoder();
-                // F starts at zero, or at `start`; in blend mode the first pass then loads it.
-                let first_f = match acc {
-                    Accumulate::PingPong => Some(0),
-                    Accumulate::Copy => Some(1),
-                    Accumulate::Blend => start.is_some().then_some(0),
-                };
-                match (start, first_f) {
-                    (Some(s), Some(i)) => enc.copy_texture_to_texture(
-                        s.texture.as_image_copy(),
-                        self.textures[i].texture.as_image_copy(),
-                        extent(s.rows, s.cols),
-                    ),
-                    (None, Some(i)) => drop(color_pass(
-                        &mut enc,
-                        "hall clear F",
-                        &[&self.textures[i].view],
-                        true,
-                    )),
-                    _ => {}
-                }
+                self.start_f(&mut enc, start);
                 let first_clear = start.is_none();
                 if acc == Accumulate::Blend && !per_pass {
                     // One render pass, one draw per block: the blend unit sums them as in L-M.
