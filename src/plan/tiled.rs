@@ -89,7 +89,7 @@ pub use budget::{budget, default_budget, human_bytes, mem_available, parse_bytes
 pub use loops::{LOOP_MARGIN, loop_fits, max_loop_k};
 use loops::{loop_budget, runs_as};
 mod search;
-use search::{Searched, annotate, search};
+use search::{Searched, TileShape, annotate, search};
 
 /// The knob the command line reads for the memory budget when `--mem-budget` is not given
 /// (into [`Options::mem_budget`], named by [`Options::mem_budget_source`]).
@@ -489,19 +489,7 @@ pub fn plan(
             ),
         });
     }
-    let mut reasons = vec![];
-    if let Err(e) = &limit {
-        reasons.push(e.to_string());
-    }
-    if over {
-        reasons.push(format!(
-            "the whole product needs {} ({}), over the memory budget of {} ({})",
-            human_bytes(full.total()),
-            full.describe(),
-            human_bytes(budget.bytes),
-            budget.source
-        ));
-    }
+    let reasons = reasons(&limit, over, &full, &budget);
     if observed {
         return Err(Error::Invalid(format!(
             "{what} must be tiled ({}), and a tiled run has no single texture for an observer (the demos) to watch",
@@ -532,35 +520,10 @@ pub fn plan(
             ),
         ));
     }
-    let (_, uk, _) = units(ctx, fam, opts)?;
-    let exact_passes = match fam {
-        Family::Hall { packed } => tile.chunks_k == 1 || (!packed && tile.k % uk == 0),
-        _ => true,
-    };
-    let used = render_precision(ctx, fam, opts);
-    if !exact_passes && used != Precision::F32 {
-        return Err(Error::Invalid(format!(
-            "{what} must be tiled ({}) with k split into {} chunks, which changes how {method} groups k's products into passes; its {used} check models the untiled passes, so {used} refuses to split k: run it in f32, or give a budget in which a tile holds the whole of k",
-            reasons.join("; "),
-            tile.chunks_k
-        )));
-    }
-    let accumulate = match (tile.chunks_k, fam) {
-        (1, _) => "none",
-        (_, Family::Lm) => "gpu-blend",
-        (_, Family::Hall { .. }) => "gpu-passes",
-        (_, Family::Compute(_)) => "gpu-add",
-        (_, Family::Generic { .. }) => "host-f64",
-    };
+    check_exact_passes(ctx, fam, opts, method, &tile, &what, &reasons)?;
+    let accumulate = accumulate_name(tile.chunks_k, fam);
     let ran_as = runs_as(fam, method).name().to_string();
-    // Whether the driver's loop cap is what split k: the whole of k would take an invocation
-    // past it.
-    let loop_cap = match loop_fits(ctx, runs_as(fam, method), m, k, n) {
-        Err(Error::Limit { .. }) => {
-            loop_budget(ctx, runs_as(fam, method))?.map(|(_, measured, _)| measured.iterations())
-        }
-        _ => None,
-    };
+    let loop_cap = loop_cap(ctx, fam, method, (m, k, n))?;
     Ok(Some(Tiling {
         ran_as,
         reasons,
@@ -579,6 +542,78 @@ pub fn plan(
         loop_cap,
         family: fam,
     }))
+}
+
+/// Why the product must be tiled: the limit it exceeds, and the budget it is over.
+fn reasons(limit: &Result<()>, over: bool, full: &Footprint, budget: &Budget) -> Vec<String> {
+    let mut reasons = vec![];
+    if let Err(e) = limit {
+        reasons.push(e.to_string());
+    }
+    if over {
+        reasons.push(format!(
+            "the whole product needs {} ({}), over the memory budget of {} ({})",
+            human_bytes(full.total()),
+            full.describe(),
+            human_bytes(budget.bytes),
+            budget.source
+        ));
+    }
+    reasons
+}
+
+/// Refuse a split of k that changes how the method groups k's products into passes where the
+/// precision's check models the untiled passes (all but f32).
+fn check_exact_passes(
+    ctx: &GpuContext,
+    fam: Family,
+    opts: &Options,
+    method: Method,
+    tile: &TileShape,
+    what: &str,
+    reasons: &[String],
+) -> Result<()> {
+    let (_, uk, _) = units(ctx, fam, opts)?;
+    let exact_passes = match fam {
+        Family::Hall { packed } => tile.chunks_k == 1 || (!packed && tile.k % uk == 0),
+        _ => true,
+    };
+    let used = render_precision(ctx, fam, opts);
+    if !exact_passes && used != Precision::F32 {
+        return Err(Error::Invalid(format!(
+            "{what} must be tiled ({}) with k split into {} chunks, which changes how {method} groups k's products into passes; its {used} check models the untiled passes, so {used} refuses to split k: run it in f32, or give a budget in which a tile holds the whole of k",
+            reasons.join("; "),
+            tile.chunks_k
+        )));
+    }
+    Ok(())
+}
+
+/// How the chunks of k are summed: not at all (one chunk), or as the family does it.
+fn accumulate_name(chunks_k: usize, fam: Family) -> &'static str {
+    match (chunks_k, fam) {
+        (1, _) => "none",
+        (_, Family::Lm) => "gpu-blend",
+        (_, Family::Hall { .. }) => "gpu-passes",
+        (_, Family::Compute(_)) => "gpu-add",
+        (_, Family::Generic { .. }) => "host-f64",
+    }
+}
+
+/// The driver's loop cap, where it is what split k: the whole of k would take an invocation
+/// past it.
+fn loop_cap(
+    ctx: &GpuContext,
+    fam: Family,
+    method: Method,
+    (m, k, n): (usize, usize, usize),
+) -> Result<Option<u32>> {
+    Ok(match loop_fits(ctx, runs_as(fam, method), m, k, n) {
+        Err(Error::Limit { .. }) => {
+            loop_budget(ctx, runs_as(fam, method))?.map(|(_, measured, _)| measured.iterations())
+        }
+        _ => None,
+    })
 }
 
 /// Multiply `a · b` with `method` tile by tile as `tiling` ([`plan`]) says, telling `progress`
