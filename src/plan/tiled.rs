@@ -616,18 +616,9 @@ fn loop_cap(
     })
 }
 
-/// Multiply `a · b` with `method` tile by tile as `tiling` ([`plan`]) says, telling `progress`
-/// as the blocks of C finish. `passes` of the output is one block's (what an untiled run would
-/// report), the timings are all the tiles' summed.
-pub fn multiply_tiled(
-    ctx: &GpuContext,
-    method: Method,
-    a: &Matrix,
-    b: &Matrix,
-    opts: &Options,
-    tiling: &Tiling,
-    mut progress: Option<super::Progress>,
-) -> Result<RunOutput> {
+/// What a tiled run refuses up front: non-default u8 widths, and u8 inputs outside [0, 1]
+/// (checked on the whole matrices, so a bad element is named by its place in A or B).
+fn check_tiled_inputs(method: Method, a: &Matrix, b: &Matrix, opts: &Options) -> Result<()> {
     let (m, k, n) = (a.rows, a.cols, b.cols);
     if !opts.u8_bits.is_default() {
         let bits = opts.u8_bits;
@@ -647,6 +638,73 @@ pub fn multiply_tiled(
         precision::check_unit_range(a, "A")?;
         precision::check_unit_range(b, "B")?;
     }
+    Ok(())
+}
+
+/// The notes of a tiled run: how C and k were split and why, how the chunks of k are summed,
+/// and what ran on the tiles.
+fn tiling_notes(
+    method: Method,
+    tiling: &Tiling,
+    (m, k, n): (usize, usize, usize),
+    blocks: usize,
+) -> Vec<String> {
+    let mut notes = vec![format!(
+        "tiled ({}): C {m}x{n} in {}x{} blocks of at most {}x{}, k = {k} in {} chunk(s) of at most {}: {} tile multiplies of at most {}x{}x{}, each estimated at {} of the {} budget ({})",
+        tiling.reasons.join("; "),
+        tiling.blocks_m,
+        tiling.blocks_n,
+        tiling.tile_m,
+        tiling.tile_n,
+        tiling.chunks_k,
+        tiling.tile_k,
+        tiling.tile_multiplies,
+        tiling.tile_m,
+        tiling.tile_k,
+        tiling.tile_n,
+        human_bytes(tiling.tile_bytes),
+        human_bytes(tiling.budget_bytes),
+        tiling.budget_source
+    )];
+    notes.push(match tiling.accumulate {
+        "none" => "tiled: k is not split, so every element of C is summed exactly as in one untiled run".to_string(),
+        "gpu-blend" => "tiled: the k chunks of a block blend into the block's one framebuffer on the GPU, in the order of an untiled run".to_string(),
+        "gpu-passes" => "tiled: each k chunk's passes start from the running sum the previous chunk left on the GPU".to_string(),
+        "gpu-add" => "tiled: each k chunk's product is added into the block's accumulator on the GPU (shaders/tile_accumulate.wgsl)".to_string(),
+        _ => format!("tiled: {method} runs whole on each tile; the k chunks of a block are summed on the host in f64 and rounded once to f32"),
+    });
+    if let Some(cap) = tiling.loop_cap {
+        notes.push(format!(
+            "tiled: k = {k} split into {} chunk(s) of at most {} because this driver stops a shader invocation's loops after {cap} iterations (measured by shaders/loop_cap.wgsl; see rendermm info): no invocation of {} runs past it",
+            tiling.chunks_k, tiling.tile_k, tiling.ran_as
+        ));
+    }
+    if tiling.ran_as != method.name() {
+        notes.push(format!(
+            "single-workgroup {method} cannot take {m}x{k}x{n}; the tiles ran {}",
+            tiling.ran_as
+        ));
+    }
+    notes.push(format!(
+        "passes: those of one block of C (all {blocks} blocks ran as many)"
+    ));
+    notes
+}
+
+/// Multiply `a · b` with `method` tile by tile as `tiling` ([`plan`]) says, telling `progress`
+/// as the blocks of C finish. `passes` of the output is one block's (what an untiled run would
+/// report), the timings are all the tiles' summed.
+pub fn multiply_tiled(
+    ctx: &GpuContext,
+    method: Method,
+    a: &Matrix,
+    b: &Matrix,
+    opts: &Options,
+    tiling: &Tiling,
+    mut progress: Option<super::Progress>,
+) -> Result<RunOutput> {
+    let (m, k, n) = (a.rows, a.cols, b.cols);
+    check_tiled_inputs(method, a, b, opts)?;
     let rows = pieces(m, tiling.tile_m);
     let cols = pieces(n, tiling.tile_n);
     let chunks = pieces(k, tiling.tile_k);
@@ -696,45 +754,7 @@ pub fn multiply_tiled(
     t.device_ms = device;
     let (passes, block_notes) = first.unwrap_or_default();
     let mut kernel = kernel.unwrap_or_default();
-    let mut notes = vec![format!(
-        "tiled ({}): C {m}x{n} in {}x{} blocks of at most {}x{}, k = {k} in {} chunk(s) of at most {}: {} tile multiplies of at most {}x{}x{}, each estimated at {} of the {} budget ({})",
-        tiling.reasons.join("; "),
-        tiling.blocks_m,
-        tiling.blocks_n,
-        tiling.tile_m,
-        tiling.tile_n,
-        tiling.chunks_k,
-        tiling.tile_k,
-        tiling.tile_multiplies,
-        tiling.tile_m,
-        tiling.tile_k,
-        tiling.tile_n,
-        human_bytes(tiling.tile_bytes),
-        human_bytes(tiling.budget_bytes),
-        tiling.budget_source
-    )];
-    notes.push(match tiling.accumulate {
-        "none" => "tiled: k is not split, so every element of C is summed exactly as in one untiled run".to_string(),
-        "gpu-blend" => "tiled: the k chunks of a block blend into the block's one framebuffer on the GPU, in the order of an untiled run".to_string(),
-        "gpu-passes" => "tiled: each k chunk's passes start from the running sum the previous chunk left on the GPU".to_string(),
-        "gpu-add" => "tiled: each k chunk's product is added into the block's accumulator on the GPU (shaders/tile_accumulate.wgsl)".to_string(),
-        _ => format!("tiled: {method} runs whole on each tile; the k chunks of a block are summed on the host in f64 and rounded once to f32"),
-    });
-    if let Some(cap) = tiling.loop_cap {
-        notes.push(format!(
-            "tiled: k = {k} split into {} chunk(s) of at most {} because this driver stops a shader invocation's loops after {cap} iterations (measured by shaders/loop_cap.wgsl; see rendermm info): no invocation of {} runs past it",
-            tiling.chunks_k, tiling.tile_k, tiling.ran_as
-        ));
-    }
-    if tiling.ran_as != method.name() {
-        notes.push(format!(
-            "single-workgroup {method} cannot take {m}x{k}x{n}; the tiles ran {}",
-            tiling.ran_as
-        ));
-    }
-    notes.push(format!(
-        "passes: those of one block of C (all {blocks} blocks ran as many)"
-    ));
+    let mut notes = tiling_notes(method, tiling, (m, k, n), blocks);
     notes.extend(block_notes.into_iter().map(|s| format!("first block: {s}")));
     // The tiles' kernel, under the name of the method the tiles ran.
     kernel.method = tiling.ran_as.clone();
