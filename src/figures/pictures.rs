@@ -322,7 +322,6 @@ impl Packing {
             panel_h,
             ..
         } = *self;
-        // Left: the padded matrix, quadrant boundaries ruled, quadrants lettered.
         for i in 0..2 * h {
             for j in 0..2 * w {
                 let v = if i < rows && j < cols {
@@ -383,7 +382,6 @@ impl Packing {
             ty,
             ..
         } = *self;
-        // Indices, 0-based: X's rows and columns, the texture's texel rows and columns.
         for j in 0..2 * w as u32 {
             text::centre(
                 img,
@@ -441,7 +439,6 @@ impl Packing {
             arrow_w,
             ..
         } = *self;
-        // Middle: an arrow.
         let ay = (ty + panel_h / 2) as f32;
         picture::arrow(
             img,
@@ -475,7 +472,6 @@ impl Packing {
             panel_h,
             ..
         } = *self;
-        // Right: the packed texture as the GPU holds it, texel boundaries ruled, channels lettered.
         for ti in 0..h {
             for tj in 0..w {
                 let texel = texels[ti * w + tj];
@@ -555,7 +551,6 @@ impl Packing {
         let Packing {
             rx, ty, panel_w, ..
         } = *self;
-        // The key, right of the texture.
         let kx = (rx + panel_w + 28) as f32;
         let mut ky = ty as f32;
         text::left(img, kx, ky, "Key", LABEL, INK);

@@ -332,7 +332,6 @@ impl Grid {
             th,
             ..
         } = *self;
-        // Copy to texture: from the last stage up and back to the inputs.
         let lx = self.col_x(5) + col_w / 2.0;
         picture::line(img, (lx, sy), (lx, ty + th / 2.0), 2.0, RULE);
         arrow(
