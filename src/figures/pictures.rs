@@ -4,13 +4,72 @@
 use super::*;
 
 /// L-M §5's sample application on `assets/graph-example.txt` (24 nodes, 6 components), by
+/// One panel of [`reach_example`] at `x0`: its title lines, the 0/1 matrix `m` as black and
+/// white cells over `nodes` nodes, and every fourth node's index along the top and the left.
+fn reach_panel(
+    img: &mut RgbImage,
+    m: &Matrix,
+    (title, sub): (&str, &str),
+    x0: u32,
+    (top, cell, nodes): (u32, u32, usize),
+) {
+    use picture::{RULE, fill, outline};
+    use text::{INK, LABEL, MUTED, SMALL};
+    let (n, side) = (nodes as u32, nodes as u32 * cell);
+    text::centre(img, (x0 + side / 2) as f32, 48.0, title, LABEL, INK);
+    text::centre(img, (x0 + side / 2) as f32, 70.0, sub, SMALL, MUTED);
+    outline(
+        img,
+        x0 as i32 - 1,
+        top as i32 - 1,
+        side + 2,
+        side + 2,
+        1,
+        RULE,
+    );
+    for u in 0..nodes {
+        for v in 0..nodes {
+            let c = if m.get(u, v) != 0.0 { 255 } else { 0 };
+            let (x, y) = (x0 + v as u32 * cell, top + u as u32 * cell);
+            fill(img, x as i32, y as i32, cell, cell, Rgb([70, 70, 70]));
+            fill(
+                img,
+                x as i32 + 1,
+                y as i32 + 1,
+                cell - 1,
+                cell - 1,
+                Rgb([c, c, c]),
+            );
+        }
+    }
+    for t in (0..n).step_by(4) {
+        text::centre(
+            img,
+            (x0 + t * cell + cell / 2) as f32,
+            (top - 18) as f32,
+            &t.to_string(),
+            SMALL,
+            MUTED,
+        );
+        text::draw(
+            img,
+            x0 as f32 - 5.0,
+            (top + t * cell + cell / 2) as f32 - 8.0,
+            &t.to_string(),
+            SMALL,
+            MUTED,
+            text::Align::Right,
+        );
+    }
+}
+
 /// `rendermm reach`: M = I + A, M² (who reaches whom within 2 steps) and the transitive closure,
 /// white where node v (column) is reachable from node u (row), each panel titled, node indices
 /// along the edges.
 pub fn reach_example(ctx: &GpuContext, out: &Path) -> Result<()> {
     use crate::reach::{self, Goal, ReachOptions};
-    use picture::{BG, RULE, fill, outline};
-    use text::{INK, LABEL, MUTED, SMALL, TITLE};
+    use picture::BG;
+    use text::{INK, MUTED, SMALL, TITLE};
     let source = include_str!("../../assets/graph-example.txt");
     let g = reach::graph::parse_edge_list(
         Path::new("assets/graph-example.txt"),
@@ -62,51 +121,7 @@ pub fn reach_example(ctx: &GpuContext, out: &Path) -> Result<()> {
     );
     for (p, (title, sub, m)) in panels.iter().enumerate() {
         let x0 = left + p as u32 * (side + gap);
-        text::centre(&mut img, (x0 + side / 2) as f32, 48.0, title, LABEL, INK);
-        text::centre(&mut img, (x0 + side / 2) as f32, 70.0, sub, SMALL, MUTED);
-        outline(
-            &mut img,
-            x0 as i32 - 1,
-            top as i32 - 1,
-            side + 2,
-            side + 2,
-            1,
-            RULE,
-        );
-        for u in 0..g.nodes {
-            for v in 0..g.nodes {
-                let c = if m.get(u, v) != 0.0 { 255 } else { 0 };
-                let (x, y) = (x0 + v as u32 * cell, top + u as u32 * cell);
-                fill(&mut img, x as i32, y as i32, cell, cell, Rgb([70, 70, 70]));
-                fill(
-                    &mut img,
-                    x as i32 + 1,
-                    y as i32 + 1,
-                    cell - 1,
-                    cell - 1,
-                    Rgb([c, c, c]),
-                );
-            }
-        }
-        for t in (0..n).step_by(4) {
-            text::centre(
-                &mut img,
-                (x0 + t * cell + cell / 2) as f32,
-                (top - 18) as f32,
-                &t.to_string(),
-                SMALL,
-                MUTED,
-            );
-            text::draw(
-                &mut img,
-                x0 as f32 - 5.0,
-                (top + t * cell + cell / 2) as f32 - 8.0,
-                &t.to_string(),
-                SMALL,
-                MUTED,
-                text::Align::Right,
-            );
-        }
+        reach_panel(&mut img, m, (title, sub), x0, (top, cell, g.nodes));
     }
     text::lines(
         &mut img,
