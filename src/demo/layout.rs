@@ -151,11 +151,10 @@ pub fn text_scale(w: u32, h: u32) -> u32 {
 /// The keys, as the window's bottom line shows them.
 pub const KEYS: &str = "Space pause   → step   +/− speed   1–4 demo   r new inputs   p precision   Esc quit   (cube: drag to orbit)";
 
-/// Lay out the demo `v` in a `w`×`h` frame.
-pub fn layout(v: &View, w: u32, h: u32) -> Layout {
-    let s = text_scale(w, h);
+/// The frame's own lines: the headline and where the run stands at the top, the keys and the
+/// status at the bottom. Returns them and the top and bottom of the room left between.
+fn frame_labels(v: &View, h: u32, s: u32, margin: f32) -> (Vec<Label>, f32, f32) {
     let line = font::line(s) as f32;
-    let margin = 8.0 * s as f32;
     let mut labels = vec![];
     let (head, sub) = headline(v);
     labels.push(Label {
@@ -186,35 +185,57 @@ pub fn layout(v: &View, w: u32, h: u32) -> Layout {
             text: st.clone(),
         });
     }
+    (labels, top, bottom)
+}
+
+/// The cube's layout: the cube between `top` and the faces' colour scale at the bottom left.
+fn cube_layout(
+    v: &View,
+    w: u32,
+    (top, bottom): (f32, f32),
+    s: u32,
+    mut labels: Vec<Label>,
+) -> Layout {
+    let line = font::line(s) as f32;
+    let margin = 8.0 * s as f32;
+    // The faces' colour scale at the bottom left, under the cube.
+    let bar_h = 6.0 * s as f32;
+    let bar = Rect {
+        x: margin,
+        y: bottom - line - bar_h,
+        w: (160 * s) as f32,
+        h: bar_h,
+    };
+    let caption = "colour scale of C, the front face";
+    labels.push(Label {
+        x: (bar.x + bar.w) as i32 + 10 * s as i32,
+        y: (bar.y + bar_h / 2.0 - line / 2.0) as i32,
+        text: caption.into(),
+    });
+    let bars = vec![colour_bar(v, bar, v.scales.c, s, &mut labels)];
+    let cube = Rect {
+        x: 0.0,
+        y: top,
+        w: w as f32,
+        h: (bar.y - 4.0 * s as f32 - top).max(1.0),
+    };
+    Layout {
+        panels: vec![],
+        bars,
+        labels,
+        cube: Some(cube),
+        text_scale: s,
+    }
+}
+
+/// Lay out the demo `v` in a `w`×`h` frame.
+pub fn layout(v: &View, w: u32, h: u32) -> Layout {
+    let s = text_scale(w, h);
+    let line = font::line(s) as f32;
+    let margin = 8.0 * s as f32;
+    let (mut labels, top, bottom) = frame_labels(v, h, s, margin);
     if v.kind == Kind::Cube {
-        // The faces' colour scale at the bottom left, under the cube.
-        let bar_h = 6.0 * s as f32;
-        let bar = Rect {
-            x: margin,
-            y: bottom - line - bar_h,
-            w: (160 * s) as f32,
-            h: bar_h,
-        };
-        let caption = "colour scale of C, the front face";
-        labels.push(Label {
-            x: (bar.x + bar.w) as i32 + 10 * s as i32,
-            y: (bar.y + bar_h / 2.0 - line / 2.0) as i32,
-            text: caption.into(),
-        });
-        let bars = vec![colour_bar(v, bar, v.scales.c, s, &mut labels)];
-        let cube = Rect {
-            x: 0.0,
-            y: top,
-            w: w as f32,
-            h: (bar.y - 4.0 * s as f32 - top).max(1.0),
-        };
-        return Layout {
-            panels: vec![],
-            bars,
-            labels,
-            cube: Some(cube),
-            text_scale: s,
-        };
+        return cube_layout(v, w, (top, bottom), s, labels);
     }
     let mut panels = panel_specs(v);
     let frame = 4.0 * s as f32;
