@@ -14,7 +14,7 @@
 use rendermm::gpu::GpuContext;
 use rendermm::matrix::Matrix;
 use rendermm::methods::Method;
-use rendermm::plan::{self, Options};
+use rendermm::plan;
 use std::time::Instant;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -51,7 +51,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 repeats: 20,
                 ..Default::default()
             };
-            let out = plan::multiply(Some(&ctx), plan::Request::new(Method::CsFast, &a, &b).options(opts))?;
+            let out = plan::multiply(
+                Some(&ctx),
+                plan::Request::new(Method::CsFast, &a, &b).options(opts),
+            )?;
             let reps = out.timings.repeats_ms;
             if phase == "compute + render pass" {
                 plan::multiply(Some(&ctx), plan::Request::new(Method::Lm, &sa, &sb))?;

@@ -33,8 +33,7 @@ fn sweep_checks_every_row_and_writes_plots() {
         repeats: 2,
         max_run_s: 5.0,
         seed: 3,
-        kernels: Default::default(),
-        tiling: Default::default(),
+        options: Default::default(),
     };
     let mut ticks = 0;
     let s = sweep::run(ctx(), &opts, None, |_| ticks += 1).unwrap();
@@ -465,8 +464,7 @@ fn sweep_rows_name_the_kernel_that_ran_and_its_number_formats() {
         repeats: 1,
         max_run_s: 5.0,
         seed: 3,
-        kernels: Default::default(),
-        tiling: Default::default(),
+        options: Default::default(),
     };
     let s = sweep::run(ctx(), &opts, None, |_| {}).unwrap();
     let row = |m: Method| s.rows.iter().find(|r| r.method == m.name()).unwrap();

@@ -270,8 +270,8 @@ fn workgroup_and_buffer_limits_give_errors_naming_the_limit() {
     small.limits.max_compute_invocations_per_workgroup = 256;
     let a = Matrix::random(40, 40, 1, -1.0, 1.0);
     let b = Matrix::random(40, 40, 2, -1.0, 1.0);
-    let err = plan::multiply(Some(&small), plan::Request::new(Method::CsTiled32, &a, &b))
-    .unwrap_err();
+    let err =
+        plan::multiply(Some(&small), plan::Request::new(Method::CsTiled32, &a, &b)).unwrap_err();
     assert!(
         matches!(
             err,
@@ -288,8 +288,8 @@ fn workgroup_and_buffer_limits_give_errors_naming_the_limit() {
 
     small.limits.max_compute_invocations_per_workgroup = 1024;
     small.limits.max_compute_workgroup_storage_size = 4096;
-    let err = plan::multiply(Some(&small), plan::Request::new(Method::CsTiled32, &a, &b))
-    .unwrap_err();
+    let err =
+        plan::multiply(Some(&small), plan::Request::new(Method::CsTiled32, &a, &b)).unwrap_err();
     assert!(
         matches!(
             err,
@@ -306,8 +306,12 @@ fn workgroup_and_buffer_limits_give_errors_naming_the_limit() {
     small.limits.max_storage_buffer_binding_size = 4096;
     // With --no-tile: without it the product is tiled into buffers that fit (tests/tiled.rs).
     let mut no_tile = Options::default();
-    no_tile.tiling.no_tile = true;
-    let err = plan::multiply(Some(&small), plan::Request::new(Method::CsNaive, &a, &b).options(no_tile.clone())).unwrap_err();
+    no_tile.no_tile = true;
+    let err = plan::multiply(
+        Some(&small),
+        plan::Request::new(Method::CsNaive, &a, &b).options(no_tile.clone()),
+    )
+    .unwrap_err();
     assert!(
         matches!(
             err,
@@ -463,15 +467,7 @@ fn the_report_names_and_models_the_kernel_that_ran() {
         (Method::Dns, Method::DnsTiled),
     ] {
         let out = plan::multiply(Some(ctx()), plan::Request::new(asked, &a, &b)).unwrap();
-        let r = rendermm::report::Report::of_run(
-            Some(ctx()),
-            asked,
-            rendermm::precision::Precision::F32,
-            &a,
-            &b,
-            &out,
-            None,
-        );
+        let r = rendermm::report::Report::of(Some(ctx()), &out, vec![]);
         assert_eq!(r.method, asked.name());
         assert_eq!(r.ran.as_deref(), Some(ran.name()), "{asked}");
         let model = model_compute::model_with_limits(ran, 100, 100, 100, &ctx().limits).unwrap();
@@ -483,15 +479,7 @@ fn the_report_names_and_models_the_kernel_that_ran() {
         Matrix::random(8, 8, 2, -1.0, 1.0),
     );
     let out = plan::multiply(Some(ctx()), plan::Request::new(Method::Cannon, &a, &b)).unwrap();
-    let r = rendermm::report::Report::of_run(
-        Some(ctx()),
-        Method::Cannon,
-        rendermm::precision::Precision::F32,
-        &a,
-        &b,
-        &out,
-        None,
-    );
+    let r = rendermm::report::Report::of(Some(ctx()), &out, vec![]);
     assert_eq!(r.ran, None);
 }
 
@@ -603,10 +591,10 @@ fn a_span_counts_its_work_and_on_a_gpu_not_the_host_between_submissions() {
 /// with f16 inputs and f32 sums.
 #[test]
 fn the_report_models_the_variant_the_run_recorded() {
-    use rendermm::methods::{Kernels, RanKernel, RunOutput, coop};
+    use rendermm::methods::{Kernels, RanKernel, coop};
     use rendermm::precision::Precision;
     let (m, k, n) = (1024, 1024, 1024);
-    let (a, b) = (Matrix::zeros(m, k), Matrix::zeros(k, n));
+    let (_a, _b) = (Matrix::zeros(m, k), Matrix::zeros(k, n));
     let staged = coop::Variant::parse("128x256-smem48").unwrap();
     assert_ne!(staged, coop::Variant::default_variant());
     let limits = model_compute::typical_limits();
@@ -623,8 +611,14 @@ fn the_report_models_the_variant_the_run_recorded() {
         "the variants' models must differ"
     );
     assert_eq!(ran.variant.as_deref(), Some(staged.name));
-    let out = RunOutput {
+    let out = plan::Outcome {
         c: Matrix::zeros(m, n),
+        more_channels: vec![],
+        method: Method::Coop,
+        shape: (m, k, n),
+        block: None,
+        tiling: None,
+        arith: rendermm::check::Arith::F16Inputs { tensor_cores: true },
         passes: 1,
         timings: Default::default(),
         notes: vec![],
@@ -635,8 +629,7 @@ fn the_report_models_the_variant_the_run_recorded() {
             sums: Precision::F32,
         },
     };
-    let r =
-        rendermm::report::Report::of_run(None, Method::Coop, Precision::F32, &a, &b, &out, None);
+    let r = rendermm::report::Report::of(None, &out, vec![]);
     assert_eq!(r.variant.as_deref(), Some(staged.name));
     assert_eq!((r.inputs.as_str(), r.sums.as_str()), ("f16", "f32"));
     assert_eq!(r.ran, None);

@@ -36,10 +36,13 @@ fn gpu_methods(ctx: &GpuContext) -> Vec<Method> {
 
 /// Multiply `a · b` with `method` and hold it to its verdict; the error or failure as text.
 fn run_checked(ctx: &GpuContext, method: Method, a: &Matrix, b: &Matrix) -> Result<(), String> {
-    let mut opts = Options::default();
-    let out =
-        plan::multiply(Some(ctx), plan::Request::new(method, a, b).options(opts.clone())).map_err(|e| format!("{method}: {e}"))?;
-    let v = plan::verdict_for(method, &opts, a, b, &out.c);
+    let opts = Options::default();
+    let out = plan::multiply(
+        Some(ctx),
+        plan::Request::new(method, a, b).options(opts.clone()),
+    )
+    .map_err(|e| format!("{method}: {e}"))?;
+    let v = out.verdict(a, b);
     if v.passed {
         Ok(())
     } else {

@@ -227,13 +227,16 @@ fn a_precision_refusal_says_truly_what_the_method_computes_in() {
         (Method::FragMrt, Precision::U8, "computes in f32 only"),
         (Method::CsNaive, Precision::F16, "computes in f32 only"),
     ] {
-        let mut opts = Options {
+        let opts = Options {
             precision,
             ..Default::default()
         };
-        let e = plan::multiply(None, plan::Request::new(method, &a, &b).options(opts.clone()))
-            .unwrap_err()
-            .to_string();
+        let e = plan::multiply(
+            None,
+            plan::Request::new(method, &a, &b).options(opts.clone()),
+        )
+        .unwrap_err()
+        .to_string();
         // Refused before any GPU is asked for, and truthfully: frag-mrt and frag-mrt-f16 are
         // render-pass methods, and frag-mrt-f16's inputs are f16.
         assert!(e.contains(method.name()) && e.contains(says), "{e}");

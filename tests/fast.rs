@@ -6,7 +6,7 @@ mod common;
 use common::ctx;
 use rendermm::check::assert_close;
 use rendermm::cpu::reference_f64;
-use rendermm::methods::{Method, coop, cs_fast};
+use rendermm::methods::{Kernels, Method, coop, cs_fast};
 use rendermm::plan::{self, Options};
 use rendermm::{Error, Matrix};
 use std::process::Command;
@@ -22,6 +22,32 @@ const SHAPES: &[(usize, usize, usize)] = &[
     (130, 67, 129),
 ];
 
+/// `a · b` by `method` with the kernel variants `kernels` names, through the one entry point.
+fn run_variant(
+    method: Method,
+    kernels: Kernels,
+    a: &Matrix,
+    b: &Matrix,
+) -> rendermm::Result<plan::Outcome> {
+    let opts = Options {
+        kernels,
+        ..Default::default()
+    };
+    plan::multiply(Some(ctx()), plan::Request::new(method, a, b).options(opts))
+}
+
+fn cs_fast_variant(
+    v: &cs_fast::Variant,
+    a: &Matrix,
+    b: &Matrix,
+) -> rendermm::Result<plan::Outcome> {
+    let kernels = Kernels {
+        cs_fast: Some(*v),
+        ..Default::default()
+    };
+    run_variant(Method::CsFast, kernels, a, b)
+}
+
 fn inputs(m: usize, k: usize, n: usize, seed: u64) -> (Matrix, Matrix) {
     (
         Matrix::random(m, k, seed, -1.0, 1.0),
@@ -34,7 +60,7 @@ fn every_cs_fast_variant_matches_the_f64_reference_on_awkward_shapes() {
     for v in cs_fast::VARIANTS {
         for (i, &(m, k, n)) in SHAPES.iter().enumerate() {
             let (a, b) = inputs(m, k, n, 40 + 2 * i as u64);
-            let out = cs_fast::multiply_variant(ctx(), v, &a, &b)
+            let out = cs_fast_variant(v, &a, &b)
                 .unwrap_or_else(|e| panic!("cs-fast {} {m}x{k}x{n}: {e}", v.name));
             assert_eq!((out.c.rows, out.c.cols), (m, n), "padding cropped");
             assert_close(
@@ -52,10 +78,9 @@ fn every_cs_fast_variant_matches_the_f64_reference_on_awkward_shapes() {
 #[test]
 fn cs_fast_through_the_method_table() {
     let (a, b) = inputs(65, 100, 37, 7);
-    let mut opts = Options::default();
-    let (out, stats) =
-        plan::multiply_checked(Some(ctx()), Method::CsFast, &a, &b, &mut opts).unwrap();
-    assert!(stats.within(Method::CsFast.tolerance()), "{stats:?}");
+    let out = plan::multiply(Some(ctx()), plan::Request::new(Method::CsFast, &a, &b)).unwrap();
+    let v = out.verdict(&a, &b);
+    assert!(v.passed, "{v:?}");
     let notes = out.notes.join("\n");
     assert!(
         notes.contains("variant") && notes.contains("zero-padded to 128x104x64"),
@@ -73,7 +98,12 @@ fn cs_fast_on_whole_tiles_and_a_long_k() {
     let v = cs_fast::Variant::parse("64x64x8-4x8").unwrap();
     for &(m, k, n) in &[(64, 64, 64), (64, 520, 64)] {
         let (a, b) = inputs(m, k, n, 90);
-        let out = cs_fast::multiply_variant(ctx(), &v, &a, &b).unwrap();
+        let out = cs_fast_variant(&v, &a, &b).unwrap();
+        assert_eq!(
+            out.kernel.variant.as_deref(),
+            Some(v.name),
+            "the variant asked ran"
+        );
         assert_close(
             &format!("cs-fast {m}x{k}x{n}"),
             &out.c,
@@ -160,9 +190,13 @@ fn coop_is_refused_clearly_or_meets_its_f16_bound() {
     for v in coop::VARIANTS {
         for (i, &(m, k, n)) in shapes.iter().enumerate() {
             let (a, b) = inputs(m, k, n, 60 + 2 * i as u64);
-            let out = coop::multiply_variant(ctx(), v, &a, &b)
+            let kernels = Kernels {
+                coop: Some(*v),
+                ..Default::default()
+            };
+            let out = run_variant(Method::Coop, kernels, &a, &b)
                 .unwrap_or_else(|e| panic!("coop {} {m}x{k}x{n}: {e}", v.name));
-            let verdict = coop::verdict(&a, &b, &out.c);
+            let verdict = out.verdict(&a, &b);
             assert!(
                 verdict.passed,
                 "coop {} {m}x{k}x{n}: error/bound {:?}, rel_err {:e}",

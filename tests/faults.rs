@@ -75,10 +75,13 @@ fn device_destroyed_mid_run_gives_device_lost_and_never_a_wrong_result() {
                 let method = methods[i % methods.len()];
                 let a = Matrix::random(96, 200, i as u64, -1.0, 1.0);
                 let b = Matrix::random(200, 80, i as u64 + 1, -1.0, 1.0);
-                let mut opts = Options::default();
-                match plan::multiply(Some(&ctx), plan::Request::new(method, &a, &b).options(opts.clone())) {
+                let opts = Options::default();
+                match plan::multiply(
+                    Some(&ctx),
+                    plan::Request::new(method, &a, &b).options(opts.clone()),
+                ) {
                     Ok(out) => {
-                        let v = plan::verdict_for(method, &opts, &a, &b, &out.c);
+                        let v = out.verdict(&a, &b);
                         assert!(
                             v.passed,
                             "run {i} ({method}) finished but is wrong: rel_err {:e}",
@@ -127,21 +130,40 @@ fn device_destroyed_mid_run_gives_device_lost_and_never_a_wrong_result() {
 // ---------------------------------------------------------------------------------------------
 // Limits, checked before anything is allocated
 
-/// Options that run a method as it is, without the tiling layer (`crate::plan::tiled`) in front, which
-/// would cut a product over the limits into tiles that fit: these audit each method's own checks.
-fn untiled() -> Options<'static> {
-    let mut opts = Options::default();
-    opts.tiling.inside = true;
-    opts
+/// A method run as it is, from its row of the method table, without the entry point's tiling
+/// layer (`crate::plan::tiled`) in front, which would cut a product over the limits into tiles
+/// that fit: this audits each method's own checks.
+fn untiled(ctx: &GpuContext, m: Method, a: &Matrix, b: &Matrix) -> rendermm::Result<Matrix> {
+    use rendermm::methods::{Params, Runs};
+    let ran = match m.info().runs {
+        Runs::Record(record) => {
+            rendermm::gpu::run::run(ctx, None, || record(ctx, a, b, &Params::default()))?
+        }
+        Runs::Compute { .. } => {
+            // The method the entry point would hand a product too large for one workgroup to
+            // (cannon -> cannon-tiled, dns -> dns-tiled), as a run does.
+            let (k, l) = (a.cols, &ctx.limits);
+            let runs = plan::compute_runs_as(m, l, a.rows, k, b.cols);
+            let p = plan::compute_plan(runs, l, a.rows, k, b.cols).expect("a compute method")?;
+            return Ok(compute::run(ctx, &p, a, b)?.c);
+        }
+        Runs::Cpu(f) => return Ok(f(a, b)),
+    };
+    Ok(ran.into_output()?.c)
 }
 
-/// Options for `multiply` as a user calls it with `--no-tile`: the tiling layer checks the whole
-/// product against the limits first and refuses what does not fit.
-fn no_tile() -> Options<'static> {
-    let mut opts = Options::default();
-    opts.tiling.no_tile = true;
-    opts
+/// `multiply` as a user calls it with `--no-tile`: the tiling layer checks the whole product
+/// against the limits first and refuses what does not fit.
+fn no_tile(ctx: &GpuContext, m: Method, a: &Matrix, b: &Matrix) -> rendermm::Result<Matrix> {
+    let opts = Options {
+        no_tile: true,
+        ..Default::default()
+    };
+    Ok(plan::multiply(Some(ctx), plan::Request::new(m, a, b).options(opts))?.c)
 }
+
+/// How [`audit`] runs a method.
+type RunFn = fn(&GpuContext, Method, &Matrix, &Matrix) -> rendermm::Result<Matrix>;
 
 /// Lowered limits, and which methods they bind on a 64×64×64 product.
 struct Scenario {
@@ -191,7 +213,7 @@ const SCENARIOS: &[Scenario] = &[
 /// naming the limit here refused before it allocated anything. A method a scenario binds must
 /// refuse so; one it does not bind may run into the loss (`Error::DeviceLost`). Nothing may
 /// panic or return a result.
-fn audit(opts: fn() -> Options<'static>, exempt: fn(&Scenario, Method) -> bool) {
+fn audit(run: RunFn, exempt: fn(&Scenario, Method) -> bool) {
     let a = Matrix::random(64, 64, 1, -1.0, 1.0);
     let b = Matrix::random(64, 64, 2, -1.0, 1.0);
     let mut problems = vec![];
@@ -200,7 +222,7 @@ fn audit(opts: fn() -> Options<'static>, exempt: fn(&Scenario, Method) -> bool) 
         (sc.set)(&mut ctx.limits);
         ctx.device.destroy();
         for m in gpu_methods() {
-            let r = plan::multiply(Some(&ctx), plan::Request::new(m, &a, &b).options(opts()));
+            let r = run(&ctx, m, &a, &b);
             let text = match &r {
                 Ok(_) => "ran on a destroyed device".to_string(),
                 Err(e) => e.to_string(),
@@ -271,12 +293,16 @@ fn a_texture_over_the_dimension_limit_names_the_limit_and_the_value() {
     // it may not be tiled (the tiling layer would otherwise split k into chunks that fit).
     let a = Matrix::zeros(2, max + 1);
     let b = Matrix::zeros(max + 1, 2);
-    let e = plan::multiply(Some(ctx), plan::Request::new(Method::Lm, &a, &b).options(untiled())).expect_err("refused");
+    let e = untiled(ctx, Method::Lm, &a, &b).expect_err("refused");
     assert!(matches!(e, Error::Limit { .. }), "{e:?}");
     assert!(e.to_string().contains(&format!("= {}", max + 1)), "{e}");
     let mut no_tile = Options::default();
-    no_tile.tiling.no_tile = true;
-    let e = plan::multiply(Some(ctx), plan::Request::new(Method::Lm, &a, &b).options(no_tile.clone())).expect_err("refused");
+    no_tile.no_tile = true;
+    let e = plan::multiply(
+        Some(ctx),
+        plan::Request::new(Method::Lm, &a, &b).options(no_tile.clone()),
+    )
+    .expect_err("refused");
     assert!(e.to_string().contains("max_texture_dimension_2d"), "{e}");
 }
 
@@ -422,10 +448,13 @@ fn a_missing_feature_is_a_typed_error_naming_it() {
     let a = Matrix::random(9, 11, 1, 0.0, 1.0);
     let b = Matrix::random(11, 7, 2, 0.0, 1.0);
     for method in gpu_methods() {
-        let mut opts = Options::default();
-        match plan::multiply(Some(&ctx), plan::Request::new(method, &a, &b).options(opts.clone())) {
+        let opts = Options::default();
+        match plan::multiply(
+            Some(&ctx),
+            plan::Request::new(method, &a, &b).options(opts.clone()),
+        ) {
             Ok(out) => {
-                let v = plan::verdict_for(method, &opts, &a, &b, &out.c);
+                let v = out.verdict(&a, &b);
                 assert!(
                     v.passed,
                     "{method} without features: rel_err {:e} ({})",
@@ -551,7 +580,14 @@ fn cli_faults_are_one_error_line_and_leave_no_output_file() {
     assert_clean_failure(&r, "block size b", &dir);
     // A method whose feature the adapter lacks (where it lacks it).
     if Method::ALL.iter().any(|m| m.name() == "coop")
-        && let Err(e @ Error::MissingFeature { .. }) = plan::multiply(Some(ctx()), plan::Request::new(Method::parse("coop").unwrap(), &Matrix::zeros(2, 2), &Matrix::zeros(2, 2)))
+        && let Err(e @ Error::MissingFeature { .. }) = plan::multiply(
+            Some(ctx()),
+            plan::Request::new(
+                Method::parse("coop").unwrap(),
+                &Matrix::zeros(2, 2),
+                &Matrix::zeros(2, 2),
+            ),
+        )
     {
         let r = rendermm(&[
             "multiply", "--method", "coop", "--random", "8x8x8", "--out", out,

@@ -9,8 +9,8 @@ mod common;
 use common::{SHAPES, ctx};
 use rendermm::check::assert_close;
 use rendermm::cpu::reference_f64;
-use rendermm::methods::frag_mrt::{self, Inputs, Layout, Shape, Source};
-use rendermm::methods::{Accumulate, Kernels, Method, Observer, Params};
+use rendermm::methods::frag_mrt::{self, Layout, Shape, Source};
+use rendermm::methods::{Accumulate, Kernels, Method, Observer};
 use rendermm::plan::{self, Options};
 use rendermm::{Error, Matrix};
 
@@ -21,15 +21,37 @@ fn inputs((m, k, n): (usize, usize, usize), seed: u64) -> (Matrix, Matrix) {
     )
 }
 
+/// `a · b` by `method` (frag-mrt or frag-mrt-f16) in block shape `shape`, through the one entry
+/// point.
+fn with_shape(
+    method: Method,
+    shape: Shape,
+    a: &Matrix,
+    b: &Matrix,
+    block: Option<u32>,
+    accumulate: Accumulate,
+) -> rendermm::Result<plan::Outcome> {
+    let opts = Options {
+        block,
+        accumulate,
+        kernels: Kernels {
+            frag_mrt: Some(shape),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    plan::multiply(Some(ctx()), plan::Request::new(method, a, b).options(opts))
+}
+
 /// Run `shape` on `dims` with `block` / `acc`, check against f64 and the pass count.
 fn run(shape: Shape, dims: (usize, usize, usize), block: Option<u32>, acc: Accumulate, seed: u64) {
     let (a, b) = inputs(dims, seed);
-    let mut opts = Params {
-        block,
-        accumulate: acc,
-        ..Default::default()
-    };
-    let out = frag_mrt::multiply_with(ctx(), &a, &b, &mut opts, shape, Inputs::F32).unwrap();
+    let out = with_shape(Method::FragMrt, shape, &a, &b, block, acc).unwrap();
+    assert_eq!(
+        out.kernel.variant,
+        Some(shape.name()),
+        "the shape asked ran"
+    );
     let (m, k, n) = dims;
     let label = format!("frag-mrt {shape} {m}x{k}x{n} block={block:?} {acc}");
     let kp = k.next_multiple_of(shape.unroll as usize);
@@ -128,13 +150,13 @@ fn buffer_sources_parse_and_refuse_what_they_cannot_do() {
     }
     // f16 inputs live in Rgba16Float textures only.
     let (a, b) = inputs((9, 5, 7), 3);
-    let err = frag_mrt::multiply_with(
-        ctx(),
+    let err = with_shape(
+        Method::FragMrtF16,
+        fed(4, 8, 4, true, Texture, Buffer),
         &a,
         &b,
-        &mut Params::default(),
-        fed(4, 8, 4, true, Texture, Buffer),
-        Inputs::F16,
+        None,
+        Accumulate::default(),
     )
     .unwrap_err()
     .to_string();
@@ -154,8 +176,7 @@ fn frag_mrt_matches_f64_reference_on_awkward_shapes() {
         .enumerate()
     {
         let (a, b) = inputs((m, k, n), 700 + i as u64);
-        let out = plan::multiply(Some(ctx()), plan::Request::new(Method::FragMrt, &a, &b))
-        .unwrap();
+        let out = plan::multiply(Some(ctx()), plan::Request::new(Method::FragMrt, &a, &b)).unwrap();
         assert_eq!(out.passes, 1, "{m}x{k}x{n}: whole k in one pass");
         assert_close(
             &format!("frag-mrt {m}x{k}x{n}"),
@@ -312,13 +333,13 @@ fn shapes_parse_and_the_adapters_limits_bound_them() {
     }
     // 8x8 = 64 floats: 16 RGBA32F attachments, beyond the 8 (and 128 bytes) adapters give.
     let (a, b) = inputs((16, 8, 16), 1);
-    let err = frag_mrt::multiply_with(
-        ctx(),
+    let err = with_shape(
+        Method::FragMrt,
+        shape(8, 8, 4, true),
         &a,
         &b,
-        &mut Params::default(),
-        shape(8, 8, 4, true),
-        Inputs::F32,
+        None,
+        Accumulate::default(),
     )
     .unwrap_err();
     assert!(matches!(err, Error::Limit { .. }), "{err}");
@@ -328,12 +349,16 @@ fn shapes_parse_and_the_adapters_limits_bound_them() {
 #[test]
 fn copy_mode_and_observers_are_refused_with_a_reason() {
     let (a, b) = inputs((8, 16, 8), 2);
-    let mut opts = Options {
+    let opts = Options {
         block: Some(4),
         accumulate: Accumulate::Copy,
         ..Default::default()
     };
-    let err = plan::multiply(Some(ctx()), plan::Request::new(Method::FragMrt, &a, &b).options(opts.clone())).unwrap_err();
+    let err = plan::multiply(
+        Some(ctx()),
+        plan::Request::new(Method::FragMrt, &a, &b).options(opts.clone()),
+    )
+    .unwrap_err();
     assert!(err.to_string().contains("pingpong or blend"), "{err}");
 
     struct Nop;
@@ -349,11 +374,8 @@ fn copy_mode_and_observers_are_refused_with_a_reason() {
         }
     }
     let mut obs = Nop;
-    let mut opts = Options {
-        observer: Some(&mut obs),
-        ..Default::default()
-    };
-    let err = plan::multiply(Some(ctx()), plan::Request::new(Method::FragMrt, &a, &b).options(opts.clone())).unwrap_err();
+    let req = plan::Request::new(Method::FragMrt, &a, &b).observed(&mut obs);
+    let err = plan::multiply(Some(ctx()), req).unwrap_err();
     assert!(err.to_string().contains("observer"), "{err}");
 }
 
@@ -452,9 +474,12 @@ fn rounded_to_f16(x: &Matrix) -> Matrix {
 }
 
 /// Run frag-mrt-f16 through the method table (as `multiply --method frag-mrt-f16` does).
-fn run_f16(a: &Matrix, b: &Matrix, opts: &mut Options) -> rendermm::methods::RunOutput {
-    plan::multiply(Some(ctx()), plan::Request::new(Method::FragMrtF16, a, b).options(opts.clone()))
-        .unwrap_or_else(|e| panic!("frag-mrt-f16 {}x{}x{}: {e}", a.rows, a.cols, b.cols))
+fn run_f16(a: &Matrix, b: &Matrix, opts: &mut Options) -> plan::Outcome {
+    plan::multiply(
+        Some(ctx()),
+        plan::Request::new(Method::FragMrtF16, a, b).options(opts.clone()),
+    )
+    .unwrap_or_else(|e| panic!("frag-mrt-f16 {}x{}x{}: {e}", a.rows, a.cols, b.cols))
 }
 
 /// Every element of C written: the readback buffers start as NaN (the harness poisons them)
@@ -491,7 +516,7 @@ fn frag_mrt_f16_matches_f64_reference_within_the_f16_bound_on_awkward_shapes() {
         assert_eq!(out.c.shape(), (m, n), "{label}");
         assert_eq!(out.passes, 1, "{label}: whole k in one pass");
         assert_every_element_written(&label, &out.c);
-        let v = plan::verdict_for(Method::FragMrtF16, &Options::default(), &a, &b, &out.c);
+        let v = out.verdict(&a, &b);
         let ratio = v.f16_bound_ratio.unwrap();
         assert!(
             v.passed,
@@ -526,7 +551,7 @@ fn frag_mrt_f16_blocks_of_k_in_ping_pong_and_blend_stay_within_the_f16_bound() {
             let label = format!("frag-mrt-f16 {d:?} b={b} {acc}");
             assert!(out.passes > 1, "{label}: {} passes", out.passes);
             assert_every_element_written(&label, &out.c);
-            let v = plan::verdict_for(Method::FragMrtF16, &opts, &x, &y, &out.c);
+            let v = out.verdict(&x, &y);
             assert!(v.passed, "{label}: {:?}", v.f16_bound_ratio);
         }
     }
@@ -542,10 +567,11 @@ fn f16_rounding_shows_beyond_the_f32_tolerance_and_within_the_f16_bound() {
     let (m, k, n) = (65, 100, 37);
     let (a, b) = inputs((m, k, n), 2200);
     let reference = reference_f64(&a, &b);
-    let f16 = run_f16(&a, &b, &mut Options::default()).c;
+    let run16 = run_f16(&a, &b, &mut Options::default());
+    let f16 = run16.c.clone();
     let f32 = plan::multiply(Some(ctx()), plan::Request::new(Method::FragMrt, &a, &b))
-    .unwrap()
-    .c;
+        .unwrap()
+        .c;
     let f32_tol = Method::FragMrt.tolerance();
     let s32 = assert_close("frag-mrt", &f32, &reference, f32_tol);
     let s16 = rendermm::check::compare(&f16, &reference);
@@ -555,12 +581,17 @@ fn f16_rounding_shows_beyond_the_f32_tolerance_and_within_the_f16_bound() {
         s16.rel_err,
         s32.rel_err
     );
-    let v = frag_mrt::verdict_f16(&a, &b, &f16);
+    let v = run16.verdict(&a, &b);
     let ratio = v.f16_bound_ratio.unwrap();
     assert!(v.passed, "within the f16 bound: ratio {ratio:.3}");
     assert!(ratio > 1e-3, "the bound is not vacuous: ratio {ratio:.2e}");
     // The f32 verdict (the one frag-mrt gets) refuses the same result.
-    let as_f32 = plan::verdict_for(Method::FragMrt, &Options::default(), &a, &b, &f16);
+    let f32_arith = plan::arith(
+        Method::FragMrt,
+        rendermm::precision::Precision::F32,
+        &Options::default(),
+    );
+    let as_f32 = rendermm::check::judge(f32_arith, &a, &b, &f16);
     assert!(!as_f32.passed, "{}", as_f32.tolerance);
     println!(
         "frag-mrt-f16 {m}x{k}x{n}: rel_err {:.2e} (frag-mrt {:.2e}), error / f16 bound {ratio:.3}",
@@ -585,7 +616,7 @@ fn f16_rounding_shows_beyond_the_f32_tolerance_and_within_the_f16_bound() {
     let mut off = f16.clone();
     let (i, j) = (m / 2, n / 3);
     off.set(i, j, (reference[i * n + j] + 2.0 * bound[i * n + j]) as f32);
-    let v = frag_mrt::verdict_f16(&a, &b, &off);
+    let v = rendermm::check::judge(run16.arith, &a, &b, &off);
     assert!(!v.passed, "ratio {:?}", v.f16_bound_ratio);
 }
 
@@ -635,8 +666,8 @@ fn f16_packing_rounds_each_value_and_matches_the_f32_layout_on_several_threads()
 fn frag_mrt_f16_refuses_inputs_past_f16s_range_in_one_line() {
     let (mut a, b) = inputs((5, 6, 7), 2400);
     a.set(3, 4, 70000.0);
-    let err = plan::multiply(Some(ctx()), plan::Request::new(Method::FragMrtF16, &a, &b))
-    .unwrap_err();
+    let err =
+        plan::multiply(Some(ctx()), plan::Request::new(Method::FragMrtF16, &a, &b)).unwrap_err();
     let msg = err.to_string();
     assert!(matches!(err, Error::OutOfRange { .. }), "{msg}");
     assert!(
@@ -644,8 +675,7 @@ fn frag_mrt_f16_refuses_inputs_past_f16s_range_in_one_line() {
         "{msg}"
     );
     // frag-mrt takes the same inputs.
-    plan::multiply(Some(ctx()), plan::Request::new(Method::FragMrt, &a, &b))
-    .unwrap();
+    plan::multiply(Some(ctx()), plan::Request::new(Method::FragMrt, &a, &b)).unwrap();
 }
 
 #[test]
@@ -714,14 +744,18 @@ fn the_run_records_the_shape_it_ran_and_its_number_formats() {
         (Method::FragMrtF16, rendermm::precision::Precision::F16),
     ] {
         for (shape, given) in [(Shape::DEFAULT, None), (named, Some(named))] {
-            let mut opts = Options {
+            let opts = Options {
                 kernels: Kernels {
                     frag_mrt: given,
                     ..Default::default()
                 },
                 ..Default::default()
             };
-            let out = plan::multiply(Some(ctx()), plan::Request::new(method, &a, &b).options(opts.clone())).unwrap();
+            let out = plan::multiply(
+                Some(ctx()),
+                plan::Request::new(method, &a, &b).options(opts.clone()),
+            )
+            .unwrap();
             let k = &out.kernel;
             assert_eq!(k.method, method.name());
             assert_eq!(

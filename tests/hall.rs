@@ -32,12 +32,16 @@ fn run(
 ) {
     let a = Matrix::random(m, k, seed, -1.0, 1.0);
     let bm = Matrix::random(k, n, seed + 1, -1.0, 1.0);
-    let mut opts = Options {
+    let opts = Options {
         block: b,
         accumulate: acc,
         ..Default::default()
     };
-    let out = plan::multiply(Some(ctx()), plan::Request::new(method, &a, &bm).options(opts.clone())).unwrap();
+    let out = plan::multiply(
+        Some(ctx()),
+        plan::Request::new(method, &a, &bm).options(opts.clone()),
+    )
+    .unwrap();
     let label = format!("{method} {m}x{k}x{n} b={b:?} {acc}");
     assert_eq!(
         out.passes,
@@ -85,12 +89,16 @@ fn hall_blocked_with_b1_and_blending_equals_larsen_mcallister_bit_for_bit() {
     let a = Matrix::random(13, 21, 7, -1.0, 1.0);
     let b = Matrix::random(21, 6, 8, -1.0, 1.0);
     let lm = plan::multiply(Some(ctx()), plan::Request::new(Method::Lm, &a, &b)).unwrap();
-    let mut opts = Options {
+    let opts = Options {
         block: Some(1),
         accumulate: Accumulate::Blend,
         ..Default::default()
     };
-    let hall = plan::multiply(Some(ctx()), plan::Request::new(Method::HallBlocked, &a, &b).options(opts.clone())).unwrap();
+    let hall = plan::multiply(
+        Some(ctx()),
+        plan::Request::new(Method::HallBlocked, &a, &b).options(opts.clone()),
+    )
+    .unwrap();
     assert_eq!(hall.passes, lm.passes);
     assert_eq!(hall.c, lm.c);
 }
@@ -100,12 +108,16 @@ fn hall_copy_mode_reports_copy_time_and_the_others_none() {
     let a = Matrix::random(40, 96, 9, -1.0, 1.0);
     let b = Matrix::random(96, 40, 10, -1.0, 1.0);
     for &acc in Accumulate::ALL {
-        let mut opts = Options {
+        let opts = Options {
             block: Some(8),
             accumulate: acc,
             ..Default::default()
         };
-        let out = plan::multiply(Some(ctx()), plan::Request::new(Method::HallBlocked, &a, &b).options(opts.clone())).unwrap();
+        let out = plan::multiply(
+            Some(ctx()),
+            plan::Request::new(Method::HallBlocked, &a, &b).options(opts.clone()),
+        )
+        .unwrap();
         let t = &out.timings;
         assert!(t.copy_ms.is_finite() && t.compute_ms > 0.0, "{acc}: {t:?}");
         if acc == Accumulate::Copy {
@@ -158,20 +170,28 @@ fn hall_rejects_a_zero_or_absurd_block_size() {
     let a = Matrix::zeros(2, 3);
     let b = Matrix::zeros(3, 2);
     for method in HALL {
-        let mut opts = Options {
+        let opts = Options {
             block: Some(0),
             ..Default::default()
         };
-        let err = plan::multiply(Some(ctx()), plan::Request::new(method, &a, &b).options(opts.clone())).unwrap_err();
+        let err = plan::multiply(
+            Some(ctx()),
+            plan::Request::new(method, &a, &b).options(opts.clone()),
+        )
+        .unwrap_err();
         assert!(
             matches!(err, Error::Invalid(_)) && err.to_string().contains("b = 0"),
             "{err}"
         );
-        let mut opts = Options {
+        let opts = Options {
             block: Some(u32::MAX),
             ..Default::default()
         };
-        let err = plan::multiply(Some(ctx()), plan::Request::new(method, &a, &b).options(opts.clone())).unwrap_err();
+        let err = plan::multiply(
+            Some(ctx()),
+            plan::Request::new(method, &a, &b).options(opts.clone()),
+        )
+        .unwrap_err();
         assert!(
             matches!(
                 err,
@@ -252,13 +272,15 @@ fn hall_observer_sees_every_pass_as_a_partial_sum() {
                 block,
                 seen: vec![],
             };
-            let mut opts = Options {
-                observer: Some(&mut obs),
+            let opts = Options {
                 block: Some(block as u32),
                 accumulate: acc,
                 ..Default::default()
             };
-            let out = plan::multiply(Some(ctx()), plan::Request::new(method, &a, &b).options(opts.clone())).unwrap();
+            let req = plan::Request::new(method, &a, &b)
+                .options(opts)
+                .observed(&mut obs);
+            let out = plan::multiply(Some(ctx()), req).unwrap();
             assert_close(
                 &format!("{method} {acc} with observer"),
                 &out.c,

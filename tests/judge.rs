@@ -9,7 +9,7 @@ use common::{ctx, rendermm};
 use rendermm::Matrix;
 use rendermm::check::{self, Arith};
 use rendermm::methods::Method;
-use rendermm::plan::{self, Options, verdict_for};
+use rendermm::plan::{self, Options};
 use rendermm::precision::{self, F16Rounding, Pipeline, Precision, U8Bits, u8_model};
 
 /// `a` with column `p` zeroed: multiplied by `b`, the product short of slice p.
@@ -37,15 +37,16 @@ fn largest_slice(a: &Matrix, b: &Matrix) -> usize {
         .unwrap_or(0)
 }
 
-fn run(method: Method, precision: Precision, a: &Matrix, b: &Matrix) -> (Matrix, Options<'static>) {
-    let mut o = Options {
+/// `a · b` by `method` in `precision`: C, and the arithmetic the run used (what the judge
+/// holds a result of this run to).
+fn run(method: Method, precision: Precision, a: &Matrix, b: &Matrix) -> (Matrix, Arith) {
+    let o = Options {
         precision,
         ..Default::default()
     };
-    let c = plan::multiply(Some(ctx()), plan::Request::new(method, a, b).options(o.clone()))
-        .unwrap_or_else(|e| panic!("{method} {precision}: {e}"))
-        .c;
-    (c, o)
+    let out = plan::multiply(Some(ctx()), plan::Request::new(method, a, b).options(o))
+        .unwrap_or_else(|e| panic!("{method} {precision}: {e}"));
+    (out.c, out.arith)
 }
 
 #[test]
@@ -66,10 +67,7 @@ fn f32_result_short_of_one_slice_fails_at_k_1024_and_at_small_k() {
         );
         // On a GPU method too: cs-naive given A short of the slice.
         let (c, o) = run(Method::CsNaive, Precision::F32, &without_slice(&a, p), &b);
-        assert!(
-            !verdict_for(Method::CsNaive, &o, &a, &b, &c).passed,
-            "cs-naive k = {k}"
-        );
+        assert!(!check::judge(o, &a, &b, &c).passed, "cs-naive k = {k}");
     }
 }
 
@@ -80,11 +78,11 @@ fn f16_result_short_of_one_slice_fails_at_k_1024_for_each_render_pipeline() {
     let b = Matrix::random(k, n, 22, -1.0, 1.0);
     for method in [Method::Lm, Method::HallBlocked, Method::HallPacked] {
         let (c, o) = run(method, Precision::F16, &a, &b);
-        let v = verdict_for(method, &o, &a, &b, &c);
+        let v = check::judge(o, &a, &b, &c);
         assert!(v.passed, "{method}: the GPU's f16 result fails: {}", v.held);
         for p in [largest_slice(&a, &b), 0, k - 1] {
             let (short, o) = run(method, Precision::F16, &without_slice(&a, p), &b);
-            let v = verdict_for(method, &o, &a, &b, &short);
+            let v = check::judge(o, &a, &b, &short);
             assert!(
                 !v.passed,
                 "{method}: an f16 result short of slice {p} passes: {}",
@@ -93,7 +91,7 @@ fn f16_result_short_of_one_slice_fails_at_k_1024_for_each_render_pipeline() {
         }
         let zero = Matrix::zeros(m, n);
         assert!(
-            !verdict_for(method, &o, &a, &b, &zero).passed,
+            !check::judge(o, &a, &b, &zero).passed,
             "{method}: all-zero C passes"
         );
     }
@@ -106,7 +104,7 @@ fn correct_f32_results_pass_at_k_one_million() {
     let b = Matrix::random(k, 1, 32, 0.0, 1.0);
     for method in [Method::CpuNaive, Method::CsNaive] {
         let (c, o) = run(method, Precision::F32, &a, &b);
-        let v = verdict_for(method, &o, &a, &b, &c);
+        let v = check::judge(o, &a, &b, &c);
         assert!(
             v.passed,
             "{method} at k = 10^6: rel_err {:e}, {}",
@@ -195,24 +193,27 @@ fn frag_mrt_f16_check_passes_an_inf_times_zero_that_matches_the_reference() {
     a.set(0, 0, f32::INFINITY);
     let mut b = Matrix::random(5, 4, 52, -1.0, 1.0);
     (0..4).for_each(|j| b.set(0, j, 0.0));
-    let mut o = Options {
+    let o = Options {
         allow_nonfinite: true,
         ..Default::default()
     };
-    let c = plan::multiply(Some(ctx()), plan::Request::new(Method::FragMrtF16, &a, &b).options(o.clone()))
-        .unwrap()
-        .c;
+    let out = plan::multiply(
+        Some(ctx()),
+        plan::Request::new(Method::FragMrtF16, &a, &b).options(o),
+    )
+    .unwrap();
+    let (c, o) = (out.c, out.arith);
     assert!(
         c.get(0, 0).is_nan() && c.get(1, 1).is_finite(),
         "{:?}",
         c.data
     );
-    let v = verdict_for(Method::FragMrtF16, &o, &a, &b, &c);
+    let v = check::judge(o, &a, &b, &c);
     assert!(v.passed, "{}: {:?}", v.held, v.stats);
     // A NaN where the reference is finite is still a mismatch.
     let mut bad = c.clone();
     bad.set(2, 1, f32::NAN);
-    assert!(!verdict_for(Method::FragMrtF16, &o, &a, &b, &bad).passed);
+    assert!(!check::judge(o, &a, &b, &bad).passed);
 }
 
 #[test]
@@ -222,18 +223,18 @@ fn f16_result_sixteen_spacings_off_its_model_fails_where_the_gpu_follows_it_with
     let b = Matrix::random(k, n, 62, -1.0, 1.0);
     for method in [Method::Lm, Method::HallBlocked] {
         let (c, o) = run(method, Precision::F16, &a, &b);
-        let v = verdict_for(method, &o, &a, &b, &c);
+        let v = check::judge(o, &a, &b, &c);
         // The adapter follows one of the models within a spacing (lavapipe: toward zero, to
         // the bit).
         assert!(v.f16_model_spacings.unwrap() <= 1.0, "{method}: {}", v.held);
-        let pipeline = method.pipeline(o.block).unwrap();
+        let pipeline = method.pipeline(None).unwrap();
         let peak = F16Rounding::ALL
             .iter()
             .map(|&r| pipeline.f16_model(&a, &b, r).peak[5])
             .fold(0.0f32, f32::max);
         let mut off = c.clone();
         off.data[5] += (16.0 * precision::f16_spacing(peak as f64)) as f32;
-        let v = verdict_for(method, &o, &a, &b, &off);
+        let v = check::judge(o, &a, &b, &off);
         assert!(!v.passed, "{method}: 16 spacings off passes: {}", v.held);
     }
 }

@@ -81,11 +81,8 @@ fn lm_observer_sees_every_slice_as_a_partial_sum() {
         b: &b,
         seen: vec![],
     };
-    let mut opts = Options {
-        observer: Some(&mut obs),
-        ..Default::default()
-    };
-    let out = plan::multiply(Some(ctx()), plan::Request::new(Method::Lm, &a, &b).options(opts.clone())).unwrap();
+    let req = plan::Request::new(Method::Lm, &a, &b).observed(&mut obs);
+    let out = plan::multiply(Some(ctx()), req).unwrap();
     assert_close("lm with observer", &out.c, &reference_f64(&a, &b), 1e-5);
     assert_eq!(obs.seen, (1..=6).collect::<Vec<_>>());
 }
@@ -97,8 +94,12 @@ fn lm_rejects_a_dimension_above_the_texture_limit_with_no_tile() {
     let a = Matrix::zeros(1, 1);
     let b = Matrix::zeros(1, max + 1);
     let mut opts = Options::default();
-    opts.tiling.no_tile = true;
-    let err = plan::multiply(Some(ctx()), plan::Request::new(Method::Lm, &a, &b).options(opts.clone())).unwrap_err();
+    opts.no_tile = true;
+    let err = plan::multiply(
+        Some(ctx()),
+        plan::Request::new(Method::Lm, &a, &b).options(opts.clone()),
+    )
+    .unwrap_err();
     assert!(
         matches!(
             err,

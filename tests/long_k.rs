@@ -106,7 +106,10 @@ fn exact(
 ) -> Result<Option<String>, String> {
     let (a, b) = (ones(m, k), ones(k, n));
     let what = format!("{method} {m}x{k}x{n} on {:?}", ctx.info.backend);
-    let out = match plan::multiply(Some(ctx), plan::Request::new(method, &a, &b).options(opts.clone())) {
+    let out = match plan::multiply(
+        Some(ctx),
+        plan::Request::new(method, &a, &b).options(opts.clone()),
+    ) {
         Ok(out) => out,
         Err(e @ (Error::MissingFeature { .. } | Error::FormatCapability { .. })) => {
             return Ok(Some(e.to_string()));
@@ -131,7 +134,7 @@ fn exact(
 
 /// Run `methods` at their depths (both shapes) on `ctx`; `opts` makes each run's options.
 /// Prints each run's time and any method skipped for the adapter's lack of a feature.
-fn sweep(ctx: &GpuContext, methods: &[Method], opts: impl Fn(Method, usize) -> Options<'static>) {
+fn sweep(ctx: &GpuContext, methods: &[Method], opts: impl Fn(Method, usize) -> Options) {
     let mut failures = vec![];
     for &method in methods {
         'depths: for k in depths(method) {
@@ -186,7 +189,7 @@ const RENDER: &[Method] = &[
 
 /// The Hall methods at long k take b = 4096, so that 2²¹ is 512 passes rather than 65 536 (each
 /// pass's loop then walks 4096 of k); the default b = 32 at the shorter depth.
-fn render_options(method: Method, k: usize) -> Options<'static> {
+fn render_options(method: Method, k: usize) -> Options {
     Options {
         block: (matches!(method, Method::HallBlocked | Method::HallPacked) && k == K_MAX)
             .then_some(4096),
@@ -284,8 +287,11 @@ fn a_product_past_the_loop_cap_with_tiling_off_is_refused_naming_the_cap() {
     };
     let k = compute.first as usize + 1;
     let mut opts = Options::default();
-    opts.tiling.no_tile = true;
-    let err = plan::multiply(Some(ctx), plan::Request::new(Method::CsNaive, &ones(1, k), &ones(k, 1)).options(opts.clone()))
+    opts.no_tile = true;
+    let err = plan::multiply(
+        Some(ctx),
+        plan::Request::new(Method::CsNaive, &ones(1, k), &ones(k, 1)).options(opts.clone()),
+    )
     .expect_err("k past the loop cap with tiling off");
     let msg = err.to_string();
     assert!(
@@ -306,10 +312,12 @@ fn a_split_for_the_loop_cap_says_so() {
         return;
     };
     let k = compute.first as usize + 2;
-    let mut opts = Options::default();
-    let out = plan::multiply(Some(ctx), plan::Request::new(Method::CsNaive, &ones(2, k), &ones(k, 2)).options(opts.clone()))
+    let out = plan::multiply(
+        Some(ctx),
+        plan::Request::new(Method::CsNaive, &ones(2, k), &ones(k, 2)),
+    )
     .unwrap();
-    let tiling = opts.tiled.expect("k was split");
+    let tiling = out.tiling.clone().expect("k was split");
     assert_eq!(tiling.loop_cap, Some(compute.first));
     assert!(tiling.chunks_k >= 2 && tiling.tile_k < compute.first as usize);
     assert!(

@@ -4,21 +4,23 @@
 mod common;
 use common::{SHAPES, ctx};
 use rendermm::check::verdict;
-use rendermm::methods::larsen_mcallister::multiply_channels;
-use rendermm::methods::{Method, Params};
+use rendermm::methods::Method;
 use rendermm::plan::{self, Options};
 use rendermm::precision::{self, Precision, u8_model};
 use rendermm::{Error, Matrix};
 
 fn lm(a: &Matrix, b: &Matrix, precision: Precision, scale_by_depth: bool) -> Matrix {
-    let mut opts = Options {
+    let opts = Options {
         precision,
         scale_by_depth,
         ..Default::default()
     };
-    plan::multiply(Some(ctx()), plan::Request::new(Method::Lm, a, b).options(opts.clone()))
-        .unwrap()
-        .c
+    plan::multiply(
+        Some(ctx()),
+        plan::Request::new(Method::Lm, a, b).options(opts.clone()),
+    )
+    .unwrap()
+    .c
 }
 
 /// Inputs in [0, hi): with hi = 1/√k most sums stay below 1, with hi = 1 nearly all saturate.
@@ -124,11 +126,15 @@ fn u8_scale_by_depth_removes_saturation_and_loses_the_low_bits() {
 fn u8_refuses_inputs_outside_zero_one() {
     let a = Matrix::new(1, 2, vec![0.5, -0.25]).unwrap();
     let b = Matrix::filled(2, 1, 0.5);
-    let mut opts = Options {
+    let opts = Options {
         precision: Precision::U8,
         ..Default::default()
     };
-    let err = plan::multiply(Some(ctx()), plan::Request::new(Method::Lm, &a, &b).options(opts.clone())).unwrap_err();
+    let err = plan::multiply(
+        Some(ctx()),
+        plan::Request::new(Method::Lm, &a, &b).options(opts.clone()),
+    )
+    .unwrap_err();
     assert!(
         matches!(err, Error::OutOfRange { row: 0, col: 1, .. }),
         "{err}"
@@ -180,22 +186,26 @@ fn four_channels_multiply_four_pairs_in_one_set_of_passes() {
             .collect();
         let ar: Vec<&Matrix> = a.iter().collect();
         let br: Vec<&Matrix> = b.iter().collect();
-        let mut opts = Params {
+        let opts = Options {
             precision,
             ..Default::default()
         };
-        let out = multiply_channels(ctx(), &ar, &br, &mut opts).unwrap();
+        let pairs: Vec<(&Matrix, &Matrix)> = ar.iter().copied().zip(br.iter().copied()).collect();
+        let mut req = plan::Request::new(Method::Lm, pairs[0].0, pairs[0].1).options(opts);
+        req.more_channels = pairs[1..].to_vec();
+        let out = plan::multiply(Some(ctx()), req).unwrap();
         assert_eq!(out.passes, k);
-        assert_eq!(out.cs.len(), 4);
+        assert_eq!(out.more_channels.len(), 3);
+        let cs: Vec<&Matrix> = std::iter::once(&out.c).chain(&out.more_channels).collect();
         for c in 0..4 {
-            let v = verdict(precision, false, &a[c], &b[c], &out.cs[c]);
+            let v = verdict(precision, false, &a[c], &b[c], cs[c]);
             assert!(v.passed, "{precision} channel {c}: {v:?}");
             // Each channel equals the same product run alone in one channel.
             let single = lm(&a[c], &b[c], precision, false);
             let diff = single
                 .data
                 .iter()
-                .zip(&out.cs[c].data)
+                .zip(&cs[c].data)
                 .map(|(x, y)| (x - y).abs())
                 .fold(0.0f32, f32::max);
             assert!(
@@ -222,7 +232,13 @@ fn four_channels_refuse_mismatched_pairs() {
     ];
     let ar: Vec<&Matrix> = a.iter().collect();
     let br: Vec<&Matrix> = b.iter().collect();
-    let err = multiply_channels(ctx(), &ar, &br, &mut Params::default()).unwrap_err();
+    let mut req = plan::Request::new(Method::Lm, ar[0], br[0]);
+    req.more_channels = ar[1..]
+        .iter()
+        .copied()
+        .zip(br[1..].iter().copied())
+        .collect();
+    let err = plan::multiply(Some(ctx()), req).unwrap_err();
     assert!(err.to_string().contains("pair 3"), "{err}");
 }
 

@@ -10,9 +10,9 @@
 
 mod common;
 use common::{SHAPES, ctx};
+use rendermm::check::judge;
 use rendermm::check::verdict;
 use rendermm::methods::{Accumulate, Method};
-use rendermm::plan::verdict_for;
 use rendermm::plan::{self, Options};
 use rendermm::precision::{self, Pipeline, Precision, u8_model, u8_model_blocked, u8_model_packed};
 use rendermm::{Error, Matrix};
@@ -22,12 +22,7 @@ const HALL: [Method; 2] = [Method::HallBlocked, Method::HallPacked];
 /// The shapes of the brief: 1×1, 7×13·13×5, 33×65·65×17, 65×100·100×37.
 const SHAPES_U8: [(usize, usize, usize); 4] = [(1, 1, 1), (7, 13, 5), (33, 65, 17), (65, 100, 37)];
 
-fn opts(
-    precision: Precision,
-    block: u32,
-    accumulate: Accumulate,
-    scale_by_depth: bool,
-) -> Options<'static> {
+fn opts(precision: Precision, block: u32, accumulate: Accumulate, scale_by_depth: bool) -> Options {
     Options {
         precision,
         block: Some(block),
@@ -37,11 +32,12 @@ fn opts(
     }
 }
 
-/// Run `method` and return the product and the options as the method left them.
-fn run<'a>(method: Method, a: &Matrix, b: &Matrix, mut o: Options<'a>) -> (Matrix, Options<'a>) {
-    let out = plan::multiply(Some(ctx()), plan::Request::new(method, a, b).options(o.clone()))
+/// Run `method` and return the product and the run's outcome (the precision it used, what the
+/// judge holds it to).
+fn run(method: Method, a: &Matrix, b: &Matrix, o: Options) -> (Matrix, plan::Outcome) {
+    let out = plan::multiply(Some(ctx()), plan::Request::new(method, a, b).options(o))
         .unwrap_or_else(|e| panic!("{method}: {e}"));
-    (out.c, o)
+    (out.c.clone(), out)
 }
 
 fn model(method: Method, a: &Matrix, b: &Matrix, block: u32, depth: u32) -> precision::U8Model {
@@ -71,8 +67,8 @@ fn u8_equals_each_methods_cpu_model_within_one_step() {
                     let a = Matrix::random(m, k, seed, 0.0, hi);
                     let b = Matrix::random(k, n, seed + 1, 0.0, hi);
                     let (c, o) = run(method, &a, &b, opts(Precision::U8, block, acc, false));
-                    assert_eq!(o.precision, Precision::U8);
-                    let v = verdict_for(method, &o, &a, &b, &c);
+                    assert_eq!(o.precision(), Precision::U8);
+                    let v = judge(o.arith, &a, &b, &c);
                     let label = format!("{method} {m}x{k}x{n} b={block} {acc} hi={hi}");
                     assert!(v.passed, "{label}: {v:?}");
                     let steps = v.u8_model_max_steps.unwrap();
@@ -118,13 +114,16 @@ fn u8_modes_agree_and_b1_blocked_is_larsen_mcallister() {
     }
     assert_eq!(u8_model_blocked(&a, &b, 1, 1).c, u8_model(&a, &b, 1).c);
     assert_eq!(u8_model_blocked(&a, &b, 1, 21).c, u8_model(&a, &b, 21).c);
-    let mut lm = Options {
+    let lm = Options {
         precision: Precision::U8,
         ..Default::default()
     };
-    let lm = plan::multiply(Some(ctx()), plan::Request::new(Method::Lm, &a, &b).options(lm.clone()))
-        .unwrap()
-        .c;
+    let lm = plan::multiply(
+        Some(ctx()),
+        plan::Request::new(Method::Lm, &a, &b).options(lm.clone()),
+    )
+    .unwrap()
+    .c;
     let (hall, _) = run(
         Method::HallBlocked,
         &a,
@@ -232,7 +231,7 @@ fn u8_scale_by_depth_removes_saturation_and_loses_the_low_bits() {
                     &b,
                     opts(Precision::U8, block, Accumulate::PingPong, true),
                 );
-                let v = verdict_for(method, &o, &a, &b, &c);
+                let v = judge(o.arith, &a, &b, &c);
                 assert!(v.passed, "{label}: {v:?}");
                 assert_eq!(v.saturated, Some(0), "{label}: polygon colour 1/k");
                 // The rescaled result is a multiple of k/255: the low log2(k) bits are gone.
@@ -270,8 +269,8 @@ fn f16_is_within_the_bound_derived_for_blocked_accumulation() {
                 let a = Matrix::random(m, k, 300 + i as u64, -1.0, 1.0);
                 let b = Matrix::random(k, n, 400 + i as u64, -1.0, 1.0);
                 let (c, o) = run(method, &a, &b, opts(Precision::F16, block, acc, false));
-                assert_eq!(o.precision, Precision::F16);
-                let v = verdict_for(method, &o, &a, &b, &c);
+                assert_eq!(o.precision(), Precision::F16);
+                let v = judge(o.arith, &a, &b, &c);
                 assert!(v.passed, "{method} {m}x{k}x{n} b={block} {acc}: {v:?}");
                 worst = worst.max(v.f16_bound_ratio.unwrap());
                 // The blocked bound is tighter than L-M's (one f16 store per pass, not per product).
@@ -322,10 +321,10 @@ fn f32_is_unchanged_and_judged_as_before() {
             &b,
             opts(Precision::F32, 7, Accumulate::Blend, false),
         );
-        assert_eq!(o.precision, Precision::F32, "lavapipe blends f32");
-        let v = verdict_for(method, &o, &a, &b, &c);
+        assert_eq!(o.precision(), Precision::F32, "lavapipe blends f32");
+        let v = judge(o.arith, &a, &b, &c);
         assert!(v.passed && v.stats.rel_err <= 1e-5, "{method}: {v:?}");
-        // verdict_for for L-M is the L-M verdict.
+        // The judge's verdict on a Hall run matches L-M's on the same C.
         let lm_v = verdict(Precision::F32, false, &a, &b, &c);
         assert_eq!(lm_v.passed, v.passed);
     }
@@ -336,8 +335,12 @@ fn u8_refuses_inputs_outside_zero_one() {
     for method in HALL {
         let a = Matrix::new(1, 2, vec![0.5, -0.25]).unwrap();
         let b = Matrix::filled(2, 1, 0.5);
-        let mut o = opts(Precision::U8, 32, Accumulate::PingPong, false);
-        let err = plan::multiply(Some(ctx()), plan::Request::new(method, &a, &b).options(o.clone())).unwrap_err();
+        let o = opts(Precision::U8, 32, Accumulate::PingPong, false);
+        let err = plan::multiply(
+            Some(ctx()),
+            plan::Request::new(method, &a, &b).options(o.clone()),
+        )
+        .unwrap_err();
         assert!(
             matches!(err, Error::OutOfRange { row: 0, col: 1, .. }),
             "{method}: {err}"
@@ -346,7 +349,11 @@ fn u8_refuses_inputs_outside_zero_one() {
 
         let b = Matrix::new(2, 1, vec![0.5, 1.5]).unwrap();
         let a = Matrix::filled(1, 2, 0.5);
-        let err = plan::multiply(Some(ctx()), plan::Request::new(method, &a, &b).options(o.clone())).unwrap_err();
+        let err = plan::multiply(
+            Some(ctx()),
+            plan::Request::new(method, &a, &b).options(o.clone()),
+        )
+        .unwrap_err();
         assert!(
             matches!(&err, Error::OutOfRange { name, row: 1, col: 0, .. } if name == "B"),
             "{method}: {err}"
@@ -358,19 +365,27 @@ fn u8_refuses_inputs_outside_zero_one() {
 fn scale_by_depth_outside_u8_and_precision_for_f32_only_methods_are_errors() {
     let (a, b) = (Matrix::filled(2, 3, 0.5), Matrix::filled(3, 2, 0.5));
     for method in HALL {
-        let mut o = opts(Precision::F16, 32, Accumulate::PingPong, true);
-        let err = plan::multiply(Some(ctx()), plan::Request::new(method, &a, &b).options(o.clone())).unwrap_err();
+        let o = opts(Precision::F16, 32, Accumulate::PingPong, true);
+        let err = plan::multiply(
+            Some(ctx()),
+            plan::Request::new(method, &a, &b).options(o.clone()),
+        )
+        .unwrap_err();
         assert!(
             err.to_string()
                 .contains("--scale-by-depth applies to --precision u8"),
             "{method}: {err}"
         );
     }
-    let mut o = Options {
+    let o = Options {
         precision: Precision::U8,
         ..Default::default()
     };
-    let err = plan::multiply(Some(ctx()), plan::Request::new(Method::CsNaive, &a, &b).options(o.clone())).unwrap_err();
+    let err = plan::multiply(
+        Some(ctx()),
+        plan::Request::new(Method::CsNaive, &a, &b).options(o.clone()),
+    )
+    .unwrap_err();
     assert!(err.to_string().contains("f32 only"), "{err}");
     assert!(Method::HallBlocked.takes_precision() && Method::HallPacked.takes_precision());
 }
@@ -424,7 +439,7 @@ fn f32_blend_without_float32_blendable_falls_back_to_f16_and_says_so() {
     // A context that believes it cannot blend f32 (lavapipe can; the mask plays an adapter that
     // cannot: neither the FLOAT32_BLENDABLE feature nor adapter-specific format features, so
     // only WebGPU's guaranteed features count). Ping-pong needs no blending and stays f32;
-    // blend falls back to f16, writes that back into the options, notes it, and the verdict
+    // blend falls back to f16, records it in the outcome, notes it, and the verdict
     // judges it as f16.
     let mut no_blend = rendermm::gpu::GpuContext::new().unwrap();
     no_blend.features.remove(wgpu::Features::FLOAT32_BLENDABLE);
@@ -434,14 +449,22 @@ fn f32_blend_without_float32_blendable_falls_back_to_f16_and_says_so() {
     let a = Matrix::random(9, 40, 3, -1.0, 1.0);
     let b = Matrix::random(40, 7, 4, -1.0, 1.0);
     for method in HALL {
-        let mut o = opts(Precision::F32, 8, Accumulate::PingPong, false);
-        let out = plan::multiply(Some(&no_blend), plan::Request::new(method, &a, &b).options(o.clone())).unwrap();
-        assert_eq!(o.precision, Precision::F32, "{method} ping-pong");
-        assert!(verdict_for(method, &o, &a, &b, &out.c).stats.rel_err <= 1e-5);
+        let o = opts(Precision::F32, 8, Accumulate::PingPong, false);
+        let out = plan::multiply(
+            Some(&no_blend),
+            plan::Request::new(method, &a, &b).options(o.clone()),
+        )
+        .unwrap();
+        assert_eq!(out.precision(), Precision::F32, "{method} ping-pong");
+        assert!(out.verdict(&a, &b).stats.rel_err <= 1e-5);
 
-        let mut o = opts(Precision::F32, 8, Accumulate::Blend, false);
-        let out = plan::multiply(Some(&no_blend), plan::Request::new(method, &a, &b).options(o.clone())).unwrap();
-        assert_eq!(o.precision, Precision::F16, "{method} blend");
+        let o = opts(Precision::F32, 8, Accumulate::Blend, false);
+        let out = plan::multiply(
+            Some(&no_blend),
+            plan::Request::new(method, &a, &b).options(o.clone()),
+        )
+        .unwrap();
+        assert_eq!(out.precision(), Precision::F16, "{method} blend");
         assert!(
             out.notes
                 .iter()
@@ -449,7 +472,7 @@ fn f32_blend_without_float32_blendable_falls_back_to_f16_and_says_so() {
             "{method}: {:?}",
             out.notes
         );
-        let v = verdict_for(method, &o, &a, &b, &out.c);
+        let v = out.verdict(&a, &b);
         assert!(v.passed && v.f16_bound_ratio.is_some(), "{method}: {v:?}");
         assert!(v.stats.rel_err > 1e-6, "{method}: an f16 result, not f32");
     }

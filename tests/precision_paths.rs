@@ -8,7 +8,7 @@
 mod common;
 use common::ctx;
 use rendermm::methods::{Accumulate, Method};
-use rendermm::plan::{self, Options, verdict_for};
+use rendermm::plan::{self, Options};
 use rendermm::precision::{Pipeline, Precision, U8Bits, u8_model, u8_model_bits, u8_model_passes};
 use rendermm::{Error, Matrix};
 
@@ -47,7 +47,7 @@ fn run_exact(
     accumulate: Accumulate,
     scale_by_depth: bool,
 ) -> (usize, usize) {
-    let mut o = Options {
+    let o = Options {
         precision: Precision::U8,
         u8_bits: bits,
         block: (method != Method::Lm).then_some(block),
@@ -62,8 +62,11 @@ fn run_exact(
         b.cols,
         bits.name()
     );
-    let out = plan::multiply(Some(ctx()), plan::Request::new(method, a, b).options(o.clone()))
-        .unwrap_or_else(|e| panic!("{label}: {e}"));
+    let out = plan::multiply(
+        Some(ctx()),
+        plan::Request::new(method, a, b).options(o.clone()),
+    )
+    .unwrap_or_else(|e| panic!("{label}: {e}"));
     let depth = if scale_by_depth { a.cols as u32 } else { 1 };
     let model = pipeline(method, block).u8_model_bits(a, b, depth, bits);
     let rescale = if scale_by_depth { a.cols as f32 } else { 1.0 };
@@ -76,7 +79,7 @@ fn run_exact(
             idx % b.cols
         );
     }
-    let v = verdict_for(method, &o, a, b, &out.c);
+    let v = out.verdict(a, b);
     assert!(v.passed, "{label}: {v:?}");
     // Zero steps; under --scale-by-depth up to the f32 rounding of the rescale by k.
     let steps = v.u8_model_max_steps.expect("a u8 verdict");
@@ -227,12 +230,16 @@ fn widths_without_u8_or_past_the_list_are_refused() {
     let a = Matrix::random(3, 4, 1, 0.0, 0.2);
     let b = Matrix::random(4, 2, 2, 0.0, 0.2);
     for method in METHODS {
-        let mut o = Options {
+        let o = Options {
             precision: Precision::F32,
             u8_bits: U8Bits::GEFORCE3,
             ..Default::default()
         };
-        let err = plan::multiply(Some(ctx()), plan::Request::new(method, &a, &b).options(o.clone())).unwrap_err();
+        let err = plan::multiply(
+            Some(ctx()),
+            plan::Request::new(method, &a, &b).options(o.clone()),
+        )
+        .unwrap_err();
         assert!(matches!(err, Error::Invalid(_)), "{method}: {err}");
         assert!(
             err.to_string().contains("--precision u8"),
@@ -252,12 +259,16 @@ fn without_16_bit_norm_targets_a_16_bit_sum_is_one_clear_error() {
     let a = Matrix::random(3, 4, 1, 0.0, 0.2);
     let b = Matrix::random(4, 2, 2, 0.0, 0.2);
     for method in METHODS {
-        let mut o = Options {
+        let o = Options {
             precision: Precision::U8,
             u8_bits: U8Bits::GEFORCE3,
             ..Default::default()
         };
-        let err = plan::multiply(Some(&plain), plan::Request::new(method, &a, &b).options(o.clone())).unwrap_err();
+        let err = plan::multiply(
+            Some(&plain),
+            plan::Request::new(method, &a, &b).options(o.clone()),
+        )
+        .unwrap_err();
         let msg = err.to_string();
         assert!(msg.contains("16-bit"), "{method}: {msg}");
         assert_eq!(msg.lines().count(), 1, "{method}: {msg}");

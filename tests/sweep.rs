@@ -4,7 +4,7 @@
 //! (each dimension 1..=300, with tiny, edge-of-a-power-of-two and lopsided dimensions favoured),
 //! the input range, and, where the method takes them, the precision (u8 / f16 / f32), the Hall /
 //! frag-mrt block size b, the accumulation mode and `--scale-by-depth`. Every result is judged by
-//! [`plan::verdict_for`], the same judge as `multiply --check`: f32 within the method's
+//! [`plan::Outcome::verdict`], the same judge as `multiply --check`: f32 within the method's
 //! tolerance, f16 within its derived bound, u8 within one 8-bit step of its CPU model.
 //!
 //! - `cargo test --test sweep`: the CI slice, two problems per method of `Method::ALL`, and one
@@ -242,7 +242,7 @@ fn run(p: &Problem) -> Outcome {
             *v = v.floor();
         }
     }
-    let mut opts = Options {
+    let opts = Options {
         precision: p.precision,
         block: p.block,
         accumulate: p.accumulate,
@@ -250,7 +250,10 @@ fn run(p: &Problem) -> Outcome {
         ..Default::default()
     };
     let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        plan::multiply(Some(ctx()), plan::Request::new(p.method, &a, &b).options(opts.clone()))
+        plan::multiply(
+            Some(ctx()),
+            plan::Request::new(p.method, &a, &b).options(opts.clone()),
+        )
     }));
     let out = match ran {
         Err(panic) => {
@@ -280,9 +283,9 @@ fn run(p: &Problem) -> Outcome {
             out.c.rows, out.c.cols, p.m, p.n
         ));
     }
-    // opts.precision now holds what ran (the render-pass methods fall back to f16 where f32
-    // cannot be blended); the verdict holds the result to that precision's bound.
-    let v = plan::verdict_for(p.method, &opts, &a, &b, &out.c);
+    // The outcome holds what ran (the render-pass methods fall back to f16 where f32 cannot be
+    // blended); the verdict holds the result to that precision's bound.
+    let v = out.verdict(&a, &b);
     if v.passed && v.saturated_share == Some(1.0) && p.m * p.n >= 64 {
         Outcome::Failed(format!(
             "every element saturated, so the 8-bit check tested nothing (inputs in [{}, {}))",

@@ -12,12 +12,12 @@ use rendermm::cpu::reference_f64;
 use rendermm::matrix::Matrix;
 use rendermm::methods::{Accumulate, Method};
 use rendermm::plan::Options;
-use rendermm::plan::tiled::{self, TileOptions};
+use rendermm::plan::tiled;
 use rendermm::plan::{self};
 use rendermm::precision::Precision;
 
-fn budget(bytes: u64) -> TileOptions {
-    TileOptions {
+fn budget(bytes: u64) -> Options {
+    Options {
         mem_budget: Some(bytes),
         ..Default::default()
     }
@@ -30,22 +30,19 @@ fn inputs(m: usize, k: usize, n: usize, seed: u64) -> (Matrix, Matrix) {
     )
 }
 
-/// Run `method` with `tiling` and the given accumulation; the output and the plan it left.
+/// Run `method` with the memory options of `base` and the given accumulation; the output and
+/// how it was tiled.
 fn run(
     method: Method,
     a: &Matrix,
     b: &Matrix,
-    tiling: TileOptions,
+    base: Options,
     accumulate: Accumulate,
 ) -> (Matrix, Option<tiled::Tiling>) {
-    let mut opts = Options {
-        tiling,
-        accumulate,
-        ..Default::default()
-    };
-    let out = plan::multiply(Some(ctx()), plan::Request::new(method, a, b).options(opts.clone()))
+    let opts = Options { accumulate, ..base };
+    let out = plan::multiply(Some(ctx()), plan::Request::new(method, a, b).options(opts))
         .unwrap_or_else(|e| panic!("{method}: {e}"));
-    (out.c, opts.tiled)
+    (out.c, out.tiling)
 }
 
 /// The largest element-wise difference between two results, relative to the largest element.
@@ -63,10 +60,13 @@ fn lm_with_m_past_the_texture_limit_tiles_and_passes_the_f64_check() {
     let max = ctx().limits.max_texture_dimension_2d as usize;
     let m = 20000.max(max + 1);
     let (a, b) = inputs(m, 3, 5, 11);
-    let mut opts = Options::default();
-    let (out, stats) = plan::multiply_checked(Some(ctx()), Method::Lm, &a, &b, &mut opts).unwrap();
+    let out = plan::multiply(Some(ctx()), plan::Request::new(Method::Lm, &a, &b)).unwrap();
+    let stats = rendermm::check::compare(&out.c, &reference_f64(&a, &b));
     assert!(stats.within(1e-5), "rel_err {:e}", stats.rel_err);
-    let t = opts.tiled.expect("m past the texture limit must tile");
+    let t = out
+        .tiling
+        .clone()
+        .expect("m past the texture limit must tile");
     assert!(t.blocks_m >= 2 && t.tile_m <= max, "{t:?}");
     assert_eq!((t.blocks_n, t.chunks_k, t.accumulate), (1, 1, "none"));
     assert!(
@@ -95,13 +95,7 @@ fn tiled_equals_untiled_bit_for_bit_when_only_m_and_n_are_split() {
         Method::DnsTiled,
     ];
     for method in methods {
-        let (whole, none) = run(
-            method,
-            &a,
-            &b,
-            TileOptions::default(),
-            Accumulate::default(),
-        );
+        let (whole, none) = run(method, &a, &b, Options::default(), Accumulate::default());
         assert!(none.is_none(), "{method}: the untiled run tiled");
         let (tiled, plan) = run(method, &a, &b, budget(48 << 10), Accumulate::default());
         let t = plan.unwrap_or_else(|| panic!("{method}: a 48 KiB budget must tile 120x16x90"));
@@ -118,7 +112,7 @@ fn tiled_equals_untiled_bit_for_bit_when_only_m_and_n_are_split() {
         Method::FragMrt,
         &a,
         &b,
-        TileOptions::default(),
+        Options::default(),
         Accumulate::default(),
     );
     let (tiled, plan) = run(
@@ -148,7 +142,7 @@ fn lm_and_hall_blocked_split_along_k_still_equal_untiled_bit_for_bit() {
         (Method::HallBlocked, Accumulate::Blend),
         (Method::HallBlocked, Accumulate::Copy),
     ] {
-        let (whole, _) = run(method, &a, &b, TileOptions::default(), acc);
+        let (whole, _) = run(method, &a, &b, Options::default(), acc);
         let (tiled, plan) = run(method, &a, &b, budget(24 << 10), acc);
         let t = plan.unwrap();
         assert!(t.chunks_k > 1, "{method} {acc}: {t:?}");
@@ -176,13 +170,7 @@ fn other_methods_split_along_k_agree_with_untiled_and_the_reference() {
         (Method::CannonTiled, "gpu-add"),
         (Method::FragMrt, "host-f64"),
     ] {
-        let (whole, _) = run(
-            method,
-            &a,
-            &b,
-            TileOptions::default(),
-            Accumulate::default(),
-        );
+        let (whole, _) = run(method, &a, &b, Options::default(), Accumulate::default());
         let (tiled, plan) = run(method, &a, &b, budget(24 << 10), Accumulate::default());
         let t = plan.unwrap();
         assert!(t.chunks_k > 1 && t.accumulate == how, "{method}: {t:?}");
@@ -203,17 +191,20 @@ fn lm_u8_split_along_k_saturates_exactly_as_untiled() {
     let a = Matrix::random(16, 200, 1, 0.0, 0.01);
     let a = Matrix::from_fn(16, 200, |i, p| a.get(i, p) * (1.0 + 0.1 * i as f32));
     let b = Matrix::random(200, 12, 2, 0.0, 1.0);
-    let run_u8 = |tiling: TileOptions| {
-        let mut opts = Options {
+    let run_u8 = |base: Options| {
+        let opts = Options {
             precision: Precision::U8,
-            tiling,
-            ..Default::default()
+            ..base
         };
-        let out = plan::multiply(Some(ctx()), plan::Request::new(Method::Lm, &a, &b).options(opts.clone())).unwrap();
-        let verdict = plan::verdict_for(Method::Lm, &opts, &a, &b, &out.c);
-        (out.c, opts.tiled, verdict)
+        let out = plan::multiply(
+            Some(ctx()),
+            plan::Request::new(Method::Lm, &a, &b).options(opts),
+        )
+        .unwrap();
+        let verdict = out.verdict(&a, &b);
+        (out.c, out.tiling, verdict)
     };
-    let (whole, _, _) = run_u8(TileOptions::default());
+    let (whole, _, _) = run_u8(Options::default());
     let (tiled, plan, verdict) = run_u8(budget(4 << 10));
     assert!(plan.unwrap().chunks_k > 1);
     assert_eq!(tiled, whole);
@@ -228,15 +219,16 @@ fn lm_u8_split_along_k_saturates_exactly_as_untiled() {
 #[test]
 fn over_the_budget_with_no_tile_is_refused_naming_bytes_and_budget() {
     let (a, b) = inputs(64, 64, 64, 9);
-    let mut opts = Options {
-        tiling: TileOptions {
-            mem_budget: Some(16 << 10),
-            no_tile: true,
-            ..Default::default()
-        },
+    let opts = Options {
+        mem_budget: Some(16 << 10),
+        no_tile: true,
         ..Default::default()
     };
-    let err = plan::multiply(Some(ctx()), plan::Request::new(Method::HallBlocked, &a, &b).options(opts.clone())).unwrap_err();
+    let err = plan::multiply(
+        Some(ctx()),
+        plan::Request::new(Method::HallBlocked, &a, &b).options(opts.clone()),
+    )
+    .unwrap_err();
     let Error::Budget {
         needed,
         budget: limit,
@@ -275,24 +267,26 @@ fn over_the_budget_with_no_tile_is_refused_naming_bytes_and_budget() {
 #[test]
 fn a_budget_no_tile_fits_and_a_texture_limit_with_no_tile_are_clear_errors() {
     let (a, b) = inputs(32, 32, 32, 13);
-    let mut opts = Options {
-        tiling: budget(100),
-        ..Default::default()
-    };
-    let err = plan::multiply(Some(ctx()), plan::Request::new(Method::Lm, &a, &b).options(opts.clone())).unwrap_err();
+    let opts = Options { ..budget(100) };
+    let err = plan::multiply(
+        Some(ctx()),
+        plan::Request::new(Method::Lm, &a, &b).options(opts.clone()),
+    )
+    .unwrap_err();
     assert!(matches!(err, Error::Budget { .. }), "{err}");
     assert!(err.to_string().contains("no tile fits"), "{err}");
 
     let max = ctx().limits.max_texture_dimension_2d as usize;
     let (a, b) = inputs(max + 1, 1, 2, 1);
-    let mut opts = Options {
-        tiling: TileOptions {
-            no_tile: true,
-            ..Default::default()
-        },
+    let opts = Options {
+        no_tile: true,
         ..Default::default()
     };
-    let err = plan::multiply(Some(ctx()), plan::Request::new(Method::Lm, &a, &b).options(opts.clone())).unwrap_err();
+    let err = plan::multiply(
+        Some(ctx()),
+        plan::Request::new(Method::Lm, &a, &b).options(opts.clone()),
+    )
+    .unwrap_err();
     let msg = err.to_string();
     assert!(
         msg.contains("max_texture_dimension_2d") && msg.contains("--no-tile"),
@@ -356,13 +350,16 @@ fn tiled_u8_at_the_papers_widths_is_refused_not_run_at_eight_bits() {
     let a = Matrix::random(64, 128, 5, 0.0, 0.1);
     let b = Matrix::random(128, 64, 6, 0.0, 0.1);
     for method in [Method::Lm, Method::HallBlocked, Method::HallPacked] {
-        let mut opts = Options {
+        let opts = Options {
             precision: Precision::U8,
             u8_bits: rendermm::precision::U8Bits::GEFORCE3,
-            tiling: budget(16 << 10),
-            ..Default::default()
+            ..budget(16 << 10)
         };
-        let err = plan::multiply(Some(ctx()), plan::Request::new(method, &a, &b).options(opts.clone())).unwrap_err();
+        let err = plan::multiply(
+            Some(ctx()),
+            plan::Request::new(method, &a, &b).options(opts.clone()),
+        )
+        .unwrap_err();
         assert!(
             matches!(err, Error::Unsupported { .. }) && err.to_string().contains("u8 widths"),
             "{method}: {err}"

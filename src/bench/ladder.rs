@@ -114,7 +114,10 @@ pub fn run_methods(
                         u8_bits: mode.bits,
                         ..Default::default()
                     };
-                    let out = plan::multiply(Some(ctx), plan::Request::new(method, &a, &b).options(opts))?;
+                    let out = plan::multiply(
+                        Some(ctx),
+                        plan::Request::new(method, &a, &b).options(opts),
+                    )?;
                     // Held to the arithmetic that ran (f16 if f32 could not be blended).
                     let verdict = out.verdict(&a, &b);
                     rows.push(LadderRow {

@@ -390,7 +390,10 @@ pub fn run_timed_with(
         repeats: if harness { REPEATS } else { 1 },
         ..Default::default()
     };
-    let out = plan::multiply(Some(ctx), plan::Request::new(method, a, b).options(opts.clone()))?;
+    let out = plan::multiply(
+        Some(ctx),
+        plan::Request::new(method, a, b).options(opts.clone()),
+    )?;
     let mut compute_ms = if out.timings.repeats_ms.is_empty() {
         vec![out.timings.compute_time().0]
     } else {
@@ -398,7 +401,10 @@ pub fn run_timed_with(
     };
     if !harness {
         for _ in 1..REPEATS {
-            let again = plan::multiply(Some(ctx), plan::Request::new(method, a, b).options(opts.clone()))?;
+            let again = plan::multiply(
+                Some(ctx),
+                plan::Request::new(method, a, b).options(opts.clone()),
+            )?;
             compute_ms.push(again.timings.compute_time().0);
         }
     }

@@ -330,7 +330,12 @@ fn run_row(
         repeats,
         ..opts.options.clone()
     };
-    let run = |repeats| plan::multiply(gpu, plan::Request::new(method, &a, &b).options(new_opts(repeats)));
+    let run = |repeats| {
+        plan::multiply(
+            gpu,
+            plan::Request::new(method, &a, &b).options(new_opts(repeats)),
+        )
+    };
     let t = std::time::Instant::now();
     let mut last = run(1)?;
     // The run's time less its pipeline build, which happens once and does not grow with n: the

@@ -341,7 +341,8 @@ pub fn tune_variants(
             let v = last.verdict(a, b);
             (v.stats.rel_err, v.passed)
         } else {
-            let v = crate::check::judge_sampled(last.arith, a, b, &last.c, crate::check::SAMPLES, 1);
+            let v =
+                crate::check::judge_sampled(last.arith, a, b, &last.c, crate::check::SAMPLES, 1);
             (v.stats.rel_err, v.passed)
         };
         points.push(VariantPoint {

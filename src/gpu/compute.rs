@@ -462,7 +462,6 @@ pub fn run(ctx: &GpuContext, plan: &Plan, a: &Matrix, b: &Matrix) -> Result<RunO
     )
 }
 
-
 /// [`run`] for a method that lays its operands out itself: `upload` makes and fills them
 /// (timed as upload: padding, transposing or converting the inputs happens there, see
 /// [`Operands::from_buffers`]); the result is the top-left `out` = (rows, cols) of C (timed as

@@ -135,8 +135,8 @@ pub(super) struct PrecisionSetup {
 impl PrecisionSetup {
     /// Check `opts` against the inputs and the adapter: u8 inputs in [0, 1], `--scale-by-depth`
     /// only with u8, the u8 block sum (at most `terms_per_pass` products of 255·255) within u32;
-    /// f32 blend mode where the adapter cannot blend 32-bit floats falls back to f16. Writes the precision used
-    /// back into `opts.precision`.
+    /// f32 blend mode where the adapter cannot blend 32-bit floats falls back to f16. The precision
+    /// used is `self.precision`, which the recorded work reports ([`Work::sums`]).
     pub fn new(
         ctx: &GpuContext,
         opts: &Params,

@@ -22,12 +22,12 @@
 //! Shader: `shaders/larsen_mcallister.wgsl`.
 
 use super::u8_pass::{Reduce16, require_norm16, u8_bits, wide_note};
-use super::{Method, Params, Timings};
+use super::{Method, Params};
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::gpu::pipeline::color_pass;
 pub use crate::gpu::pipeline::{texture_entry, uniform_entry};
-use crate::gpu::run::{Phase, Read, Work, run};
+use crate::gpu::run::{Phase, Read, Work};
 use crate::gpu::texture::{MatrixTexture, TARGET_USAGE, split_channels};
 use crate::matrix::Matrix;
 use crate::precision::{self, Precision, U8Bits};
@@ -49,41 +49,6 @@ pub fn loop_iterations() -> u64 {
 /// Record `a · b` by k additively blended slices, for the runner.
 pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &Params) -> Result<Work> {
     record_channels(ctx, &[a], &[b], opts)
-}
-
-/// The result of a multi-channel run: one product per channel.
-#[derive(Clone, Debug)]
-pub struct ChannelsOutput {
-    pub cs: Vec<Matrix>,
-    pub passes: usize,
-    pub timings: Timings,
-    pub notes: Vec<String>,
-    /// The precision actually used (f16 when f32 was asked for but cannot be blended).
-    pub precision: Precision,
-}
-
-/// Multiply 1 or 4 pairs `a[c] · b[c]` in one set of k passes, one pair per colour channel
-/// (blocking: records, runs, and checks f16 results against f16's range).
-pub fn multiply_channels(
-    ctx: &GpuContext,
-    a: &[&Matrix],
-    b: &[&Matrix],
-    opts: &Params,
-) -> Result<ChannelsOutput> {
-    let ran = run(ctx, None, || record_channels(ctx, a, b, opts))?;
-    if opts.precision == Precision::F16 {
-        // Sums past f16's range saturate or overflow: an error, not an answer (every channel).
-        for ((x, y), c) in a.iter().zip(b).zip(&ran.cs) {
-            crate::precision::check_f16_result(x, y, c, opts.allow_nonfinite)?;
-        }
-    }
-    Ok(ChannelsOutput {
-        cs: ran.cs,
-        passes: ran.passes,
-        timings: ran.timings,
-        notes: ran.notes,
-        precision: opts.precision,
-    })
 }
 
 /// 1 or 4 pairs, each a product, all of the same shapes (the channels share one set of

@@ -19,7 +19,9 @@ use crate::gpu::GpuContext;
 use crate::gpu::compute;
 use crate::gpu::run::{run, run_async};
 use crate::matrix::{self, Matrix};
-use crate::methods::{Method, Observer, RanKernel, RunOutput, Runs, Timings, Work, larsen_mcallister};
+use crate::methods::{
+    Method, Observer, RanKernel, RunOutput, Runs, Timings, Work, larsen_mcallister,
+};
 use crate::precision::{self, Precision};
 
 /// Why `method` does not take `precision`, or `None` where it does: the one wording of this
@@ -97,7 +99,16 @@ pub async fn multiply_async(ctx: &GpuContext, req: Request<'_>) -> Result<Outcom
         ctx.loop_cap_async().await?;
     }
     if method.is_gpu()
-        && tiled::plan(ctx, method, a.rows, a.cols, b.cols, &opts, observer.is_some())?.is_some()
+        && tiled::plan(
+            ctx,
+            method,
+            a.rows,
+            a.cols,
+            b.cols,
+            &opts,
+            observer.is_some(),
+        )?
+        .is_some()
     {
         return Err(Error::Unsupported {
             option: format!("a {}x{}x{} product", a.rows, a.cols, b.cols),
@@ -253,9 +264,10 @@ fn finish(
     }
     // Hall's b (32 unless asked); frag-mrt's passes over k only where asked.
     let block = match method {
-        Method::HallBlocked | Method::HallPacked => {
-            Some(opts.block.unwrap_or(crate::methods::hall_blocked::DEFAULT_BLOCK))
-        }
+        Method::HallBlocked | Method::HallPacked => Some(
+            opts.block
+                .unwrap_or(crate::methods::hall_blocked::DEFAULT_BLOCK),
+        ),
         _ if method.info().takes.block => opts.block,
         _ => None,
     };
@@ -390,9 +402,7 @@ pub fn arith(method: Method, sums: Precision, opts: &Options) -> Arith {
             tensor_cores: false,
         },
         _ => match method.pipeline(opts.block) {
-            Some(pipeline) => {
-                Arith::of_pipeline(pipeline, sums, opts.scale_by_depth, opts.u8_bits)
-            }
+            Some(pipeline) => Arith::of_pipeline(pipeline, sums, opts.scale_by_depth, opts.u8_bits),
             None => Arith::F32,
         },
     }
