@@ -575,7 +575,7 @@ fn check_exact_passes(
 ) -> Result<()> {
     let (_, uk, _) = units(ctx, fam, opts)?;
     let exact_passes = match fam {
-        Family::Hall { packed } => tile.chunks_k == 1 || (!packed && tile.k % uk == 0),
+        Family::Hall { packed } => tile.chunks_k == 1 || (!packed && tile.k.is_multiple_of(uk)),
         _ => true,
     };
     let used = render_precision(ctx, fam, opts);
