@@ -1,6 +1,6 @@
 //! Precision modes of the render-pass methods (L-M §4): the 8-bit saturating pipeline of 2001,
 //! f16 and f32 — texture formats, conversion to and from texel bytes, the CPU model of the 8-bit
-//! pipeline ([`u8_model`]), and the error bounds the results are held to.
+//! pipeline, and the error bounds the results are held to.
 
 use crate::error::{Error, Result};
 use crate::matrix::Matrix;
