@@ -39,6 +39,8 @@ pub mod window;
 
 #[cfg(feature = "native")]
 pub use launch::{DemoOptions, run};
+/// The labels' glyphs, which live in `draw` below the demos (the old path kept).
+pub use crate::draw::font;
 
 use crate::error::{Error, Result};
 use crate::matrix::Matrix;
