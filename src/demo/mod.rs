@@ -37,10 +37,10 @@ pub mod stepper;
 #[cfg(feature = "native")]
 pub mod window;
 
-#[cfg(feature = "native")]
-pub use launch::{DemoOptions, run};
 /// The labels' glyphs, which live in `draw` below the demos (the old path kept).
 pub use crate::draw::font;
+#[cfg(feature = "native")]
+pub use launch::{DemoOptions, run};
 
 use crate::error::{Error, Result};
 use crate::matrix::Matrix;
