@@ -595,8 +595,8 @@ fn share_of(n: usize, total: usize) -> String {
 }
 
 /// Judge `c = a · b` computed by Larsen–McAllister at `precision` (u8 at the default widths;
-/// times k after `--scale-by-depth`). For any method, [`crate::plan::verdict_for`] picks the
-/// method's own arithmetic.
+/// times k after `--scale-by-depth`). For any method's run, [`crate::plan::Outcome::verdict`] holds
+/// C to the arithmetic that run used.
 pub fn verdict(
     precision: Precision,
     scale_by_depth: bool,
