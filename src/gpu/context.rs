@@ -502,6 +502,7 @@ impl GpuContext {
 
     /// Load WGSL source as a shader module, inside an error scope so a bad shader is an error.
     pub fn shader(&self, label: &str, source: &str) -> Result<wgpu::ShaderModule> {
+        self.pipelines.note_compiled();
         self.scoped(&format!("compiling shader {label}"), || {
             Ok(self
                 .device
@@ -523,6 +524,7 @@ impl GpuContext {
     /// Every index the shader computes must lie inside the buffer, array or texture it indexes,
     /// for the resources it is bound to, and every loop must end.
     pub unsafe fn shader_trusted(&self, label: &str, source: &str) -> Result<wgpu::ShaderModule> {
+        self.pipelines.note_compiled();
         self.scoped(
             &format!("compiling shader {label} (runtime bounds checks off)"),
             || {

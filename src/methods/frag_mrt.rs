@@ -539,54 +539,67 @@ impl Engine {
         accumulate: Accumulate,
         reads_f: bool,
     ) -> Result<Engine> {
-        let source = shader_source(shape);
         let label = format!("frag_mrt {}", shape.name());
-        // SAFETY: every index in the generated shader is in range and its one loop ends; the
-        // module docs give the proof, which rests on `Layout` (texture and buffer sizes, tile
-        // counts) and `Layout::blocks` (pass bounds multiples of the unroll, at most k').
-        let module = unsafe { ctx.shader_trusted(&label, &source)? };
         let blend = blocks.len() > 1 && accumulate == Accumulate::Blend;
         let stride = ctx.limits.min_uniform_buffer_offset_alignment.max(16);
-        let dev = &ctx.device;
-        ctx.scoped("building the frag-mrt pipelines", || {
-            let layout0 = input_layout(dev, fed);
-            let f_entries: Vec<_> = (0..shape.attachments()).map(texture_entry).collect();
-            let layout1 = dev.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                label: Some("frag-mrt F"),
-                entries: &f_entries,
-            });
-            let color_targets: Vec<Option<wgpu::ColorTargetState>> = (0..shape.attachments())
-                .map(|_| {
-                    Some(wgpu::ColorTargetState {
-                        format: C_FORMAT,
-                        blend: blend.then_some(crate::gpu::pipeline::ADDITIVE),
-                        write_mask: wgpu::ColorWrites::ALL,
-                    })
-                })
-                .collect();
-            let pipeline = |entry: &str, groups: &[Option<&wgpu::BindGroupLayout>]| {
-                let pl = dev.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                    label: Some("frag_mrt"),
-                    bind_group_layouts: groups,
-                    immediate_size: 0,
+        // The shader follows from the shape; the pipelines from it, where A and B are read
+        // from, and how passes carry the running sum: built once per context (`gpu::cache`).
+        let fed_kinds = fed.each_ref().map(|f| matches!(f, Input::Texture(_)));
+        let key = ("frag_mrt", shape.name(), fed_kinds, blend, reads_f);
+        let kept = ctx.pipelines.get_or_build(&key, || {
+            let source = shader_source(shape);
+            // SAFETY: every index in the generated shader is in range and its one loop ends;
+            // the module docs give the proof, which rests on `Layout` (texture and buffer
+            // sizes, tile counts) and `Layout::blocks` (pass bounds multiples of the unroll, at
+            // most k').
+            let module = unsafe { ctx.shader_trusted(&label, &source)? };
+            let dev = &ctx.device;
+            ctx.scoped("building the frag-mrt pipelines", || {
+                let layout0 = input_layout(dev, fed);
+                let f_entries: Vec<_> = (0..shape.attachments()).map(texture_entry).collect();
+                let layout1 = dev.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                    label: Some("frag-mrt F"),
+                    entries: &f_entries,
                 });
-                crate::gpu::pipeline::fullscreen(
-                    dev,
-                    &label,
-                    Some(&pl),
-                    &module,
-                    "vs_main",
-                    wgpu::PrimitiveTopology::TriangleList,
-                    entry,
-                    &color_targets,
-                )
-            };
-            let first = pipeline("fs_first", &[Some(&layout0)]);
-            let acc = reads_f.then(|| pipeline("fs_acc", &[Some(&layout0), Some(&layout1)]));
+                let color_targets: Vec<Option<wgpu::ColorTargetState>> = (0..shape.attachments())
+                    .map(|_| {
+                        Some(wgpu::ColorTargetState {
+                            format: C_FORMAT,
+                            blend: blend.then_some(crate::gpu::pipeline::ADDITIVE),
+                            write_mask: wgpu::ColorWrites::ALL,
+                        })
+                    })
+                    .collect();
+                let pipeline = |entry: &str, groups: &[Option<&wgpu::BindGroupLayout>]| {
+                    let pl = dev.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                        label: Some("frag_mrt"),
+                        bind_group_layouts: groups,
+                        immediate_size: 0,
+                    });
+                    crate::gpu::pipeline::fullscreen(
+                        dev,
+                        &label,
+                        Some(&pl),
+                        &module,
+                        "vs_main",
+                        wgpu::PrimitiveTopology::TriangleList,
+                        entry,
+                        &color_targets,
+                    )
+                };
+                let first = pipeline("fs_first", &[Some(&layout0)]);
+                let acc = reads_f.then(|| pipeline("fs_acc", &[Some(&layout0), Some(&layout1)]));
+                Ok((layout0, layout1, first, acc))
+            })
+        })?;
+        let (layout0, layout1) = (&kept.0, &kept.1);
+        let (first, acc) = (kept.2.clone(), kept.3.clone());
+        let dev = &ctx.device;
+        ctx.scoped("binding the frag-mrt operands", || {
             let ubuf = pass_uniforms(dev, blocks, stride, (a_row, b_row));
-            let group0 = input_group(dev, &layout0, fed, &ubuf);
+            let group0 = input_group(dev, layout0, fed, &ubuf);
             let f_groups = if reads_f {
-                f_groups(dev, targets, &layout1)
+                f_groups(dev, targets, layout1)
             } else {
                 vec![]
             };

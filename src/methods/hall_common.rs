@@ -489,7 +489,6 @@ impl Engine {
             U8Bits::top(bits.product) as u32,
             U8Bits::top(bits.sum) as u32,
         );
-        let module = ctx.shader(v.shader_file, v.source)?;
         let names: &[&str] = match accumulate {
             Accumulate::PingPong => &["C ping", "C pong"],
             Accumulate::Copy => &["C (framebuffer)", "F"],
@@ -504,46 +503,58 @@ impl Engine {
             Accumulate::Copy => &[1],
             Accumulate::Blend => &[],
         };
-        ctx.scoped(&format!("building the {} pipelines", v.name), || {
+        let reads_f = accumulate != Accumulate::Blend;
+        // The pipeline and its layouts depend on the variant, the target's format and how the
+        // running sum is carried: built once per context (`gpu::cache`); the textures, the
+        // uniforms and the bind groups are this product's.
+        let key = (v.shader_file, format, reads_f, v.write_mask.bits());
+        let kept = ctx.pipelines.get_or_build(&key, || {
+            let module = ctx.shader(v.shader_file, v.source)?;
+            ctx.scoped(&format!("building the {} pipelines", v.name), || {
+                let dev = &ctx.device;
+                let layout0 = input_layout(dev);
+                let layout1 = dev.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                    label: Some("hall F"),
+                    entries: &[texture_entry(0)],
+                });
+                let layouts: &[Option<&wgpu::BindGroupLayout>] = if reads_f {
+                    &[Some(&layout0), Some(&layout1)]
+                } else {
+                    &[Some(&layout0)]
+                };
+                let pl = dev.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                    label: Some(v.name),
+                    bind_group_layouts: layouts,
+                    immediate_size: 0,
+                });
+                let pipeline = crate::gpu::pipeline::fullscreen(
+                    dev,
+                    v.name,
+                    Some(&pl),
+                    &module,
+                    "vs_main",
+                    wgpu::PrimitiveTopology::TriangleStrip,
+                    if reads_f { "fs_accumulate" } else { "fs_blend" },
+                    &[Some(wgpu::ColorTargetState {
+                        format,
+                        blend: (!reads_f).then_some(crate::gpu::pipeline::ADDITIVE),
+                        write_mask: v.write_mask,
+                    })],
+                );
+                Ok((layout0, layout1, pipeline))
+            })
+        })?;
+        let (layout0, layout1, pipeline) = (&kept.0, &kept.1, kept.2.clone());
+        ctx.scoped(&format!("binding the {} operands", v.name), || {
             let dev = &ctx.device;
-            let layout0 = input_layout(dev);
-            let layout1 = dev.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                label: Some("hall F"),
-                entries: &[texture_entry(0)],
-            });
-            let reads_f = accumulate != Accumulate::Blend;
-            let layouts: &[Option<&wgpu::BindGroupLayout>] = if reads_f {
-                &[Some(&layout0), Some(&layout1)]
-            } else {
-                &[Some(&layout0)]
-            };
-            let pl = dev.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some(v.name),
-                bind_group_layouts: layouts,
-                immediate_size: 0,
-            });
-            let pipeline = crate::gpu::pipeline::fullscreen(
-                dev,
-                v.name,
-                Some(&pl),
-                &module,
-                "vs_main",
-                wgpu::PrimitiveTopology::TriangleStrip,
-                if reads_f { "fs_accumulate" } else { "fs_blend" },
-                &[Some(wgpu::ColorTargetState {
-                    format,
-                    blend: (!reads_f).then_some(crate::gpu::pipeline::ADDITIVE),
-                    write_mask: v.write_mask,
-                })],
-            );
             let ubuf = block_uniforms(dev, &blocks, stride, [u8_depth, wide, top_p, top_s]);
-            let group0 = input_group(dev, &layout0, (x, y), &ubuf);
+            let group0 = input_group(dev, layout0, (x, y), &ubuf);
             let f_groups = f_reads
                 .iter()
                 .map(|&i| {
                     let g = dev.create_bind_group(&wgpu::BindGroupDescriptor {
                         label: Some("hall F"),
-                        layout: &layout1,
+                        layout: layout1,
                         entries: &[wgpu::BindGroupEntry {
                             binding: 0,
                             resource: wgpu::BindingResource::TextureView(&textures[i].view),

@@ -281,14 +281,43 @@ impl Pipeline {
         precision: Precision,
         bits: U8Bits,
     ) -> Result<Self> {
-        let module = ctx.shader("larsen_mcallister.wgsl", SHADER)?;
         let levels = if precision == Precision::U8 {
             255.0f32
         } else {
             0.0
         };
         let wide = u32::from(precision == Precision::U8 && !bits.is_default());
-        ctx.scoped("building the Larsen–McAllister pipeline", || {
+        // The pipeline depends only on the target's format and channels: built once per
+        // context (`gpu::cache`); the operands and the uniforms are this product's.
+        let kept = ctx
+            .pipelines
+            .get_or_build(&("larsen_mcallister", format, channels), || {
+                let module = ctx.shader("larsen_mcallister.wgsl", SHADER)?;
+                ctx.scoped("building the Larsen–McAllister pipeline", || {
+                    let (layout, pl) = crate::gpu::pipeline::one_group_layout(
+                        &ctx.device,
+                        "larsen_mcallister",
+                        &[texture_entry(0), texture_entry(1), uniform_entry(2)],
+                    );
+                    let pipeline = crate::gpu::pipeline::fullscreen(
+                        &ctx.device,
+                        "larsen_mcallister",
+                        Some(&pl),
+                        &module,
+                        "vs_main",
+                        wgpu::PrimitiveTopology::TriangleStrip,
+                        "fs_main",
+                        &[Some(wgpu::ColorTargetState {
+                            format,
+                            blend: Some(crate::gpu::pipeline::ADDITIVE),
+                            write_mask: crate::gpu::pipeline::write_mask(channels),
+                        })],
+                    );
+                    Ok((layout, pipeline))
+                })
+            })?;
+        let (layout, pipeline) = (&kept.0, kept.1.clone());
+        ctx.scoped("binding the Larsen–McAllister operands", || {
             let params = crate::gpu::buffer::create_buffer_init(
                 &ctx.device,
                 &wgpu::util::BufferInitDescriptor {
@@ -306,28 +335,9 @@ impl Pipeline {
                     usage: wgpu::BufferUsages::UNIFORM,
                 },
             );
-            let (layout, pl) = crate::gpu::pipeline::one_group_layout(
-                &ctx.device,
-                "larsen_mcallister",
-                &[texture_entry(0), texture_entry(1), uniform_entry(2)],
-            );
-            let pipeline = crate::gpu::pipeline::fullscreen(
-                &ctx.device,
-                "larsen_mcallister",
-                Some(&pl),
-                &module,
-                "vs_main",
-                wgpu::PrimitiveTopology::TriangleStrip,
-                "fs_main",
-                &[Some(wgpu::ColorTargetState {
-                    format,
-                    blend: Some(crate::gpu::pipeline::ADDITIVE),
-                    write_mask: crate::gpu::pipeline::write_mask(channels),
-                })],
-            );
             let bind_group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("larsen_mcallister"),
-                layout: &layout,
+                layout,
                 entries: &[
                     wgpu::BindGroupEntry {
                         binding: 0,
