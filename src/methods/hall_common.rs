@@ -504,11 +504,55 @@ impl Engine {
             Accumulate::Blend => &[],
         };
         let reads_f = accumulate != Accumulate::Blend;
-        // The pipeline and its layouts depend on the variant, the target's format and how the
-        // running sum is carried: built once per context (`gpu::cache`); the textures, the
-        // uniforms and the bind groups are this product's.
+        let kept = Self::pipelines(ctx, v, format, reads_f)?;
+        let (layout0, layout1, pipeline) = (&kept.0, &kept.1, kept.2.clone());
+        ctx.scoped(&format!("binding the {} operands", v.name), || {
+            let dev = &ctx.device;
+            let ubuf = block_uniforms(dev, &blocks, stride, [u8_depth, wide, top_p, top_s]);
+            let group0 = input_group(dev, layout0, (x, y), &ubuf);
+            let f_groups = f_reads
+                .iter()
+                .map(|&i| {
+                    let g = dev.create_bind_group(&wgpu::BindGroupDescriptor {
+                        label: Some("hall F"),
+                        layout: layout1,
+                        entries: &[wgpu::BindGroupEntry {
+                            binding: 0,
+                            resource: wgpu::BindingResource::TextureView(&textures[i].view),
+                        }],
+                    });
+                    (i, g)
+                })
+                .collect();
+            Ok(Self {
+                accumulate,
+                blocks: blocks.len(),
+                stride,
+                pipeline,
+                group0,
+                textures,
+                f_groups,
+            })
+        })
+    }
+
+    /// The pipeline and its two layouts (inputs; F) for `v` rendering into `format`, reading F
+    /// or blending. They depend on nothing else, so they are built once per context
+    /// (`gpu::cache`); the textures, the uniforms and the bind groups are each product's.
+    fn pipelines(
+        ctx: &GpuContext,
+        v: &Variant,
+        format: wgpu::TextureFormat,
+        reads_f: bool,
+    ) -> Result<
+        std::sync::Arc<(
+            wgpu::BindGroupLayout,
+            wgpu::BindGroupLayout,
+            wgpu::RenderPipeline,
+        )>,
+    > {
         let key = (v.shader_file, format, reads_f, v.write_mask.bits());
-        let kept = ctx.pipelines.get_or_build(&key, || {
+        ctx.pipelines.get_or_build(&key, || {
             let module = ctx.shader(v.shader_file, v.source)?;
             ctx.scoped(&format!("building the {} pipelines", v.name), || {
                 let dev = &ctx.device;
@@ -542,35 +586,6 @@ impl Engine {
                     })],
                 );
                 Ok((layout0, layout1, pipeline))
-            })
-        })?;
-        let (layout0, layout1, pipeline) = (&kept.0, &kept.1, kept.2.clone());
-        ctx.scoped(&format!("binding the {} operands", v.name), || {
-            let dev = &ctx.device;
-            let ubuf = block_uniforms(dev, &blocks, stride, [u8_depth, wide, top_p, top_s]);
-            let group0 = input_group(dev, layout0, (x, y), &ubuf);
-            let f_groups = f_reads
-                .iter()
-                .map(|&i| {
-                    let g = dev.create_bind_group(&wgpu::BindGroupDescriptor {
-                        label: Some("hall F"),
-                        layout: layout1,
-                        entries: &[wgpu::BindGroupEntry {
-                            binding: 0,
-                            resource: wgpu::BindingResource::TextureView(&textures[i].view),
-                        }],
-                    });
-                    (i, g)
-                })
-                .collect();
-            Ok(Self {
-                accumulate,
-                blocks: blocks.len(),
-                stride,
-                pipeline,
-                group0,
-                textures,
-                f_groups,
             })
         })
     }
