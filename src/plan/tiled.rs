@@ -71,7 +71,7 @@ use crate::gpu::GpuContext;
 use crate::gpu::buffer::{self, MatrixBuffer, check_storage_size};
 use crate::gpu::compute::{Operands, Prepared};
 use crate::gpu::loop_cap::StageLoops;
-use crate::gpu::run::{Phase, Read, Work, run};
+use crate::gpu::run::{Phase, Read, Work, run_async};
 use crate::gpu::run::{RanKernel, ms};
 use crate::gpu::texture::{MatrixTexture, TARGET_USAGE, padded_bytes_per_row, split_channels};
 use crate::matrix::Matrix;
@@ -693,15 +693,16 @@ fn tiling_notes(
 
 /// Multiply `a · b` with `method` tile by tile as `tiling` ([`plan`]) says, telling `progress`
 /// as the blocks of C finish. `passes` of the output is one block's (what an untiled run would
-/// report), the timings are all the tiles' summed.
-pub fn multiply_tiled(
+/// report), the timings are all the tiles' summed. Asynchronous, as the runner is: the browser
+/// awaits it, native hosts block on it.
+pub async fn multiply_tiled(
     ctx: &GpuContext,
     method: Method,
     a: &Matrix,
     b: &Matrix,
     opts: &Options,
     tiling: &Tiling,
-    mut progress: Option<super::Progress>,
+    mut progress: Option<super::Progress<'_>>,
 ) -> Result<RunOutput> {
     let (m, k, n) = (a.rows, a.cols, b.cols);
     check_tiled_inputs(method, a, b, opts)?;
@@ -730,12 +731,13 @@ pub fn multiply_tiled(
                 .map(|&(p0, pl)| sub(b, p0, pl, c0, cl))
                 .collect();
             let out = match tiling.family {
-                Family::Lm => lm_block(ctx, &xs, &ys, k, opts)?,
+                Family::Lm => lm_block(ctx, &xs, &ys, k, opts).await?,
                 Family::Hall { packed } => {
-                    hall_blocked::multiply_chunks(ctx, packed, &xs, &ys, k, &opts.params(false))?
+                    let p = opts.params(false);
+                    hall_blocked::multiply_chunks(ctx, packed, &xs, &ys, k, &p).await?
                 }
-                Family::Compute(eff) => compute_block(ctx, eff, &xs, &ys, adder.as_ref())?,
-                Family::Generic { .. } => generic_block(ctx, method, &xs, &ys, opts)?,
+                Family::Compute(eff) => compute_block(ctx, eff, &xs, &ys, adder.as_ref()).await?,
+                Family::Generic { .. } => generic_block(ctx, method, &xs, &ys, opts).await?,
             };
             place(&mut c, &out.c, r0, c0);
             t.upload_ms += out.timings.upload_ms;

@@ -10,7 +10,7 @@ use crate::error::Result;
 use crate::gpu::GpuContext;
 use crate::gpu::run::Read;
 use crate::gpu::run::Work;
-use crate::gpu::run::run;
+use crate::gpu::run::run_async;
 use crate::gpu::texture::MatrixTexture;
 use crate::matrix::Matrix;
 use crate::methods::Method;
@@ -28,7 +28,7 @@ use crate::precision::Precision;
 /// its own (so a packed run split along k pairs its columns differently from an unsplit one).
 /// With chunks that are whole blocks of b, `hall-blocked` runs exactly the passes of one
 /// untiled run. `passes` counts all the chunks' passes.
-pub(crate) fn multiply_chunks(
+pub(crate) async fn multiply_chunks(
     ctx: &GpuContext,
     packed: bool,
     a: &[Matrix],
@@ -69,7 +69,7 @@ pub(crate) fn multiply_chunks(
     for (i, (x, y)) in a.iter().zip(b).enumerate() {
         let last = i + 1 == a.len();
         let mut recorded = None;
-        let ran = run(ctx, None, || {
+        let ran = run_async(ctx, None, || {
             let (xt, yt) = upload_chunk(ctx, packed, (x, y), precision)?;
             let engine = Engine::build(
                 ctx,
@@ -98,7 +98,8 @@ pub(crate) fn multiply_chunks(
             }
             recorded = Some(rec);
             Ok(work)
-        })?;
+        })
+        .await?;
         let rec = recorded.expect("the work was recorded");
         add_timings(&mut t, &mut device, &ran.timings);
         passes += rec.passes;

@@ -24,7 +24,7 @@ pub(super) fn place(c: &mut Matrix, blk: &Matrix, r0: usize, c0: usize) {
 /// One block of C by L-M: every chunk's slices drawn into the same framebuffer, cleared before
 /// the first chunk only, so the blend unit adds all k products in order (§3's passes, split
 /// between textures). `k` is the whole inner dimension (u8 `--scale-by-depth`).
-pub(super) fn lm_block(
+pub(super) async fn lm_block(
     ctx: &GpuContext,
     a: &[Matrix],
     b: &[Matrix],
@@ -54,7 +54,7 @@ pub(super) fn lm_block(
     let mut t = Timings::default();
     let mut last = None;
     for (i, (x, y)) in a.iter().zip(b).enumerate() {
-        let ran = run(ctx, None, || {
+        let ran = run_async(ctx, None, || {
             let at = MatrixTexture::upload_channels(ctx, "A tile", &[x], precision)?;
             let bt = MatrixTexture::upload_channels(ctx, "B tile", &[y], precision)?;
             let pipeline =
@@ -69,7 +69,8 @@ pub(super) fn lm_block(
                 work.finish(move |bytes| split_channels(m, n, precision.decode(&bytes[0]), 1));
             }
             Ok(work)
-        })?;
+        })
+        .await?;
         add_timings(&mut t, &ran.timings);
         last = Some(ran);
     }
@@ -182,7 +183,7 @@ fn accumulate<'a>(
 
 /// One block of C by a compute method: each chunk through the compute harness, its C added into
 /// the block's accumulator on the GPU by `adder`.
-pub(super) fn compute_block(
+pub(super) async fn compute_block(
     ctx: &GpuContext,
     eff: Method,
     a: &[Matrix],
@@ -206,7 +207,7 @@ pub(super) fn compute_block(
     let chunks = a.len();
     for (i, (x, y)) in a.iter().zip(b).enumerate() {
         let last = i + 1 == chunks;
-        let ran = run(ctx, None, || {
+        let ran = run_async(ctx, None, || {
             let r = Ready::for_chunk(ctx, eff, &mut ready, x, y)?;
             let mut work = Work::new(r.plan.dispatches());
             work.push(
@@ -230,7 +231,8 @@ pub(super) fn compute_block(
                 });
             }
             Ok(work)
-        })?;
+        })
+        .await?;
         let plan = &ready.as_ref().expect("made by the run").plan;
         passes += plan.dispatches() + usize::from(i > 0);
         add_timings(&mut t, &ran.timings);
@@ -274,7 +276,7 @@ pub(super) fn add_timings(t: &mut Timings, run: &Timings) {
 
 /// One block of C by any other method: each chunk a whole multiply of the method; the chunks
 /// summed on the host in f64.
-pub(super) fn generic_block(
+pub(super) async fn generic_block(
     ctx: &GpuContext,
     method: Method,
     a: &[Matrix],
@@ -295,7 +297,7 @@ pub(super) fn generic_block(
             allow_nonfinite: true,
             ..opts.clone()
         };
-        let out = super::super::run_whole(Some(ctx), method, x, y, &o, None)?;
+        let out = super::super::run_whole(Some(ctx), method, x, y, &o, None).await?;
         t.upload_ms += out.timings.upload_ms;
         t.compute_ms += out.timings.compute_ms;
         t.copy_ms += out.timings.copy_ms;
