@@ -595,8 +595,8 @@ fn share_of(n: usize, total: usize) -> String {
 }
 
 /// Judge `c = a · b` computed by Larsen–McAllister at `precision` (u8 at the default widths;
-/// times k after `--scale-by-depth`). For any method, [`crate::plan::verdict_for`] picks the
-/// method's own arithmetic.
+/// times k after `--scale-by-depth`). For any method's run, [`crate::plan::Outcome::verdict`] holds
+/// C to the arithmetic that run used.
 pub fn verdict(
     precision: Precision,
     scale_by_depth: bool,
@@ -775,35 +775,4 @@ pub fn hold_to_inputs_as_given(
 }
 
 #[cfg(test)]
-mod nonfinite_tests {
-    use super::*;
-
-    fn row(v: &[f32]) -> Matrix {
-        Matrix::new(1, v.len(), v.to_vec()).unwrap()
-    }
-
-    #[test]
-    fn same_nan_and_same_infinity_are_equal_as_numpy_equal_nan() {
-        let s = compare(
-            &row(&[f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 2.0]),
-            &[f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 2.0],
-        );
-        assert_eq!(s.nonfinite, 0);
-        assert!(s.within(1e-5), "{s:?}");
-    }
-
-    #[test]
-    fn a_poisoned_element_or_a_wrong_infinity_is_a_mismatch() {
-        for (c, r) in [
-            (f32::NAN, 1.0),
-            (f32::INFINITY, f64::NEG_INFINITY),
-            (1.0, f64::NAN),
-            (f32::INFINITY, 1.0),
-        ] {
-            let s = compare(&row(&[c, 2.0]), &[r, 2.0]);
-            assert_eq!(s.nonfinite, 1, "{c} vs {r}");
-            assert!(!s.within(1e-5), "{c} vs {r}");
-            assert_eq!(s.worst_index, 0);
-        }
-    }
-}
+mod nonfinite_tests;

@@ -30,7 +30,6 @@ pub mod precision;
 
 #[cfg(feature = "native")]
 pub mod bench;
-#[cfg(feature = "native")]
 pub mod draw;
 // The demos' drawing (scene, layout, font, renderer) builds for the browser too; their window,
 // method thread and command line are native (see `demo`'s own gates).

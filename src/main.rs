@@ -79,7 +79,7 @@ enum Command {
     Tune(cli::tune::TuneArgs),
     /// Draw a multiply pass by pass: lm, hall, packed or cube, in a window or --headless into
     /// PNG frames or a GIF.
-    Demo(rendermm::demo::DemoArgs),
+    Demo(cli::demo::DemoArgs),
     /// L-M §5's sample application: reachability within p steps or the transitive closure and
     /// connected components of a graph, by powers of I + A kept on the GPU; `--bench` runs the
     /// paper's experiment (figures 4-5).

@@ -660,27 +660,54 @@ fn a_cpu_adapters_timestamps_are_not_called_gpu_time() {
 }
 
 /// The second product of a kind builds no pipeline: the context keeps the pipelines it built
-/// (`gpu::cache`), so only the first product of each compute method pays for compiling its
-/// shader, and every product still equals the f64 reference.
+/// (`gpu::cache`), so only the first product of each GPU method (render passes and compute
+/// alike, and each precision of the render passes) pays for compiling its shaders, and every
+/// product still equals the first's and passes the judge.
 #[test]
 fn a_second_product_of_a_kind_builds_no_pipeline() {
+    use rendermm::precision::Precision;
     let ctx = rendermm::gpu::GpuContext::new().unwrap();
     let (a, b) = (
-        Matrix::random(33, 20, 1, -1.0, 1.0),
-        Matrix::random(20, 17, 2, -1.0, 1.0),
+        Matrix::random(33, 20, 1, 0.0, 0.3),
+        Matrix::random(20, 17, 2, 0.0, 0.3),
     );
-    for &m in Method::ALL.iter().filter(|m| m.is_compute()) {
-        let run = || plan::multiply(Some(&ctx), plan::Request::new(m, &a, &b));
+    let mut kinds = vec![];
+    for &m in Method::ALL.iter().filter(|m| m.is_gpu()) {
+        kinds.push((m, Precision::F32));
+        if m.takes_precision() {
+            kinds.push((m, Precision::F16));
+            kinds.push((m, Precision::U8));
+        }
+    }
+    for (m, precision) in kinds {
+        let opts = plan::Options {
+            precision,
+            block: m.info().takes.block.then_some(8),
+            ..Default::default()
+        };
+        let run = || {
+            plan::multiply(
+                Some(&ctx),
+                plan::Request::new(m, &a, &b).options(opts.clone()),
+            )
+        };
         let Ok(first) = run() else { continue };
-        let built = ctx.pipelines.built();
-        assert!(built > 0, "{m}: nothing built");
+        let (built, compiled) = (ctx.pipelines.built(), ctx.pipelines.compiled());
+        assert!(built > 0 && compiled > 0, "{m}: nothing built");
         for _ in 0..2 {
             let again = run().unwrap();
-            assert_eq!(ctx.pipelines.built(), built, "{m}: built a pipeline again");
-            assert!(again.verdict(&a, &b).passed, "{m}");
+            let label = format!("{m} {precision}");
+            assert_eq!(
+                ctx.pipelines.built(),
+                built,
+                "{label}: built a pipeline again"
+            );
+            let compiled_now = ctx.pipelines.compiled();
+            assert_eq!(compiled_now, compiled, "{label}: compiled a shader again");
+            assert!(again.verdict(&a, &b).passed, "{label}");
             assert_eq!(
                 again.c, first.c,
-                "{m}: a cached pipeline computes what a new one did"
+                "{label}: a cached pipeline computes as a new one"
             );
         }
     }

@@ -10,6 +10,10 @@ use crate::gpu::GpuContext;
 use crate::gpu::timer::{Clock, Span};
 use serde::{Deserialize, Serialize};
 
+mod bandwidth;
+
+use bandwidth::{Copy, copy_bandwidth};
+
 const SHADER: &str = include_str!("../../shaders/ceilings.wgsl");
 /// The tensor-core ceiling's shader, apart because it needs `enable wgpu_cooperative_matrix`.
 const SHADER_MMA: &str = include_str!("../../shaders/ceiling_mma.wgsl");
@@ -153,13 +157,39 @@ pub fn measure(ctx: &GpuContext, quick: bool) -> Result<Ceilings> {
     let s = sizes(ctx, quick);
     let module = module(ctx)?;
     let mut out = vec![];
+    arithmetic(ctx, &module, &s, &mut out)?;
+    if ctx.has(wgpu::Features::FLOAT32_BLENDABLE) {
+        out.push(blend(ctx, &module, &s)?);
+    }
+    texture_fetch(ctx, &module, &s, &mut out)?;
+    copies(ctx, &s, &mut out)?;
+    for c in &mut out {
+        if let Some((v, src)) = theoretical(&ctx.info.name, &c.name) {
+            c.theoretical = Some(v);
+            c.theoretical_source = Some(src.into());
+        }
+    }
+    Ok(Ceilings {
+        adapter: ctx.info.name.clone(),
+        backend: format!("{:?}", ctx.info.backend),
+        ceilings: out,
+    })
+}
 
+/// The arithmetic ceilings: fragment and compute FMA chains, and the tensor cores where the
+/// adapter runs `coop`.
+fn arithmetic(
+    ctx: &GpuContext,
+    module: &wgpu::ShaderModule,
+    s: &Sizes,
+    out: &mut Vec<Ceiling>,
+) -> Result<()> {
     // Fragment FMA: side² fragments × iterations × 128 flops (16 vec4 FMA chains).
     let fragments = s.side as f64 * s.side as f64;
     let flops = fragments * s.fma_iterations as f64 * FLOPS_PER_ITERATION;
     let params = params_buffer(ctx, s.fma_iterations);
     let draw = draw_covering(
-        ctx, &module, "fs_fma", &params, None, s.side, 1, false, false,
+        ctx, module, "fs_fma", &params, None, s.side, 1, false, false,
     )?;
     let (ms, clock) = best(ctx, s.repeats, &draw)?;
     out.push(ceiling(
@@ -177,7 +207,7 @@ pub fn measure(ctx: &GpuContext, quick: bool) -> Result<Ceilings> {
     let groups = ((fragments as u64) / 256)
         .clamp(1, ctx.limits.max_compute_workgroups_per_dimension as u64) as u32;
     let invocations = groups as f64 * 256.0;
-    let dispatch = dispatch_fma(ctx, &module, &params, groups)?;
+    let dispatch = dispatch_fma(ctx, module, &params, groups)?;
     let (ms, clock) = best(ctx, s.repeats, &dispatch)?;
     out.push(ceiling(
         "compute-fma",
@@ -210,45 +240,55 @@ pub fn measure(ctx: &GpuContext, quick: bool) -> Result<Ceilings> {
             clock,
         ));
     }
+    Ok(())
+}
 
-    // Additive blend into R32Float: side² fragments per layer, `blend_layers` layers, at the full
-    // side and at a half and a quarter of it with 4 and 16 times the layers (the same fragments),
-    // each drawn as one full-screen triangle and as a two-triangle strip (as `lm` draws): the rate
-    // depends on whether the target stays in cache (a 2048² R32Float target is 16 MiB, inside the
-    // H100's 50 MB L2; 4096² is not) and a little on the primitive, and the ceiling is the best.
-    if ctx.has(wgpu::Features::FLOAT32_BLENDABLE) {
-        let params = params_buffer(ctx, 1);
-        let mut tried = vec![];
-        let mut top: Option<(f64, u32, u32, &str, Clock)> = None;
-        for shrink in [1u32, 2, 4] {
-            for quad in [false, true] {
-                let side = (s.side / shrink).max(1);
-                let layers = s.blend_layers * shrink * shrink;
-                let draw = draw_covering(
-                    ctx, &module, "fs_blend", &params, None, side, layers, true, quad,
-                )?;
-                let (ms, clock) = best(ctx, s.repeats, &draw)?;
-                let rate = side as f64 * side as f64 * layers as f64 / ms / 1e6;
-                let shape = if quad { "strip" } else { "triangle" };
-                tried.push(format!("{side}² {shape} {rate:.2}"));
-                if top.is_none_or(|t| rate > t.0) {
-                    top = Some((rate, side, layers, shape, clock));
-                }
+/// Additive blend into R32Float: side² fragments per layer, `blend_layers` layers, at the full
+/// side and at a half and a quarter of it with 4 and 16 times the layers (the same fragments),
+/// each drawn as one full-screen triangle and as a two-triangle strip (as `lm` draws): the rate
+/// depends on whether the target stays in cache (a 2048² R32Float target is 16 MiB, inside the
+/// H100's 50 MB L2; 4096² is not) and a little on the primitive, and the ceiling is the best.
+fn blend(ctx: &GpuContext, module: &wgpu::ShaderModule, s: &Sizes) -> Result<Ceiling> {
+    let params = params_buffer(ctx, 1);
+    let mut tried = vec![];
+    let mut top: Option<(f64, u32, u32, &str, Clock)> = None;
+    for shrink in [1u32, 2, 4] {
+        for quad in [false, true] {
+            let side = (s.side / shrink).max(1);
+            let layers = s.blend_layers * shrink * shrink;
+            let draw = draw_covering(
+                ctx, module, "fs_blend", &params, None, side, layers, true, quad,
+            )?;
+            let (ms, clock) = best(ctx, s.repeats, &draw)?;
+            let rate = side as f64 * side as f64 * layers as f64 / ms / 1e6;
+            let shape = if quad { "strip" } else { "triangle" };
+            tried.push(format!("{side}² {shape} {rate:.2}"));
+            if top.is_none_or(|t| rate > t.0) {
+                top = Some((rate, side, layers, shape, clock));
             }
         }
-        let (rate, side, layers, shape, clock) = top.expect("six configurations were tried");
-        out.push(ceiling(
-            "blend-r32f",
-            rate,
-            "Gfragments/s",
-            format!(
-                "{side}x{side} fragments x {layers} blended layers ({shape}), the best of three target sizes and two primitives (Gfragments/s: {})",
-                tried.join(", ")
-            ),
-            clock,
-        ));
     }
+    let (rate, side, layers, shape, clock) = top.expect("six configurations were tried");
+    Ok(ceiling(
+        "blend-r32f",
+        rate,
+        "Gfragments/s",
+        format!(
+            "{side}x{side} fragments x {layers} blended layers ({shape}), the best of three target sizes and two primitives (Gfragments/s: {})",
+            tried.join(", ")
+        ),
+        clock,
+    ))
+}
 
+/// The texture-fetch ceilings of R32Float and RGBA32Float texels.
+fn texture_fetch(
+    ctx: &GpuContext,
+    module: &wgpu::ShaderModule,
+    s: &Sizes,
+    out: &mut Vec<Ceiling>,
+) -> Result<()> {
+    let fragments = s.side as f64 * s.side as f64;
     // Texture fetch: `fetch_iterations` loads per fragment, R32Float (4 bytes) and RGBA32Float
     // (16 bytes, the texel of frag-mrt and hall-packed).
     // A power of two: the fetch shaders wrap their walk with a mask.
@@ -287,7 +327,7 @@ pub fn measure(ctx: &GpuContext, quick: bool) -> Result<Ceilings> {
         let view = tex.create_view(&Default::default());
         let draw = draw_covering(
             ctx,
-            &module,
+            module,
             entry,
             &params,
             Some(&view),
@@ -308,7 +348,11 @@ pub fn measure(ctx: &GpuContext, quick: bool) -> Result<Ceilings> {
             clock,
         ));
     }
+    Ok(())
+}
 
+/// The copy ceilings: device to device, host to device and device to host.
+fn copies(ctx: &GpuContext, s: &Sizes, out: &mut Vec<Ceiling>) -> Result<()> {
     // Copies: on the device; host to device the best way wgpu allows here; device to host
     // until the bytes are in host memory.
     let (ms, clock) = copy_bandwidth(ctx, Copy::DeviceToDevice, s.copy_bytes, s.repeats)?;
@@ -350,17 +394,7 @@ pub fn measure(ctx: &GpuContext, quick: bool) -> Result<Ceilings> {
         ),
         clock,
     ));
-    for c in &mut out {
-        if let Some((v, src)) = theoretical(&ctx.info.name, &c.name) {
-            c.theoretical = Some(v);
-            c.theoretical_source = Some(src.into());
-        }
-    }
-    Ok(Ceilings {
-        adapter: ctx.info.name.clone(),
-        backend: format!("{:?}", ctx.info.backend),
-        ceilings: out,
-    })
+    Ok(())
 }
 
 /// The largest power of two at most `x` (x >= 1).
@@ -600,125 +634,6 @@ fn compute_dispatch<'a>(
             Ok(enc.finish())
         })
     })
-}
-
-#[derive(Clone, Copy)]
-enum Copy {
-    DeviceToDevice,
-    /// `Queue::write_buffer` of a host vector.
-    QueueWrite,
-    /// A pooled mapped staging buffer filled from a host vector, then copied on the device.
-    Staged,
-    /// A copy into a reused `MAP_READ` buffer and its mapping, the bytes not read.
-    DeviceToMapped,
-    /// As `DeviceToMapped`, then the bytes copied into a host vector used before.
-    DeviceToHost,
-    /// As `DeviceToMapped`, then the bytes copied into new memory, as a readback does
-    /// (`Bytes::copied_rows`: several threads when large).
-    DeviceToNewHost,
-}
-
-fn copy_bandwidth(
-    ctx: &GpuContext,
-    what: Copy,
-    bytes: u64,
-    repeats: usize,
-) -> Result<(f64, Clock)> {
-    let make = |label, usage| {
-        ctx.scoped("allocating copy buffers", || {
-            Ok(ctx.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size: bytes,
-                usage,
-                mapped_at_creation: false,
-            }))
-        })
-    };
-    let read_back = |src: &wgpu::Buffer, dst: &wgpu::Buffer, host: Option<&mut Vec<u8>>| {
-        let mut enc = ctx.device.create_command_encoder(&Default::default());
-        enc.copy_buffer_to_buffer(src, 0, dst, 0, bytes);
-        ctx.queue.submit([enc.finish()]);
-        crate::gpu::texture::map_read(ctx, dst, |b| {
-            if let Some(h) = host {
-                h.copy_from_slice(&b[..bytes as usize]);
-            }
-        })
-    };
-    let host = vec![1u8; bytes as usize];
-    match what {
-        Copy::DeviceToDevice => {
-            let src = make("copy src", wgpu::BufferUsages::COPY_SRC)?;
-            let dst = make("copy dst", wgpu::BufferUsages::COPY_DST)?;
-            best(ctx, repeats, || {
-                let mut enc = ctx.device.create_command_encoder(&Default::default());
-                enc.copy_buffer_to_buffer(&src, 0, &dst, 0, bytes);
-                Ok(enc.finish())
-            })
-        }
-        // Host transfers include the CPU side, so they are timed by the wall clock.
-        Copy::QueueWrite => {
-            let dst = make("h2d dst", wgpu::BufferUsages::COPY_DST)?;
-            best_wall(ctx, repeats, || {
-                ctx.queue.write_buffer(&dst, 0, &host);
-                ctx.queue.submit([]);
-                ctx.wait()
-            })
-        }
-        Copy::Staged => {
-            let dst = make("h2d dst", wgpu::BufferUsages::COPY_DST)?;
-            best_wall(ctx, repeats, || {
-                ctx.staging.upload(ctx, &dst, 0, bytes, |w| {
-                    crate::gpu::host::copy_into(w, &host)
-                })?;
-                ctx.wait()
-            })
-        }
-        Copy::DeviceToNewHost => {
-            let src = make("d2h src", wgpu::BufferUsages::COPY_SRC)?;
-            let dst = make(
-                "d2h dst",
-                wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
-            )?;
-            best_wall(ctx, repeats, || {
-                let mut enc = ctx.device.create_command_encoder(&Default::default());
-                enc.copy_buffer_to_buffer(&src, 0, &dst, 0, bytes);
-                ctx.queue.submit([enc.finish()]);
-                let got = crate::gpu::texture::map_read(ctx, &dst, |b| {
-                    crate::gpu::staging::Bytes::copied_rows(b, 1, bytes as usize, bytes as usize)
-                })?;
-                drop(std::hint::black_box(got));
-                Ok(())
-            })
-        }
-        Copy::DeviceToMapped | Copy::DeviceToHost => {
-            let src = make("d2h src", wgpu::BufferUsages::COPY_SRC)?;
-            let dst = make(
-                "d2h dst",
-                wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
-            )?;
-            let mut out = vec![0u8; bytes as usize];
-            let into_host = matches!(what, Copy::DeviceToHost);
-            best_wall(ctx, repeats, || {
-                read_back(&src, &dst, into_host.then_some(&mut out))
-            })
-        }
-    }
-}
-
-fn best_wall(
-    ctx: &GpuContext,
-    repeats: usize,
-    mut f: impl FnMut() -> Result<()>,
-) -> Result<(f64, Clock)> {
-    f()?;
-    let mut best = f64::INFINITY;
-    for _ in 0..repeats.max(1) {
-        ctx.wait()?;
-        let t = std::time::Instant::now();
-        f()?;
-        best = best.min(t.elapsed().as_secs_f64() * 1e3);
-    }
-    Ok((best, Clock::WallClock))
 }
 
 /// A short compute-FMA dispatch (about 5 ms on the H100), timed when the guard is made and again

@@ -189,10 +189,11 @@ impl Soak {
     pub fn render(&self) -> String {
         let mib = |b: Option<u64>| b.map_or("–".to_string(), |b| format!("{} MiB", b >> 20));
         let mut s = format!(
-            "soak: {} rounds of every GPU method at {n}x{n}x{n} on {}, each round the fastest of {REPEATS} repetitions\n{:<24} {:>11} {:>11} {:>7} {:>11} {:>7}  check\n",
+            "soak: {} rounds of every GPU method at {n}x{n}x{n} on {}, each round the fastest of {REPEATS} repetitions\n{:<26} {:>8} {:>11} {:>11} {:>7} {:>11} {:>7}  check\n",
             self.rounds,
             self.adapter,
             "method",
+            "in/sums",
             "first (ms)",
             "later (ms)",
             "ratio",
@@ -216,9 +217,14 @@ impl Soak {
                     if t.slowed() { "SLOWER" } else { "ok" }.to_string(),
                 ),
             };
+            let formats = r
+                .kernel
+                .as_ref()
+                .map_or("–".to_string(), |k| format!("{}/{}", k.inputs, k.sums));
             s.push_str(&format!(
-                "{:<24} {:>11.3} {:>11} {:>7} {:>11} {:>7}  {}\n",
+                "{:<26} {:>8} {:>11.3} {:>11} {:>7} {:>11} {:>7}  {}\n",
                 r.what_ran(),
+                formats,
                 r.compute_ms.first().copied().unwrap_or(f64::NAN),
                 later,
                 ratio,
@@ -430,6 +436,57 @@ pub fn soak(
     soak_with(ctx, methods, (rounds, n, seed), &mut run, host_resident)
 }
 
+impl SoakRow {
+    /// `method`'s row before any round: nothing timed, passed until a check fails.
+    fn empty(method: Method) -> SoakRow {
+        SoakRow {
+            method: method.name().into(),
+            kernel: None,
+            total_ms: vec![],
+            compute_ms: vec![],
+            repeats_ms: vec![],
+            gauge_ms: vec![],
+            ratio: f64::NAN,
+            verdict: None,
+            passed: true,
+            skipped: None,
+        }
+    }
+}
+
+/// One product of the soak, run again (up to twice) when the clock fell during it, as the
+/// sweep does; each try starts at the clock the soak began with. Returns the run and the
+/// gauge's faster timing around it.
+fn run_settled(
+    ctx: &GpuContext,
+    (guard, gauge): (Option<&ClockGuard>, Option<&Gauge>),
+    run: &mut Runner,
+    round: usize,
+    method: Method,
+    (a, b): (&Matrix, &Matrix),
+) -> Result<(Result<Timed>, Option<f64>)> {
+    let mut attempt = 0;
+    let mut speed;
+    let ran = loop {
+        attempt += 1;
+        if let Some(g) = guard {
+            g.settle()?;
+        }
+        let before = gauge.map(|g| g.time(ctx)).transpose()?;
+        let ran = run(round, method, a, b);
+        let after = gauge.map(|g| g.time(ctx)).transpose()?;
+        speed = before.zip(after).map(|(x, y)| x.min(y));
+        let slow = match guard {
+            Some(g) if ran.is_ok() => g.ratio()? < ClockGuard::SLOW,
+            _ => false,
+        };
+        if !slow || attempt == 3 {
+            break ran;
+        }
+    };
+    Ok((ran, speed))
+}
+
 /// [`soak`] with each round of each method run by `run` (given the round, from 0).
 pub fn soak_with(
     ctx: &GpuContext,
@@ -442,21 +499,7 @@ pub fn soak_with(
     let b = Matrix::random(n, n, seed + 1, -1.0, 1.0);
     let reference_len = n * n;
     let methods: Vec<Method> = methods.iter().copied().filter(|m| m.is_gpu()).collect();
-    let mut rows: Vec<SoakRow> = methods
-        .iter()
-        .map(|m| SoakRow {
-            method: m.name().into(),
-            kernel: None,
-            total_ms: vec![],
-            compute_ms: vec![],
-            repeats_ms: vec![],
-            gauge_ms: vec![],
-            ratio: f64::NAN,
-            verdict: None,
-            passed: true,
-            skipped: None,
-        })
-        .collect();
+    let mut rows: Vec<SoakRow> = methods.iter().map(|&m| SoakRow::empty(m)).collect();
     let (mut host_first, mut device_first) = (None, None);
     // Products are checked after the last round, not between runs: a check at this size keeps
     // the CPU busy for about a second while the GPU idles, and the H100's clock governor then
@@ -476,26 +519,14 @@ pub fn soak_with(
             if row.skipped.is_some() {
                 continue;
             }
-            // A product the clock fell during is run again (up to twice), as the sweep does.
-            let mut attempt = 0;
-            let mut speed;
-            let ran = loop {
-                attempt += 1;
-                if let Some(g) = &guard {
-                    g.settle()?;
-                }
-                let before = gauge.as_ref().map(|g| g.time(ctx)).transpose()?;
-                let ran = run(round, method, &a, &b);
-                let after = gauge.as_ref().map(|g| g.time(ctx)).transpose()?;
-                speed = before.zip(after).map(|(x, y)| x.min(y));
-                let slow = match &guard {
-                    Some(g) if ran.is_ok() => g.ratio()? < ClockGuard::SLOW,
-                    _ => false,
-                };
-                if !slow || attempt == 3 {
-                    break ran;
-                }
-            };
+            let (ran, speed) = run_settled(
+                ctx,
+                (guard.as_ref(), gauge.as_ref()),
+                run,
+                round,
+                method,
+                (&a, &b),
+            )?;
             match ran {
                 Ok(t) => {
                     row.total_ms.push(t.total_ms);

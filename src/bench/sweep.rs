@@ -259,14 +259,20 @@ pub fn run(
     })
 }
 
+/// A row the adapter could not run, with the formats the method would have read and summed in
+/// (coop and frag-mrt-f16 read f16 and sum in f32 whatever the request's precision).
 fn skipped(method: Method, precision: Precision, n: usize, why: String) -> SweepRow {
+    let (inputs, sums) = match plan::arith(method, precision, &Options::default()) {
+        check::Arith::F16Inputs { .. } => (Precision::F16, Precision::F32),
+        _ => (precision, precision),
+    };
     SweepRow {
         method: method.name().into(),
         precision: precision.name().into(),
         ran: None,
         variant: None,
-        inputs: None,
-        sums: None,
+        inputs: Some(inputs.name().into()),
+        sums: Some(sums.name().into()),
         n,
         runs: 0,
         clock: Clock::WallClock,
@@ -306,6 +312,124 @@ pub(crate) fn median(v: &mut [f64]) -> f64 {
     }
 }
 
+/// The timed runs of a row, taken again (up to twice) when the clock fell during them:
+/// compute-harness methods repeat their compute phase back to back inside one call
+/// (`Options::repeats`), so the GPU is timed busy; the others run `repeats` calls. `last` is
+/// left holding the last run's outcome, `clock_ratio` the lowest clock ratio seen.
+fn timed_runs(
+    run: &dyn Fn(usize) -> Result<plan::Outcome>,
+    method: Method,
+    repeats: usize,
+    guard: Option<&ClockGuard>,
+    clock_ratio: &mut Option<f64>,
+    last: &mut plan::Outcome,
+) -> Result<Vec<Timings>> {
+    let mut times: Vec<Timings> = vec![];
+    for attempt in 1..=3 {
+        times.clear();
+        if method.is_compute() || matches!(method, Method::CsFast | Method::Coop) {
+            *last = run(repeats)?;
+            times.push(last.timings.clone());
+        } else {
+            for _ in 0..repeats {
+                *last = run(1)?;
+                times.push(last.timings.clone());
+            }
+        }
+        let (Some(g), Some(before)) = (guard, *clock_ratio) else {
+            break;
+        };
+        let after = g.ratio()?;
+        *clock_ratio = Some(before.min(after));
+        if after >= ClockGuard::SLOW || attempt == 3 {
+            break;
+        }
+        *clock_ratio = Some(g.settle()?);
+    }
+    Ok(times)
+}
+
+/// The median of each of the timed runs' times, the compute time `med` (device time where
+/// the `clock` is the GPU's timestamps), the bytes as the `last` run moved them.
+fn median_timings(times: &[Timings], last: &Timings, med: f64, clock: Clock) -> Timings {
+    let med_of = |f: fn(&Timings) -> f64| median(&mut times.iter().map(f).collect::<Vec<_>>());
+    let mut med_timings = Timings {
+        setup_ms: med_of(|t| t.setup_ms),
+        upload_ms: med_of(|t| t.upload_ms),
+        compute_ms: med,
+        copy_ms: med_of(|t| t.copy_ms),
+        readback_ms: med_of(|t| t.readback_ms),
+        device_ms: None,
+        upload_bytes: last.upload_bytes,
+        readback_bytes: last.readback_bytes,
+        repeats_ms: vec![],
+    };
+    if clock == Clock::GpuTimestamp {
+        med_timings.device_ms = Some(med);
+    }
+    med_timings
+}
+
+/// The check of the last result: the judge in full up to 2²⁷ multiply-adds, else on sampled
+/// elements (every precision: a sampled element is a 1×k · k×1 product, which the u8 and f16
+/// models and every bound take as they take the whole). Returns how it was checked, whether it
+/// passed and its relative error.
+fn check_row(
+    last: &plan::Outcome,
+    a: &Matrix,
+    b: &Matrix,
+    seed: u64,
+) -> (String, bool, Option<f64>) {
+    let n = a.rows;
+    if (n as u64).pow(3) <= 1 << 27 {
+        let v = last.verdict(a, b);
+        ("full".to_string(), v.passed, Some(v.stats.rel_err))
+    } else {
+        let v = check::judge_sampled(last.arith, a, b, &last.c, check::SAMPLES, seed);
+        (
+            format!("{} sampled elements", check::SAMPLES),
+            v.passed,
+            Some(v.stats.rel_err),
+        )
+    }
+}
+
+/// The ceiling the method is measured against, and the fraction of it reached: L-M's
+/// fragments against the blend rate, the others' GFLOP/s against their arithmetic ceiling.
+fn ceiling_fraction(
+    method: Method,
+    ceilings: Option<&Ceilings>,
+    n: usize,
+    med: f64,
+    gflops: f64,
+) -> (Option<String>, Option<f64>) {
+    match (yardstick(method), ceilings) {
+        (Some(name), Some(c)) => match c.get(name) {
+            Some(v) if name == "blend-r32f" => {
+                // L-M blends m·n fragments per slice, k slices: Gfragments/s against the blend rate.
+                let frags = (n as f64).powi(3) / (med * 1e-3) / 1e9;
+                (Some(name.to_string()), Some(frags / v))
+            }
+            Some(v) => (Some(name.to_string()), Some(gflops / v)),
+            None => (None, None),
+        },
+        _ => (None, None),
+    }
+}
+
+/// A row's random n×n inputs: in [-1, 1), or for u8 in [0, 2/√n) capped at 1, whose sums of n
+/// products come to about 1.
+fn row_inputs(precision: Precision, n: usize, seed: u64) -> (Matrix, Matrix) {
+    let (lo, hi) = if precision == Precision::U8 {
+        (0.0, 2.0 / (n as f32).sqrt())
+    } else {
+        (-1.0, 1.0)
+    };
+    let a = Matrix::random(n, n, seed, lo, hi.min(1.0));
+    let b = Matrix::random(n, n, seed + 1, lo, hi.min(1.0));
+    (a, b)
+}
+
 /// One row: warm up, bring the clock back ([`ClockGuard::settle`]), time, check. Returns the row
 /// and the seconds one run took.
 fn run_row(
@@ -317,13 +441,7 @@ fn run_row(
     ceilings: Option<&Ceilings>,
     guard: Option<&ClockGuard>,
 ) -> Result<(SweepRow, f64)> {
-    let (lo, hi) = if precision == Precision::U8 {
-        (0.0, 2.0 / (n as f32).sqrt())
-    } else {
-        (-1.0, 1.0)
-    };
-    let a = Matrix::random(n, n, opts.seed, lo, hi.min(1.0));
-    let b = Matrix::random(n, n, opts.seed + 1, lo, hi.min(1.0));
+    let (a, b) = row_inputs(precision, n, opts.seed);
     let gpu = method.is_gpu().then_some(ctx);
     let new_opts = |repeats: usize| Options {
         precision,
@@ -353,31 +471,7 @@ fn run_row(
         Some(g) if method.is_gpu() => Some(g.settle()?),
         _ => None,
     };
-    let mut times: Vec<Timings> = vec![];
-    // Compute-harness methods repeat their compute phase back to back inside one call
-    // (`Options::repeats`), so the GPU is timed busy; the others run `repeats` calls.
-    // The timed runs are taken again (up to twice) when the clock fell during them.
-    for attempt in 1..=3 {
-        times.clear();
-        if method.is_compute() || matches!(method, Method::CsFast | Method::Coop) {
-            last = run(repeats)?;
-            times.push(last.timings.clone());
-        } else {
-            for _ in 0..repeats {
-                last = run(1)?;
-                times.push(last.timings.clone());
-            }
-        }
-        let (Some(g), Some(before)) = (guard, clock_ratio) else {
-            break;
-        };
-        let after = g.ratio()?;
-        clock_ratio = Some(before.min(after));
-        if after >= ClockGuard::SLOW || attempt == 3 {
-            break;
-        }
-        clock_ratio = Some(g.settle()?);
-    }
+    let times = timed_runs(&run, method, repeats, guard, &mut clock_ratio, &mut last)?;
     let clock = times[0].compute_time().1;
     let mut compute: Vec<f64> = if last.timings.repeats_ms.is_empty() {
         times.iter().map(|t| t.compute_time().0).collect()
@@ -390,52 +484,14 @@ fn run_row(
             (lo.min(x), hi.max(x))
         });
     let med = median(&mut compute);
-    let med_of = |f: fn(&Timings) -> f64| median(&mut times.iter().map(f).collect::<Vec<_>>());
-    let mut med_timings = Timings {
-        setup_ms: med_of(|t| t.setup_ms),
-        upload_ms: med_of(|t| t.upload_ms),
-        compute_ms: med,
-        copy_ms: med_of(|t| t.copy_ms),
-        readback_ms: med_of(|t| t.readback_ms),
-        device_ms: None,
-        upload_bytes: last.timings.upload_bytes,
-        readback_bytes: last.timings.readback_bytes,
-        repeats_ms: vec![],
-    };
-    if clock == Clock::GpuTimestamp {
-        med_timings.device_ms = Some(med);
-    }
-    // The check of the last result: the judge in full up to 2²⁷ multiply-adds, else on
-    // sampled elements (every precision: a sampled element is a 1×k · k×1 product, which the
-    // u8 and f16 models and every bound take as they take the whole).
-    let (checked, passed, rel_err) = if (n as u64).pow(3) <= 1 << 27 {
-        let v = last.verdict(&a, &b);
-        ("full".to_string(), v.passed, Some(v.stats.rel_err))
-    } else {
-        let v = check::judge_sampled(last.arith, &a, &b, &last.c, check::SAMPLES, opts.seed);
-        (
-            format!("{} sampled elements", check::SAMPLES),
-            v.passed,
-            Some(v.stats.rel_err),
-        )
-    };
+    let med_timings = median_timings(&times, &last.timings, med, clock);
+    let (checked, passed, rel_err) = check_row(&last, &a, &b, opts.seed);
     // The row's report: the last run's facts, the timed runs' median times.
     last.timings = med_timings.clone();
     last.notes.clear();
     let report = Report::of(gpu, &last, vec![]);
     let flops = 2.0 * (n as f64).powi(3);
-    let (ceiling, fraction) = match (yardstick(method), ceilings) {
-        (Some(name), Some(c)) => match c.get(name) {
-            Some(v) if name == "blend-r32f" => {
-                // L-M blends m·n fragments per slice, k slices: Gfragments/s against the blend rate.
-                let frags = (n as f64).powi(3) / (med * 1e-3) / 1e9;
-                (Some(name.to_string()), Some(frags / v))
-            }
-            Some(v) => (Some(name.to_string()), Some(report.gflops / v)),
-            None => (None, None),
-        },
-        _ => (None, None),
-    };
+    let (ceiling, fraction) = ceiling_fraction(method, ceilings, n, med, report.gflops);
     let row = SweepRow {
         method: method.name().into(),
         precision: last.kernel.sums.name().into(),
@@ -510,7 +566,9 @@ pub fn table(s: &Sweep) -> String {
         if let Some(why) = &r.skipped {
             out.push_str(&format!(
                 "{:<22} {:>4} {:>6}  skipped: {why}\n",
-                r.method, r.precision, r.n
+                r.method,
+                r.formats(),
+                r.n
             ));
             continue;
         }

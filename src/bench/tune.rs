@@ -201,6 +201,171 @@ pub fn variant_names(method: Method) -> Vec<&'static str> {
     }
 }
 
+/// One runner per variant name, each multiplying `a · b` with the variant it names through
+/// the one entry point (`repeats` back to back); every name is parsed before anything runs.
+fn variant_runners<'a>(
+    ctx: &'a GpuContext,
+    method: Method,
+    a: &'a Matrix,
+    b: &'a Matrix,
+    variants: &[String],
+) -> Result<Vec<Runner<'a>>> {
+    use crate::methods::{coop, cs_fast};
+    // The variant each name selects, through the one entry point (`repeats` back to back).
+    variants
+        .iter()
+        .map(
+            |name| -> Result<Box<dyn Fn(usize) -> Result<crate::plan::Outcome>>> {
+                let mut kernels = methods::Kernels::default();
+                match method {
+                    Method::CsFast => kernels.cs_fast = Some(cs_fast::Variant::parse(name)?),
+                    _ => kernels.coop = Some(coop::Variant::parse(name)?),
+                }
+                Ok(Box::new(move |repeats| {
+                    let opts = Options {
+                        kernels,
+                        repeats,
+                        ..Default::default()
+                    };
+                    plan::multiply(Some(ctx), plan::Request::new(method, a, b).options(opts))
+                }))
+            },
+        )
+        .collect()
+}
+
+/// A variant's runner: `repeats` → the outcome of that many back-to-back runs.
+type Runner<'a> = Box<dyn Fn(usize) -> Result<crate::plan::Outcome> + 'a>;
+
+/// What [`measure_variant`] found: the timed runs, the last outcome, the error that stopped a
+/// variant the driver refused, the lowest clock ratio seen and the clock that timed the runs.
+struct Measured {
+    times: Vec<f64>,
+    last: Option<crate::plan::Outcome>,
+    failed: Option<String>,
+    clock_ratio: Option<f64>,
+    clock: Option<crate::gpu::timer::Clock>,
+}
+
+/// One warm-up run of the variant `f`, the clock brought back, then the timed runs (back to
+/// back where the device has timestamps, taken again up to twice when the clock fell), each
+/// counted in `done` of `total` and told to `progress`.
+fn measure_variant(
+    f: &Runner<'_>,
+    repeats: usize,
+    guard: Option<&ClockGuard<'_>>,
+    name: &str,
+    (done, total): (&mut usize, usize),
+    progress: &mut dyn FnMut(usize, usize, &str),
+) -> Result<Measured> {
+    let mut clock = None;
+    let mut times = Vec::with_capacity(repeats);
+    let mut last = None;
+    let mut failed = None;
+    let mut clock_ratio = None;
+    for r in 0..=repeats {
+        progress(*done, total, name);
+        *done += 1;
+        // The timed runs go back to back on the device where it has timestamps (one call,
+        // the compute phase repeated), after a clock ramp; elsewhere one call each.
+        let (out, back_to_back) = if r == 0 {
+            (f(1), vec![])
+        } else {
+            // Taken again (up to twice) when the clock fell during the timed runs.
+            let mut attempt = 0;
+            loop {
+                let out = f(repeats);
+                let reps = out
+                    .as_ref()
+                    .map(|o| o.timings.repeats_ms.clone())
+                    .unwrap_or_default();
+                let timed = (out, reps);
+                let Some(g) = guard else { break timed };
+                let after = g.ratio()?;
+                clock_ratio = Some(clock_ratio.unwrap_or(1.0f64).min(after));
+                attempt += 1;
+                if after >= ClockGuard::SLOW || attempt == 3 || timed.0.is_err() {
+                    break timed;
+                }
+                clock_ratio = Some(g.settle()?);
+            }
+        };
+        let out = match out {
+            Ok(out) => out,
+            // One variant the driver refuses must not cost the others their measurement.
+            Err(e) => {
+                failed = Some(e.to_string());
+                *done += repeats - r;
+                break;
+            }
+        };
+        let (t, c) = out.timings.compute_time();
+        if r == 0 {
+            if let Some(g) = guard {
+                clock_ratio = Some(g.settle()?);
+            }
+        } else if back_to_back.len() == repeats {
+            times = back_to_back;
+            clock = Some(c);
+            *done += repeats - r;
+            last = Some(out);
+            break;
+        } else {
+            times.push(t);
+            clock = Some(c);
+        }
+        last = Some(out);
+    }
+    Ok(Measured {
+        times,
+        last,
+        failed,
+        clock_ratio,
+        clock,
+    })
+}
+
+/// The last result against the f64 reference: in full up to 2²⁷ multiply-adds, else on 512
+/// sampled elements, so a fast wrong variant is never the best at any size. Returns its
+/// relative error and whether it passed.
+fn check_last(last: &crate::plan::Outcome, a: &Matrix, b: &Matrix) -> (f64, bool) {
+    let (m, k, n) = (a.rows, a.cols, b.cols);
+    // The last result against the f64 reference: in full up to 2²⁷ multiply-adds, else on
+    // 512 sampled elements, so a fast wrong variant is never the best at any size.
+    if m as u64 * k as u64 * n as u64 <= 1 << 27 {
+        let v = last.verdict(a, b);
+        (v.stats.rel_err, v.passed)
+    } else {
+        let v = crate::check::judge_sampled(last.arith, a, b, &last.c, crate::check::SAMPLES, 1);
+        (v.stats.rel_err, v.passed)
+    }
+}
+
+/// The fastest variant that passed its check; an error naming why each failed if none did.
+fn best_variant(points: &[VariantPoint], method: Method) -> Result<String> {
+    points
+        .iter()
+        .filter(|p| p.passed != Some(false))
+        .min_by(|x, y| x.compute_ms.total_cmp(&y.compute_ms))
+        .map(|p| p.variant.clone())
+        .ok_or_else(|| {
+            let why: Vec<String> = points
+                .iter()
+                .map(|p| {
+                    format!(
+                        "{}: {}",
+                        p.variant,
+                        p.error.as_deref().unwrap_or("failed its check")
+                    )
+                })
+                .collect();
+            Error::Invalid(format!(
+                "tune {method}: no variant ran correctly ({})",
+                why.join("; ")
+            ))
+        })
+}
+
 /// Time every variant in `variants` of `method` (`cs-fast` or `coop`) on `a · b` as [`tune`]
 /// times block sizes — one warm-up run, the clock brought back ([`ClockGuard::settle`]), then
 /// `repeats` timed runs (back to back on the device where it has timestamps), the median counting — calling
@@ -230,27 +395,7 @@ pub fn tune_variants(
     crate::matrix::check_product(a, b)?;
     let (m, k, n) = (a.rows, a.cols, b.cols);
     // Parse every name before running anything.
-    // The variant each name selects, through the one entry point (`repeats` back to back).
-    let run: Vec<Box<dyn Fn(usize) -> Result<crate::plan::Outcome>>> = variants
-        .iter()
-        .map(
-            |name| -> Result<Box<dyn Fn(usize) -> Result<crate::plan::Outcome>>> {
-                let mut kernels = methods::Kernels::default();
-                match method {
-                    Method::CsFast => kernels.cs_fast = Some(cs_fast::Variant::parse(name)?),
-                    _ => kernels.coop = Some(coop::Variant::parse(name)?),
-                }
-                Ok(Box::new(move |repeats| {
-                    let opts = Options {
-                        kernels,
-                        repeats,
-                        ..Default::default()
-                    };
-                    plan::multiply(Some(ctx), plan::Request::new(method, a, b).options(opts))
-                }))
-            },
-        )
-        .collect::<Result<_>>()?;
+    let run = variant_runners(ctx, method, a, b, variants)?;
     let total = variants.len() * (repeats + 1);
     let mut done = 0;
     let mut points = Vec::with_capacity(variants.len());
@@ -262,62 +407,22 @@ pub fn tune_variants(
         coop::supported(ctx)?;
     }
     for (name, f) in variants.iter().zip(&run) {
-        let mut times = Vec::with_capacity(repeats);
-        let mut last = None;
-        let mut failed = None;
-        let mut clock_ratio = None;
-        for r in 0..=repeats {
-            progress(done, total, name);
-            done += 1;
-            // The timed runs go back to back on the device where it has timestamps (one call,
-            // the compute phase repeated), after a clock ramp; elsewhere one call each.
-            let (out, back_to_back) = if r == 0 {
-                (f(1), vec![])
-            } else {
-                // Taken again (up to twice) when the clock fell during the timed runs.
-                let mut attempt = 0;
-                loop {
-                    let out = f(repeats);
-                    let reps = out
-                        .as_ref()
-                        .map(|o| o.timings.repeats_ms.clone())
-                        .unwrap_or_default();
-                    let timed = (out, reps);
-                    let Some(g) = &guard else { break timed };
-                    let after = g.ratio()?;
-                    clock_ratio = Some(clock_ratio.unwrap_or(1.0f64).min(after));
-                    attempt += 1;
-                    if after >= ClockGuard::SLOW || attempt == 3 || timed.0.is_err() {
-                        break timed;
-                    }
-                    clock_ratio = Some(g.settle()?);
-                }
-            };
-            let out = match out {
-                Ok(out) => out,
-                // One variant the driver refuses must not cost the others their measurement.
-                Err(e) => {
-                    failed = Some(e.to_string());
-                    done += repeats - r;
-                    break;
-                }
-            };
-            let (t, c) = out.timings.compute_time();
-            if r == 0 {
-                if let Some(g) = &guard {
-                    clock_ratio = Some(g.settle()?);
-                }
-            } else if back_to_back.len() == repeats {
-                times = back_to_back;
-                clock = c;
-                done += repeats - r;
-                last = Some(out);
-                break;
-            } else {
-                times.push(t);
-                clock = c;
-            }
-            last = Some(out);
+        let Measured {
+            mut times,
+            last,
+            failed,
+            clock_ratio,
+            clock: ran_on,
+        } = measure_variant(
+            f,
+            repeats,
+            guard.as_ref(),
+            name,
+            (&mut done, total),
+            progress,
+        )?;
+        if let Some(c) = ran_on {
+            clock = c;
         }
         if let Some(error) = failed {
             points.push(VariantPoint {
@@ -334,17 +439,7 @@ pub fn tune_variants(
         }
         times.sort_by(f64::total_cmp);
         let median = times[times.len() / 2];
-        // The last result against the f64 reference: in full up to 2²⁷ multiply-adds, else on
-        // 512 sampled elements, so a fast wrong variant is never the best at any size.
-        let last = last.as_ref().expect("at least one run");
-        let (rel_err, passed) = if m as u64 * k as u64 * n as u64 <= 1 << 27 {
-            let v = last.verdict(a, b);
-            (v.stats.rel_err, v.passed)
-        } else {
-            let v =
-                crate::check::judge_sampled(last.arith, a, b, &last.c, crate::check::SAMPLES, 1);
-            (v.stats.rel_err, v.passed)
-        };
+        let (rel_err, passed) = check_last(last.as_ref().expect("at least one run"), a, b);
         points.push(VariantPoint {
             variant: name.clone(),
             compute_ms: median,
@@ -357,27 +452,7 @@ pub fn tune_variants(
         });
     }
     progress(total, total, variants.last().map_or("", |s| s.as_str()));
-    let best = points
-        .iter()
-        .filter(|p| p.passed != Some(false))
-        .min_by(|x, y| x.compute_ms.total_cmp(&y.compute_ms))
-        .map(|p| p.variant.clone())
-        .ok_or_else(|| {
-            let why: Vec<String> = points
-                .iter()
-                .map(|p| {
-                    format!(
-                        "{}: {}",
-                        p.variant,
-                        p.error.as_deref().unwrap_or("failed its check")
-                    )
-                })
-                .collect();
-            Error::Invalid(format!(
-                "tune {method}: no variant ran correctly ({})",
-                why.join("; ")
-            ))
-        })?;
+    let best = best_variant(&points, method)?;
     Ok(VariantTuning {
         method: method.name().into(),
         adapter: ctx.info.name.clone(),

@@ -90,6 +90,74 @@ pub fn run_frames(
     }
 }
 
+/// The run as an animated GIF at `gif`: every pass (every `stride`-th past
+/// [`GIF_MAX_PASSES`]), tweened for the cube, built in memory and written at the end, each
+/// frame also handed to `frames_out`. Returns the last frame.
+fn write_gif(
+    state: &mut DemoState,
+    renderer: &mut Renderer,
+    opts: &HeadlessOptions,
+    gif: &Path,
+    frames_out: &dyn Fn(&Shot, &mut usize) -> Result<()>,
+    count: &mut usize,
+) -> Result<Option<RgbaImage>> {
+    let passes = state.passes();
+    let kind = state.settings.kind;
+    let stride = passes.div_ceil(GIF_MAX_PASSES).max(1);
+    let in_gif = move |p: usize| p.is_multiple_of(stride) || p == passes;
+    let mut last = None;
+    let tweens = if kind == Kind::Cube { CUBE_TWEENS } else { 1 };
+    let per_pass_ms = (6000 / passes.div_ceil(stride).max(1)).clamp(60, 700) as u32;
+    // The GIF is built in memory and written at the end: the render takes a while, and
+    // an interrupted one must leave no file behind.
+    let mut bytes = Vec::new();
+    {
+        let (gw, gh) = gif_size(opts.size, gif)?;
+        let mut enc =
+            ::gif::Encoder::new(&mut bytes, gw, gh, &[]).map_err(|e| gif_error(gif, e))?;
+        enc.set_repeat(::gif::Repeat::Infinite)
+            .map_err(|e| gif_error(gif, e))?;
+        let mut pending: Option<Shot> = None;
+        // The frame the GIF shows so far: each new frame stores only what changed.
+        let mut shown: Option<RgbaImage> = None;
+        let frames_dir = opts.frames.is_some();
+        run_frames(
+            state,
+            renderer,
+            opts.size,
+            opts.status,
+            true,
+            tweens,
+            |p| in_gif(p) || frames_dir,
+            |shot| {
+                frames_out(&shot, count)?;
+                if shot.pass > 0 && !in_gif(shot.pass) {
+                    return Ok(());
+                }
+                if let Some(prev) = pending.replace(shot) {
+                    let ms = if prev.anim < 1.0 {
+                        (per_pass_ms / tweens as u32).max(40)
+                    } else {
+                        per_pass_ms
+                    };
+                    enc.write_frame(&changed_part(&prev.image, shown.as_ref(), ms))
+                        .map_err(|e| gif_error(gif, e))?;
+                    shown = Some(prev.image);
+                }
+                Ok(())
+            },
+        )?;
+        if let Some(prev) = pending.take() {
+            enc.write_frame(&changed_part(&prev.image, shown.as_ref(), 2500))
+                .map_err(|e| gif_error(gif, e))?;
+            last = Some(prev.image);
+        }
+        enc.into_inner().map_err(|e| gif_error(gif, e))?;
+    }
+    crate::io::write_atomic(gif, |w| w.write_all(&bytes).map_err(|e| Error::io(gif, e)))?;
+    Ok(last)
+}
+
 /// Write what `opts` asks for. Returns a line per file written.
 pub fn run(
     state: &mut DemoState,
@@ -101,8 +169,6 @@ pub fn run(
     }
     let passes = state.passes();
     let kind = state.settings.kind;
-    let stride = passes.div_ceil(GIF_MAX_PASSES).max(1);
-    let in_gif = move |p: usize| p.is_multiple_of(stride) || p == passes;
     let mut written = vec![];
     let mut count = 0usize;
     let mut last: Option<RgbaImage> = None;
@@ -119,55 +185,7 @@ pub fn run(
     };
     match &opts.gif {
         Some(gif) => {
-            let tweens = if kind == Kind::Cube { CUBE_TWEENS } else { 1 };
-            let per_pass_ms = (6000 / passes.div_ceil(stride).max(1)).clamp(60, 700) as u32;
-            // The GIF is built in memory and written at the end: the render takes a while, and
-            // an interrupted one must leave no file behind.
-            let mut bytes = Vec::new();
-            {
-                let (gw, gh) = gif_size(opts.size, gif)?;
-                let mut enc =
-                    ::gif::Encoder::new(&mut bytes, gw, gh, &[]).map_err(|e| gif_error(gif, e))?;
-                enc.set_repeat(::gif::Repeat::Infinite)
-                    .map_err(|e| gif_error(gif, e))?;
-                let mut pending: Option<Shot> = None;
-                // The frame the GIF shows so far: each new frame stores only what changed.
-                let mut shown: Option<RgbaImage> = None;
-                let frames_dir = opts.frames.is_some();
-                run_frames(
-                    state,
-                    renderer,
-                    opts.size,
-                    opts.status,
-                    true,
-                    tweens,
-                    |p| in_gif(p) || frames_dir,
-                    |shot| {
-                        frames_out(&shot, &mut count)?;
-                        if shot.pass > 0 && !in_gif(shot.pass) {
-                            return Ok(());
-                        }
-                        if let Some(prev) = pending.replace(shot) {
-                            let ms = if prev.anim < 1.0 {
-                                (per_pass_ms / tweens as u32).max(40)
-                            } else {
-                                per_pass_ms
-                            };
-                            enc.write_frame(&changed_part(&prev.image, shown.as_ref(), ms))
-                                .map_err(|e| gif_error(gif, e))?;
-                            shown = Some(prev.image);
-                        }
-                        Ok(())
-                    },
-                )?;
-                if let Some(prev) = pending.take() {
-                    enc.write_frame(&changed_part(&prev.image, shown.as_ref(), 2500))
-                        .map_err(|e| gif_error(gif, e))?;
-                    last = Some(prev.image);
-                }
-                enc.into_inner().map_err(|e| gif_error(gif, e))?;
-            }
-            crate::io::write_atomic(gif, |w| w.write_all(&bytes).map_err(|e| Error::io(gif, e)))?;
+            last = write_gif(state, renderer, opts, gif, &frames_out, &mut count)?;
             written.push(format!("wrote {}", gif.display()));
         }
         None => {

@@ -2,7 +2,7 @@
 //! tests can ask where the panels of a screenshot are.
 
 use super::Kind;
-use super::font;
+use crate::draw::font;
 use crate::precision::Precision;
 
 /// A rectangle in pixels, origin top left.
@@ -151,11 +151,10 @@ pub fn text_scale(w: u32, h: u32) -> u32 {
 /// The keys, as the window's bottom line shows them.
 pub const KEYS: &str = "Space pause   → step   +/− speed   1–4 demo   r new inputs   p precision   Esc quit   (cube: drag to orbit)";
 
-/// Lay out the demo `v` in a `w`×`h` frame.
-pub fn layout(v: &View, w: u32, h: u32) -> Layout {
-    let s = text_scale(w, h);
+/// The frame's own lines: the headline and where the run stands at the top, the keys and the
+/// status at the bottom. Returns them and the top and bottom of the room left between.
+fn frame_labels(v: &View, h: u32, s: u32, margin: f32) -> (Vec<Label>, f32, f32) {
     let line = font::line(s) as f32;
-    let margin = 8.0 * s as f32;
     let mut labels = vec![];
     let (head, sub) = headline(v);
     labels.push(Label {
@@ -186,35 +185,57 @@ pub fn layout(v: &View, w: u32, h: u32) -> Layout {
             text: st.clone(),
         });
     }
+    (labels, top, bottom)
+}
+
+/// The cube's layout: the cube between `top` and the faces' colour scale at the bottom left.
+fn cube_layout(
+    v: &View,
+    w: u32,
+    (top, bottom): (f32, f32),
+    s: u32,
+    mut labels: Vec<Label>,
+) -> Layout {
+    let line = font::line(s) as f32;
+    let margin = 8.0 * s as f32;
+    // The faces' colour scale at the bottom left, under the cube.
+    let bar_h = 6.0 * s as f32;
+    let bar = Rect {
+        x: margin,
+        y: bottom - line - bar_h,
+        w: (160 * s) as f32,
+        h: bar_h,
+    };
+    let caption = "colour scale of C, the front face";
+    labels.push(Label {
+        x: (bar.x + bar.w) as i32 + 10 * s as i32,
+        y: (bar.y + bar_h / 2.0 - line / 2.0) as i32,
+        text: caption.into(),
+    });
+    let bars = vec![colour_bar(v, bar, v.scales.c, s, &mut labels)];
+    let cube = Rect {
+        x: 0.0,
+        y: top,
+        w: w as f32,
+        h: (bar.y - 4.0 * s as f32 - top).max(1.0),
+    };
+    Layout {
+        panels: vec![],
+        bars,
+        labels,
+        cube: Some(cube),
+        text_scale: s,
+    }
+}
+
+/// Lay out the demo `v` in a `w`×`h` frame.
+pub fn layout(v: &View, w: u32, h: u32) -> Layout {
+    let s = text_scale(w, h);
+    let line = font::line(s) as f32;
+    let margin = 8.0 * s as f32;
+    let (mut labels, top, bottom) = frame_labels(v, h, s, margin);
     if v.kind == Kind::Cube {
-        // The faces' colour scale at the bottom left, under the cube.
-        let bar_h = 6.0 * s as f32;
-        let bar = Rect {
-            x: margin,
-            y: bottom - line - bar_h,
-            w: (160 * s) as f32,
-            h: bar_h,
-        };
-        let caption = "colour scale of C, the front face";
-        labels.push(Label {
-            x: (bar.x + bar.w) as i32 + 10 * s as i32,
-            y: (bar.y + bar_h / 2.0 - line / 2.0) as i32,
-            text: caption.into(),
-        });
-        let bars = vec![colour_bar(v, bar, v.scales.c, s, &mut labels)];
-        let cube = Rect {
-            x: 0.0,
-            y: top,
-            w: w as f32,
-            h: (bar.y - 4.0 * s as f32 - top).max(1.0),
-        };
-        return Layout {
-            panels: vec![],
-            bars,
-            labels,
-            cube: Some(cube),
-            text_scale: s,
-        };
+        return cube_layout(v, w, (top, bottom), s, labels);
     }
     let mut panels = panel_specs(v);
     let frame = 4.0 * s as f32;
@@ -316,21 +337,7 @@ fn colour_bar(v: &View, bar: Rect, scale: f32, s: u32, labels: &mut Vec<Label>) 
     }
 }
 
-/// A tick label: two significant digits, trailing zeros dropped (the figures' tick labels too:
-/// `draw::picture` uses this one).
-pub fn number(v: f32) -> String {
-    let a = v.abs();
-    if a == 0.0 || !a.is_finite() {
-        return format!("{v}");
-    }
-    let digits = (1 - a.log10().floor() as i32).max(0) as usize;
-    let s = format!("{v:.digits$}");
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
-    }
-}
+pub use crate::draw::scale::number;
 
 /// The two header lines: what is being drawn, and where the run stands. Indices count from 0
 /// (slice p, column p of A, row p of B), passes from 1 ("pass 3 of 8").
@@ -406,10 +413,27 @@ fn index_range(first: u32, count: u32) -> String {
 
 /// The panels of a 2-D demo, unplaced.
 fn panel_specs(v: &View) -> Vec<Panel> {
-    let (m, k, n) = (v.m as u32, v.k as u32, v.n as u32);
-    let sc = v.scales;
-    let p = v.pass as u32;
-    let panel = |look, source, rows, cols, band, scale, title: String, detail: String| Panel {
+    match v.kind {
+        Kind::Result(_) => result_panels(v),
+        Kind::Lm | Kind::Cube => lm_panels(v),
+        Kind::Hall => hall_panels(v),
+        Kind::Packed => packed_panels(v),
+    }
+}
+
+/// One panel, unplaced, labelled `title` over `detail`.
+#[allow(clippy::too_many_arguments)]
+fn panel(
+    look: Look,
+    source: Source,
+    rows: u32,
+    cols: u32,
+    band: Band,
+    scale: f32,
+    title: String,
+    detail: String,
+) -> Panel {
+    Panel {
         rect: Rect {
             x: 0.0,
             y: 0.0,
@@ -425,203 +449,224 @@ fn panel_specs(v: &View) -> Vec<Panel> {
         scale,
         frame: None,
         label: [title, detail],
-    };
+    }
+}
+
+/// A method not watched pass by pass: A, B and its result C.
+fn result_panels(v: &View) -> Vec<Panel> {
+    let (m, k, n) = (v.m as u32, v.k as u32, v.n as u32);
+    let sc = v.scales;
+    vec![
+        panel(
+            Look::Matrix,
+            Source::A,
+            m,
+            k,
+            Band::None,
+            sc.a,
+            format!("A {m}×{k}"),
+            String::new(),
+        ),
+        panel(
+            Look::Matrix,
+            Source::B,
+            k,
+            n,
+            Band::None,
+            sc.b,
+            format!("B {k}×{n}"),
+            String::new(),
+        ),
+        panel(
+            Look::Matrix,
+            Source::Shown0,
+            m,
+            n,
+            Band::None,
+            sc.c,
+            format!("C {m}×{n}"),
+            format!("= A·B after {}", passes(v.passes)),
+        ),
+    ]
+}
+
+/// L-M (and the cube's 2-D view): A and B with the slice's column and row, the slice, and C.
+fn lm_panels(v: &View) -> Vec<Panel> {
+    let (m, k, n) = (v.m as u32, v.k as u32, v.n as u32);
+    let sc = v.scales;
+    let p = v.pass as u32;
+    // Before the first pass the slice panel shows slice 0, the next one; after pass p
+    // (counted from 1) it shows slice p − 1, the one just blended.
+    let q = p.max(1);
+    let mut slice = panel(
+        Look::Slice,
+        Source::A,
+        m,
+        n,
+        Band::None,
+        sc.slice,
+        if p == 0 {
+            "Next: slice p = 0".into()
+        } else {
+            format!("Slice p = {}", q - 1)
+        },
+        format!("A[i, {0}] · B[{0}, j]", q - 1),
+    );
+    slice.slice = q - 1;
+    vec![
+        panel(
+            Look::Matrix,
+            Source::A,
+            m,
+            k,
+            Band::Columns(q - 1, 1),
+            sc.a,
+            format!("A {m}×{k}"),
+            format!("column p = {}", q - 1),
+        ),
+        panel(
+            Look::Matrix,
+            Source::B,
+            k,
+            n,
+            Band::Rows(q - 1, 1),
+            sc.b,
+            format!("B {k}×{n}"),
+            format!("row p = {}", q - 1),
+        ),
+        slice,
+        panel(
+            Look::Matrix,
+            Source::Shown0,
+            m,
+            n,
+            Band::None,
+            sc.c,
+            format!("C {m}×{n}"),
+            if p == 0 {
+                "= 0".into()
+            } else {
+                format!("= slices {}", index_range(0, p))
+            },
+        ),
+    ]
+}
+
+/// Hall's blocked passes: A and B with the pass's block of k, and the two ping-pong textures.
+fn hall_panels(v: &View) -> Vec<Panel> {
+    let (m, k, n) = (v.m as u32, v.k as u32, v.n as u32);
+    let sc = v.scales;
+    let p = v.pass as u32;
     let (f, c) = v.block;
     let range = index_range(f, c);
-    match v.kind {
-        Kind::Result(_) => vec![
-            panel(
-                Look::Matrix,
-                Source::A,
-                m,
-                k,
-                Band::None,
-                sc.a,
-                format!("A {m}×{k}"),
-                String::new(),
-            ),
-            panel(
-                Look::Matrix,
-                Source::B,
-                k,
-                n,
-                Band::None,
-                sc.b,
-                format!("B {k}×{n}"),
-                String::new(),
-            ),
-            panel(
-                Look::Matrix,
-                Source::Shown0,
-                m,
-                n,
-                Band::None,
-                sc.c,
-                format!("C {m}×{n}"),
-                format!("= A·B after {}", passes(v.passes)),
-            ),
-        ],
-        Kind::Lm | Kind::Cube => {
-            // Before the first pass the slice panel shows slice 0, the next one; after pass p
-            // (counted from 1) it shows slice p − 1, the one just blended.
-            let q = p.max(1);
-            let mut slice = panel(
-                Look::Slice,
-                Source::A,
-                m,
-                n,
-                Band::None,
-                sc.slice,
-                if p == 0 {
-                    "Next: slice p = 0".into()
-                } else {
-                    format!("Slice p = {}", q - 1)
-                },
-                format!("A[i, {0}] · B[{0}, j]", q - 1),
-            );
-            slice.slice = q - 1;
-            vec![
-                panel(
-                    Look::Matrix,
-                    Source::A,
-                    m,
-                    k,
-                    Band::Columns(q - 1, 1),
-                    sc.a,
-                    format!("A {m}×{k}"),
-                    format!("column p = {}", q - 1),
-                ),
-                panel(
-                    Look::Matrix,
-                    Source::B,
-                    k,
-                    n,
-                    Band::Rows(q - 1, 1),
-                    sc.b,
-                    format!("B {k}×{n}"),
-                    format!("row p = {}", q - 1),
-                ),
-                slice,
-                panel(
-                    Look::Matrix,
-                    Source::Shown0,
-                    m,
-                    n,
-                    Band::None,
-                    sc.c,
-                    format!("C {m}×{n}"),
-                    if p == 0 {
-                        "= 0".into()
-                    } else {
-                        format!("= slices {}", index_range(0, p))
-                    },
-                ),
-            ]
-        }
-        Kind::Hall => {
-            let ping_pong = |slot: u32| {
-                let name = if slot == 0 {
-                    "Ping (texture 0)"
-                } else {
-                    "Pong (texture 1)"
-                };
-                let mut x = panel(
-                    Look::Matrix,
-                    Source::shown(slot as usize),
-                    m,
-                    n,
-                    Band::None,
-                    sc.c,
-                    name.into(),
-                    String::new(),
-                );
-                if p > 0 {
-                    let written = p % 2 == slot;
-                    x.frame = Some(if written { WRITTEN } else { READ });
-                    x.label[1] = if written {
-                        format!("written by pass {p}")
-                    } else {
-                        format!("read by pass {p}")
-                    };
-                }
-                x
+    let ping_pong = |slot: u32| {
+        let name = if slot == 0 {
+            "Ping (texture 0)"
+        } else {
+            "Pong (texture 1)"
+        };
+        let mut x = panel(
+            Look::Matrix,
+            Source::shown(slot as usize),
+            m,
+            n,
+            Band::None,
+            sc.c,
+            name.into(),
+            String::new(),
+        );
+        if p > 0 {
+            let written = p % 2 == slot;
+            x.frame = Some(if written { WRITTEN } else { READ });
+            x.label[1] = if written {
+                format!("written by pass {p}")
+            } else {
+                format!("read by pass {p}")
             };
-            vec![
-                panel(
-                    Look::Matrix,
-                    Source::A,
-                    m,
-                    k,
-                    Band::Columns(f, c),
-                    sc.a,
-                    format!("A {m}×{k}"),
-                    format!("columns {range}"),
-                ),
-                panel(
-                    Look::Matrix,
-                    Source::B,
-                    k,
-                    n,
-                    Band::Rows(f, c),
-                    sc.b,
-                    format!("B {k}×{n}"),
-                    format!("rows {range}"),
-                ),
-                ping_pong(0),
-                ping_pong(1),
-            ]
         }
-        Kind::Packed => {
-            let (h, w2, k2) = (m.div_ceil(2), n.div_ceil(2), k.div_ceil(2));
-            let written = Source::shown(p as usize);
-            let mut packed_c = panel(
-                Look::Texels,
-                written,
-                2 * h,
-                2 * w2,
-                Band::None,
-                sc.c,
-                "C packed".into(),
-                format!("{h}×{w2} RGBA texels"),
-            );
-            if p > 0 {
-                packed_c.frame = Some(WRITTEN);
-            }
-            vec![
-                panel(
-                    Look::Texels,
-                    Source::PackedA,
-                    2 * h,
-                    2 * k2,
-                    Band::Columns(2 * f, 2 * c),
-                    sc.a,
-                    "A packed".into(),
-                    format!("{h}×{k2} texels, p = {range}"),
-                ),
-                panel(
-                    Look::Texels,
-                    Source::PackedB,
-                    2 * k2,
-                    2 * w2,
-                    Band::Rows(2 * f, 2 * c),
-                    sc.b,
-                    "B packed".into(),
-                    format!("{k2}×{w2} texels, p = {range}"),
-                ),
-                packed_c,
-                panel(
-                    Look::Unpacked,
-                    written,
-                    m,
-                    n,
-                    Band::None,
-                    sc.c,
-                    "C unpacked".into(),
-                    format!("{m}×{n}"),
-                ),
-            ]
-        }
+        x
+    };
+    vec![
+        panel(
+            Look::Matrix,
+            Source::A,
+            m,
+            k,
+            Band::Columns(f, c),
+            sc.a,
+            format!("A {m}×{k}"),
+            format!("columns {range}"),
+        ),
+        panel(
+            Look::Matrix,
+            Source::B,
+            k,
+            n,
+            Band::Rows(f, c),
+            sc.b,
+            format!("B {k}×{n}"),
+            format!("rows {range}"),
+        ),
+        ping_pong(0),
+        ping_pong(1),
+    ]
+}
+
+/// The 2×2 packed passes: A, B and C packed, and C unpacked.
+fn packed_panels(v: &View) -> Vec<Panel> {
+    let (m, k, n) = (v.m as u32, v.k as u32, v.n as u32);
+    let sc = v.scales;
+    let p = v.pass as u32;
+    let (f, c) = v.block;
+    let range = index_range(f, c);
+    let (h, w2, k2) = (m.div_ceil(2), n.div_ceil(2), k.div_ceil(2));
+    let written = Source::shown(p as usize);
+    let mut packed_c = panel(
+        Look::Texels,
+        written,
+        2 * h,
+        2 * w2,
+        Band::None,
+        sc.c,
+        "C packed".into(),
+        format!("{h}×{w2} RGBA texels"),
+    );
+    if p > 0 {
+        packed_c.frame = Some(WRITTEN);
     }
+    vec![
+        panel(
+            Look::Texels,
+            Source::PackedA,
+            2 * h,
+            2 * k2,
+            Band::Columns(2 * f, 2 * c),
+            sc.a,
+            "A packed".into(),
+            format!("{h}×{k2} texels, p = {range}"),
+        ),
+        panel(
+            Look::Texels,
+            Source::PackedB,
+            2 * k2,
+            2 * w2,
+            Band::Rows(2 * f, 2 * c),
+            sc.b,
+            "B packed".into(),
+            format!("{k2}×{w2} texels, p = {range}"),
+        ),
+        packed_c,
+        panel(
+            Look::Unpacked,
+            written,
+            m,
+            n,
+            Band::None,
+            sc.c,
+            "C unpacked".into(),
+            format!("{m}×{n}"),
+        ),
+    ]
 }
 
 /// Give the panels rectangles: one cell size for all (so shared sides line up), in one row or

@@ -17,17 +17,16 @@
 //! window's surface, or an offscreen texture that becomes a PNG, a GIF frame, a screenshot or a
 //! frame of the web page.
 //!
-//! The drawing part (scene, layout, font, cube, renderer) builds for the browser
-//! (`--no-default-features`, wasm32) and never waits on the device; what steps the method on a
-//! thread ([`state`], [`stepper`]), the window, the headless writer and the command line are
-//! native.
+//! The drawing part (scene, layout, cube, renderer; the glyphs and scales from `draw`) builds
+//! for the browser (`--no-default-features`, wasm32) and never waits on the device; what steps
+//! the method on a thread ([`state`], [`stepper`]), the window, the headless writer and the
+//! launch from the settings the command line fills ([`launch`]) are native.
 
-#[cfg(feature = "native")]
-pub mod cli;
 pub mod cube;
-pub mod font;
 #[cfg(feature = "native")]
 pub mod headless;
+#[cfg(feature = "native")]
+pub mod launch;
 pub mod layout;
 pub mod render;
 pub mod scene;
@@ -38,8 +37,10 @@ pub mod stepper;
 #[cfg(feature = "native")]
 pub mod window;
 
+/// The labels' glyphs, which live in `draw` below the demos (the old path kept).
+pub use crate::draw::font;
 #[cfg(feature = "native")]
-pub use cli::{DemoArgs, run};
+pub use launch::{DemoOptions, run};
 
 use crate::error::{Error, Result};
 use crate::matrix::Matrix;

@@ -5,9 +5,9 @@
 //! ([`read_frame`], through the runner's readback).
 
 use super::cube::{self, Quad};
-use super::font::Mask;
 use super::layout::{self, Band, Layout};
 use super::scene::Frame;
+use crate::draw::font::{self, Mask};
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::gpu::pipeline::{texture_entry, uniform_entry};
@@ -68,6 +68,108 @@ pub struct Renderer {
     text: Option<TextMask>,
     /// The bind group and the textures it binds.
     bind_group: Option<(Bound, wgpu::BindGroup)>,
+}
+
+/// The cube's quads and camera, and labels where its faces land on screen (none without a
+/// cube in the layout).
+fn cube_quads(
+    frame: &Frame,
+    lay: &mut Layout,
+    (m, k, n): (usize, usize, usize),
+) -> (Vec<Quad>, glam::Mat4) {
+    let Some(r) = lay.cube else {
+        return (vec![], glam::Mat4::IDENTITY);
+    };
+    let view_proj = frame.camera.view_proj(r.w / r.h);
+    let mut quads = cube::quads(m, k, n, frame.pass, frame.anim, frame.camera.eye(r.w / r.h));
+    quads.truncate(MAX_QUADS);
+    let e = cube::extent(m, k, n);
+    let spots = [
+        (
+            Vec3::new(e.x * 0.5, -e.y * 0.5, 0.0),
+            "C (front face)".to_string(),
+        ),
+        (Vec3::new(0.0, -e.y * 0.5, -e.z * 0.5), format!("A {m}×{k}")),
+        (Vec3::new(e.x * 0.5, 0.0, -e.z * 0.5), format!("B {k}×{n}")),
+    ];
+    for (at, text) in spots {
+        if let Some((x, y)) = cube::project(view_proj, at, r.w, r.h) {
+            let tw = font::text_width(&text, lay.text_scale) as f32;
+            lay.labels.push(layout::Label {
+                x: (r.x + x - tw / 2.0) as i32,
+                y: (r.y + y) as i32,
+                text,
+            });
+        }
+    }
+    (quads, view_proj)
+}
+
+/// The frame's uniforms: the camera, the screen, the number format and the scales.
+fn globals(
+    frame: &Frame,
+    lay: &Layout,
+    view_proj: glam::Mat4,
+    format: wgpu::TextureFormat,
+    (width, height): (u32, u32),
+) -> Globals {
+    let scene = frame.scene;
+    let (m, k, n) = scene.shape();
+    let precision = scene.precision;
+    let u8_mode = precision == Precision::U8;
+    let depth = if scene.settings.scale_by_depth && u8_mode {
+        k as u32
+    } else {
+        1
+    };
+    Globals {
+        view_proj: view_proj.to_cols_array_2d(),
+        screen: [width as f32, height as f32, 0.0, 0.0],
+        mode: [
+            u8_mode as u32,
+            format.is_srgb() as u32,
+            if u8_mode { 255 } else { 0 },
+            depth,
+        ],
+        dims: [
+            m as u32,
+            k as u32,
+            n as u32,
+            (lay.panels.len() + lay.bars.len()) as u32,
+        ],
+        scales: [
+            scene.scales.a,
+            scene.scales.b,
+            scene.scales.slice,
+            scene.scales.c,
+        ],
+    }
+}
+
+/// The panels and colour bars as the shader reads them.
+fn gpu_panels(lay: &Layout) -> [GpuPanel; MAX_PANELS] {
+    let s = lay.text_scale as f32;
+    let mut panels = [GpuPanel::zeroed(); MAX_PANELS];
+    for (g, p) in panels.iter_mut().zip(lay.panels.iter().chain(&lay.bars)) {
+        let (axis, first, count) = match p.band {
+            Band::None => (0, 0, 0),
+            Band::Columns(f, c) => (1, f, c),
+            Band::Rows(f, c) => (2, f, c),
+        };
+        *g = GpuPanel {
+            rect: [p.rect.x, p.rect.y, p.rect.w, p.rect.h],
+            what: [p.look as u32, p.source as u32, p.rows, p.cols],
+            band: [axis, first, count, p.slice],
+            look: [
+                p.scale,
+                if p.frame.is_some() { 4.0 * s } else { 0.0 },
+                s,
+                0.0,
+            ],
+            frame: p.frame.map_or([0.0; 4], |c| [c[0], c[1], c[2], 1.0]),
+        };
+    }
+    panels
 }
 
 impl Renderer {
@@ -180,84 +282,10 @@ impl Renderer {
         let mut lay = layout::layout(&view, width, height);
         let (m, k, n) = scene.shape();
 
-        // The cube: quads, camera, and labels where the faces land on screen.
-        let mut quads = vec![];
-        let mut view_proj = glam::Mat4::IDENTITY;
-        if let Some(r) = lay.cube {
-            view_proj = frame.camera.view_proj(r.w / r.h);
-            quads = cube::quads(m, k, n, frame.pass, frame.anim, frame.camera.eye(r.w / r.h));
-            quads.truncate(MAX_QUADS);
-            let e = cube::extent(m, k, n);
-            let spots = [
-                (
-                    Vec3::new(e.x * 0.5, -e.y * 0.5, 0.0),
-                    "C (front face)".to_string(),
-                ),
-                (Vec3::new(0.0, -e.y * 0.5, -e.z * 0.5), format!("A {m}×{k}")),
-                (Vec3::new(e.x * 0.5, 0.0, -e.z * 0.5), format!("B {k}×{n}")),
-            ];
-            for (at, text) in spots {
-                if let Some((x, y)) = cube::project(view_proj, at, r.w, r.h) {
-                    let tw = super::font::text_width(&text, lay.text_scale) as f32;
-                    lay.labels.push(layout::Label {
-                        x: (r.x + x - tw / 2.0) as i32,
-                        y: (r.y + y) as i32,
-                        text,
-                    });
-                }
-            }
-        }
+        let (quads, view_proj) = cube_quads(frame, &mut lay, (m, k, n));
 
-        let precision = scene.precision;
-        let u8_mode = precision == Precision::U8;
-        let depth = if scene.settings.scale_by_depth && u8_mode {
-            k as u32
-        } else {
-            1
-        };
-        let globals = Globals {
-            view_proj: view_proj.to_cols_array_2d(),
-            screen: [width as f32, height as f32, 0.0, 0.0],
-            mode: [
-                u8_mode as u32,
-                format.is_srgb() as u32,
-                if u8_mode { 255 } else { 0 },
-                depth,
-            ],
-            dims: [
-                m as u32,
-                k as u32,
-                n as u32,
-                (lay.panels.len() + lay.bars.len()) as u32,
-            ],
-            scales: [
-                scene.scales.a,
-                scene.scales.b,
-                scene.scales.slice,
-                scene.scales.c,
-            ],
-        };
-        let s = lay.text_scale as f32;
-        let mut panels = [GpuPanel::zeroed(); MAX_PANELS];
-        for (g, p) in panels.iter_mut().zip(lay.panels.iter().chain(&lay.bars)) {
-            let (axis, first, count) = match p.band {
-                Band::None => (0, 0, 0),
-                Band::Columns(f, c) => (1, f, c),
-                Band::Rows(f, c) => (2, f, c),
-            };
-            *g = GpuPanel {
-                rect: [p.rect.x, p.rect.y, p.rect.w, p.rect.h],
-                what: [p.look as u32, p.source as u32, p.rows, p.cols],
-                band: [axis, first, count, p.slice],
-                look: [
-                    p.scale,
-                    if p.frame.is_some() { 4.0 * s } else { 0.0 },
-                    s,
-                    0.0,
-                ],
-                frame: p.frame.map_or([0.0; 4], |c| [c[0], c[1], c[2], 1.0]),
-            };
-        }
+        let globals = globals(frame, &lay, view_proj, format, (width, height));
+        let panels = gpu_panels(&lay);
         ctx.queue
             .write_buffer(&self.globals, 0, bytemuck::bytes_of(&globals));
         ctx.queue

@@ -252,20 +252,7 @@ pub fn done_line(v: &Verdict) -> String {
     s
 }
 
-/// A colour scale that a few outliers do not wash out: the largest magnitude, but at most three
-/// times the root mean square (the figures' scale too: `draw::picture` uses this one).
-pub fn robust_scale(m: &Matrix) -> f32 {
-    let n = m.data.iter().filter(|v| v.is_finite()).count().max(1);
-    let rms = (m
-        .data
-        .iter()
-        .filter(|v| v.is_finite())
-        .map(|v| (v * v) as f64)
-        .sum::<f64>()
-        / n as f64)
-        .sqrt() as f32;
-    m.max_abs().min(3.0 * rms)
-}
+pub use crate::draw::scale::robust_scale;
 
 /// A 1×1 texture for bindings a demo does not use.
 pub fn placeholder(ctx: &GpuContext, format: wgpu::TextureFormat) -> wgpu::Texture {

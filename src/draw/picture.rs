@@ -104,7 +104,7 @@ pub fn save_png(path: &Path, img: &RgbImage) -> Result<()> {
 
 /// A colour scale that keeps a few large elements from washing out the rest: the smaller of the
 /// largest |value| and three times the root mean square (the demos' scale, one function).
-pub use crate::demo::scene::robust_scale;
+pub use super::scale::robust_scale;
 
 /// One panel of [`titled_panels`]: a matrix, the lines of its title, and the colour scale it is
 /// drawn on (± `scale` is full colour; `None`: its own [`robust_scale`]).
@@ -175,19 +175,7 @@ pub fn titled_panels(
     // The titles, then a strip for numbers along the matrix's top edge (sizes, indices).
     let labels_h = label_lines * text::line(text::LABEL) + text::line(text::SMALL) + 6.0;
     let bar_h = BAR_H + text::line(text::SMALL) * 2.0 + 8.0;
-    let widths: Vec<u32> = panels
-        .iter()
-        .map(|p| {
-            let w = p.m.cols as u32 * cell;
-            let tw = p
-                .title
-                .iter()
-                .map(|t| text::width(t, text::LABEL).ceil() as u32)
-                .max()
-                .unwrap_or(0);
-            w.max(tw).max(if shared { 0 } else { 150 })
-        })
-        .collect();
+    let widths = panel_widths(panels, cell, shared);
     let mat_h = panels
         .iter()
         .map(|p| p.m.rows as u32 * cell)
@@ -195,17 +183,8 @@ pub fn titled_panels(
         .unwrap_or(1);
     let notes_h = notes.len() as f32 * text::line(text::SMALL);
     let content_w = widths.iter().sum::<u32>() + GAP * (panels.len() as u32 + 1);
-    let title_w = text::width(title, text::TITLE).ceil() as u32 + 2 * GAP;
-    let notes_w = notes
-        .iter()
-        .map(|n| text::width(n, text::SMALL).ceil() as u32 + 2 * GAP)
-        .max()
-        .unwrap_or(0);
     let shared_bar_w = if shared { 360 } else { 0 };
-    let width = content_w
-        .max(title_w)
-        .max(notes_w)
-        .max(shared_bar_w + 2 * GAP);
+    let width = figure_width(title, notes, content_w, shared_bar_w);
     let height = (GAP as f32 + title_h + labels_h) as u32
         + mat_h
         + 10
@@ -227,39 +206,16 @@ pub fn titled_panels(
     let mut x = GAP + (width - content_w) / 2;
     let mut placed = vec![];
     for ((p, &w), &scale) in panels.iter().zip(&widths).zip(&scales) {
-        let (pw, ph) = (p.m.cols as u32 * cell, p.m.rows as u32 * cell);
-        let px = x + (w - pw) / 2;
-        let mut ty = top as f32 - labels_h;
-        for t in &p.title {
-            text::centre(&mut img, (x + w / 2) as f32, ty, t, text::LABEL, INK);
-            ty += text::line(text::LABEL);
-        }
-        draw_matrix(&mut img, p.m, px, top, cell as usize, usize::MAX, scale);
-        outline(
+        let bar_y = (!shared).then_some(top + mat_h + 10);
+        placed.push(draw_titled(
             &mut img,
-            px as i32 - 1,
-            top as i32 - 1,
-            pw + 2,
-            ph + 2,
-            1,
-            RULE,
-        );
-        if !shared {
-            let bw = w.min(220).max(120);
-            diverging_bar(
-                &mut img,
-                (x + (w - bw) / 2) as i32,
-                (top + mat_h + 10) as i32,
-                bw,
-                scale,
-                "",
-            );
-        }
-        placed.push(Placed {
-            x: px,
-            y: top,
+            p,
+            (x, w),
+            (top, labels_h),
             cell,
-        });
+            scale,
+            bar_y,
+        ));
         x += w + GAP;
     }
     if shared {
@@ -279,6 +235,71 @@ pub fn titled_panels(
         y += text::line(text::SMALL);
     }
     (img, placed)
+}
+
+/// Each panel's width: its matrix, its widest title line, and room for a colour bar of its
+/// own when the scale is not shared.
+fn panel_widths(panels: &[Titled], cell: u32, shared: bool) -> Vec<u32> {
+    panels
+        .iter()
+        .map(|p| {
+            let w = p.m.cols as u32 * cell;
+            let tw = p
+                .title
+                .iter()
+                .map(|t| text::width(t, text::LABEL).ceil() as u32)
+                .max()
+                .unwrap_or(0);
+            w.max(tw).max(if shared { 0 } else { 150 })
+        })
+        .collect()
+}
+
+/// The figure's width: the panels', the title's, the notes' and the shared bar's, whichever is
+/// widest.
+fn figure_width(title: &str, notes: &[&str], content_w: u32, shared_bar_w: u32) -> u32 {
+    let title_w = text::width(title, text::TITLE).ceil() as u32 + 2 * GAP;
+    let notes_w = notes
+        .iter()
+        .map(|n| text::width(n, text::SMALL).ceil() as u32 + 2 * GAP)
+        .max()
+        .unwrap_or(0);
+    content_w
+        .max(title_w)
+        .max(notes_w)
+        .max(shared_bar_w + 2 * GAP)
+}
+
+/// One panel of [`titled_panels`] in the column at `x`, `w` wide: its title lines above
+/// `top`, its matrix outlined, and its own colour bar at `bar_y` if it has one. Returns where
+/// the matrix lies.
+fn draw_titled(
+    img: &mut RgbImage,
+    p: &Titled,
+    (x, w): (u32, u32),
+    (top, labels_h): (u32, f32),
+    cell: u32,
+    scale: f32,
+    bar_y: Option<u32>,
+) -> Placed {
+    let (pw, ph) = (p.m.cols as u32 * cell, p.m.rows as u32 * cell);
+    let px = x + (w - pw) / 2;
+    let mut ty = top as f32 - labels_h;
+    for t in &p.title {
+        text::centre(img, (x + w / 2) as f32, ty, t, text::LABEL, INK);
+        ty += text::line(text::LABEL);
+    }
+    draw_matrix(img, p.m, px, top, cell as usize, usize::MAX, scale);
+    outline(img, px as i32 - 1, top as i32 - 1, pw + 2, ph + 2, 1, RULE);
+    if let Some(bar_y) = bar_y {
+        let bw = w.min(220).max(120);
+        diverging_bar(img, (x + (w - bw) / 2) as i32, bar_y as i32, bw, scale, "");
+    }
+    Placed {
+        x: px,
+        y: top,
+        cell,
+    }
 }
 
 /// Height of a colour bar's strip.
@@ -351,7 +372,7 @@ pub fn colour_bar(
 
 /// A value with two significant digits for a scale's ticks (`0.5`, `1`, `2.4`, `310`): the
 /// demos' tick labels, one function.
-pub use crate::demo::layout::number;
+pub use super::scale::number;
 
 /// Fill the rectangle (`x`, `y`, `w`, `h`) with `c`, clipped to the image.
 pub fn fill(img: &mut RgbImage, x: i32, y: i32, w: u32, h: u32, c: Rgb<u8>) {

@@ -14,6 +14,10 @@ use plotters::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::Once;
 
+mod backend;
+
+pub use backend::Backend;
+
 use crate::draw::text::FONT;
 pub(crate) const W: u32 = 1200;
 pub(crate) const H: u32 = 680;
@@ -23,149 +27,6 @@ pub(crate) const LABEL: f64 = text::LABEL as f64;
 pub(crate) const SMALL: f64 = text::SMALL as f64;
 
 pub(crate) type Area<'a> = DrawingArea<Backend<'a>, Shift>;
-
-/// plotters' bitmap backend with its text drawn by [`text`], the helper every figure and demo
-/// uses: DejaVu Sans through `ab_glyph`, each glyph placed at its own bearing on a common
-/// baseline, kerned. (plotters' own `ab_glyph` text drops the glyphs' side bearings and aligns
-/// each glyph by its own box, so letters drift apart — "cop y" — and full stops float to
-/// mid-height.) Text is measured by [`text::width`] and [`text::height`], anchored as plotters
-/// asks, and rotated by its transform (the vertical axis names); there is one font, so the
-/// family is not looked at.
-pub struct Backend<'a>(BitMapBackend<'a>);
-
-type BackendError<'a> =
-    plotters_backend::DrawingErrorKind<<BitMapBackend<'a> as DrawingBackend>::ErrorType>;
-
-impl<'a> DrawingBackend for Backend<'a> {
-    type ErrorType = <BitMapBackend<'a> as DrawingBackend>::ErrorType;
-
-    fn get_size(&self) -> (u32, u32) {
-        self.0.get_size()
-    }
-
-    fn ensure_prepared(&mut self) -> std::result::Result<(), BackendError<'a>> {
-        self.0.ensure_prepared()
-    }
-
-    fn present(&mut self) -> std::result::Result<(), BackendError<'a>> {
-        self.0.present()
-    }
-
-    fn draw_pixel(
-        &mut self,
-        point: plotters_backend::BackendCoord,
-        color: plotters_backend::BackendColor,
-    ) -> std::result::Result<(), BackendError<'a>> {
-        self.0.draw_pixel(point, color)
-    }
-
-    fn draw_line<S: plotters_backend::BackendStyle>(
-        &mut self,
-        from: plotters_backend::BackendCoord,
-        to: plotters_backend::BackendCoord,
-        style: &S,
-    ) -> std::result::Result<(), BackendError<'a>> {
-        self.0.draw_line(from, to, style)
-    }
-
-    fn draw_rect<S: plotters_backend::BackendStyle>(
-        &mut self,
-        upper_left: plotters_backend::BackendCoord,
-        bottom_right: plotters_backend::BackendCoord,
-        style: &S,
-        fill: bool,
-    ) -> std::result::Result<(), BackendError<'a>> {
-        self.0.draw_rect(upper_left, bottom_right, style, fill)
-    }
-
-    fn draw_path<S: plotters_backend::BackendStyle, I: IntoIterator<Item = (i32, i32)>>(
-        &mut self,
-        path: I,
-        style: &S,
-    ) -> std::result::Result<(), BackendError<'a>> {
-        self.0.draw_path(path, style)
-    }
-
-    fn draw_circle<S: plotters_backend::BackendStyle>(
-        &mut self,
-        center: plotters_backend::BackendCoord,
-        radius: u32,
-        style: &S,
-        fill: bool,
-    ) -> std::result::Result<(), BackendError<'a>> {
-        self.0.draw_circle(center, radius, style, fill)
-    }
-
-    fn fill_polygon<S: plotters_backend::BackendStyle, I: IntoIterator<Item = (i32, i32)>>(
-        &mut self,
-        vert: I,
-        style: &S,
-    ) -> std::result::Result<(), BackendError<'a>> {
-        self.0.fill_polygon(vert, style)
-    }
-
-    fn blit_bitmap(
-        &mut self,
-        pos: plotters_backend::BackendCoord,
-        (iw, ih): (u32, u32),
-        src: &[u8],
-    ) -> std::result::Result<(), BackendError<'a>> {
-        self.0.blit_bitmap(pos, (iw, ih), src)
-    }
-
-    fn estimate_text_size<T: plotters_backend::BackendTextStyle>(
-        &self,
-        s: &str,
-        style: &T,
-    ) -> std::result::Result<(u32, u32), BackendError<'a>> {
-        let px = style.size() as f32;
-        Ok((
-            text::width(s, px).ceil() as u32,
-            text::height(px).ceil() as u32,
-        ))
-    }
-
-    fn draw_text<T: plotters_backend::BackendTextStyle>(
-        &mut self,
-        s: &str,
-        style: &T,
-        pos: plotters_backend::BackendCoord,
-    ) -> std::result::Result<(), BackendError<'a>> {
-        use plotters_backend::text_anchor::{HPos, VPos};
-        let color = style.color();
-        if color.alpha == 0.0 {
-            return Ok(());
-        }
-        let px = style.size() as f32;
-        let (w, h) = (text::width(s, px), text::height(px));
-        let anchor = style.anchor();
-        let dx = match anchor.h_pos {
-            HPos::Left => 0.0,
-            HPos::Center => -w / 2.0,
-            HPos::Right => -w,
-        };
-        let dy = match anchor.v_pos {
-            VPos::Top => 0.0,
-            VPos::Center => -h / 2.0,
-            VPos::Bottom => -h,
-        };
-        let trans = style.transform();
-        let (iw, ih) = self.get_size();
-        let mut result = Ok(());
-        text::raster(s, px, dx.round(), dy.round(), |x, y, cov| {
-            let (x, y) = trans.transform(x, y);
-            let (x, y) = (pos.0 + x, pos.1 + y);
-            if result.is_ok() && x >= 0 && y >= 0 && x < iw as i32 && y < ih as i32 {
-                let c = plotters_backend::BackendColor {
-                    alpha: color.alpha * cov.clamp(0.0, 1.0) as f64,
-                    rgb: color.rgb,
-                };
-                result = self.0.draw_pixel((x, y), c);
-            }
-        });
-        result
-    }
-}
 
 fn register_font() {
     static ONCE: Once = Once::new();
@@ -497,6 +358,28 @@ pub fn bar_chart(
     })
 }
 
+/// The smallest and the largest positive value of `bars` (the largest at least 1e-9, the
+/// smallest at most the largest).
+fn value_range(bars: &[Bar]) -> (f64, f64) {
+    let vals: Vec<f64> = bars
+        .iter()
+        .filter_map(|b| b.value)
+        .filter(|v| *v > 0.0)
+        .collect();
+    let vmax = vals.iter().copied().fold(1e-9, f64::max);
+    let vmin = vals.iter().copied().fold(f64::INFINITY, f64::min).min(vmax);
+    (vmin, vmax)
+}
+
+/// The width of the bars' label column: the widest label and a margin.
+fn label_width(bars: &[Bar]) -> u32 {
+    bars.iter()
+        .map(|b| text::width(&b.label, text::SMALL).ceil() as u32)
+        .max()
+        .unwrap_or(0)
+        + 24
+}
+
 /// Horizontal bars in `area` (see [`bar_chart`]); bar colours are `colours[bar.group]`. Each
 /// bar's text goes after its end, inside the axis, which leaves room for it.
 pub(crate) fn bars_on(
@@ -508,20 +391,9 @@ pub(crate) fn bars_on(
     colours: &[RGBColor],
 ) -> Result<()> {
     let rows = bars.len().max(1);
-    let vals: Vec<f64> = bars
-        .iter()
-        .filter_map(|b| b.value)
-        .filter(|v| *v > 0.0)
-        .collect();
-    let vmax = vals.iter().copied().fold(1e-9, f64::max);
-    let vmin = vals.iter().copied().fold(f64::INFINITY, f64::min).min(vmax);
+    let (vmin, vmax) = value_range(bars);
     let labels: Vec<String> = bars.iter().rev().map(|b| b.label.clone()).collect();
-    let label_w = bars
-        .iter()
-        .map(|b| text::width(&b.label, text::SMALL).ceil() as u32)
-        .max()
-        .unwrap_or(0)
-        + 24;
+    let label_w = label_width(bars);
     // Each bar's text after its end must fit: the axis runs on far enough for the bar whose end
     // and text reach furthest. (A bar without a value has its text from the axis start.)
     let (aw, _) = area.dim_in_pixel();
@@ -824,57 +696,4 @@ pub fn two_bar_panels(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use image::{Rgb, RgbImage};
-
-    /// Draw `s` at (x, y), anchored top-left, through [`Backend`] as plotters draws a chart's
-    /// text, into a white `w × h` picture.
-    fn through_plotters(s: &str, (x, y): (i32, i32), (w, h): (u32, u32)) -> RgbImage {
-        register_font();
-        let mut buf = vec![255u8; (w * h * 3) as usize];
-        {
-            let root = Backend(BitMapBackend::with_buffer(&mut buf, (w, h))).into_drawing_area();
-            root.draw(&Text::new(
-                s.to_string(),
-                (x, y),
-                ("sans-serif", LABEL).into_font().color(&BLACK),
-            ))
-            .unwrap();
-            root.present().unwrap();
-        }
-        RgbImage::from_raw(w, h, buf).unwrap()
-    }
-
-    #[test]
-    fn chart_text_is_the_figures_text() {
-        // Side bearings and full stops are where plotters' own ab_glyph text goes wrong.
-        let s = "copy, by GPU timestamps: 0.59 ms";
-        let (w, h) = (360, 40);
-        let chart = through_plotters(s, (6, 8), (w, h));
-        let mut figure = RgbImage::from_pixel(w, h, Rgb([255, 255, 255]));
-        text::left(&mut figure, 6.0, 8.0, s, text::LABEL, Rgb([0, 0, 0]));
-        // The same pixels, up to the rounding of two blends (plotters' and the helper's).
-        let mut inked = 0;
-        for (a, b) in chart.pixels().zip(figure.pixels()) {
-            for c in 0..3 {
-                assert!(a.0[c].abs_diff(b.0[c]) <= 4, "{a:?} against {b:?}");
-            }
-            inked += usize::from(b.0[0] < 128);
-        }
-        assert!(inked > 100, "no text drawn");
-    }
-
-    #[test]
-    fn chart_text_measures_as_the_figures_text() {
-        let mut buf = [0u8; 3];
-        let b = Backend(BitMapBackend::with_buffer(&mut buf, (1, 1)));
-        let style = TextStyle::from(("sans-serif", SMALL).into_font());
-        let (w, h) = b.estimate_text_size("GFLOP/s (log scale)", &style).unwrap();
-        assert_eq!(
-            w,
-            text::width("GFLOP/s (log scale)", text::SMALL).ceil() as u32
-        );
-        assert_eq!(h, text::height(text::SMALL).ceil() as u32);
-    }
-}
+mod tests;

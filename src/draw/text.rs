@@ -3,7 +3,7 @@
 //! rasterized with anti-aliasing by `ab_glyph`, the same rasterizer the charts' plotters uses,
 //! in mixed case, in dark ink, at the sizes below.
 
-use crate::demo::font;
+use super::font;
 use image::{Rgb, RgbImage};
 
 /// DejaVu Sans, compiled in (the demos' copy: one in the binary).

@@ -532,6 +532,64 @@ pub fn eras(ctx: &GpuContext, out: &Path) -> Result<()> {
     write_text(&out.with_extension("md"), &md)
 }
 
+/// `0..total` in pieces of `size`, the last short: (start, end) of each.
+fn cuts(total: usize, size: usize) -> Vec<(usize, usize)> {
+    (0..total)
+        .step_by(size.max(1))
+        .map(|s| (s, (s + size).min(total)))
+        .collect()
+}
+
+/// [`tiling`]'s cut lines and sizes over the matrix `m` placed at `p`: `rows` splits along y
+/// (left labels), `cols` along x (top labels).
+fn mark_cuts(img: &mut RgbImage, p: picture::Placed, m: &Matrix, rows: usize, cols: usize) {
+    let ink = Rgb([20, 20, 20]);
+    let (w, h) = (m.cols as u32 * p.cell, m.rows as u32 * p.cell);
+    for (s, e) in cuts(m.rows, rows) {
+        if s > 0 {
+            picture::fill(
+                img,
+                p.x as i32,
+                (p.y + s as u32 * p.cell) as i32 - 1,
+                w,
+                3,
+                ink,
+            );
+        }
+        let mid = p.y as f32 + (s + e) as f32 * p.cell as f32 / 2.0;
+        text::draw(
+            img,
+            p.x as f32 - 4.0,
+            mid - 8.0,
+            &(e - s).to_string(),
+            text::SMALL,
+            ink,
+            text::Align::Right,
+        );
+    }
+    for (s, e) in cuts(m.cols, cols) {
+        if s > 0 {
+            picture::fill(
+                img,
+                (p.x + s as u32 * p.cell) as i32 - 1,
+                p.y as i32,
+                3,
+                h,
+                ink,
+            );
+        }
+        let mid = p.x as f32 + (s + e) as f32 * p.cell as f32 / 2.0;
+        text::centre(
+            img,
+            mid,
+            p.y as f32 - text::line(text::SMALL),
+            &(e - s).to_string(),
+            text::SMALL,
+            ink,
+        );
+    }
+}
+
 /// Past one texture: `hall-blocked` (b = 8) on 48×40·40×36 under a 14 KiB budget, which cuts C
 /// into blocks and k into chunks; A, B and the tiled C side by side, each titled and on its own
 /// colour scale, with the cuts drawn over them and each block's and chunk's size written along
@@ -604,62 +662,8 @@ pub fn tiling(ctx: &GpuContext, out: &Path) -> Result<()> {
         ],
     );
     let mut img = img;
-    let ink = Rgb([20, 20, 20]);
-    let cuts = |total: usize, size: usize| -> Vec<(usize, usize)> {
-        (0..total)
-            .step_by(size.max(1))
-            .map(|s| (s, (s + size).min(total)))
-            .collect()
-    };
-    // Cut lines and sizes: `rows` splits along y (left labels), `cols` along x (top labels).
-    let mark = |img: &mut RgbImage, p: picture::Placed, m: &Matrix, rows: usize, cols: usize| {
-        let (w, h) = (m.cols as u32 * p.cell, m.rows as u32 * p.cell);
-        for (s, e) in cuts(m.rows, rows) {
-            if s > 0 {
-                picture::fill(
-                    img,
-                    p.x as i32,
-                    (p.y + s as u32 * p.cell) as i32 - 1,
-                    w,
-                    3,
-                    ink,
-                );
-            }
-            let mid = p.y as f32 + (s + e) as f32 * p.cell as f32 / 2.0;
-            text::draw(
-                img,
-                p.x as f32 - 4.0,
-                mid - 8.0,
-                &(e - s).to_string(),
-                text::SMALL,
-                ink,
-                text::Align::Right,
-            );
-        }
-        for (s, e) in cuts(m.cols, cols) {
-            if s > 0 {
-                picture::fill(
-                    img,
-                    (p.x + s as u32 * p.cell) as i32 - 1,
-                    p.y as i32,
-                    3,
-                    h,
-                    ink,
-                );
-            }
-            let mid = p.x as f32 + (s + e) as f32 * p.cell as f32 / 2.0;
-            text::centre(
-                img,
-                mid,
-                p.y as f32 - text::line(text::SMALL),
-                &(e - s).to_string(),
-                text::SMALL,
-                ink,
-            );
-        }
-    };
-    mark(&mut img, at[0], &a, t.tile_m, t.tile_k);
-    mark(&mut img, at[1], &b, t.tile_k, t.tile_n);
-    mark(&mut img, at[2], &c, t.tile_m, t.tile_n);
+    mark_cuts(&mut img, at[0], &a, t.tile_m, t.tile_k);
+    mark_cuts(&mut img, at[1], &b, t.tile_k, t.tile_n);
+    mark_cuts(&mut img, at[2], &c, t.tile_m, t.tile_n);
     picture::save_png(out, &img)
 }

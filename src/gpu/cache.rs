@@ -37,6 +37,7 @@ pub struct PipelineCache {
     compute_layout: OnceLock<ComputeLayout>,
     items: Mutex<HashMap<u64, Item>>,
     built: AtomicUsize,
+    compiled: AtomicUsize,
 }
 
 /// The key of a pipeline: the hash of what determines it, with the type of the thing cached
@@ -66,6 +67,18 @@ impl PipelineCache {
     /// same kind built none.
     pub fn built(&self) -> usize {
         self.built.load(Ordering::Relaxed)
+    }
+
+    /// Shader modules compiled on this context so far, cached or not (every module goes through
+    /// `GpuContext::shader` or `shader_trusted`): a test's proof that a second product compiled
+    /// nothing, whichever way its method builds pipelines.
+    pub fn compiled(&self) -> usize {
+        self.compiled.load(Ordering::Relaxed)
+    }
+
+    /// Count one shader module compiled.
+    pub(crate) fn note_compiled(&self) {
+        self.compiled.fetch_add(1, Ordering::Relaxed);
     }
 
     fn lookup<T: Any>(&self, key: u64) -> Option<Arc<T>> {

@@ -328,46 +328,50 @@ pub struct Prepared {
     pipelines: Vec<(wgpu::ComputePipeline, wgpu::BindGroup, [u32; 3])>,
 }
 
+/// The compute harness's one bind-group layout (A, B, C or scratch, the dimensions) and its
+/// pipeline layout, made once per context.
+fn compute_layouts(ctx: &GpuContext) -> Result<super::cache::ComputeLayout> {
+    let storage = super::pipeline::storage_entry;
+    ctx.scoped("creating the compute pipeline layout", || {
+        let bind_group = ctx
+            .device
+            .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some("compute"),
+                entries: &[
+                    storage(0, true),
+                    storage(1, true),
+                    storage(2, false),
+                    wgpu::BindGroupLayoutEntry {
+                        binding: 3,
+                        visibility: wgpu::ShaderStages::COMPUTE,
+                        ty: wgpu::BindingType::Buffer {
+                            ty: wgpu::BufferBindingType::Uniform,
+                            has_dynamic_offset: false,
+                            min_binding_size: None,
+                        },
+                        count: None,
+                    },
+                ],
+            });
+        let pipeline = ctx
+            .device
+            .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some("compute"),
+                bind_group_layouts: &[Some(&bind_group)],
+                immediate_size: 0,
+            });
+        Ok(super::cache::ComputeLayout {
+            bind_group,
+            pipeline,
+        })
+    })
+}
+
 impl Prepared {
     /// A pipeline (the context's cached one where it built it before) and a bind group for
     /// every stage of `plan` over `ops`.
     pub fn new(ctx: &GpuContext, plan: &Plan, ops: &Operands) -> Result<Self> {
-        let storage = super::pipeline::storage_entry;
-        let layouts = ctx.pipelines.compute_layout(|| {
-            ctx.scoped("creating the compute pipeline layout", || {
-                let bind_group =
-                    ctx.device
-                        .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                            label: Some("compute"),
-                            entries: &[
-                                storage(0, true),
-                                storage(1, true),
-                                storage(2, false),
-                                wgpu::BindGroupLayoutEntry {
-                                    binding: 3,
-                                    visibility: wgpu::ShaderStages::COMPUTE,
-                                    ty: wgpu::BindingType::Buffer {
-                                        ty: wgpu::BufferBindingType::Uniform,
-                                        has_dynamic_offset: false,
-                                        min_binding_size: None,
-                                    },
-                                    count: None,
-                                },
-                            ],
-                        });
-                let pipeline = ctx
-                    .device
-                    .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                        label: Some("compute"),
-                        bind_group_layouts: &[Some(&bind_group)],
-                        immediate_size: 0,
-                    });
-                Ok(super::cache::ComputeLayout {
-                    bind_group,
-                    pipeline,
-                })
-            })
-        })?;
+        let layouts = ctx.pipelines.compute_layout(|| compute_layouts(ctx))?;
         let (layout, pl) = (&layouts.bind_group, &layouts.pipeline);
         let mut pipelines = Vec::with_capacity(plan.stages.len());
         for stage in &plan.stages {

@@ -236,89 +236,9 @@ impl GpuContext {
                 .into_iter()
                 .collect()
         };
-        let wanted_name = std::env::var("WGPU_ADAPTER_NAME")
-            .ok()
-            .map(|s| s.to_lowercase());
-        let seen: Vec<String> = adapters
-            .iter()
-            .map(|a| {
-                let i = a.get_info();
-                format!("{} ({:?})", i.name, i.backend)
-            })
-            .collect();
-        let mut candidates: Vec<wgpu::Adapter> = adapters
-            .into_iter()
-            .filter(|a| match &wanted_name {
-                Some(n) => a.get_info().name.to_lowercase().contains(n),
-                None => true,
-            })
-            .filter(|a| compatible_surface.is_none_or(|s| a.is_surface_supported(s)))
-            .collect();
-        candidates.sort_by_key(|a| {
-            let i = a.get_info();
-            let ty = match i.device_type {
-                wgpu::DeviceType::DiscreteGpu => 0,
-                wgpu::DeviceType::IntegratedGpu => 1,
-                wgpu::DeviceType::VirtualGpu => 2,
-                wgpu::DeviceType::Cpu => 3,
-                wgpu::DeviceType::Other => 4,
-            };
-            (backend_rank(i.backend), ty)
-        });
-        let Some(adapter) = candidates.into_iter().next() else {
-            let detail = match (&wanted_name, seen.is_empty()) {
-                (Some(n), false) => format!(
-                    " matching WGPU_ADAPTER_NAME='{n}' (adapters present: {})",
-                    seen.join(", ")
-                ),
-                (Some(n), true) => format!(" (WGPU_ADAPTER_NAME='{n}', and no adapter at all)"),
-                (None, _) => match std::env::var("WGPU_BACKEND") {
-                    Ok(b) => format!(" for WGPU_BACKEND='{b}'"),
-                    Err(_) => String::new(),
-                },
-            };
-            return Err(Error::NoAdapter { detail });
-        };
+        let adapter = choose_adapter(adapters, compatible_surface)?;
         let info = adapter.get_info();
-        let mut features = adapter.features() & wanted_features();
-        // On a CPU adapter device memory is host memory: storage buffers that can be mapped
-        // let results be read where the shader wrote them, with no copy into a staging buffer
-        // and no submission to wait for (`GpuContext::maps_storage`). On a discrete GPU such
-        // buffers would live in host memory and slow every shader down, so they are not asked for.
-        if info.device_type == wgpu::DeviceType::Cpu {
-            features |= adapter.features() & wgpu::Features::MAPPABLE_PRIMARY_BUFFERS;
-        }
-        let limits = adapter.limits();
-        // Cooperative matrices (tensor cores, for the `coop` method) are an experimental wgpu
-        // feature: asked for only where the adapter offers them, with the token that accepts
-        // experimental features; should the device refuse them, it is opened without.
-        let coop = wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX;
-        let request = |features: wgpu::Features| {
-            let experimental_features = if features.contains(coop) {
-                // SAFETY: the token acknowledges that experimental features may be buggy; only
-                // the coop method's shaders use cooperative matrices.
-                unsafe { wgpu::ExperimentalFeatures::enabled() }
-            } else {
-                wgpu::ExperimentalFeatures::disabled()
-            };
-            adapter.request_device(&wgpu::DeviceDescriptor {
-                label: Some("rendermm"),
-                required_features: features,
-                required_limits: limits.clone(),
-                experimental_features,
-                memory_hints: wgpu::MemoryHints::Performance,
-                trace: wgpu::Trace::Off,
-            })
-        };
-        let mut opened = request(features).await;
-        if opened.is_err() && features.contains(coop) {
-            features.remove(coop);
-            opened = request(features).await;
-        }
-        let (device, queue) = opened.map_err(|e| Error::RequestDevice {
-            adapter: info.name.clone(),
-            reason: e.to_string(),
-        })?;
+        let (device, queue, features, limits) = open_device(&adapter, &info).await?;
         let lost = Arc::new(Mutex::new(None));
         let lost2 = lost.clone();
         device.set_device_lost_callback(move |reason, msg| {
@@ -582,6 +502,7 @@ impl GpuContext {
 
     /// Load WGSL source as a shader module, inside an error scope so a bad shader is an error.
     pub fn shader(&self, label: &str, source: &str) -> Result<wgpu::ShaderModule> {
+        self.pipelines.note_compiled();
         self.scoped(&format!("compiling shader {label}"), || {
             Ok(self
                 .device
@@ -603,6 +524,7 @@ impl GpuContext {
     /// Every index the shader computes must lie inside the buffer, array or texture it indexes,
     /// for the resources it is bound to, and every loop must end.
     pub unsafe fn shader_trusted(&self, label: &str, source: &str) -> Result<wgpu::ShaderModule> {
+        self.pipelines.note_compiled();
         self.scoped(
             &format!("compiling shader {label} (runtime bounds checks off)"),
             || {
@@ -618,6 +540,105 @@ impl GpuContext {
             },
         )
     }
+}
+
+/// The adapter to open among `adapters`: the one WGPU_ADAPTER_NAME names (a part of its name,
+/// any case), that can present to `compatible_surface` if one is given; the first by backend
+/// (Vulkan, Metal, DX12, GL) and then by kind (discrete, integrated, virtual, CPU).
+fn choose_adapter(
+    adapters: Vec<wgpu::Adapter>,
+    compatible_surface: Option<&wgpu::Surface<'_>>,
+) -> Result<wgpu::Adapter> {
+    let wanted_name = std::env::var("WGPU_ADAPTER_NAME")
+        .ok()
+        .map(|s| s.to_lowercase());
+    let seen: Vec<String> = adapters
+        .iter()
+        .map(|a| {
+            let i = a.get_info();
+            format!("{} ({:?})", i.name, i.backend)
+        })
+        .collect();
+    let mut candidates: Vec<wgpu::Adapter> = adapters
+        .into_iter()
+        .filter(|a| match &wanted_name {
+            Some(n) => a.get_info().name.to_lowercase().contains(n),
+            None => true,
+        })
+        .filter(|a| compatible_surface.is_none_or(|s| a.is_surface_supported(s)))
+        .collect();
+    candidates.sort_by_key(|a| {
+        let i = a.get_info();
+        let ty = match i.device_type {
+            wgpu::DeviceType::DiscreteGpu => 0,
+            wgpu::DeviceType::IntegratedGpu => 1,
+            wgpu::DeviceType::VirtualGpu => 2,
+            wgpu::DeviceType::Cpu => 3,
+            wgpu::DeviceType::Other => 4,
+        };
+        (backend_rank(i.backend), ty)
+    });
+    candidates.into_iter().next().ok_or_else(|| {
+        let detail = match (&wanted_name, seen.is_empty()) {
+            (Some(n), false) => format!(
+                " matching WGPU_ADAPTER_NAME='{n}' (adapters present: {})",
+                seen.join(", ")
+            ),
+            (Some(n), true) => format!(" (WGPU_ADAPTER_NAME='{n}', and no adapter at all)"),
+            (None, _) => match std::env::var("WGPU_BACKEND") {
+                Ok(b) => format!(" for WGPU_BACKEND='{b}'"),
+                Err(_) => String::new(),
+            },
+        };
+        Error::NoAdapter { detail }
+    })
+}
+
+/// Open `adapter`'s device with the features rendermm uses that it has, and all its limits.
+async fn open_device(
+    adapter: &wgpu::Adapter,
+    info: &wgpu::AdapterInfo,
+) -> Result<(wgpu::Device, wgpu::Queue, wgpu::Features, wgpu::Limits)> {
+    let mut features = adapter.features() & wanted_features();
+    // On a CPU adapter device memory is host memory: storage buffers that can be mapped
+    // let results be read where the shader wrote them, with no copy into a staging buffer
+    // and no submission to wait for (`GpuContext::maps_storage`). On a discrete GPU such
+    // buffers would live in host memory and slow every shader down, so they are not asked for.
+    if info.device_type == wgpu::DeviceType::Cpu {
+        features |= adapter.features() & wgpu::Features::MAPPABLE_PRIMARY_BUFFERS;
+    }
+    let limits = adapter.limits();
+    // Cooperative matrices (tensor cores, for the `coop` method) are an experimental wgpu
+    // feature: asked for only where the adapter offers them, with the token that accepts
+    // experimental features; should the device refuse them, it is opened without.
+    let coop = wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX;
+    let request = |features: wgpu::Features| {
+        let experimental_features = if features.contains(coop) {
+            // SAFETY: the token acknowledges that experimental features may be buggy; only
+            // the coop method's shaders use cooperative matrices.
+            unsafe { wgpu::ExperimentalFeatures::enabled() }
+        } else {
+            wgpu::ExperimentalFeatures::disabled()
+        };
+        adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("rendermm"),
+            required_features: features,
+            required_limits: limits.clone(),
+            experimental_features,
+            memory_hints: wgpu::MemoryHints::Performance,
+            trace: wgpu::Trace::Off,
+        })
+    };
+    let mut opened = request(features).await;
+    if opened.is_err() && features.contains(coop) {
+        features.remove(coop);
+        opened = request(features).await;
+    }
+    let (device, queue) = opened.map_err(|e| Error::RequestDevice {
+        adapter: info.name.clone(),
+        reason: e.to_string(),
+    })?;
+    Ok((device, queue, features, limits))
 }
 
 /// wgpu's messages span several lines; the CLI prints errors on one.

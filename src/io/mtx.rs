@@ -27,16 +27,51 @@ enum Symmetry {
 
 /// Parse a Matrix Market file into a dense matrix.
 pub(super) fn parse(path: &Path, text: &str) -> Result<Matrix> {
-    let at = |line: usize, msg: String| Error::format(path, format!("line {line}: {msg}"));
     let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l));
-
-    // Header.
     let Some((_, first)) = lines.next() else {
         return Err(Error::format(
             path,
             format!("the file is empty; expected a {HEADER_HINT} header"),
         ));
     };
+    let header = header(path, first)?;
+    // Everything after the header: comments ('%') and blank lines are skipped.
+    let mut content = lines.filter(|(_, l)| {
+        let t = l.trim_start();
+        !t.is_empty() && !t.starts_with('%')
+    });
+    let size = size(path, &header, &mut content)?;
+    match header.layout {
+        Layout::Array => array(path, text.len(), &header, &size, content),
+        Layout::Coordinate => coordinate(path, &header, &size, content),
+    }
+}
+
+/// `line {line}: {msg}`, the error of a bad line.
+fn at(path: &Path, line: usize, msg: String) -> Error {
+    Error::format(path, format!("line {line}: {msg}"))
+}
+
+/// What the header line declares.
+struct Header {
+    layout: Layout,
+    pattern: bool,
+    symmetry: Symmetry,
+}
+
+/// The size line: where it is, and the sizes it gives (`nnz` 0 for an array).
+struct Size {
+    line: usize,
+    rows: usize,
+    cols: usize,
+    nnz: usize,
+    /// rows × cols.
+    dense: usize,
+}
+
+/// Read the `%%MatrixMarket matrix <format> <field> <symmetry>` header line.
+fn header(path: &Path, first: &str) -> Result<Header> {
+    let at = |line: usize, msg: String| at(path, line, msg);
     let words: Vec<&str> = first.split_whitespace().collect();
     if !words
         .first()
@@ -121,14 +156,21 @@ pub(super) fn parse(path: &Path, text: &str) -> Result<Matrix> {
             "the 'pattern' field is only valid with the 'coordinate' format".into(),
         ));
     }
+    Ok(Header {
+        layout,
+        pattern,
+        symmetry,
+    })
+}
 
-    // Everything after the header: comments ('%') and blank lines are skipped.
-    let mut content = lines.filter(|(_, l)| {
-        let t = l.trim_start();
-        !t.is_empty() && !t.starts_with('%')
-    });
-
-    // Size line.
+/// Read the size line, the first line after the header that is not a comment.
+fn size<'t>(
+    path: &Path,
+    header: &Header,
+    content: &mut impl Iterator<Item = (usize, &'t str)>,
+) -> Result<Size> {
+    let at = |line: usize, msg: String| at(path, line, msg);
+    let (layout, symmetry) = (header.layout, header.symmetry);
     let size_hint = match layout {
         Layout::Array => "'rows cols'",
         Layout::Coordinate => "'rows cols entries'",
@@ -168,163 +210,186 @@ pub(super) fn parse(path: &Path, text: &str) -> Result<Matrix> {
     }
     let too_big = || at(size_line, format!("the size {rows}x{cols} is too large"));
     let dense = rows.checked_mul(cols).ok_or_else(too_big)?;
+    Ok(Size {
+        line: size_line,
+        rows,
+        cols,
+        nnz,
+        dense,
+    })
+}
 
-    match layout {
-        Layout::Array => {
-            // Column-major values: all of them, or the lower triangle (strictly lower when skew).
-            let expected = match symmetry {
-                Symmetry::General => Some(dense),
-                Symmetry::Symmetric => rows
-                    .checked_add(1)
-                    .and_then(|r1| rows.checked_mul(r1))
-                    .map(|p| p / 2),
-                Symmetry::Skew => rows.checked_mul(rows.saturating_sub(1)).map(|p| p / 2),
-            }
-            .ok_or_else(too_big)?;
-            // Every entry takes at least two bytes, so this bounds the allocation by the file size.
-            if expected > text.len() {
+/// The values of an `array` file: column-major, all of them or one triangle.
+fn array<'t>(
+    path: &Path,
+    file_len: usize,
+    header: &Header,
+    size: &Size,
+    content: impl Iterator<Item = (usize, &'t str)>,
+) -> Result<Matrix> {
+    let at = |line: usize, msg: String| at(path, line, msg);
+    let symmetry = header.symmetry;
+    let (size_line, rows, cols, dense) = (size.line, size.rows, size.cols, size.dense);
+    let too_big = || at(size_line, format!("the size {rows}x{cols} is too large"));
+    // Column-major values: all of them, or the lower triangle (strictly lower when skew).
+    let expected = match symmetry {
+        Symmetry::General => Some(dense),
+        Symmetry::Symmetric => rows
+            .checked_add(1)
+            .and_then(|r1| rows.checked_mul(r1))
+            .map(|p| p / 2),
+        Symmetry::Skew => rows.checked_mul(rows.saturating_sub(1)).map(|p| p / 2),
+    }
+    .ok_or_else(too_big)?;
+    // Every entry takes at least two bytes, so this bounds the allocation by the file size.
+    if expected > file_len {
+        return Err(at(
+            size_line,
+            format!(
+                "the size {rows}x{cols} needs {expected} values but the file has only {} bytes",
+                file_len
+            ),
+        ));
+    }
+    let mut data = vec![0.0f32; dense];
+    let first_row = |j: usize| match symmetry {
+        Symmetry::General => 0,
+        Symmetry::Symmetric => j,
+        Symmetry::Skew => j + 1,
+    };
+    let (mut i, mut j) = (first_row(0), 0usize);
+    let mut k = 0usize;
+    for (line, l) in content {
+        for tok in l.split_whitespace() {
+            if k == expected {
                 return Err(at(
-                    size_line,
-                    format!(
-                        "the size {rows}x{cols} needs {expected} values but the file has only {} bytes",
-                        text.len()
-                    ),
+                    line,
+                    format!("more values than the {expected} that a {rows}x{cols} array holds"),
                 ));
             }
-            let mut data = vec![0.0f32; dense];
-            let first_row = |j: usize| match symmetry {
-                Symmetry::General => 0,
-                Symmetry::Symmetric => j,
-                Symmetry::Skew => j + 1,
-            };
-            let (mut i, mut j) = (first_row(0), 0usize);
-            let mut k = 0usize;
-            for (line, l) in content {
-                for tok in l.split_whitespace() {
-                    if k == expected {
-                        return Err(at(
-                            line,
-                            format!(
-                                "more values than the {expected} that a {rows}x{cols} array holds"
-                            ),
-                        ));
-                    }
-                    let v = parse_f32(tok).map_err(|why| at(line, why))?;
-                    data[i * cols + j] = v;
-                    match symmetry {
-                        Symmetry::General => {}
-                        Symmetry::Symmetric => data[j * cols + i] = v,
-                        Symmetry::Skew => data[j * cols + i] = -v,
-                    }
-                    k += 1;
-                    i += 1;
-                    // Advance to the next column that has entries in the stored part.
-                    while i >= rows && j < cols {
-                        j += 1;
-                        i = first_row(j);
-                    }
-                }
+            let v = parse_f32(tok).map_err(|why| at(line, why))?;
+            data[i * cols + j] = v;
+            match symmetry {
+                Symmetry::General => {}
+                Symmetry::Symmetric => data[j * cols + i] = v,
+                Symmetry::Skew => data[j * cols + i] = -v,
             }
-            if k < expected {
-                return Err(Error::format(
-                    path,
-                    format!(
-                        "the file ends after {k} of the {expected} values that the {rows}x{cols} array on line {size_line} needs"
-                    ),
-                ));
+            k += 1;
+            i += 1;
+            // Advance to the next column that has entries in the stored part.
+            while i >= rows && j < cols {
+                j += 1;
+                i = first_row(j);
             }
-            Ok(Matrix { rows, cols, data })
-        }
-        Layout::Coordinate => {
-            if dense > MAX_DENSE_ELEMENTS {
-                return Err(at(
-                    size_line,
-                    format!(
-                        "{rows}x{cols} is too large to hold as a dense matrix ({dense} elements, limit {MAX_DENSE_ELEMENTS})"
-                    ),
-                ));
-            }
-            // Probe that the memory can be had (an error, not an abort, if not), then take it
-            // zeroed: `vec![0.0; n]` asks the allocator for zeroed memory, which the OS maps
-            // lazily, so a large declared size with few entries costs little until entries land
-            // (a `resize` would write every byte of it first).
-            let mut probe: Vec<f32> = Vec::new();
-            probe.try_reserve_exact(dense).map_err(|_| {
-                at(
-                    size_line,
-                    format!("not enough memory for a dense {rows}x{cols} matrix"),
-                )
-            })?;
-            drop(probe);
-            let mut data = vec![0.0f32; dense];
-            let entry_hint = if pattern {
-                "'row col'"
-            } else {
-                "'row col value'"
-            };
-            let fields = if pattern { 2 } else { 3 };
-            let mut k = 0usize;
-            for (line, l) in content {
-                if k == nnz {
-                    return Err(at(
-                        line,
-                        format!("more entries than the {nnz} declared on line {size_line}"),
-                    ));
-                }
-                let words: Vec<&str> = l.split_whitespace().collect();
-                if words.len() != fields {
-                    return Err(at(
-                        line,
-                        format!(
-                            "expected an entry {entry_hint}, found {}",
-                            snippet(l.trim())
-                        ),
-                    ));
-                }
-                let index = |w: &str, what: &str, n: usize| -> Result<usize> {
-                    let v: usize = w.parse().map_err(|_| {
-                        at(
-                            line,
-                            format!("{what} index {} is not a positive integer", snippet(w)),
-                        )
-                    })?;
-                    if v == 0 || v > n {
-                        return Err(at(
-                            line,
-                            format!("{what} index {v} is out of range 1..={n}"),
-                        ));
-                    }
-                    Ok(v - 1)
-                };
-                let i = index(words[0], "row", rows)?;
-                let j = index(words[1], "column", cols)?;
-                let v = if pattern {
-                    1.0
-                } else {
-                    parse_f32(words[2]).map_err(|why| at(line, why))?
-                };
-                // Duplicates are summed; symmetric files store one triangle, mirrored here.
-                data[i * cols + j] += v;
-                if i != j {
-                    match symmetry {
-                        Symmetry::General => {}
-                        Symmetry::Symmetric => data[j * cols + i] += v,
-                        Symmetry::Skew => data[j * cols + i] -= v,
-                    }
-                }
-                k += 1;
-            }
-            if k < nnz {
-                return Err(Error::format(
-                    path,
-                    format!(
-                        "the file ends after {k} of the {nnz} entries declared on line {size_line}"
-                    ),
-                ));
-            }
-            Ok(Matrix { rows, cols, data })
         }
     }
+    if k < expected {
+        return Err(Error::format(
+            path,
+            format!(
+                "the file ends after {k} of the {expected} values that the {rows}x{cols} array on line {size_line} needs"
+            ),
+        ));
+    }
+    Ok(Matrix { rows, cols, data })
+}
+
+/// The entries of a `coordinate` file, summed into a dense matrix.
+fn coordinate<'t>(
+    path: &Path,
+    header: &Header,
+    size: &Size,
+    content: impl Iterator<Item = (usize, &'t str)>,
+) -> Result<Matrix> {
+    let at = |line: usize, msg: String| at(path, line, msg);
+    let (pattern, symmetry) = (header.pattern, header.symmetry);
+    let (size_line, rows, cols, nnz, dense) =
+        (size.line, size.rows, size.cols, size.nnz, size.dense);
+    if dense > MAX_DENSE_ELEMENTS {
+        return Err(at(
+            size_line,
+            format!(
+                "{rows}x{cols} is too large to hold as a dense matrix ({dense} elements, limit {MAX_DENSE_ELEMENTS})"
+            ),
+        ));
+    }
+    // Probe that the memory can be had (an error, not an abort, if not), then take it
+    // zeroed: `vec![0.0; n]` asks the allocator for zeroed memory, which the OS maps
+    // lazily, so a large declared size with few entries costs little until entries land
+    // (a `resize` would write every byte of it first).
+    let mut probe: Vec<f32> = Vec::new();
+    probe.try_reserve_exact(dense).map_err(|_| {
+        at(
+            size_line,
+            format!("not enough memory for a dense {rows}x{cols} matrix"),
+        )
+    })?;
+    drop(probe);
+    let mut data = vec![0.0f32; dense];
+    let entry_hint = if pattern {
+        "'row col'"
+    } else {
+        "'row col value'"
+    };
+    let fields = if pattern { 2 } else { 3 };
+    let mut k = 0usize;
+    for (line, l) in content {
+        if k == nnz {
+            return Err(at(
+                line,
+                format!("more entries than the {nnz} declared on line {size_line}"),
+            ));
+        }
+        let words: Vec<&str> = l.split_whitespace().collect();
+        if words.len() != fields {
+            return Err(at(
+                line,
+                format!(
+                    "expected an entry {entry_hint}, found {}",
+                    snippet(l.trim())
+                ),
+            ));
+        }
+        let index = |w: &str, what: &str, n: usize| -> Result<usize> {
+            let v: usize = w.parse().map_err(|_| {
+                at(
+                    line,
+                    format!("{what} index {} is not a positive integer", snippet(w)),
+                )
+            })?;
+            if v == 0 || v > n {
+                return Err(at(
+                    line,
+                    format!("{what} index {v} is out of range 1..={n}"),
+                ));
+            }
+            Ok(v - 1)
+        };
+        let i = index(words[0], "row", rows)?;
+        let j = index(words[1], "column", cols)?;
+        let v = if pattern {
+            1.0
+        } else {
+            parse_f32(words[2]).map_err(|why| at(line, why))?
+        };
+        // Duplicates are summed; symmetric files store one triangle, mirrored here.
+        data[i * cols + j] += v;
+        if i != j {
+            match symmetry {
+                Symmetry::General => {}
+                Symmetry::Symmetric => data[j * cols + i] += v,
+                Symmetry::Skew => data[j * cols + i] -= v,
+            }
+        }
+        k += 1;
+    }
+    if k < nnz {
+        return Err(Error::format(
+            path,
+            format!("the file ends after {k} of the {nnz} entries declared on line {size_line}"),
+        ));
+    }
+    Ok(Matrix { rows, cols, data })
 }
 
 /// Write a dense `array real general` file, column-major.

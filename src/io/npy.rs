@@ -345,9 +345,9 @@ fn native_descr(text: &str) -> Option<(std::ops::Range<usize>, String)> {
     None
 }
 
-/// Parse the header at the start of `bytes` (which must hold at least the whole header; the
-/// data may follow or not).
-fn parse_header(path: &Path, bytes: &[u8]) -> Result<Header> {
+/// Where the data starts, and the header's text: within the size limit, all there, and
+/// ASCII.
+fn header_text<'b>(path: &Path, bytes: &'b [u8]) -> Result<(usize, &'b str)> {
     let err = |msg: String| Error::format(path, msg);
     let (text_start, header_len) = preamble(path, bytes)?;
     if header_len > MAX_HEADER_LEN {
@@ -367,6 +367,50 @@ fn parse_header(path: &Path, bytes: &[u8]) -> Result<Header> {
     // Cannot fail after check_header_text (ASCII only), but stay total.
     let text = std::str::from_utf8(text_bytes)
         .map_err(|_| err("the .npy header is not ASCII text".into()))?;
+    Ok((data_start, text))
+}
+
+/// The preamble and the header text, with NumPy's native-order spellings of the float types
+/// made explicit.
+fn explicit_header(bytes: &[u8], data_start: usize, text: &str) -> Vec<u8> {
+    let mut header_bytes = bytes[..data_start].to_vec();
+    if let Some((range, explicit)) = native_descr(text) {
+        let mut t = text.to_string();
+        t.replace_range(range, &explicit);
+        header_bytes = Vec::with_capacity(12 + t.len());
+        header_bytes.extend_from_slice(MAGIC);
+        header_bytes.extend_from_slice(&[bytes[6].max(2), 0]);
+        header_bytes.extend_from_slice(&(t.len() as u32).to_le_bytes());
+        header_bytes.extend_from_slice(t.as_bytes());
+    }
+    header_bytes
+}
+
+/// The bytes per element of a float32 or float64 dtype and whether it is big-endian; the
+/// message for any other dtype.
+fn float_width(dtype: &DType) -> std::result::Result<(usize, bool), String> {
+    let unsupported = || {
+        format!(
+            "unsupported dtype {}; use float32 or float64",
+            dtype_name(dtype)
+        )
+    };
+    let DType::Plain(ts) = dtype else {
+        return Err(unsupported());
+    };
+    let width = match (ts.type_char(), ts.size_field()) {
+        (TypeChar::Float, 4) => 4usize,
+        (TypeChar::Float, 8) => 8,
+        _ => return Err(unsupported()),
+    };
+    Ok((width, ts.endianness() == Endianness::Big))
+}
+
+/// Parse the header at the start of `bytes` (which must hold at least the whole header; the
+/// data may follow or not).
+fn parse_header(path: &Path, bytes: &[u8]) -> Result<Header> {
+    let err = |msg: String| Error::format(path, msg);
+    let (data_start, text) = header_text(path, bytes)?;
 
     let declared = scan_shape(text).ok_or_else(|| {
         err(format!(
@@ -388,16 +432,7 @@ fn parse_header(path: &Path, bytes: &[u8]) -> Result<Header> {
 
     // npyz reads the header only: hand it the preamble and the text (NumPy's native-order
     // spellings of the float types made explicit first).
-    let mut header_bytes = bytes[..data_start].to_vec();
-    if let Some((range, explicit)) = native_descr(text) {
-        let mut t = text.to_string();
-        t.replace_range(range, &explicit);
-        header_bytes = Vec::with_capacity(12 + t.len());
-        header_bytes.extend_from_slice(MAGIC);
-        header_bytes.extend_from_slice(&[bytes[6].max(2), 0]);
-        header_bytes.extend_from_slice(&(t.len() as u32).to_le_bytes());
-        header_bytes.extend_from_slice(t.as_bytes());
-    }
+    let header_bytes = explicit_header(bytes, data_start, text);
     // npyz's parse errors draw the header over several lines with a caret; keep the first line
     // (it names the position) and a short excerpt, so the error stays one line.
     let npy = NpyFile::new(&header_bytes[..]).map_err(|e| {
@@ -418,21 +453,7 @@ fn parse_header(path: &Path, bytes: &[u8]) -> Result<Header> {
     }
 
     let dtype = header.dtype();
-    let unsupported = || {
-        err(format!(
-            "unsupported dtype {}; use float32 or float64",
-            dtype_name(&dtype)
-        ))
-    };
-    let DType::Plain(ts) = &dtype else {
-        return Err(unsupported());
-    };
-    let width = match (ts.type_char(), ts.size_field()) {
-        (TypeChar::Float, 4) => 4usize,
-        (TypeChar::Float, 8) => 8,
-        _ => return Err(unsupported()),
-    };
-    let big_endian = ts.endianness() == Endianness::Big;
+    let (width, big_endian) = float_width(&dtype).map_err(err)?;
 
     if header.order() == Order::Fortran && declared.iter().filter(|&&d| d > 1).count() > 1 {
         return Err(err(

@@ -4,16 +4,23 @@
 //! blocked passes, the packed layout of eq. (8), and the tiled driver's chunks for both. Kept
 //! here, below the two methods, so that neither borrows the other's pieces.
 
-use super::{Method, Params, RunOutput, Timings};
+use super::{Method, Params};
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::gpu::pipeline::{color_pass, texture_entry};
-use crate::gpu::run::{Phase, Read, Work, copy_clock, run};
-use crate::gpu::texture::INPUT_USAGE;
+use crate::gpu::run::{Phase, Read, Work, copy_clock};
 use crate::gpu::texture::{MatrixTexture, TARGET_USAGE, extent};
 use crate::gpu::timer::Clock;
 use crate::matrix::Matrix;
 use crate::precision::{self, Precision, U8Bits};
+
+mod chunks;
+mod packing;
+
+pub(crate) use chunks::multiply_chunks;
+pub use packing::{
+    pack, packed_shape, read_unpacked, unpack, unpack_bytes, upload_packed, upload_packed_as,
+};
 
 /// `shaders/hall_blocked.wgsl` with the 8-bit widths' arithmetic it shares (`shaders/u8_widths.wgsl`).
 const SHADER: &str = concat!(
@@ -110,309 +117,6 @@ pub(super) const PACKED: Variant = Variant {
     format: wgpu::TextureFormat::Rgba32Float,
     write_mask: wgpu::ColorWrites::ALL,
 };
-
-/// Size of the packed texture of a `rows × cols` matrix: (⌈rows/2⌉, ⌈cols/2⌉).
-pub fn packed_shape(rows: usize, cols: usize) -> (usize, usize) {
-    (rows.div_ceil(2), cols.div_ceil(2))
-}
-
-/// Eq. (8): the texels of `x`'s packed texture, row-major, `[r, g, b, a]` = the (i, j) elements of
-/// the top-left, top-right, bottom-left and bottom-right quadrants of `x` zero-padded to even
-/// sides.
-///
-/// Texel row i is rows i and i + h of `x` (h = ⌈rows/2⌉), each split at column w = ⌈cols/2⌉;
-/// only the padding (row i + h when rows is odd, column w - 1's right half when cols is odd) is
-/// zero. Large matrices are packed a band of texel rows per thread.
-pub fn pack(x: &Matrix) -> Vec<[f32; 4]> {
-    let (h, w) = packed_shape(x.rows, x.cols);
-    // Zeroed pages from the allocator, faulted in by the threads that fill them.
-    let mut out: Vec<[f32; 4]> = bytemuck::zeroed_vec(h * w);
-    if out.is_empty() {
-        return out;
-    }
-    let (rows, cols) = (x.rows, x.cols);
-    crate::gpu::host::by_rows(&mut out, w, |first, band| {
-        for (di, texels) in band.chunks_mut(w).enumerate() {
-            let i = first + di;
-            let (tl, tr) = x.data[i * cols..][..cols].split_at(w);
-            // tr is w or, for odd cols, w - 1 long: the zips stop there, the last texel's right
-            // half stays zero.
-            if i + h < rows {
-                let (bl, br) = x.data[(i + h) * cols..][..cols].split_at(w);
-                for ((t, (&a, &b)), (&c, &d)) in texels
-                    .iter_mut()
-                    .zip(tl.iter().zip(tr))
-                    .zip(bl.iter().zip(br))
-                {
-                    *t = [a, b, c, d];
-                }
-                if tr.len() < w {
-                    texels[w - 1] = [tl[w - 1], 0.0, bl[w - 1], 0.0];
-                }
-            } else {
-                // Row i + h is padding (odd rows): the bottom halves stay zero.
-                for (t, (&a, &b)) in texels.iter_mut().zip(tl.iter().zip(tr)) {
-                    *t = [a, b, 0.0, 0.0];
-                }
-                if tr.len() < w {
-                    texels[w - 1] = [tl[w - 1], 0.0, 0.0, 0.0];
-                }
-            }
-        }
-    });
-    out
-}
-
-/// The inverse of [`pack`]: the `rows × cols` matrix whose packed texels (⌈rows/2⌉ × ⌈cols/2⌉ of
-/// them, row-major) are `texels`. The padding is dropped.
-///
-/// Row i of the matrix is texel row i mod h, channels (r, g) for i < h and (b, a) below, the
-/// first channel filling columns 0..w and the second columns w..cols. Large matrices are
-/// unpacked a band of rows per thread.
-pub fn unpack(texels: &[[f32; 4]], rows: usize, cols: usize) -> Result<Matrix> {
-    let (h, w) = packed_shape(rows, cols);
-    if texels.len() != h * w {
-        return Err(Error::Invalid(format!(
-            "unpack: {} texels given, a {rows}x{cols} matrix packs into {h}x{w} = {}",
-            texels.len(),
-            h * w
-        )));
-    }
-    let mut data: Vec<f32> = bytemuck::zeroed_vec(rows * cols);
-    if data.is_empty() {
-        return Matrix::new(rows, cols, data);
-    }
-    crate::gpu::host::by_rows(&mut data, cols, |first, band| {
-        for (di, row) in band.chunks_mut(cols).enumerate() {
-            let i = first + di;
-            let (ti, ch) = if i < h { (i, 0) } else { (i - h, 2) };
-            let src = &texels[ti * w..][..w];
-            let (left, right) = row.split_at_mut(w);
-            for (v, t) in left.iter_mut().zip(src) {
-                *v = t[ch];
-            }
-            for (v, t) in right.iter_mut().zip(src) {
-                *v = t[ch + 1];
-            }
-        }
-    });
-    Matrix::new(rows, cols, data)
-}
-
-/// The `rows × cols` matrix held by the bytes of a packed texture of `precision` (tightly packed
-/// rows of RGBA texels, as the runner reads them back).
-pub fn unpack_bytes(
-    precision: Precision,
-    bytes: &[u8],
-    rows: usize,
-    cols: usize,
-) -> Result<Matrix> {
-    // f32 texels read back 4-aligned are unpacked where they lie, without a copy.
-    if precision == Precision::F32 {
-        if let Ok(texels) = bytemuck::try_cast_slice::<u8, [f32; 4]>(bytes) {
-            return unpack(texels, rows, cols);
-        }
-    }
-    let values = precision.decode(bytes);
-    // Whole texels only: a trailing partial texel is dropped (and the count then fails unpack's
-    // check).
-    let texels: &[[f32; 4]] = bytemuck::cast_slice(&values[..values.len() / 4 * 4]);
-    unpack(texels, rows, cols)
-}
-
-/// Read a packed texture (`Rgba32Float`, `Rgba16Float` or `Rgba8Unorm`, such as the one an
-/// observer is given) back as the `rows × cols` matrix it holds; `rows` and `cols` are the
-/// unpacked sides, which the packed texture alone cannot tell when they are odd. For the layers
-/// above the methods (observers, reach, tests): the read goes through the runner, which blocks.
-pub fn read_unpacked(
-    ctx: &GpuContext,
-    tex: &MatrixTexture,
-    rows: usize,
-    cols: usize,
-) -> Result<Matrix> {
-    let precision = Precision::ALL
-        .into_iter()
-        .find(|p| p.format(4) == tex.format);
-    let Some(precision) = precision.filter(|_| packed_shape(rows, cols) == (tex.rows, tex.cols))
-    else {
-        return Err(Error::Invalid(format!(
-            "read_unpacked: a {rows}x{cols} matrix packs into an RGBA {}x{} texture (Rgba32Float, Rgba16Float or Rgba8Unorm), this one is {:?} {}x{}",
-            rows.div_ceil(2),
-            cols.div_ceil(2),
-            tex.format,
-            tex.rows,
-            tex.cols
-        )));
-    };
-    let ran = run(ctx, None, || {
-        let mut work = Work::new(0);
-        work.read(Read::Texture(tex.clone()));
-        work.finish(move |bytes| Ok(vec![unpack_bytes(precision, &bytes[0], rows, cols)?]));
-        Ok(work)
-    })?;
-    Ok(ran.into_output()?.c)
-}
-
-/// Upload `x` packed (eq. 8) into a new `Rgba32Float` texture.
-pub fn upload_packed(ctx: &GpuContext, label: &str, x: &Matrix) -> Result<MatrixTexture> {
-    upload_packed_as(ctx, label, x, Precision::F32)
-}
-
-/// Upload `x` packed (eq. 8) into a new texture of `precision` (`Rgba32Float`, `Rgba16Float`,
-/// or `Rgba8Unorm` with each value rounded to the nearest 8-bit step).
-pub fn upload_packed_as(
-    ctx: &GpuContext,
-    label: &str,
-    x: &Matrix,
-    precision: Precision,
-) -> Result<MatrixTexture> {
-    let (h, w) = packed_shape(x.rows, x.cols);
-    let t = MatrixTexture::new(ctx, label, h, w, precision.format(4), INPUT_USAGE)?;
-    let texels = pack(x);
-    let values: &[f32] = bytemuck::cast_slice(&texels);
-    // f32 texels are the texture's bytes as they are; f16 and u8 are encoded from them.
-    match precision {
-        Precision::F32 => t.write_bytes(ctx, bytemuck::cast_slice(values))?,
-        _ => t.write_bytes(ctx, &precision.encode(values))?,
-    }
-    Ok(t)
-}
-
-/// One block of C for the tiled driver (a layer up): `Σ_c a[c] · b[c]` over the chunks of k, each chunk's
-/// passes continuing from the running sum the previous chunk left on the GPU
-/// ([`Engine::record`] from a start); only the block's final sum is read back. Each chunk is a
-/// [`Work`] of its own, run before the next chunk's tiles are uploaded, so only one pair of
-/// tiles and the running sum are on the GPU at a time. `k` is the whole inner dimension (the
-/// polygon colour 1/k of `--scale-by-depth`); `packed` runs §4's variant, each chunk packed on
-/// its own (so a packed run split along k pairs its columns differently from an unsplit one).
-/// With chunks that are whole blocks of b, `hall-blocked` runs exactly the passes of one
-/// untiled run. `passes` counts all the chunks' passes.
-pub(crate) fn multiply_chunks(
-    ctx: &GpuContext,
-    packed: bool,
-    a: &[Matrix],
-    b: &[Matrix],
-    k: usize,
-    opts: &Params,
-) -> Result<RunOutput> {
-    let (Some(a0), Some(b0)) = (a.first(), b.first()) else {
-        return Err(Error::Internal(
-            "a tiled block needs at least one chunk of k".into(),
-        ));
-    };
-    let (m, n) = (a0.rows, b0.cols);
-    let block = block_size(ctx, opts.block)?;
-    let depth = |x: &Matrix| {
-        if packed {
-            packed_shape(x.rows, x.cols).1
-        } else {
-            x.cols
-        }
-    };
-    let terms = (block as usize).min(depth(a0)) * if packed { 2 } else { 1 };
-    // Non-default u8 widths are refused by the tiled driver before it gets here.
-    let mut setup = PrecisionSetup::new(ctx, opts, a0, b0, terms)?;
-    if setup.precision == Precision::U8 && setup.scale_by_depth {
-        setup.u8_depth = k.max(1) as u32;
-    }
-    setup.k = k;
-    let precision = setup.precision;
-    let (variant, channels) = if packed { (&PACKED, 4) } else { (&SINGLE, 1) };
-    let (u8_depth, accumulate) = (setup.u8_depth, opts.accumulate);
-    let mut t = Timings::default();
-    let mut device = Some(0.0);
-    let mut passes = 0;
-    let mut sum: Option<MatrixTexture> = None;
-    let mut first = None;
-    let mut c = None;
-    for (i, (x, y)) in a.iter().zip(b).enumerate() {
-        let last = i + 1 == a.len();
-        let mut recorded = None;
-        let ran = run(ctx, None, || {
-            let (xt, yt) = if packed {
-                (
-                    upload_packed_as(ctx, "A tile packed", x, precision)?,
-                    upload_packed_as(ctx, "B tile packed", y, precision)?,
-                )
-            } else {
-                (
-                    MatrixTexture::upload_channels(ctx, "A tile", &[x], precision)?,
-                    MatrixTexture::upload_channels(ctx, "B tile", &[y], precision)?,
-                )
-            };
-            let engine = Engine::build(
-                ctx,
-                variant,
-                precision.format(channels),
-                u8_depth,
-                &xt,
-                &yt,
-                depth(x),
-                block,
-                accumulate,
-            )?;
-            let mut work = Work::new(engine.passes());
-            work.sums = Some(precision);
-            let rec = engine.record(ctx, &mut work, sum.as_ref(), false)?;
-            if last {
-                // Only the block's final sum comes back.
-                work.read(Read::Texture(rec.result.clone()));
-                work.finish(move |bytes| {
-                    Ok(vec![if packed {
-                        unpack_bytes(precision, &bytes[0], m, n)?
-                    } else {
-                        Matrix::new(m, n, precision.decode(&bytes[0]))?
-                    }])
-                });
-            }
-            recorded = Some(rec);
-            Ok(work)
-        })?;
-        let rec = recorded.expect("the work was recorded");
-        t.upload_ms += ran.timings.upload_ms;
-        t.compute_ms += ran.timings.compute_ms;
-        t.copy_ms += ran.timings.copy_ms;
-        t.readback_ms += ran.timings.readback_ms;
-        device = device.zip(ran.timings.device_ms).map(|(d, r)| d + r);
-        passes += rec.passes;
-        if first.is_none() {
-            let target = if packed {
-                format!("{}x{} RGBA", m.div_ceil(2), n.div_ceil(2))
-            } else {
-                format!("{m}x{n}")
-            };
-            first = Some(rec.notes(&target, block, depth(x)));
-        }
-        if last {
-            c = ran.cs.into_iter().next();
-        }
-        sum = Some(rec.result);
-    }
-    let mut c = c.expect("the last chunk read the sum back");
-    t.device_ms = device;
-    let mut notes = first.unwrap_or_default();
-    let (more, rescale) =
-        setup.finish(passes, if packed { "Rgba8Unorm" } else { "R8Unorm" }, false);
-    notes.extend(more);
-    rescale.apply(&mut c);
-    let method = if packed {
-        Method::HallPacked
-    } else {
-        Method::HallBlocked
-    };
-    Ok(RunOutput {
-        c,
-        passes,
-        timings: t,
-        notes,
-        kernel: crate::gpu::run::RanKernel {
-            method: method.name().into(),
-            variant: None,
-            inputs: precision,
-            sums: precision,
-        },
-    })
-}
 
 /// The precision a Hall run uses, decided and checked before anything is uploaded (shared with
 /// [`super::hall_packed`]).
@@ -632,6 +336,84 @@ pub(super) struct Engine {
     f_groups: Vec<(usize, wgpu::BindGroup)>,
 }
 
+/// Group 0's layout: the two input textures and the pass's block, a uniform at a dynamic
+/// offset.
+fn input_layout(dev: &wgpu::Device) -> wgpu::BindGroupLayout {
+    dev.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("hall inputs"),
+        entries: &[
+            texture_entry(0),
+            texture_entry(1),
+            wgpu::BindGroupLayoutEntry {
+                binding: 2,
+                visibility: wgpu::ShaderStages::FRAGMENT,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: true,
+                    min_binding_size: wgpu::BufferSize::new(BLOCK_BYTES as u64),
+                },
+                count: None,
+            },
+        ],
+    })
+}
+
+/// Every pass's (start, len) and the shader's u8 settings (depth, wide, top product and sum
+/// bits), each pass at its own aligned offset.
+fn block_uniforms(
+    dev: &wgpu::Device,
+    blocks: &[(u32, u32)],
+    stride: u32,
+    shader: [u32; 4],
+) -> wgpu::Buffer {
+    let mut uniforms = vec![0u8; stride as usize * blocks.len()];
+    for (t, &(start, len)) in blocks.iter().enumerate() {
+        let at = t * stride as usize;
+        uniforms[at..at + 24].copy_from_slice(bytemuck::cast_slice(&[
+            start, len, shader[0], shader[1], shader[2], shader[3],
+        ]));
+    }
+    crate::gpu::buffer::create_buffer_init(
+        dev,
+        &wgpu::util::BufferInitDescriptor {
+            label: Some("hall blocks"),
+            contents: &uniforms,
+            usage: wgpu::BufferUsages::UNIFORM,
+        },
+    )
+}
+
+/// Group 0: the inputs x and y and the passes' uniforms.
+fn input_group(
+    dev: &wgpu::Device,
+    layout0: &wgpu::BindGroupLayout,
+    (x, y): (&MatrixTexture, &MatrixTexture),
+    ubuf: &wgpu::Buffer,
+) -> wgpu::BindGroup {
+    dev.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("hall inputs"),
+        layout: layout0,
+        entries: &[
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: wgpu::BindingResource::TextureView(&x.view),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: wgpu::BindingResource::TextureView(&y.view),
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer: ubuf,
+                    offset: 0,
+                    size: wgpu::BufferSize::new(BLOCK_BYTES as u64),
+                }),
+            },
+        ],
+    })
+}
+
 impl Engine {
     /// Build everything for multiplying textures `x` (rows × depth) and `y` (depth × cols) in
     /// blocks of `block` along `depth`, in the variant's f32 format.
@@ -707,7 +489,6 @@ impl Engine {
             U8Bits::top(bits.product) as u32,
             U8Bits::top(bits.sum) as u32,
         );
-        let module = ctx.shader(v.shader_file, v.source)?;
         let names: &[&str] = match accumulate {
             Accumulate::PingPong => &["C ping", "C pong"],
             Accumulate::Copy => &["C (framebuffer)", "F"],
@@ -722,98 +503,19 @@ impl Engine {
             Accumulate::Copy => &[1],
             Accumulate::Blend => &[],
         };
-        ctx.scoped(&format!("building the {} pipelines", v.name), || {
+        let reads_f = accumulate != Accumulate::Blend;
+        let kept = Self::pipelines(ctx, v, format, reads_f)?;
+        let (layout0, layout1, pipeline) = (&kept.0, &kept.1, kept.2.clone());
+        ctx.scoped(&format!("binding the {} operands", v.name), || {
             let dev = &ctx.device;
-            let layout0 = dev.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                label: Some("hall inputs"),
-                entries: &[
-                    texture_entry(0),
-                    texture_entry(1),
-                    wgpu::BindGroupLayoutEntry {
-                        binding: 2,
-                        visibility: wgpu::ShaderStages::FRAGMENT,
-                        ty: wgpu::BindingType::Buffer {
-                            ty: wgpu::BufferBindingType::Uniform,
-                            has_dynamic_offset: true,
-                            min_binding_size: wgpu::BufferSize::new(BLOCK_BYTES as u64),
-                        },
-                        count: None,
-                    },
-                ],
-            });
-            let layout1 = dev.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                label: Some("hall F"),
-                entries: &[texture_entry(0)],
-            });
-            let reads_f = accumulate != Accumulate::Blend;
-            let layouts: &[Option<&wgpu::BindGroupLayout>] = if reads_f {
-                &[Some(&layout0), Some(&layout1)]
-            } else {
-                &[Some(&layout0)]
-            };
-            let pl = dev.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some(v.name),
-                bind_group_layouts: layouts,
-                immediate_size: 0,
-            });
-            let pipeline = crate::gpu::pipeline::fullscreen(
-                dev,
-                v.name,
-                Some(&pl),
-                &module,
-                "vs_main",
-                wgpu::PrimitiveTopology::TriangleStrip,
-                if reads_f { "fs_accumulate" } else { "fs_blend" },
-                &[Some(wgpu::ColorTargetState {
-                    format,
-                    blend: (!reads_f).then_some(crate::gpu::pipeline::ADDITIVE),
-                    write_mask: v.write_mask,
-                })],
-            );
-            // Every pass's (start, len, u8 depth, u8 widths) at its own aligned offset.
-            let mut uniforms = vec![0u8; stride as usize * blocks.len()];
-            for (t, &(start, len)) in blocks.iter().enumerate() {
-                let at = t * stride as usize;
-                uniforms[at..at + 24].copy_from_slice(bytemuck::cast_slice(&[
-                    start, len, u8_depth, wide, top_p, top_s,
-                ]));
-            }
-            let ubuf = crate::gpu::buffer::create_buffer_init(
-                dev,
-                &wgpu::util::BufferInitDescriptor {
-                    label: Some("hall blocks"),
-                    contents: &uniforms,
-                    usage: wgpu::BufferUsages::UNIFORM,
-                },
-            );
-            let group0 = dev.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("hall inputs"),
-                layout: &layout0,
-                entries: &[
-                    wgpu::BindGroupEntry {
-                        binding: 0,
-                        resource: wgpu::BindingResource::TextureView(&x.view),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 1,
-                        resource: wgpu::BindingResource::TextureView(&y.view),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 2,
-                        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                            buffer: &ubuf,
-                            offset: 0,
-                            size: wgpu::BufferSize::new(BLOCK_BYTES as u64),
-                        }),
-                    },
-                ],
-            });
+            let ubuf = block_uniforms(dev, &blocks, stride, [u8_depth, wide, top_p, top_s]);
+            let group0 = input_group(dev, layout0, (x, y), &ubuf);
             let f_groups = f_reads
                 .iter()
                 .map(|&i| {
                     let g = dev.create_bind_group(&wgpu::BindGroupDescriptor {
                         label: Some("hall F"),
-                        layout: &layout1,
+                        layout: layout1,
                         entries: &[wgpu::BindGroupEntry {
                             binding: 0,
                             resource: wgpu::BindingResource::TextureView(&textures[i].view),
@@ -830,6 +532,60 @@ impl Engine {
                 group0,
                 textures,
                 f_groups,
+            })
+        })
+    }
+
+    /// The pipeline and its two layouts (inputs; F) for `v` rendering into `format`, reading F
+    /// or blending. They depend on nothing else, so they are built once per context
+    /// (`gpu::cache`); the textures, the uniforms and the bind groups are each product's.
+    fn pipelines(
+        ctx: &GpuContext,
+        v: &Variant,
+        format: wgpu::TextureFormat,
+        reads_f: bool,
+    ) -> Result<
+        std::sync::Arc<(
+            wgpu::BindGroupLayout,
+            wgpu::BindGroupLayout,
+            wgpu::RenderPipeline,
+        )>,
+    > {
+        let key = (v.shader_file, format, reads_f, v.write_mask.bits());
+        ctx.pipelines.get_or_build(&key, || {
+            let module = ctx.shader(v.shader_file, v.source)?;
+            ctx.scoped(&format!("building the {} pipelines", v.name), || {
+                let dev = &ctx.device;
+                let layout0 = input_layout(dev);
+                let layout1 = dev.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                    label: Some("hall F"),
+                    entries: &[texture_entry(0)],
+                });
+                let layouts: &[Option<&wgpu::BindGroupLayout>] = if reads_f {
+                    &[Some(&layout0), Some(&layout1)]
+                } else {
+                    &[Some(&layout0)]
+                };
+                let pl = dev.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                    label: Some(v.name),
+                    bind_group_layouts: layouts,
+                    immediate_size: 0,
+                });
+                let pipeline = crate::gpu::pipeline::fullscreen(
+                    dev,
+                    v.name,
+                    Some(&pl),
+                    &module,
+                    "vs_main",
+                    wgpu::PrimitiveTopology::TriangleStrip,
+                    if reads_f { "fs_accumulate" } else { "fs_blend" },
+                    &[Some(wgpu::ColorTargetState {
+                        format,
+                        blend: (!reads_f).then_some(crate::gpu::pipeline::ADDITIVE),
+                        write_mask: v.write_mask,
+                    })],
+                );
+                Ok((layout0, layout1, pipeline))
             })
         })
     }
@@ -875,6 +631,43 @@ impl Engine {
         pass.draw(0..4, 0..1);
     }
 
+    /// `start`, if given, must be a texture like the one the passes accumulate into.
+    fn check_start(&self, start: Option<&MatrixTexture>) -> Result<()> {
+        if let Some(s) = start {
+            let t = &self.textures[0];
+            if (s.rows, s.cols, s.format) != (t.rows, t.cols, t.format) {
+                return Err(Error::Invalid(format!(
+                    "the running sum to start from is {:?} {}x{}, the passes accumulate into {:?} {}x{}",
+                    s.format, s.rows, s.cols, t.format, t.rows, t.cols
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// F starts at zero, or at `start`; in blend mode the first pass then loads it.
+    fn start_f(&self, enc: &mut wgpu::CommandEncoder, start: Option<&MatrixTexture>) {
+        let first_f = match self.accumulate {
+            Accumulate::PingPong => Some(0),
+            Accumulate::Copy => Some(1),
+            Accumulate::Blend => start.is_some().then_some(0),
+        };
+        match (start, first_f) {
+            (Some(s), Some(i)) => enc.copy_texture_to_texture(
+                s.texture.as_image_copy(),
+                self.textures[i].texture.as_image_copy(),
+                extent(s.rows, s.cols),
+            ),
+            (None, Some(i)) => drop(color_pass(
+                enc,
+                "hall clear F",
+                &[&self.textures[i].view],
+                true,
+            )),
+            _ => {}
+        }
+    }
+
     /// Record every pass into `work`, as command buffers for the runner to submit. With
     /// `per_pass` each pass is a command buffer of its own, after which the observer sees the
     /// texture holding the running sum (pass and copy alike); without, the passes share one
@@ -893,15 +686,7 @@ impl Engine {
         start: Option<&MatrixTexture>,
         per_pass: bool,
     ) -> Result<Recorded> {
-        if let Some(s) = start {
-            let t = &self.textures[0];
-            if (s.rows, s.cols, s.format) != (t.rows, t.cols, t.format) {
-                return Err(Error::Invalid(format!(
-                    "the running sum to start from is {:?} {}x{}, the passes accumulate into {:?} {}x{}",
-                    s.format, s.rows, s.cols, t.format, t.rows, t.cols
-                )));
-            }
-        }
+        self.check_start(start)?;
         let passes = self.blocks;
         let acc = self.accumulate;
         let new_encoder = || ctx.device.create_command_encoder(&Default::default());
@@ -909,26 +694,7 @@ impl Engine {
             &format!("recording the Hall–Carr–Hart passes ({acc})"),
             || {
                 let mut enc = new_encoder();
-                // F starts at zero, or at `start`; in blend mode the first pass then loads it.
-                let first_f = match acc {
-                    Accumulate::PingPong => Some(0),
-                    Accumulate::Copy => Some(1),
-                    Accumulate::Blend => start.is_some().then_some(0),
-                };
-                match (start, first_f) {
-                    (Some(s), Some(i)) => enc.copy_texture_to_texture(
-                        s.texture.as_image_copy(),
-                        self.textures[i].texture.as_image_copy(),
-                        extent(s.rows, s.cols),
-                    ),
-                    (None, Some(i)) => drop(color_pass(
-                        &mut enc,
-                        "hall clear F",
-                        &[&self.textures[i].view],
-                        true,
-                    )),
-                    _ => {}
-                }
+                self.start_f(&mut enc, start);
                 let first_clear = start.is_none();
                 if acc == Accumulate::Blend && !per_pass {
                     // One render pass, one draw per block: the blend unit sums them as in L-M.

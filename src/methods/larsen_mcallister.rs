@@ -51,16 +51,9 @@ pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &Params) -> Result
     record_channels(ctx, &[a], &[b], opts)
 }
 
-/// Record 1 or 4 pairs `a[c] · b[c]` in one set of k passes, one pair per colour channel: the
-/// textures, the pipeline, the render passes (one per slice when `opts.observe`, so the
-/// observer sees C_p after each; else one instanced draw), the framebuffer's readback, and the
-/// rescale of `--scale-by-depth`.
-pub fn record_channels(
-    ctx: &GpuContext,
-    a: &[&Matrix],
-    b: &[&Matrix],
-    opts: &Params,
-) -> Result<Work> {
+/// 1 or 4 pairs, each a product, all of the same shapes (the channels share one set of
+/// passes).
+fn check_pairs(a: &[&Matrix], b: &[&Matrix]) -> Result<()> {
     if a.len() != b.len() || !(a.len() == 1 || a.len() == 4) {
         return Err(Error::Invalid(format!(
             "L-M takes 1 or 4 (A, B) pairs, got {} A and {} B matrices",
@@ -77,23 +70,93 @@ pub fn record_channels(
             )));
         }
     }
-    let channels = a.len();
-    let (m, k, n) = (a[0].rows, a[0].cols, b[0].cols);
-    let mut notes = vec![];
-    let mut precision = opts.precision;
-    let ch = channels as u32;
-    if precision == Precision::F32
-        && !ctx.can_render(precision.format(ch), true)
+    Ok(())
+}
+
+/// The precision the slices blend in: f32 falls back to f16 (with a note) on an adapter that
+/// cannot blend into f32 but can into f16.
+fn blend_precision(
+    ctx: &GpuContext,
+    asked: Precision,
+    ch: u32,
+    notes: &mut Vec<String>,
+) -> Precision {
+    if asked == Precision::F32
+        && !ctx.can_render(asked.format(ch), true)
         && ctx.can_render(Precision::F16.format(ch), true)
     {
-        precision = Precision::F16;
         notes.push(format!(
             "adapter '{}' cannot blend into {:?} (no FLOAT32_BLENDABLE, and no blending in its own format features): blending in f16 ({:?}) instead of f32",
             ctx.info.name,
             Precision::F32.format(ch),
             Precision::F16.format(ch)
         ));
+        return Precision::F16;
     }
+    asked
+}
+
+/// C fits the adapter: the 16-bit sum's target where the sum is wider than the output, and
+/// the framebuffer.
+fn check_targets(
+    ctx: &GpuContext,
+    precision: Precision,
+    sum_format: wgpu::TextureFormat,
+    ch: u32,
+    (m, n): (usize, usize),
+) -> Result<()> {
+    if sum_format != precision.format(ch) {
+        require_norm16(ctx, Method::Lm, sum_format, true)?;
+        crate::gpu::texture::check_target(ctx, "C (16-bit sum)", m, n, sum_format)?;
+    }
+    ctx.check_texture_dim("C width (n)", n)?;
+    ctx.check_texture_dim("C height (m)", m)?;
+    crate::gpu::texture::check_target(ctx, "C (framebuffer)", m, n, precision.format(ch))
+}
+
+/// The k slices' render passes: one per slice when observed, so the observer can look at C_p
+/// after each; else all k in one render pass, one instanced draw (instance p = slice p).
+fn push_slices(
+    ctx: &GpuContext,
+    work: &mut Work,
+    pipeline: &Pipeline,
+    target: &MatrixTexture,
+    k: usize,
+    observe: bool,
+) -> Result<()> {
+    if observe {
+        for p in 0..k as u32 {
+            work.push(
+                pipeline.encode(ctx, target, p..p + 1, p == 0)?,
+                Phase::Compute,
+            );
+            work.observe(p as usize + 1, target);
+        }
+    } else {
+        work.push(
+            pipeline.encode(ctx, target, 0..k as u32, true)?,
+            Phase::Compute,
+        );
+    }
+    Ok(())
+}
+
+/// Record 1 or 4 pairs `a[c] · b[c]` in one set of k passes, one pair per colour channel: the
+/// textures, the pipeline, the render passes (one per slice when `opts.observe`, so the
+/// observer sees C_p after each; else one instanced draw), the framebuffer's readback, and the
+/// rescale of `--scale-by-depth`.
+pub fn record_channels(
+    ctx: &GpuContext,
+    a: &[&Matrix],
+    b: &[&Matrix],
+    opts: &Params,
+) -> Result<Work> {
+    check_pairs(a, b)?;
+    let channels = a.len();
+    let (m, k, n) = (a[0].rows, a[0].cols, b[0].cols);
+    let mut notes = vec![];
+    let ch = channels as u32;
+    let precision = blend_precision(ctx, opts.precision, ch, &mut notes);
     ctx.require_render(
         Method::Lm.name(),
         precision.format(ch),
@@ -120,19 +183,7 @@ pub fn record_channels(
         Precision::U8 => bits.sum_format(ch),
         _ => precision.format(ch),
     };
-    if sum_format != precision.format(ch) {
-        require_norm16(ctx, Method::Lm, sum_format, true)?;
-        crate::gpu::texture::check_target(ctx, "C (16-bit sum)", m, n, sum_format)?;
-    }
-    ctx.check_texture_dim("C width (n)", n)?;
-    ctx.check_texture_dim("C height (m)", m)?;
-    crate::gpu::texture::check_target(
-        ctx,
-        "C (framebuffer)",
-        m,
-        n,
-        precision.format(channels as u32),
-    )?;
+    check_targets(ctx, precision, sum_format, ch, (m, n))?;
 
     let format = precision.format(channels as u32);
     let at = MatrixTexture::upload_channels(ctx, "A", a, precision)?;
@@ -150,22 +201,7 @@ pub fn record_channels(
     let mut work = Work::new(k);
     work.sums = Some(precision);
     work.setup_ms = crate::gpu::run::ms(built);
-    if opts.observe {
-        // One render pass per slice so the observer can look at C_p after each.
-        for p in 0..k as u32 {
-            work.push(
-                pipeline.encode(ctx, &target, p..p + 1, p == 0)?,
-                Phase::Compute,
-            );
-            work.observe(p as usize + 1, &target);
-        }
-    } else {
-        // All k slices in one render pass: one instanced draw, instance p = slice p.
-        work.push(
-            pipeline.encode(ctx, &target, 0..k as u32, true)?,
-            Phase::Compute,
-        );
-    }
+    push_slices(ctx, &mut work, &pipeline, &target, k, opts.observe)?;
     match &reduce {
         Some(r) => {
             work.push(r.encode(ctx)?, Phase::Compute);
@@ -245,14 +281,43 @@ impl Pipeline {
         precision: Precision,
         bits: U8Bits,
     ) -> Result<Self> {
-        let module = ctx.shader("larsen_mcallister.wgsl", SHADER)?;
         let levels = if precision == Precision::U8 {
             255.0f32
         } else {
             0.0
         };
         let wide = u32::from(precision == Precision::U8 && !bits.is_default());
-        ctx.scoped("building the Larsen–McAllister pipeline", || {
+        // The pipeline depends only on the target's format and channels: built once per
+        // context (`gpu::cache`); the operands and the uniforms are this product's.
+        let kept = ctx
+            .pipelines
+            .get_or_build(&("larsen_mcallister", format, channels), || {
+                let module = ctx.shader("larsen_mcallister.wgsl", SHADER)?;
+                ctx.scoped("building the Larsen–McAllister pipeline", || {
+                    let (layout, pl) = crate::gpu::pipeline::one_group_layout(
+                        &ctx.device,
+                        "larsen_mcallister",
+                        &[texture_entry(0), texture_entry(1), uniform_entry(2)],
+                    );
+                    let pipeline = crate::gpu::pipeline::fullscreen(
+                        &ctx.device,
+                        "larsen_mcallister",
+                        Some(&pl),
+                        &module,
+                        "vs_main",
+                        wgpu::PrimitiveTopology::TriangleStrip,
+                        "fs_main",
+                        &[Some(wgpu::ColorTargetState {
+                            format,
+                            blend: Some(crate::gpu::pipeline::ADDITIVE),
+                            write_mask: crate::gpu::pipeline::write_mask(channels),
+                        })],
+                    );
+                    Ok((layout, pipeline))
+                })
+            })?;
+        let (layout, pipeline) = (&kept.0, kept.1.clone());
+        ctx.scoped("binding the Larsen–McAllister operands", || {
             let params = crate::gpu::buffer::create_buffer_init(
                 &ctx.device,
                 &wgpu::util::BufferInitDescriptor {
@@ -270,28 +335,9 @@ impl Pipeline {
                     usage: wgpu::BufferUsages::UNIFORM,
                 },
             );
-            let (layout, pl) = crate::gpu::pipeline::one_group_layout(
-                &ctx.device,
-                "larsen_mcallister",
-                &[texture_entry(0), texture_entry(1), uniform_entry(2)],
-            );
-            let pipeline = crate::gpu::pipeline::fullscreen(
-                &ctx.device,
-                "larsen_mcallister",
-                Some(&pl),
-                &module,
-                "vs_main",
-                wgpu::PrimitiveTopology::TriangleStrip,
-                "fs_main",
-                &[Some(wgpu::ColorTargetState {
-                    format,
-                    blend: Some(crate::gpu::pipeline::ADDITIVE),
-                    write_mask: crate::gpu::pipeline::write_mask(channels),
-                })],
-            );
             let bind_group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("larsen_mcallister"),
-                layout: &layout,
+                layout,
                 entries: &[
                     wgpu::BindGroupEntry {
                         binding: 0,

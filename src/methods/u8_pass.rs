@@ -91,7 +91,6 @@ impl Reduce16 {
         format: wgpu::TextureFormat,
         channels: usize,
     ) -> Result<Self> {
-        let module = ctx.shader("larsen_mcallister.wgsl", SHADER)?;
         let output = MatrixTexture::new(
             ctx,
             "C (8-bit output)",
@@ -100,29 +99,39 @@ impl Reduce16 {
             format,
             TARGET_USAGE,
         )?;
-        ctx.scoped("building the 16-to-8-bit output pass", || {
-            let (layout, pl) = crate::gpu::pipeline::one_group_layout(
-                &ctx.device,
-                "u8 output",
-                &[texture_entry(3)],
-            );
-            let pipeline = crate::gpu::pipeline::fullscreen(
-                &ctx.device,
-                "u8 output",
-                Some(&pl),
-                &module,
-                "vs_full",
-                wgpu::PrimitiveTopology::TriangleStrip,
-                "fs_reduce",
-                &[Some(wgpu::ColorTargetState {
-                    format,
-                    blend: None,
-                    write_mask: crate::gpu::pipeline::write_mask(channels),
-                })],
-            );
+        // Built once per context for each format and channel count (`gpu::cache`).
+        let kept = ctx
+            .pipelines
+            .get_or_build(&("u8 output", format, channels), || {
+                let module = ctx.shader("larsen_mcallister.wgsl", SHADER)?;
+                ctx.scoped("building the 16-to-8-bit output pass", || {
+                    let (layout, pl) = crate::gpu::pipeline::one_group_layout(
+                        &ctx.device,
+                        "u8 output",
+                        &[texture_entry(3)],
+                    );
+                    let pipeline = crate::gpu::pipeline::fullscreen(
+                        &ctx.device,
+                        "u8 output",
+                        Some(&pl),
+                        &module,
+                        "vs_full",
+                        wgpu::PrimitiveTopology::TriangleStrip,
+                        "fs_reduce",
+                        &[Some(wgpu::ColorTargetState {
+                            format,
+                            blend: None,
+                            write_mask: crate::gpu::pipeline::write_mask(channels),
+                        })],
+                    );
+                    Ok((layout, pipeline))
+                })
+            })?;
+        let (layout, pipeline) = (&kept.0, kept.1.clone());
+        ctx.scoped("binding the 16-to-8-bit output pass", || {
             let bind_group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("u8 output"),
-                layout: &layout,
+                layout,
                 entries: &[wgpu::BindGroupEntry {
                     binding: 3,
                     resource: wgpu::BindingResource::TextureView(&sum.view),

@@ -182,21 +182,57 @@ pub fn try_model_of(
             },
         }
     };
+    let variants = (&cs_fast_variant, &coop_variant);
+    let Some((read, written, paper)) = traffic(method, (m, k, n), limits, runnable, variants)
+    else {
+        return Ok(None);
+    };
+    let (mu, ku, nu) = (Count::from(m), Count::from(k), Count::from(n));
+    let exact = |c: Count| c.0.ok_or_else(|| super::past_u128(method, m, k, n));
+    let flops = exact(mu * ku * nu * 2u32)?;
+    let bytes = exact((read + written) * 4u32)?;
+    let (read, written) = (exact(read)?, exact(written)?);
+    let mut md = ComputeModel {
+        method: method.name().to_string(),
+        variant: match method {
+            Method::CsFast => Some(cs_fast_variant.name.to_string()),
+            Method::Coop => Some(coop_variant.name.to_string()),
+            _ => None,
+        },
+        m,
+        k,
+        n,
+        flops,
+        words_read: read,
+        words_written: written,
+        global_bytes: bytes,
+        flop_per_byte: flops as f64 / bytes as f64,
+        paper_ratio: paper,
+        dispatches: None,
+        workgroups: None,
+        invocations_per_workgroup: None,
+        workgroup_bytes: None,
+        cannot_run: None,
+    };
+    apply_plan(&mut md, plan);
+    Ok(Some(md))
+}
+
+/// The words a compute method reads and writes for m×k·k×n (`None`: not a compute method
+/// this model counts), and the paper's ratio of flops to bytes beside them.
+fn traffic(
+    method: Method,
+    (m, k, n): (usize, usize, usize),
+    limits: &wgpu::Limits,
+    runnable: bool,
+    (cs_fast_variant, coop_variant): (&cs_fast::Variant, &coop::Variant),
+) -> Option<(Count, Count, &'static str)> {
     let (mu, ku, nu) = (Count::from(m), Count::from(k), Count::from(n));
     let c = mu * nu;
     let tiled = |ti: usize, tj: usize| mu * ku * nu.div_ceil(tj) + ku * nu * mu.div_ceil(ti);
-    let dns = |bi: usize, bk: usize, bj: usize| {
-        let q = ku.div_ceil(bk);
-        let partial = if q.0.is_some_and(|q| q > 1) {
-            q * c
-        } else {
-            Count::from(0u32)
-        };
-        (tiled(bi, bj) + partial, c + partial)
-    };
     // The sizes padded up to the tile (as `cs_fast::padded` and `coop::padded`, in u128).
     let up = |x: usize, t: usize| Count::from(x.max(1)).next_multiple_of(t);
-    let (read, written, paper) = match method {
+    Some(match method {
         Method::CsNaive => (
             mu * nu * ku * 2u32,
             c,
@@ -223,7 +259,7 @@ pub fn try_model_of(
         Method::Cannon => (mu * ku + ku * nu, c, "A and B read once (O'Neil §3.1)"),
         Method::CannonTiled => (tiled(8, 8), c, "T/4 = 2 (blocks of T = 8)"),
         Method::CsFast => {
-            let v = &cs_fast_variant;
+            let v = cs_fast_variant;
             let (bm, bk, bn) = (v.bm() as usize, v.bk as usize, v.bn() as usize);
             let (mp, kp, np) = (up(m, bm), up(k, bk), up(n, bn));
             (
@@ -233,7 +269,7 @@ pub fn try_model_of(
             )
         }
         Method::Coop => {
-            let v = &coop_variant;
+            let v = coop_variant;
             let (mp, kp, np) = (up(m, v.bm()), up(k, v.bk()), up(n, v.bn()));
             // f16 operands: two to a 4-byte word.
             (
@@ -242,6 +278,36 @@ pub fn try_model_of(
                 "BM·BN/(BM+BN) for the variant's BM×BN workgroup tile (f16 operands): 32 at 64×64, 85 at 128×256 (padded sizes)",
             )
         }
+        Method::Dns
+        | Method::DnsTiled
+        | Method::DnsNBlocks
+        | Method::Dns2nBlocks
+        | Method::Dns4nBlocks => return dns_traffic(method, (m, k, n), limits, runnable),
+        _ => return None,
+    })
+}
+
+/// [`traffic`] of the DNS methods: A and B read per block, and the partial sums of k's blocks
+/// written and read again.
+fn dns_traffic(
+    method: Method,
+    (m, k, n): (usize, usize, usize),
+    limits: &wgpu::Limits,
+    runnable: bool,
+) -> Option<(Count, Count, &'static str)> {
+    let (mu, ku, nu) = (Count::from(m), Count::from(k), Count::from(n));
+    let c = mu * nu;
+    let tiled = |ti: usize, tj: usize| mu * ku * nu.div_ceil(tj) + ku * nu * mu.div_ceil(ti);
+    let dns = |bi: usize, bk: usize, bj: usize| {
+        let q = ku.div_ceil(bk);
+        let partial = if q.0.is_some_and(|q| q > 1) {
+            q * c
+        } else {
+            Count::from(0u32)
+        };
+        (tiled(bi, bj) + partial, c + partial)
+    };
+    Some(match method {
         Method::Dns => {
             let (r, w) = dns(m, k, n);
             (r, w, "A and B read once (O'Neil §3.1)")
@@ -277,34 +343,12 @@ pub fn try_model_of(
                 "B read once per plane block; A once per column of C (O'Neil §3.2)",
             )
         }
-        _ => return Ok(None),
-    };
-    let exact = |c: Count| c.0.ok_or_else(|| super::past_u128(method, m, k, n));
-    let flops = exact(mu * ku * nu * 2u32)?;
-    let bytes = exact((read + written) * 4u32)?;
-    let (read, written) = (exact(read)?, exact(written)?);
-    let mut md = ComputeModel {
-        method: method.name().to_string(),
-        variant: match method {
-            Method::CsFast => Some(cs_fast_variant.name.to_string()),
-            Method::Coop => Some(coop_variant.name.to_string()),
-            _ => None,
-        },
-        m,
-        k,
-        n,
-        flops,
-        words_read: read,
-        words_written: written,
-        global_bytes: bytes,
-        flop_per_byte: flops as f64 / bytes as f64,
-        paper_ratio: paper,
-        dispatches: None,
-        workgroups: None,
-        invocations_per_workgroup: None,
-        workgroup_bytes: None,
-        cannot_run: None,
-    };
+        _ => return None,
+    })
+}
+
+/// The plan's dispatches, workgroups and workgroup sizes into `md`, or why it cannot run.
+fn apply_plan(md: &mut ComputeModel, plan: Result<crate::gpu::compute::Plan>) {
     match plan {
         Ok(p) => {
             md.dispatches = Some(p.dispatches());
@@ -314,7 +358,6 @@ pub fn try_model_of(
         }
         Err(e) => md.cannot_run = Some(e.to_string()),
     }
-    Ok(Some(md))
 }
 
 /// The compute-era table `rendermm model` prints: one row per model.

@@ -99,6 +99,96 @@ pub fn model_with(
     try_model_with(method, m, k, n, b, kernels).ok().flatten()
 }
 
+/// A render-pass method's counts: (b, passes, fragments per pass, bytes per fragment, total
+/// bytes, instructions per fragment, total instructions, the paper's formulas for the bytes and
+/// the instructions).
+type Counts = (
+    Option<u32>,
+    Count,
+    Count,
+    Count,
+    Count,
+    Count,
+    Count,
+    &'static str,
+    &'static str,
+);
+
+/// [`Counts`] of `frag-mrt` and `frag-mrt-f16` at block size `b`.
+fn frag_mrt_counts(
+    method: Method,
+    (mc, kc, nc): (Count, Count, Count),
+    b: u32,
+    kernels: &Kernels,
+) -> Counts {
+    // frag-mrt (its module docs): tiles of R×C, per step of k (R+C)/4 RGBA32F texels
+    // fetched (halved by quad sharing), R·C/4 vec4 multiply-adds and (R+C)/8 quad swaps
+    // (sharing); R·C floats written per pass and read back as F by the next (ping-pong).
+    // The shape is the one the request or the run names, else the default;
+    // b ≥ k' is the default single pass. frag-mrt-f16's A and B texels are RGBA16F,
+    // 8 bytes instead of 16; C and F stay RGBA32F. The layout (tiles, padded k, blocks)
+    // is `frag_mrt::Layout`'s, counted here in u128 rather than built.
+    let shape = crate::methods::frag_mrt::Shape::chosen(kernels.frag_mrt);
+    let (u, step) = (Count::from(shape.unroll), Count::from(shape.step()));
+    let even = |t: Count| {
+        if shape.share {
+            t.next_multiple_of(2u32)
+        } else {
+            t
+        }
+    };
+    let tiles_m = even(mc.div_ceil(shape.rows));
+    let tiles_n = even(nc.div_ceil(shape.cols));
+    let kp = kc.next_multiple_of(u);
+    // `Layout::blocks(Some(b))`: blocks of b rounded up to the unroll, the last short.
+    let block = Count::from(b).next_multiple_of(u).max(u);
+    let p = kp.div_ceil(block);
+    let bb = block.min(kp);
+    let texels = Count::from(shape.a_texels() + shape.b_texels());
+    let outs = Count::from(shape.attachments());
+    let f = tiles_m * tiles_n;
+    let multi = p.0.is_some_and(|p| p > 1);
+    let f_reads = if multi {
+        outs * (p - 1u32)
+    } else {
+        Count::from(0u32)
+    };
+    let f_reads_one = if multi { outs } else { Count::from(0u32) };
+    let tb = if method == Method::FragMrtF16 {
+        8u32
+    } else {
+        16u32
+    };
+    let bpf = bb * tb * texels / step + (outs + f_reads_one) * 16u32;
+    let bytes = f * (kp * tb * texels / step + (outs * p + f_reads) * 16u32);
+    let swaps = |steps: Count| {
+        if shape.step() == 2 {
+            steps * texels / 2u32
+        } else {
+            Count::from(0u32)
+        }
+    };
+    let per_steps = |steps: Count| steps * outs + swaps(steps) + steps / u;
+    let ipf = per_steps(bb) + 4u32 + f_reads_one;
+    let inst = f * (per_steps(kp) + p * 4u32 + f_reads);
+    let bb32 = bb.0.and_then(|x| u32::try_from(x).ok()).unwrap_or(u32::MAX);
+    (
+        Some(bb32),
+        p,
+        f,
+        bpf,
+        bytes,
+        ipf,
+        inst,
+        if tb == 8 {
+            "2n³(R+C)/(R·C·s) + 4n²(2P−1)"
+        } else {
+            "4n³(R+C)/(R·C·s) + 4n²(2P−1)"
+        },
+        "n³/4 + (s−1)·n³(R+C)/(8RC) + n³/(RCu) + O(n²)",
+    )
+}
+
 /// [`try_model`] of the kernel variants `kernels` names.
 pub fn try_model_with(
     method: Method,
@@ -162,74 +252,7 @@ pub fn try_model_with(
                 "n³(3b+4)/(8b)",
             )
         }
-        Method::FragMrt | Method::FragMrtF16 => {
-            // frag-mrt (its module docs): tiles of R×C, per step of k (R+C)/4 RGBA32F texels
-            // fetched (halved by quad sharing), R·C/4 vec4 multiply-adds and (R+C)/8 quad swaps
-            // (sharing); R·C floats written per pass and read back as F by the next (ping-pong).
-            // The shape is the one the request or the run names, else the default;
-            // b ≥ k' is the default single pass. frag-mrt-f16's A and B texels are RGBA16F,
-            // 8 bytes instead of 16; C and F stay RGBA32F. The layout (tiles, padded k, blocks)
-            // is `frag_mrt::Layout`'s, counted here in u128 rather than built.
-            let shape = crate::methods::frag_mrt::Shape::chosen(kernels.frag_mrt);
-            let (u, step) = (Count::from(shape.unroll), Count::from(shape.step()));
-            let even = |t: Count| {
-                if shape.share {
-                    t.next_multiple_of(2u32)
-                } else {
-                    t
-                }
-            };
-            let tiles_m = even(mc.div_ceil(shape.rows));
-            let tiles_n = even(nc.div_ceil(shape.cols));
-            let kp = kc.next_multiple_of(u);
-            // `Layout::blocks(Some(b))`: blocks of b rounded up to the unroll, the last short.
-            let block = Count::from(b).next_multiple_of(u).max(u);
-            let p = kp.div_ceil(block);
-            let bb = block.min(kp);
-            let texels = Count::from(shape.a_texels() + shape.b_texels());
-            let outs = Count::from(shape.attachments());
-            let f = tiles_m * tiles_n;
-            let multi = p.0.is_some_and(|p| p > 1);
-            let f_reads = if multi {
-                outs * (p - 1u32)
-            } else {
-                Count::from(0u32)
-            };
-            let f_reads_one = if multi { outs } else { Count::from(0u32) };
-            let tb = if method == Method::FragMrtF16 {
-                8u32
-            } else {
-                16u32
-            };
-            let bpf = bb * tb * texels / step + (outs + f_reads_one) * 16u32;
-            let bytes = f * (kp * tb * texels / step + (outs * p + f_reads) * 16u32);
-            let swaps = |steps: Count| {
-                if shape.step() == 2 {
-                    steps * texels / 2u32
-                } else {
-                    Count::from(0u32)
-                }
-            };
-            let per_steps = |steps: Count| steps * outs + swaps(steps) + steps / u;
-            let ipf = per_steps(bb) + 4u32 + f_reads_one;
-            let inst = f * (per_steps(kp) + p * 4u32 + f_reads);
-            let bb32 = bb.0.and_then(|x| u32::try_from(x).ok()).unwrap_or(u32::MAX);
-            (
-                Some(bb32),
-                p,
-                f,
-                bpf,
-                bytes,
-                ipf,
-                inst,
-                if tb == 8 {
-                    "2n³(R+C)/(R·C·s) + 4n²(2P−1)"
-                } else {
-                    "4n³(R+C)/(R·C·s) + 4n²(2P−1)"
-                },
-                "n³/4 + (s−1)·n³(R+C)/(8RC) + n³/(RCu) + O(n²)",
-            )
-        }
+        Method::FragMrt | Method::FragMrtF16 => frag_mrt_counts(method, (mc, kc, nc), b, kernels),
         _ => return Ok(None),
     };
     let exact = |c: Count| c.0.ok_or_else(|| past_u128(method, m, k, n));

@@ -17,7 +17,7 @@ use crate::check::Arith;
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::gpu::compute;
-use crate::gpu::run::{run, run_async};
+use crate::gpu::run::run_async;
 use crate::matrix::{self, Matrix};
 use crate::methods::{
     Method, Observer, RanKernel, RunOutput, Runs, Timings, Work, larsen_mcallister,
@@ -50,6 +50,17 @@ pub fn precision_refusal(method: Method, precision: Precision) -> Option<String>
 /// Products past the adapter's limits, the memory budget or the driver's loop cap are tiled
 /// ([`tiled`]).
 pub fn multiply(ctx: Option<&GpuContext>, req: Request) -> Result<Outcome> {
+    pollster::block_on(multiply_awaiting(ctx, req))
+}
+
+/// [`multiply`] for hosts where nothing may block (a browser): the same validation, plan,
+/// tiling and methods — the same code — with the device awaited instead of waited for.
+pub async fn multiply_async(ctx: &GpuContext, req: Request<'_>) -> Result<Outcome> {
+    multiply_awaiting(Some(ctx), req).await
+}
+
+/// The entry point's one body, which [`multiply`] blocks on and [`multiply_async`] awaits.
+async fn multiply_awaiting(ctx: Option<&GpuContext>, req: Request<'_>) -> Result<Outcome> {
     validate(&req)?;
     let Request {
         method,
@@ -62,77 +73,28 @@ pub fn multiply(ctx: Option<&GpuContext>, req: Request) -> Result<Outcome> {
     } = req;
     if !more_channels.is_empty() {
         let ctx = ctx.ok_or_else(|| needs_gpu(method))?;
-        return channels(ctx, a, b, &more_channels, &opts);
+        return channels(ctx, a, b, &more_channels, &opts).await;
     }
+    // A browser cannot block: the driver's loop cap, which the plan reads, is measured first.
+    // Natively the plan measures it only once the sizes fit, so a product over a limit is
+    // refused before anything touches the device.
+    #[cfg(target_arch = "wasm32")]
+    if let (Some(c), true) = (ctx, method.is_gpu()) {
+        c.loop_cap_async().await?;
+    }
+    let observed = observer.is_some();
     if let (Some(c), true) = (ctx, method.is_gpu())
-        && let Some(t) = tiled::plan(c, method, a.rows, a.cols, b.cols, &opts, observer.is_some())?
+        && let Some(t) = tiled::plan(c, method, a.rows, a.cols, b.cols, &opts, observed)?
     {
-        let out = tiled::multiply_tiled(c, method, a, b, &opts, &t, progress)?;
+        let out = tiled::multiply_tiled(c, method, a, b, &opts, &t, progress).await?;
         return finish(method, a, b, out, Some(t), &opts);
     }
-    let out = run_whole(ctx, method, a, b, &opts, observer.as_deref_mut())?;
+    let out = run_whole(ctx, method, a, b, &opts, observer.as_deref_mut()).await?;
     finish(method, a, b, out, None, &opts)
 }
 
-/// [`multiply`] for hosts where nothing may block (a browser): the same validation, plan and
-/// methods, the device awaited. Products that need tiling are refused rather than tiled.
-pub async fn multiply_async(ctx: &GpuContext, req: Request<'_>) -> Result<Outcome> {
-    validate(&req)?;
-    let Request {
-        method,
-        a,
-        b,
-        more_channels,
-        options: opts,
-        mut observer,
-        progress: _,
-    } = req;
-    if !more_channels.is_empty() {
-        return Err(Error::Unsupported {
-            option: "four channels".into(),
-            method: method.name(),
-            why: "runs only natively".into(),
-        });
-    }
-    if method.is_gpu() {
-        // The driver's loop cap, which the plan reads without blocking.
-        ctx.loop_cap_async().await?;
-    }
-    if method.is_gpu()
-        && tiled::plan(
-            ctx,
-            method,
-            a.rows,
-            a.cols,
-            b.cols,
-            &opts,
-            observer.is_some(),
-        )?
-        .is_some()
-    {
-        return Err(Error::Unsupported {
-            option: format!("a {}x{}x{} product", a.rows, a.cols, b.cols),
-            method: method.name(),
-            why: "would need tiling past the adapter's limits, which runs only natively".into(),
-        });
-    }
-    let out = match method.info().runs {
-        Runs::Cpu(f) => cpu_run(method, a, b, f),
-        Runs::Record(_) | Runs::Compute { .. } => {
-            let observe = observer.is_some();
-            let ran = run_async(ctx, observer.as_deref_mut(), || {
-                record(ctx, method, a, b, &opts, observe)
-            })
-            .await?;
-            let runs = compute_runs_as(method, &ctx.limits, a.rows, a.cols, b.cols);
-            ran.into_output_as(runs.name(), opts.precision)?
-        }
-    };
-    finish(method, a, b, out, None, &opts)
-}
-
-/// Run `a · b` whole by `method` (its recorded work on the GPU, or the CPU method), blocking.
-fn run_whole(
+/// Run `a · b` whole by `method`: its recorded work on the GPU (awaited), or the CPU method.
+async fn run_whole(
     ctx: Option<&GpuContext>,
     method: Method,
     a: &Matrix,
@@ -145,9 +107,10 @@ fn run_whole(
         Runs::Record(_) | Runs::Compute { .. } => {
             let ctx = ctx.ok_or_else(|| needs_gpu(method))?;
             let observe = observer.is_some();
-            let ran = run(ctx, observer.as_deref_mut(), || {
+            let ran = run_async(ctx, observer.as_deref_mut(), || {
                 record(ctx, method, a, b, opts, observe)
-            })?;
+            })
+            .await?;
             let runs = compute_runs_as(method, &ctx.limits, a.rows, a.cols, b.cols);
             ran.into_output_as(runs.name(), opts.precision)?
         }
@@ -204,7 +167,7 @@ fn validate(req: &Request) -> Result<()> {
 }
 
 /// L-M's four channels (§5): the pairs multiplied in one set of passes, one per colour channel.
-fn channels(
+async fn channels(
     ctx: &GpuContext,
     a: &Matrix,
     b: &Matrix,
@@ -214,9 +177,10 @@ fn channels(
     let xs: Vec<&Matrix> = std::iter::once(a).chain(more.iter().map(|p| p.0)).collect();
     let ys: Vec<&Matrix> = std::iter::once(b).chain(more.iter().map(|p| p.1)).collect();
     let params = opts.params(false);
-    let ran = run(ctx, None, || {
+    let ran = run_async(ctx, None, || {
         larsen_mcallister::record_channels(ctx, &xs, &ys, &params)
-    })?;
+    })
+    .await?;
     let sums = ran.sums.unwrap_or(opts.precision);
     if sums == Precision::F16 {
         // Sums past f16's range saturate or overflow: an error, not an answer (every channel).

@@ -71,7 +71,7 @@ use crate::gpu::GpuContext;
 use crate::gpu::buffer::{self, MatrixBuffer, check_storage_size};
 use crate::gpu::compute::{Operands, Prepared};
 use crate::gpu::loop_cap::StageLoops;
-use crate::gpu::run::{Phase, Read, Work, run};
+use crate::gpu::run::{Phase, Read, Work, run_async};
 use crate::gpu::run::{RanKernel, ms};
 use crate::gpu::texture::{MatrixTexture, TARGET_USAGE, padded_bytes_per_row, split_channels};
 use crate::matrix::Matrix;
@@ -88,6 +88,8 @@ use blocks::{GpuAdd, compute_block, generic_block, lm_block, place, sub};
 pub use budget::{budget, default_budget, human_bytes, mem_available, parse_bytes};
 pub use loops::{LOOP_MARGIN, loop_fits, max_loop_k};
 use loops::{loop_budget, runs_as};
+mod search;
+use search::{Searched, TileShape, annotate, search};
 
 /// The knob the command line reads for the memory budget when `--mem-budget` is not given
 /// (into [`Options::mem_budget`], named by [`Options::mem_budget_source`]).
@@ -487,19 +489,7 @@ pub fn plan(
             ),
         });
     }
-    let mut reasons = vec![];
-    if let Err(e) = &limit {
-        reasons.push(e.to_string());
-    }
-    if over {
-        reasons.push(format!(
-            "the whole product needs {} ({}), over the memory budget of {} ({})",
-            human_bytes(full.total()),
-            full.describe(),
-            human_bytes(budget.bytes),
-            budget.source
-        ));
-    }
+    let reasons = reasons(&limit, over, &full, &budget);
     if observed {
         return Err(Error::Invalid(format!(
             "{what} must be tiled ({}), and a tiled run has no single texture for an observer (the demos) to watch",
@@ -530,35 +520,10 @@ pub fn plan(
             ),
         ));
     }
-    let (_, uk, _) = units(ctx, fam, opts)?;
-    let exact_passes = match fam {
-        Family::Hall { packed } => tile.chunks_k == 1 || (!packed && tile.k % uk == 0),
-        _ => true,
-    };
-    let used = render_precision(ctx, fam, opts);
-    if !exact_passes && used != Precision::F32 {
-        return Err(Error::Invalid(format!(
-            "{what} must be tiled ({}) with k split into {} chunks, which changes how {method} groups k's products into passes; its {used} check models the untiled passes, so {used} refuses to split k: run it in f32, or give a budget in which a tile holds the whole of k",
-            reasons.join("; "),
-            tile.chunks_k
-        )));
-    }
-    let accumulate = match (tile.chunks_k, fam) {
-        (1, _) => "none",
-        (_, Family::Lm) => "gpu-blend",
-        (_, Family::Hall { .. }) => "gpu-passes",
-        (_, Family::Compute(_)) => "gpu-add",
-        (_, Family::Generic { .. }) => "host-f64",
-    };
+    check_exact_passes(ctx, fam, opts, method, &tile, &what, &reasons)?;
+    let accumulate = accumulate_name(tile.chunks_k, fam);
     let ran_as = runs_as(fam, method).name().to_string();
-    // Whether the driver's loop cap is what split k: the whole of k would take an invocation
-    // past it.
-    let loop_cap = match loop_fits(ctx, runs_as(fam, method), m, k, n) {
-        Err(Error::Limit { .. }) => {
-            loop_budget(ctx, runs_as(fam, method))?.map(|(_, measured, _)| measured.iterations())
-        }
-        _ => None,
-    };
+    let loop_cap = loop_cap(ctx, fam, method, (m, k, n))?;
     Ok(Some(Tiling {
         ran_as,
         reasons,
@@ -579,129 +544,81 @@ pub fn plan(
     }))
 }
 
-/// A tile shape: its sides, how many tiles cover C and k, and the bytes one tile needs.
-struct TileShape {
-    m: usize,
-    k: usize,
-    n: usize,
-    blocks_m: usize,
-    blocks_n: usize,
-    chunks_k: usize,
-    bytes: Footprint,
+/// Why the product must be tiled: the limit it exceeds, and the budget it is over.
+fn reasons(limit: &Result<()>, over: bool, full: &Footprint, budget: &Budget) -> Vec<String> {
+    let mut reasons = vec![];
+    if let Err(e) = limit {
+        reasons.push(e.to_string());
+    }
+    if over {
+        reasons.push(format!(
+            "the whole product needs {} ({}), over the memory budget of {} ({})",
+            human_bytes(full.total()),
+            full.describe(),
+            human_bytes(budget.bytes),
+            budget.source
+        ));
+    }
+    reasons
 }
 
-/// Why no tile shape was found.
-enum Searched {
-    /// A limit that no tile avoids (a workgroup too large for the adapter).
-    Limit(Error),
-    /// Even the smallest tile is over the budget; the last one tried.
-    NoTile(TileShape),
+/// Refuse a split of k that changes how the method groups k's products into passes where the
+/// precision's check models the untiled passes (all but f32).
+fn check_exact_passes(
+    ctx: &GpuContext,
+    fam: Family,
+    opts: &Options,
+    method: Method,
+    tile: &TileShape,
+    what: &str,
+    reasons: &[String],
+) -> Result<()> {
+    let (_, uk, _) = units(ctx, fam, opts)?;
+    let exact_passes = match fam {
+        Family::Hall { packed } => tile.chunks_k == 1 || (!packed && tile.k.is_multiple_of(uk)),
+        _ => true,
+    };
+    let used = render_precision(ctx, fam, opts);
+    if !exact_passes && used != Precision::F32 {
+        return Err(Error::Invalid(format!(
+            "{what} must be tiled ({}) with k split into {} chunks, which changes how {method} groups k's products into passes; its {used} check models the untiled passes, so {used} refuses to split k: run it in f32, or give a budget in which a tile holds the whole of k",
+            reasons.join("; "),
+            tile.chunks_k
+        )));
+    }
+    Ok(())
 }
 
-/// The largest tile of an m×k×n product that fits the adapter's limits and the memory budget:
-/// start from the whole product (capped at the texture limit), halve the largest side —
-/// preferring m and n over k, since a split k must be summed — until a tile fits.
-fn search(
+/// How the chunks of k are summed: not at all (one chunk), or as the family does it.
+fn accumulate_name(chunks_k: usize, fam: Family) -> &'static str {
+    match (chunks_k, fam) {
+        (1, _) => "none",
+        (_, Family::Lm) => "gpu-blend",
+        (_, Family::Hall { .. }) => "gpu-passes",
+        (_, Family::Compute(_)) => "gpu-add",
+        (_, Family::Generic { .. }) => "host-f64",
+    }
+}
+
+/// The driver's loop cap, where it is what split k: the whole of k would take an invocation
+/// past it.
+fn loop_cap(
     ctx: &GpuContext,
     fam: Family,
     method: Method,
-    opts: &Options,
     (m, k, n): (usize, usize, usize),
-) -> std::result::Result<TileShape, Searched> {
-    let budget = budget(ctx, opts).map_err(Searched::Limit)?;
-    let (um, uk, un) = units(ctx, fam, opts).map_err(Searched::Limit)?;
-    let cap = ctx.limits.max_texture_dimension_2d as usize
-        * if fam == (Family::Hall { packed: true }) {
-            2
-        } else {
-            1
-        };
-    // A limit that not even a 1×1×1 tile is under (a workgroup too large for the adapter): no
-    // tile helps, and the loop cap need not be measured.
-    if let Err(e) = fits_sizes(ctx, fam, opts, 1, 1, 1) {
-        return Err(Searched::Limit(e));
-    }
-    let mut caps = match fam {
-        Family::Compute(_) => [m, k, n],
-        _ => [m.min(cap), k.min(cap), n.min(cap)],
-    };
-    // k no deeper than the driver's loop cap lets the method's invocations run.
-    caps[1] = caps[1]
-        .min(max_loop_k(ctx, runs_as(fam, method), m, n, k).map_err(Searched::Limit)?)
-        .max(1);
-    loop {
-        let (tm, bm) = even(m, caps[0], um);
-        let (tk, ck) = even(k, caps[1], uk);
-        let (tn, bn) = even(n, caps[2], un);
-        let bytes = family_footprint(ctx, fam, opts, tm, tk, tn, ck);
-        let fit = fits(ctx, fam, method, opts, tm, tk, tn);
-        let shape = TileShape {
-            m: tm,
-            k: tk,
-            n: tn,
-            blocks_m: bm,
-            blocks_n: bn,
-            chunks_k: ck,
-            bytes,
-        };
-        if fit.is_ok() && shape.bytes.total() <= budget.bytes {
-            return Ok(shape);
+) -> Result<Option<u32>> {
+    Ok(match loop_fits(ctx, runs_as(fam, method), m, k, n) {
+        Err(Error::Limit { .. }) => {
+            loop_budget(ctx, runs_as(fam, method))?.map(|(_, measured, _)| measured.iterations())
         }
-        // Where splitting k would change the passes a u8 or f16 check models, k goes last.
-        let k_last = !matches!(
-            fam,
-            Family::Lm | Family::Compute(_) | Family::Generic { .. }
-        ) && render_precision(ctx, fam, opts) != Precision::F32
-            && caps[0].max(caps[2]) > 1;
-        let i = if caps[1] > caps[0].max(caps[2]) && !k_last {
-            1
-        } else if caps[0] >= caps[2] {
-            0
-        } else {
-            2
-        };
-        if caps[i] <= 1 {
-            return Err(match fit {
-                Err(e) => Searched::Limit(e),
-                Ok(()) => Searched::NoTile(shape),
-            });
-        }
-        caps[i] = caps[i].div_ceil(2);
-    }
+        _ => None,
+    })
 }
 
-/// `e` with a remark: a limit error stays an [`Error::Limit`] (its `what` says `why`), any other
-/// error gets `why` appended.
-fn annotate(e: Error, why: &str) -> Error {
-    match e {
-        Error::Limit {
-            what,
-            value,
-            limit,
-            max,
-        } => Error::Limit {
-            what: format!("{what} ({why})"),
-            value,
-            limit,
-            max,
-        },
-        Error::Invalid(s) => Error::Invalid(format!("{s} ({why})")),
-        e => e,
-    }
-}
-
-/// Multiply `a · b` with `method` tile by tile as `tiling` ([`plan`]) says, telling `progress`
-/// as the blocks of C finish. `passes` of the output is one block's (what an untiled run would
-/// report), the timings are all the tiles' summed.
-pub fn multiply_tiled(
-    ctx: &GpuContext,
-    method: Method,
-    a: &Matrix,
-    b: &Matrix,
-    opts: &Options,
-    tiling: &Tiling,
-    mut progress: Option<super::Progress>,
-) -> Result<RunOutput> {
+/// What a tiled run refuses up front: non-default u8 widths, and u8 inputs outside [0, 1]
+/// (checked on the whole matrices, so a bad element is named by its place in A or B).
+fn check_tiled_inputs(method: Method, a: &Matrix, b: &Matrix, opts: &Options) -> Result<()> {
     let (m, k, n) = (a.rows, a.cols, b.cols);
     if !opts.u8_bits.is_default() {
         let bits = opts.u8_bits;
@@ -721,55 +638,17 @@ pub fn multiply_tiled(
         precision::check_unit_range(a, "A")?;
         precision::check_unit_range(b, "B")?;
     }
-    let rows = pieces(m, tiling.tile_m);
-    let cols = pieces(n, tiling.tile_n);
-    let chunks = pieces(k, tiling.tile_k);
-    let blocks = rows.len() * cols.len();
-    let adder = match (tiling.family, chunks.len()) {
-        (Family::Compute(_), 2..) => Some(GpuAdd::new(ctx)?),
-        _ => None,
-    };
-    let mut c = Matrix::zeros(m, n);
-    let mut t = Timings::default();
-    let mut device = Some(0.0);
-    let mut first: Option<(usize, Vec<String>)> = None;
-    let mut kernel: Option<RanKernel> = None;
-    let mut done = 0usize;
-    for &(r0, rl) in &rows {
-        for &(c0, cl) in &cols {
-            let xs: Vec<Matrix> = chunks
-                .iter()
-                .map(|&(p0, pl)| sub(a, r0, rl, p0, pl))
-                .collect();
-            let ys: Vec<Matrix> = chunks
-                .iter()
-                .map(|&(p0, pl)| sub(b, p0, pl, c0, cl))
-                .collect();
-            let out = match tiling.family {
-                Family::Lm => lm_block(ctx, &xs, &ys, k, opts)?,
-                Family::Hall { packed } => {
-                    hall_blocked::multiply_chunks(ctx, packed, &xs, &ys, k, &opts.params(false))?
-                }
-                Family::Compute(eff) => compute_block(ctx, eff, &xs, &ys, adder.as_ref())?,
-                Family::Generic { .. } => generic_block(ctx, method, &xs, &ys, opts)?,
-            };
-            place(&mut c, &out.c, r0, c0);
-            t.upload_ms += out.timings.upload_ms;
-            t.compute_ms += out.timings.compute_ms;
-            t.copy_ms += out.timings.copy_ms;
-            t.readback_ms += out.timings.readback_ms;
-            device = device.zip(out.timings.device_ms).map(|(d, x)| d + x);
-            first.get_or_insert((out.passes, out.notes));
-            kernel.get_or_insert(out.kernel);
-            done += 1;
-            if let Some(tell) = progress.as_mut() {
-                tell(done, blocks);
-            }
-        }
-    }
-    t.device_ms = device;
-    let (passes, block_notes) = first.unwrap_or_default();
-    let mut kernel = kernel.unwrap_or_default();
+    Ok(())
+}
+
+/// The notes of a tiled run: how C and k were split and why, how the chunks of k are summed,
+/// and what ran on the tiles.
+fn tiling_notes(
+    method: Method,
+    tiling: &Tiling,
+    (m, k, n): (usize, usize, usize),
+    blocks: usize,
+) -> Vec<String> {
     let mut notes = vec![format!(
         "tiled ({}): C {m}x{n} in {}x{} blocks of at most {}x{}, k = {k} in {} chunk(s) of at most {}: {} tile multiplies of at most {}x{}x{}, each estimated at {} of the {} budget ({})",
         tiling.reasons.join("; "),
@@ -809,6 +688,75 @@ pub fn multiply_tiled(
     notes.push(format!(
         "passes: those of one block of C (all {blocks} blocks ran as many)"
     ));
+    notes
+}
+
+/// Multiply `a · b` with `method` tile by tile as `tiling` ([`plan`]) says, telling `progress`
+/// as the blocks of C finish. `passes` of the output is one block's (what an untiled run would
+/// report), the timings are all the tiles' summed. Asynchronous, as the runner is: the browser
+/// awaits it, native hosts block on it.
+pub async fn multiply_tiled(
+    ctx: &GpuContext,
+    method: Method,
+    a: &Matrix,
+    b: &Matrix,
+    opts: &Options,
+    tiling: &Tiling,
+    mut progress: Option<super::Progress<'_>>,
+) -> Result<RunOutput> {
+    let (m, k, n) = (a.rows, a.cols, b.cols);
+    check_tiled_inputs(method, a, b, opts)?;
+    let rows = pieces(m, tiling.tile_m);
+    let cols = pieces(n, tiling.tile_n);
+    let chunks = pieces(k, tiling.tile_k);
+    let blocks = rows.len() * cols.len();
+    let adder = match (tiling.family, chunks.len()) {
+        (Family::Compute(_), 2..) => Some(GpuAdd::new(ctx)?),
+        _ => None,
+    };
+    let mut c = Matrix::zeros(m, n);
+    let mut t = Timings::default();
+    let mut device = Some(0.0);
+    let mut first: Option<(usize, Vec<String>)> = None;
+    let mut kernel: Option<RanKernel> = None;
+    let mut done = 0usize;
+    for &(r0, rl) in &rows {
+        for &(c0, cl) in &cols {
+            let xs: Vec<Matrix> = chunks
+                .iter()
+                .map(|&(p0, pl)| sub(a, r0, rl, p0, pl))
+                .collect();
+            let ys: Vec<Matrix> = chunks
+                .iter()
+                .map(|&(p0, pl)| sub(b, p0, pl, c0, cl))
+                .collect();
+            let out = match tiling.family {
+                Family::Lm => lm_block(ctx, &xs, &ys, k, opts).await?,
+                Family::Hall { packed } => {
+                    let p = opts.params(false);
+                    hall_blocked::multiply_chunks(ctx, packed, &xs, &ys, k, &p).await?
+                }
+                Family::Compute(eff) => compute_block(ctx, eff, &xs, &ys, adder.as_ref()).await?,
+                Family::Generic { .. } => generic_block(ctx, method, &xs, &ys, opts).await?,
+            };
+            place(&mut c, &out.c, r0, c0);
+            t.upload_ms += out.timings.upload_ms;
+            t.compute_ms += out.timings.compute_ms;
+            t.copy_ms += out.timings.copy_ms;
+            t.readback_ms += out.timings.readback_ms;
+            device = device.zip(out.timings.device_ms).map(|(d, x)| d + x);
+            first.get_or_insert((out.passes, out.notes));
+            kernel.get_or_insert(out.kernel);
+            done += 1;
+            if let Some(tell) = progress.as_mut() {
+                tell(done, blocks);
+            }
+        }
+    }
+    t.device_ms = device;
+    let (passes, block_notes) = first.unwrap_or_default();
+    let mut kernel = kernel.unwrap_or_default();
+    let mut notes = tiling_notes(method, tiling, (m, k, n), blocks);
     notes.extend(block_notes.into_iter().map(|s| format!("first block: {s}")));
     // The tiles' kernel, under the name of the method the tiles ran.
     kernel.method = tiling.ran_as.clone();
@@ -822,40 +770,4 @@ pub fn multiply_tiled(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sizes_parse_with_binary_and_decimal_units() {
-        assert_eq!(parse_bytes("4096").unwrap(), 4096);
-        assert_eq!(parse_bytes("512MiB").unwrap(), 512 << 20);
-        assert_eq!(parse_bytes("2GiB").unwrap(), 2 << 30);
-        assert_eq!(parse_bytes("2g").unwrap(), 2 << 30);
-        assert_eq!(parse_bytes("1.5GB").unwrap(), 1_500_000_000);
-        assert_eq!(parse_bytes(" 64 KiB ").unwrap(), 64 << 10);
-        for bad in ["", "MiB", "-1", "0", "12 parsecs", "1e3"] {
-            assert!(parse_bytes(bad).is_err(), "{bad}");
-        }
-        assert_eq!(human_bytes(512 << 20), "512 MiB");
-        assert_eq!(human_bytes(3 << 29), "1.50 GiB");
-        assert_eq!(human_bytes(100), "100 bytes");
-    }
-
-    #[test]
-    fn pieces_are_as_even_as_the_unit_allows() {
-        assert_eq!(even(20000, 16384, 1), (10000, 2));
-        assert_eq!(even(100, 100, 1), (100, 1));
-        assert_eq!(even(100, 30, 1), (25, 4));
-        // Whole blocks of b = 32 along k.
-        assert_eq!(even(1000, 300, 32), (256, 4));
-        assert_eq!(even(7, 3, 32), (3, 3));
-        assert_eq!(pieces(10, 4), vec![(0, 4), (4, 4), (8, 2)]);
-        let x = Matrix::from_fn(5, 7, |i, j| (i * 10 + j) as f32);
-        let s = sub(&x, 1, 3, 2, 4);
-        assert_eq!(s.get(0, 0), 12.0);
-        assert_eq!(s.get(2, 3), 35.0);
-        let mut y = Matrix::zeros(5, 7);
-        place(&mut y, &s, 1, 2);
-        assert_eq!(y.get(3, 5), 35.0);
-    }
-}
+mod tests;

@@ -24,7 +24,7 @@ pub(super) fn place(c: &mut Matrix, blk: &Matrix, r0: usize, c0: usize) {
 /// One block of C by L-M: every chunk's slices drawn into the same framebuffer, cleared before
 /// the first chunk only, so the blend unit adds all k products in order (§3's passes, split
 /// between textures). `k` is the whole inner dimension (u8 `--scale-by-depth`).
-pub(super) fn lm_block(
+pub(super) async fn lm_block(
     ctx: &GpuContext,
     a: &[Matrix],
     b: &[Matrix],
@@ -54,7 +54,7 @@ pub(super) fn lm_block(
     let mut t = Timings::default();
     let mut last = None;
     for (i, (x, y)) in a.iter().zip(b).enumerate() {
-        let ran = run(ctx, None, || {
+        let ran = run_async(ctx, None, || {
             let at = MatrixTexture::upload_channels(ctx, "A tile", &[x], precision)?;
             let bt = MatrixTexture::upload_channels(ctx, "B tile", &[y], precision)?;
             let pipeline =
@@ -69,7 +69,8 @@ pub(super) fn lm_block(
                 work.finish(move |bytes| split_channels(m, n, precision.decode(&bytes[0]), 1));
             }
             Ok(work)
-        })?;
+        })
+        .await?;
         add_timings(&mut t, &ran.timings);
         last = Some(ran);
     }
@@ -100,9 +101,89 @@ pub(super) fn lm_block(
     })
 }
 
+/// The buffers and pipelines of one chunk depth: every chunk as deep as the one before
+/// writes its A and B into the same buffers and runs the same pipelines (a k split for the
+/// loop cap can take hundreds of chunks, and a pipeline build costs more than the chunk).
+struct Ready {
+    k: usize,
+    plan: crate::gpu::compute::Plan,
+    ops: Operands,
+    prepared: Prepared,
+}
+
+impl Ready {
+    /// `ready` for the chunk `x · y`: the last chunk's, with this chunk's operands written into
+    /// its buffers where the sizes match, else built anew.
+    fn for_chunk<'r>(
+        ctx: &GpuContext,
+        eff: Method,
+        ready: &'r mut Option<Ready>,
+        x: &Matrix,
+        y: &Matrix,
+    ) -> Result<&'r Ready> {
+        match ready {
+            Some(r) if r.k == x.cols && (r.ops.a.rows, r.ops.b.cols) == (x.rows, y.cols) => {
+                r.ops.a.write(ctx, &x.data)?;
+                r.ops.b.write(ctx, &y.data)?;
+                r.ops.poison(ctx)?;
+            }
+            _ => {
+                let plan = super::super::compute_plan(eff, &ctx.limits, x.rows, x.cols, y.cols)
+                    .unwrap_or_else(|| {
+                        Err(Error::Internal(format!("{eff} is not a compute method")))
+                    })?;
+                let ops = Operands::upload(ctx, &plan, x, y)?;
+                let prepared = Prepared::new(ctx, &plan, &ops)?;
+                *ready = Some(Ready {
+                    k: x.cols,
+                    plan,
+                    ops,
+                    prepared,
+                });
+            }
+        }
+        Ok(ready.as_ref().expect("made above"))
+    }
+}
+
+/// Add one chunk's C (`part`) into the block's accumulator `acc` on the GPU: the first chunk's
+/// copied there, each later one added by `adder`. Returns the accumulator.
+fn accumulate<'a>(
+    ctx: &GpuContext,
+    work: &mut Work,
+    part: &MatrixBuffer,
+    acc: &'a mut Option<MatrixBuffer>,
+    adder: Option<&GpuAdd>,
+) -> Result<&'a MatrixBuffer> {
+    let (rows, cols) = (part.rows, part.cols);
+    if acc.is_none() {
+        let made = MatrixBuffer::new(ctx, "C block accumulator", rows, cols)?;
+        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        enc.copy_buffer_to_buffer(
+            &part.buffer,
+            0,
+            &made.buffer,
+            0,
+            buffer::matrix_bytes(rows, cols),
+        );
+        work.push(enc.finish(), Phase::Compute);
+        return Ok(acc.insert(made));
+    }
+    let s = acc.as_ref().expect("checked above");
+    match adder {
+        Some(add) => {
+            work.push(add.encode(ctx, part, s)?, Phase::Compute);
+            Ok(s)
+        }
+        None => Err(Error::Internal(
+            "a split k needs the accumulation pipeline".into(),
+        )),
+    }
+}
+
 /// One block of C by a compute method: each chunk through the compute harness, its C added into
 /// the block's accumulator on the GPU by `adder`.
-pub(super) fn compute_block(
+pub(super) async fn compute_block(
     ctx: &GpuContext,
     eff: Method,
     a: &[Matrix],
@@ -113,15 +194,6 @@ pub(super) fn compute_block(
         return Err(Error::Internal(
             "a tiled block needs at least one chunk of k".into(),
         ));
-    }
-    /// The buffers and pipelines of one chunk depth: every chunk as deep as the one before
-    /// writes its A and B into the same buffers and runs the same pipelines (a k split for the
-    /// loop cap can take hundreds of chunks, and a pipeline build costs more than the chunk).
-    struct Ready {
-        k: usize,
-        plan: crate::gpu::compute::Plan,
-        ops: Operands,
-        prepared: Prepared,
     }
     let mut notes = vec![];
     let mut passes = 0;
@@ -135,29 +207,8 @@ pub(super) fn compute_block(
     let chunks = a.len();
     for (i, (x, y)) in a.iter().zip(b).enumerate() {
         let last = i + 1 == chunks;
-        let ran = run(ctx, None, || {
-            match &ready {
-                Some(r) if r.k == x.cols && (r.ops.a.rows, r.ops.b.cols) == (x.rows, y.cols) => {
-                    r.ops.a.write(ctx, &x.data)?;
-                    r.ops.b.write(ctx, &y.data)?;
-                    r.ops.poison(ctx)?;
-                }
-                _ => {
-                    let plan = super::super::compute_plan(eff, &ctx.limits, x.rows, x.cols, y.cols)
-                        .unwrap_or_else(|| {
-                            Err(Error::Internal(format!("{eff} is not a compute method")))
-                        })?;
-                    let ops = Operands::upload(ctx, &plan, x, y)?;
-                    let prepared = Prepared::new(ctx, &plan, &ops)?;
-                    ready = Some(Ready {
-                        k: x.cols,
-                        plan,
-                        ops,
-                        prepared,
-                    });
-                }
-            }
-            let r = ready.as_ref().expect("made above");
+        let ran = run_async(ctx, None, || {
+            let r = Ready::for_chunk(ctx, eff, &mut ready, x, y)?;
             let mut work = Work::new(r.plan.dispatches());
             work.push(
                 r.prepared.encode(&ctx.device, r.plan.method)?,
@@ -168,30 +219,7 @@ pub(super) fn compute_block(
             let sum = if chunks == 1 {
                 part
             } else {
-                match (&acc, adder) {
-                    (None, _) => {
-                        let made = MatrixBuffer::new(ctx, "C block accumulator", rows, cols)?;
-                        let mut enc = ctx.device.create_command_encoder(&Default::default());
-                        enc.copy_buffer_to_buffer(
-                            &part.buffer,
-                            0,
-                            &made.buffer,
-                            0,
-                            buffer::matrix_bytes(rows, cols),
-                        );
-                        work.push(enc.finish(), Phase::Compute);
-                        acc.insert(made)
-                    }
-                    (Some(s), Some(add)) => {
-                        work.push(add.encode(ctx, part, s)?, Phase::Compute);
-                        s
-                    }
-                    (Some(_), None) => {
-                        return Err(Error::Internal(
-                            "a split k needs the accumulation pipeline".into(),
-                        ));
-                    }
-                }
+                accumulate(ctx, &mut work, part, &mut acc, adder)?
             };
             if last {
                 work.read(Read::Buffer {
@@ -203,7 +231,8 @@ pub(super) fn compute_block(
                 });
             }
             Ok(work)
-        })?;
+        })
+        .await?;
         let plan = &ready.as_ref().expect("made by the run").plan;
         passes += plan.dispatches() + usize::from(i > 0);
         add_timings(&mut t, &ran.timings);
@@ -247,7 +276,7 @@ pub(super) fn add_timings(t: &mut Timings, run: &Timings) {
 
 /// One block of C by any other method: each chunk a whole multiply of the method; the chunks
 /// summed on the host in f64.
-pub(super) fn generic_block(
+pub(super) async fn generic_block(
     ctx: &GpuContext,
     method: Method,
     a: &[Matrix],
@@ -268,7 +297,7 @@ pub(super) fn generic_block(
             allow_nonfinite: true,
             ..opts.clone()
         };
-        let out = super::super::run_whole(Some(ctx), method, x, y, &o, None)?;
+        let out = super::super::run_whole(Some(ctx), method, x, y, &o, None).await?;
         t.upload_ms += out.timings.upload_ms;
         t.compute_ms += out.timings.compute_ms;
         t.copy_ms += out.timings.copy_ms;

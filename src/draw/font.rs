@@ -2,9 +2,9 @@
 //! `ab_glyph`, anti-aliased, mixed case, at the sizes of `draw::text`), rasterized on the CPU
 //! into an 8-bit coverage mask that the renderer blends over the frame.
 //!
-//! The glyph metrics and the rasterizer live here, the one copy, because the renderer builds for
-//! the browser too, where `report` (figures, charts, the `image` crate) is not compiled;
-//! `draw::text` draws its figures and charts with them.
+//! The glyph metrics and the rasterizer live here, the one copy, below both users: the demos'
+//! renderer builds for the browser too, where the rest of `draw` (figures, charts, the `image`
+//! crate) is not compiled; `draw::text` draws its figures and charts with them.
 
 use ab_glyph::{Font, FontRef, PxScale, ScaleFont, point};
 use std::sync::OnceLock;

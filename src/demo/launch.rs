@@ -1,4 +1,6 @@
-//! `rendermm demo lm|hall|packed|cube`: the command line of the demos.
+//! `rendermm demo lm|hall|packed|cube`: what a demo is asked to do (a plain settings struct the
+//! command line fills, so the library needs no argument parser), checked and run in a window or
+//! headless.
 
 use super::headless::{self, HeadlessOptions};
 use super::render::Renderer;
@@ -9,74 +11,50 @@ use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::matrix::parse_mkn;
 use crate::precision::Precision;
-use clap::builder::PossibleValuesParser;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-/// Arguments of `rendermm demo`.
-#[derive(clap::Args, Debug, Clone)]
-pub struct DemoArgs {
-    /// Set by the command line from the environment: no display is named (DISPLAY,
-    /// WAYLAND_DISPLAY and WAYLAND_SOCKET unset), so a window that cannot open says that.
-    #[arg(skip)]
+/// What `rendermm demo` was asked for, as given: names and sizes are still text, parsed and
+/// checked by [`run`] so that every caller gets the same one-line errors.
+#[derive(Debug, Clone)]
+pub struct DemoOptions {
+    /// No display is named (DISPLAY, WAYLAND_DISPLAY and WAYLAND_SOCKET unset), so a window that
+    /// cannot open says that.
     pub no_display: bool,
-    /// Which demo: lm (Larsen–McAllister slices), hall (ping-pong blocked passes), packed (2×2
-    /// RGBA channel packing) or cube (the processor cube in 3-D).
-    #[arg(value_parser = PossibleValuesParser::new(Kind::ALL.map(Kind::name)))]
+    /// Which demo: lm, hall, packed or cube ([`Kind::name`]).
     pub kind: String,
-    /// Random inputs of shape MxKxN (each side 1 to 512), uniform in [-1, 1) ([0, 1) in u8).
-    /// The default, 16x16x16, when no files are given.
-    #[arg(long, value_name = "MxKxN", conflicts_with_all = ["a", "b"])]
+    /// Random inputs of shape MxKxN; `None` with no files: 16x16x16.
     pub random: Option<String>,
     /// Seed of the random inputs.
-    #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Left matrix file (.npy, .mtx, .csv).
-    #[arg(long, requires = "b")]
     pub a: Option<PathBuf>,
     /// Right matrix file (.npy, .mtx, .csv).
-    #[arg(long, requires = "a")]
     pub b: Option<PathBuf>,
-    /// Number format of textures and framebuffer for lm and cube: u8 (the 8-bit saturating
-    /// pipeline of 2001), f16 or f32. hall and packed run in f32.
-    #[arg(
-        long,
-        default_value_t = Precision::F32.name().to_string(),
-        value_parser = PossibleValuesParser::new(Precision::ALL.map(Precision::name))
-    )]
+    /// Number format of textures and framebuffer for lm and cube ([`Precision::name`]).
     pub precision: String,
-    /// Hall–Carr–Hart block size b; default: about 8 passes.
-    #[arg(long, value_name = "N")]
+    /// Hall–Carr–Hart block size b; `None`: about 8 passes.
     pub block: Option<u32>,
     /// u8: polygon colour 1/k so the blended sum cannot saturate (L-M §4).
-    #[arg(long)]
     pub scale_by_depth: bool,
-    /// No window: draw offscreen and write --frames, --gif and/or --screenshot.
-    #[arg(long)]
+    /// No window: draw offscreen and write `frames`, `gif` and/or `screenshot`.
     pub headless: bool,
-    /// Headless: write one PNG per pass into this folder.
-    #[arg(long, value_name = "DIR")]
+    /// Headless: one PNG per pass into this folder.
     pub frames: Option<PathBuf>,
-    /// Headless: write an animated GIF of the run.
-    #[arg(long, value_name = "FILE")]
+    /// Headless: an animated GIF of the run.
     pub gif: Option<PathBuf>,
-    /// Save a PNG of the window (rendered offscreen) after --frames-then-exit, or of the last
-    /// headless frame.
-    #[arg(long, value_name = "FILE")]
+    /// A PNG of the window after `frames_then_exit`, or of the last headless frame.
     pub screenshot: Option<PathBuf>,
-    /// Window: render N frames, one pass per frame, then save --screenshot and exit.
-    #[arg(long, value_name = "N")]
+    /// Window: render N frames, one pass per frame, then save `screenshot` and exit.
     pub frames_then_exit: Option<u64>,
-    /// Window or frame size in pixels (default 1280x720 for the window, 960x420 headless).
-    #[arg(long, value_name = "WxH")]
+    /// Window or frame size `WxH` (default 1280x720 for the window, 960x420 headless).
     pub size: Option<String>,
     /// Passes per second while playing (window).
-    #[arg(long, default_value_t = 4.0)]
     pub speed: f32,
 }
 
 /// Run `rendermm demo`.
-pub fn run(args: DemoArgs) -> Result<()> {
+pub fn run(args: DemoOptions) -> Result<()> {
     let kind = Kind::parse(&args.kind)?;
     let precision = Precision::parse(&args.precision)?;
     if args.block == Some(0) {
