@@ -6,8 +6,8 @@
 //! passes — on the page's canvas with the renderer of `rendermm demo` (`rendermm::demo`: its
 //! scene, layout, labels and `shaders/demo.wgsl`; frame.rs puts the frames on the page).
 //!
-//! The page is warm: one context per backend for its whole life (its pipelines cached in
-//! `ctx.pipelines`, the demo's renderer built once), and the CPU reference of the last inputs
+//! The page is warm: one context per backend for its whole life (its pipelines, compute and
+//! render, cached in `ctx.pipelines`; the demo's renderer built once), and the CPU reference of the last inputs
 //! kept, so a second Run of the same product compiles nothing and multiplies nothing on the CPU.
 //! Every parameter is checked here, in Rust, so the page and a test see the same one-sentence
 //! errors. See docs/web.md.
@@ -788,6 +788,7 @@ async fn run_request(req: &Request, page: &Page) -> Result<Value> {
     };
     let (a, b, input_notes) = inputs.for_precision(req.precision)?;
     let pipelines_before = ctx.pipelines.built();
+    let shaders_before = ctx.pipelines.compiled();
     let mut capture = Capture {
         kind: Kind::of(req.method),
         snapshots: vec![],
@@ -816,6 +817,7 @@ async fn run_request(req: &Request, page: &Page) -> Result<Value> {
     };
     let method_ms = ms_since(method_started);
     let pipelines_built = ctx.pipelines.built();
+    let shaders_compiled = ctx.pipelines.compiled();
     let used = out.precision();
     let reference_started = Instant::now();
     let (reference, reference_cached) = reference_of(&a, &b);
@@ -843,11 +845,14 @@ async fn run_request(req: &Request, page: &Page) -> Result<Value> {
         "kernel": out.kernel,
         "held": verdict.held,
         "tolerance": verdict.tolerance,
-        // A warm page: one context per backend, and pipelines built once per kind.
+        // A warm page: one context per backend, and pipelines built (shaders compiled) once per
+        // kind; the counts are the context's, the ones "by this run" what this multiply added.
         "contexts_created": CONTEXTS.with(|c| c.get()),
         "context_reused": !opened,
         "pipelines_built": pipelines_built,
         "pipelines_built_by_this_run": pipelines_built - pipelines_before,
+        "shaders_compiled": shaders_compiled,
+        "shaders_compiled_by_this_run": shaders_compiled - shaders_before,
         "reference_cached": reference_cached,
         // Milliseconds. setup, upload, compute, copy and readback are the method's own phases
         // (`multiply --json`'s timings); device is the compute phase's GPU time where the adapter
