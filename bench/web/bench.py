@@ -17,7 +17,8 @@ new, and the judge's check) and "method" the multiply call alone (upload, comput
 what tfjs's figure covers). The ratio is the page's warm over tfjs's warm (below 1: faster).
 Agreement: |C_page - C_tfjs| / |C_page| (Frobenius) and the page's own check.
 
-  bench/web/run.sh [--sizes 64,128,256,512] [--url URL]    (builds and serves the page)
+  bench/web/run.sh [--sizes 64,128,256,512] [--backends webgl2,webgpu] [--skip lm]
+                                                      (builds and serves the page)
 """
 
 import argparse
@@ -116,6 +117,7 @@ def main():
     ap.add_argument("--sizes", default="64,128,256,512")
     ap.add_argument("--backends", default="webgl2,webgpu")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--skip", default="", help="methods to leave out, e.g. lm (its k passes at n = 1024)")
     ap.add_argument("--json", help="also write the raw results here")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -138,7 +140,8 @@ def main():
         for backend in args.backends.split(","):
             for n in sizes:
                 t = time.time()
-                r = driver.execute_async_script(SCRIPT, backend, n, args.seed, METHODS[backend], TFJS[backend],
+                methods = [m for m in METHODS[backend] if m not in args.skip.split(",")]
+                r = driver.execute_async_script(SCRIPT, backend, n, args.seed, methods, TFJS[backend],
                                                 REPEATS, args.tfjs)
                 raw.append(r)
                 if "error" in r and "tfjs" not in r:
