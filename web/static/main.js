@@ -110,7 +110,12 @@ function offerDownloads() {
   }
 }
 
+// A chapter's frame shows the passes: without a pace of its own, the run is replayed at this
+// many ms per pass after its result (the run itself draws nothing while it runs).
+const EMBED_PACE = "120";
+
 async function go(params) {
+  if (EMBED && !params.has("pace")) params.set("pace", EMBED_PACE);
   finished = false;
   result.textContent = "pending";
   status.classList.remove("error");
