@@ -287,7 +287,7 @@ pub fn eras_best_h100(_ctx: &GpuContext, out: &Path) -> Result<()> {
                 .map_err(plot_err(title))?;
         }
         let grey = RGBColor(60, 60, 60);
-        let right_mid = TextStyle::from(("sans-serif", SMALL).into_font().color(&grey)).pos(
+        let right_mid = ("sans-serif", SMALL).into_font().color(&grey).pos(
             plotters::style::text_anchor::Pos::new(
                 plotters::style::text_anchor::HPos::Left,
                 plotters::style::text_anchor::VPos::Center,
@@ -467,15 +467,13 @@ pub fn texel_rate_vs_fma(_ctx: &GpuContext, out: &Path) -> Result<()> {
         area.draw(&Text::new(
             note,
             (nx, ny),
-            TextStyle::from(
-                ("sans-serif", SMALL)
-                    .into_font()
-                    .color(&RGBColor(70, 70, 70)),
-            )
-            .pos(plotters::style::text_anchor::Pos::new(
-                plotters::style::text_anchor::HPos::Left,
-                plotters::style::text_anchor::VPos::Center,
-            )),
+            ("sans-serif", SMALL)
+                .into_font()
+                .color(&RGBColor(70, 70, 70))
+                .pos(plotters::style::text_anchor::Pos::new(
+                    plotters::style::text_anchor::HPos::Left,
+                    plotters::style::text_anchor::VPos::Center,
+                )),
         ))
         .map_err(plot_err(title))?;
         Ok(())
@@ -729,9 +727,9 @@ pub fn kk73_access(_ctx: &GpuContext, out: &Path) -> Result<()> {
             });
         }
         // Row and column numbers of the grids.
-        for c in 0..3 {
+        for &x in &cols {
             for i in [0usize, 15] {
-                let at = cols[c] as f32 + (i as f32 + 0.5) * cell as f32;
+                let at = x as f32 + (i as f32 + 0.5) * cell as f32;
                 text::centre(
                     &mut img,
                     at,
@@ -742,7 +740,7 @@ pub fn kk73_access(_ctx: &GpuContext, out: &Path) -> Result<()> {
                 );
                 text::draw(
                     &mut img,
-                    cols[c] as f32 - 6.0,
+                    x as f32 - 6.0,
                     gy as f32 + i as f32 * cell as f32 + 1.0,
                     &i.to_string(),
                     text::SMALL,
