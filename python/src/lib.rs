@@ -33,8 +33,7 @@ static CONTEXT: OnceLock<Result<GpuContext, String>> = OnceLock::new();
 
 fn context(py: Python<'_>) -> PyResult<&'static GpuContext> {
     let ctx = py.detach(|| CONTEXT.get_or_init(|| GpuContext::new().map_err(|e| e.to_string())));
-    ctx.as_ref()
-        .map_err(|e| PyRuntimeError::new_err(e.clone()))
+    ctx.as_ref().map_err(|e| PyRuntimeError::new_err(e.clone()))
 }
 
 /// A library error as the Python exception its kind calls for, with the library's one line.
@@ -44,9 +43,7 @@ fn to_py(e: rendermm::Error) -> PyErr {
         Kind::Usage => PyValueError::new_err(line),
         Kind::Gpu => PyRuntimeError::new_err(line),
         Kind::File => PyOSError::new_err(line),
-        Kind::Bug => PyRuntimeError::new_err(format!(
-            "rendermm bug (please report it): {line}"
-        )),
+        Kind::Bug => PyRuntimeError::new_err(format!("rendermm bug (please report it): {line}")),
     }
 }
 
@@ -126,16 +123,31 @@ fn operand(name: &str, x: &Bound<'_, PyAny>, allow_nonfinite: bool) -> PyResult<
 fn request_options(
     method: &str,
     precision: &str,
-    block: Option<u32>,
+    block: Option<i64>,
     accumulate: Option<&str>,
     scale_by_depth: bool,
-    u8_product_bits: Option<u32>,
-    u8_sum_bits: Option<u32>,
+    u8_product_bits: Option<i64>,
+    u8_sum_bits: Option<i64>,
     variant: Option<&str>,
     mem_budget: Option<&str>,
     no_tile: bool,
     allow_nonfinite: bool,
 ) -> PyResult<(Method, Options)> {
+    // Python's integers have no width: a negative or huge one is a bad value, said as such.
+    let whole = |what: &str, v: Option<i64>| -> PyResult<Option<u32>> {
+        v.map(|x| {
+            u32::try_from(x).map_err(|_| {
+                value_error(format!(
+                    "{what}={x}: use a whole number from 0 to {}",
+                    u32::MAX
+                ))
+            })
+        })
+        .transpose()
+    };
+    let block = whole("block", block)?;
+    let u8_product_bits = whole("u8_product_bits", u8_product_bits)?;
+    let u8_sum_bits = whole("u8_sum_bits", u8_sum_bits)?;
     let method = Method::parse(method).map_err(to_py)?;
     let precision = Precision::parse(precision).map_err(to_py)?;
     let takes = method.info().takes;
@@ -250,11 +262,11 @@ fn multiply<'py>(
     b: &Bound<'py, PyAny>,
     method: &str,
     precision: &str,
-    block: Option<u32>,
+    block: Option<i64>,
     accumulate: Option<&str>,
     scale_by_depth: bool,
-    u8_product_bits: Option<u32>,
-    u8_sum_bits: Option<u32>,
+    u8_product_bits: Option<i64>,
+    u8_sum_bits: Option<i64>,
     variant: Option<&str>,
     mem_budget: Option<&str>,
     no_tile: bool,
@@ -277,7 +289,11 @@ fn multiply<'py>(
     let a = operand("a", a, allow_nonfinite)?;
     let b = operand("b", b, allow_nonfinite)?;
     let wide = a.wide || b.wide;
-    let ctx = if method.is_gpu() { Some(context(py)?) } else { None };
+    let ctx = if method.is_gpu() {
+        Some(context(py)?)
+    } else {
+        None
+    };
     let outcome = py.detach(|| -> rendermm::Result<_> {
         let outcome = plan::multiply(ctx, Request::new(method, &a.m, &b.m).options(options))?;
         let mut notes = vec![];
@@ -355,7 +371,9 @@ fn judge(
 /// The report as JSON, with the one fact of the outcome the report leaves out: Hall's b.
 fn report_json(report: &Report, outcome: &plan::Outcome) -> PyResult<String> {
     let bug = |e: serde_json::Error| {
-        PyRuntimeError::new_err(format!("rendermm bug (please report it): the report did not serialize: {e}"))
+        PyRuntimeError::new_err(format!(
+            "rendermm bug (please report it): the report did not serialize: {e}"
+        ))
     };
     let mut value = serde_json::to_value(report).map_err(bug)?;
     if let Some(obj) = value.as_object_mut() {
@@ -385,7 +403,9 @@ impl Observer for Slices {
         acc: &MatrixTexture,
     ) -> rendermm::Result<()> {
         self.passes = passes;
-        let packed = Precision::ALL.into_iter().find(|p| p.format(4) == acc.format);
+        let packed = Precision::ALL
+            .into_iter()
+            .find(|p| p.format(4) == acc.format);
         let c = match packed {
             // Hall's packed layout: RGBA texels holding 2x2 blocks of C.
             Some(_) => rendermm::methods::hall_common::read_unpacked(ctx, acc, self.m, self.n)?,
@@ -426,13 +446,16 @@ fn slices<'py>(
     b: &Bound<'py, PyAny>,
     method: &str,
     precision: &str,
-    block: Option<u32>,
+    block: Option<i64>,
     accumulate: Option<&str>,
 ) -> PyResult<(Bound<'py, PyArray3<f32>>, String)> {
     let (method, options) = request_options(
         method, precision, block, accumulate, false, None, None, None, None, false, false,
     )?;
-    if !matches!(method, Method::Lm | Method::HallBlocked | Method::HallPacked) {
+    if !matches!(
+        method,
+        Method::Lm | Method::HallBlocked | Method::HallPacked
+    ) {
         return Err(value_error(format!(
             "slices: method {method} has no running sum to watch; use lm, hall-blocked or hall-packed"
         )));
@@ -456,7 +479,9 @@ fn slices<'py>(
     let outcome = py.detach(|| {
         plan::multiply(
             Some(ctx),
-            Request::new(method, &a, &b).options(options).observed(&mut obs),
+            Request::new(method, &a, &b)
+                .options(options)
+                .observed(&mut obs),
         )
     });
     let outcome = outcome_or_err(outcome)?;
@@ -486,7 +511,14 @@ fn methods(py: Python<'_>) -> PyResult<Vec<Bound<'_, pyo3::types::PyDict>>> {
             d.set_item("source", row.source)?;
             d.set_item("summary", row.summary)?;
             d.set_item("gpu", row.method.is_gpu())?;
-            d.set_item("precisions", if row.takes.precision { vec!["f32", "f16", "u8"] } else { vec!["f32"] })?;
+            d.set_item(
+                "precisions",
+                if row.takes.precision {
+                    vec!["f32", "f16", "u8"]
+                } else {
+                    vec!["f32"]
+                },
+            )?;
             d.set_item("block", row.takes.block)?;
             d.set_item("accumulate", row.takes.accumulate)?;
             Ok(d)
@@ -508,15 +540,24 @@ fn info(py: Python<'_>) -> PyResult<String> {
             ("SUBGROUP", wgpu::Features::SUBGROUP),
         ];
         let limits: [(&str, u64); 8] = [
-            ("max_texture_dimension_2d", l.max_texture_dimension_2d as u64),
+            (
+                "max_texture_dimension_2d",
+                l.max_texture_dimension_2d as u64,
+            ),
             ("max_color_attachments", l.max_color_attachments as u64),
             (
                 "max_color_attachment_bytes_per_sample",
                 l.max_color_attachment_bytes_per_sample as u64,
             ),
-            ("max_storage_buffer_binding_size", l.max_storage_buffer_binding_size),
+            (
+                "max_storage_buffer_binding_size",
+                l.max_storage_buffer_binding_size,
+            ),
             ("max_buffer_size", l.max_buffer_size),
-            ("max_compute_workgroup_size_x", l.max_compute_workgroup_size_x as u64),
+            (
+                "max_compute_workgroup_size_x",
+                l.max_compute_workgroup_size_x as u64,
+            ),
             (
                 "max_compute_invocations_per_workgroup",
                 l.max_compute_invocations_per_workgroup as u64,
@@ -553,7 +594,10 @@ fn _rendermm(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(methods, m)?)?;
     m.add_function(wrap_pyfunction!(info, m)?)?;
     m.add("CheckFailed", m.py().get_type::<CheckFailed>())?;
-    m.add("PRECISIONS", Precision::ALL.iter().map(|p| p.name()).collect::<Vec<_>>())?;
+    m.add(
+        "PRECISIONS",
+        Precision::ALL.iter().map(|p| p.name()).collect::<Vec<_>>(),
+    )?;
     m.add("U8_PRODUCT_BITS", U8Bits::PRODUCT_BITS.to_vec())?;
     m.add("U8_SUM_BITS", U8Bits::SUM_BITS.to_vec())?;
     m.add(

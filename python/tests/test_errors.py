@@ -54,6 +54,10 @@ def test_bad_operands_raise_value_error_in_one_line(a, b, words):
         (dict(method="cs-naive", variant="fast"), ["variant", "cs-naive"]),
         (dict(method="lm", scale_by_depth=True), ["scale_by_depth", "u8"]),
         (dict(mem_budget="lots"), ["lots"]),
+        (dict(method="hall-blocked", block=-1), ["block=-1", "whole number"]),
+        (dict(method="hall-blocked", block=2**40), ["block=1099511627776"]),
+        (dict(method="hall-blocked", block=0), ["b = 0"]),
+        (dict(method="lm", precision="u8", u8_sum_bits=-8), ["u8_sum_bits=-8"]),
     ],
 )
 def test_bad_options_raise_value_error_in_one_line(kw, words):
