@@ -7,7 +7,8 @@ told otherwise) by one method
     process, as the binding does): the wall time of `plan::multiply`;
   - from Python, with `rendermm.multiply` (numpy in, numpy out): the wall time of the call;
 
-and prints the medians and the binding's overhead in percent (and, within each Python call, the
+(and PyTorch's numpy → GPU → numpy, where torch and a CUDA GPU are there) and prints the medians
+and the binding's overhead in percent (and, within each Python call, the
 time outside the phases the report times), and the `timings.setup_ms` of the
 binding's first and second call of the shape (pipeline building; the second should spend none).
 
@@ -36,11 +37,13 @@ import rendermm
 PYTHON_DIR = Path(__file__).resolve().parent.parent
 
 
-def rust_calls(a_path: Path, b_path: Path, method: str, repeats: int) -> list[dict]:
-    cmd = [
-        "cargo", "run", "--quiet", "--release", "--example", "rust_multiply", "--",
-        str(a_path), str(b_path), method, str(repeats),
+def rust_calls(
+    a_path: Path, b_path: Path, method: str, repeats: int, example: str | None
+) -> list[dict]:
+    run = [example] if example else [
+        "cargo", "run", "--quiet", "--release", "--example", "rust_multiply", "--"
     ]
+    cmd = [*run, str(a_path), str(b_path), method, str(repeats)]
     out = subprocess.run(cmd, cwd=PYTHON_DIR, capture_output=True, text=True)
     if out.returncode != 0:
         sys.exit(f"error: the Rust example failed: {out.stderr.strip().splitlines()[-1:]}")
@@ -57,12 +60,33 @@ def python_calls(a: np.ndarray, b: np.ndarray, method: str, repeats: int) -> lis
     return calls
 
 
+def torch_calls(a: np.ndarray, b: np.ndarray, repeats: int) -> list[float] | None:
+    """PyTorch's numpy → GPU → numpy for the same product (CUDA), where torch and a GPU are
+    here: the wall time of copying A and B up, multiplying in f32 and copying C back."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    if not torch.cuda.is_available():
+        return None
+    torch.backends.cuda.matmul.allow_tf32 = False  # f32 as rendermm computes, not TF32
+    calls = []
+    for _ in range(repeats):
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        c = (torch.from_numpy(a).cuda() @ torch.from_numpy(b).cuda()).cpu().numpy()
+        calls.append((time.perf_counter() - start) * 1e3)
+    assert c.shape == (a.shape[0], b.shape[1])
+    return calls
+
+
 def main() -> None:
     os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--method", default="cs-fast")
     p.add_argument("--size", type=int, default=1024)
     p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--rust-example", help="a built rust_multiply (default: cargo run --release --example rust_multiply)")
     args = p.parse_args()
     n = args.size
     rng = np.random.default_rng(0)
@@ -72,7 +96,7 @@ def main() -> None:
         a_path, b_path = Path(tmp, "a.npy"), Path(tmp, "b.npy")
         np.save(a_path, a)
         np.save(b_path, b)
-        rust = rust_calls(a_path, b_path, args.method, args.repeats + 1)
+        rust = rust_calls(a_path, b_path, args.method, args.repeats + 1, args.rust_example)
     py = python_calls(a, b, args.method, args.repeats + 1)
     info = rendermm.info()["adapter"]
     # The first call of each builds the pipelines; the medians are of the warm calls after it.
@@ -91,6 +115,9 @@ def main() -> None:
     own = statistics.median(c["wall_ms"] - c["total_ms"] for c in py[1:])
     print(f"in the call    {own:9.2f} ms outside plan::multiply's phases, "
           f"{100 * own / statistics.median(c['total_ms'] for c in py[1:]):+.1f} % of them")
+    torch_ms = torch_calls(a, b, args.repeats + 1)
+    if torch_ms is not None:
+        print(f"pytorch        median {statistics.median(torch_ms[1:]):9.2f} ms  (numpy → CUDA → numpy, f32 without TF32)")
     print(f"setup_ms       python call 1: {py[0]['setup_ms']:.2f} ms, call 2: {py[1]['setup_ms']:.2f} ms"
           f"  (rust call 1: {rust[0]['setup_ms']:.2f} ms, call 2: {rust[1]['setup_ms']:.2f} ms)")
 

@@ -5,6 +5,9 @@
 //! two files REPEATS times in one process (one context, as the binding keeps) and prints one JSON
 //! line per call: the wall time of `plan::multiply` in ms and the report's timings.
 
+// The library's own `Error`, returned as it is (as the command line does).
+#![allow(clippy::result_large_err)]
+
 use rendermm::gpu::GpuContext;
 use rendermm::methods::Method;
 use rendermm::plan::{self, Request};
