@@ -249,12 +249,10 @@ fn to_numpy<'py>(py: Python<'py>, c: Matrix, wide: bool) -> PyResult<Bound<'py, 
     }
 }
 
-/// multiply(a, b, method, precision, block, accumulate, scale_by_depth, u8_product_bits,
-/// u8_sum_bits, variant, mem_budget, no_tile, allow_nonfinite, check)
-/// -> (C, report JSON, check failed)
-///
-/// The product a @ b by one of rendermm's methods. With `check`, the judge's verdict against
-/// the f64 CPU reference is in the report; a failed check raises CheckFailed carrying it.
+/// The product a @ b by one of rendermm's methods, and the run's report as JSON (what
+/// `rendermm multiply --json` prints, with Hall's b). With `check`, the judge's verdict against
+/// the f64 CPU reference is in the report; a failed check raises CheckFailed carrying it and
+/// returns no array.
 #[pyfunction]
 #[pyo3(signature = (a, b, method="lm", precision="f32", block=None, accumulate=None,
     scale_by_depth=false, u8_product_bits=None, u8_sum_bits=None, variant=None, mem_budget=None,
@@ -438,10 +436,8 @@ impl Observer for Slices {
     }
 }
 
-/// slices(a, b, method, precision, block, accumulate) -> (S, report JSON)
-///
 /// The running sum after every pass of a render-pass method as a (passes, m, n) array; the last
-/// slice is C.
+/// slice is C; and the run's report as JSON.
 #[pyfunction]
 #[pyo3(signature = (a, b, method="lm", precision="f32", block=None, accumulate=None))]
 fn slices<'py>(
@@ -503,7 +499,7 @@ fn slices<'py>(
     Ok((arr.into_pyarray(py), json))
 }
 
-/// methods() -> list of dicts: the table of methods (name, era, source, summary, takes).
+/// The table of methods, one dict per row: name, era, source, summary, and what it takes.
 #[pyfunction]
 fn methods(py: Python<'_>) -> PyResult<Vec<Bound<'_, pyo3::types::PyDict>>> {
     TABLE
@@ -530,7 +526,7 @@ fn methods(py: Python<'_>) -> PyResult<Vec<Bound<'_, pyo3::types::PyDict>>> {
         .collect()
 }
 
-/// info() -> JSON: the adapter, its features, limits and the measured shader loop cap, as
+/// The adapter, its features, limits and the measured shader loop cap as JSON, as
 /// `rendermm info --json` prints them.
 #[pyfunction]
 fn info(py: Python<'_>) -> PyResult<String> {
