@@ -308,7 +308,7 @@ fn multiply<'py>(
         report.notes.extend(notes);
         Ok((outcome, report))
     });
-    let (outcome, mut report) = outcome_or_err(outcome)?;
+    let (outcome, mut report) = outcome.map_err(to_py)?;
     if wide {
         report.notes.push(
             "the float64 inputs were rounded to float32; C is computed and held in float32, returned as float64"
@@ -326,10 +326,10 @@ fn multiply<'py>(
             report.tolerance.as_deref().unwrap_or("?"),
         ));
         let json_mod = py.import("json")?;
-        let verdict = json_mod.call_method1("loads", (&json,))?;
-        err.value(py).setattr("report", &verdict)?;
+        let report = json_mod.call_method1("loads", (&json,))?;
+        err.value(py).setattr("report", &report)?;
         err.value(py)
-            .setattr("verdict", verdict.get_item("checks")?.get_item(0)?)?;
+            .setattr("verdict", report.get_item("checks")?.get_item(0)?)?;
         return Err(err);
     }
     let c = to_numpy(py, outcome.c, wide)?;
@@ -382,10 +382,6 @@ fn report_json(report: &Report, outcome: &plan::Outcome) -> PyResult<String> {
         obj.insert("block".into(), outcome.block.into());
     }
     serde_json::to_string(&value).map_err(bug)
-}
-
-fn outcome_or_err<T>(r: rendermm::Result<T>) -> PyResult<T> {
-    r.map_err(to_py)
 }
 
 /// Reads the running sum back after every pass into one (passes, m, n) array.
@@ -484,7 +480,7 @@ fn slices<'py>(
                 .observed(&mut obs),
         )
     });
-    let outcome = outcome_or_err(outcome)?;
+    let outcome = outcome.map_err(to_py)?;
     let seen = obs.data.len() / (m * n).max(1);
     if seen != outcome.passes || obs.data.len() != seen * m * n {
         return Err(PyRuntimeError::new_err(format!(
