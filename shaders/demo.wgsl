@@ -28,7 +28,7 @@ struct Panel {
     // x, y, width, height in pixels of the picture (a frame may surround it).
     rect: vec4f,
     // x: look (0 matrix, 1 slice, 2 packed texels, 3 unpacked, 4 colour bar), y: source texture,
-    // z: rows, w: cols.
+    // z: rows (4 for a packed texture's key of four channel lanes), w: cols.
     what: vec4u,
     // x: band axis (0 none, 1 columns, 2 rows), y: first, z: count, w: slice index.
     band: vec4u,
@@ -245,6 +245,11 @@ fn fs_panel(in: PanelOut) -> @location(0) vec4f {
         var v = (2.0 * t - 1.0) * p.look.x;
         if globals.mode.x == 1u {
             v = t;
+        }
+        if p.what.z == 4u {
+            // A packed texture's key: a lane per channel, r g b a from the top, in their hues.
+            let c = min(u32(4.0 * local.y / max(p.rect.w, 1.0)), 3u);
+            return output(channel_colour((2.0 * t - 1.0) * p.look.x, p.look.x, c, in.position.xy), 1.0);
         }
         return output(value_colour(v, p.look.x), 1.0);
     }

@@ -529,14 +529,6 @@ fn run_row(
     Ok((row, one_run_s))
 }
 
-/// The f32 judge ([`check::judge_sampled`]) on [`check::SAMPLES`] random elements of C: their
-/// relative Frobenius error against f64 dot products, and whether every one is within the f32
-/// bound.
-pub fn sampled_check(a: &Matrix, b: &Matrix, c: &Matrix, seed: u64) -> (f64, bool) {
-    let v = check::judge_sampled(check::Arith::F32, a, b, c, check::SAMPLES, seed);
-    (v.stats.rel_err, v.passed)
-}
-
 /// The sweep as a terminal table.
 pub fn table(s: &Sweep) -> String {
     let mut out = format!("adapter: {} ({})\n", s.adapter, s.backend);

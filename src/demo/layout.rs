@@ -106,8 +106,8 @@ pub struct Label {
 #[derive(Clone, Debug, Default)]
 pub struct Layout {
     pub panels: Vec<Panel>,
-    /// The colour bars under the panels whose colours encode a value (not the channel-hued
-    /// packed textures), each with its tick labels in `labels`.
+    /// The colour bars under the panels, each with its tick labels in `labels`: a packed
+    /// texture's has four lanes (`rows` = 4), its r, g, b and a channels in their hues.
     pub bars: Vec<Panel>,
     pub labels: Vec<Label>,
     /// The cube's viewport, for the cube demo.
@@ -241,9 +241,15 @@ pub fn layout(v: &View, w: u32, h: u32) -> Layout {
     let frame = 4.0 * s as f32;
     let gap = 10.0 * s as f32 + 2.0 * frame;
     let label_h = 2.0 * line + frame;
-    // Below each row: the frame, a colour bar and its tick labels.
+    // Below each row: the frame, a colour bar and its tick labels. A packed texture's key has a
+    // lane per channel (r, g, b, a from the top), so it is taller.
     let bar_h = 6.0 * s as f32;
-    let below = frame + 2.0 * s as f32 + bar_h + line;
+    let key_h = if panels.iter().any(|p| p.look == Look::Texels) {
+        4.0 * 3.0 * s as f32
+    } else {
+        bar_h
+    };
+    let below = frame + 2.0 * s as f32 + key_h + line;
     let label_w: Vec<f32> = panels
         .iter()
         .map(|p| {
@@ -267,16 +273,19 @@ pub fn layout(v: &View, w: u32, h: u32) -> Layout {
     );
     let mut bars = vec![];
     for (p, &(x, slot_w)) in panels.iter().zip(&slots) {
-        if p.look == Look::Texels {
-            continue;
-        }
+        let texels = p.look == Look::Texels;
         let bar = Rect {
             x,
             y: p.rect.y + p.rect.h + frame + 2.0 * s as f32,
             w: slot_w.max(p.rect.w),
-            h: bar_h,
+            h: if texels { key_h } else { bar_h },
         };
-        bars.push(colour_bar(v, bar, p.scale, s, &mut labels));
+        let mut key = colour_bar(v, bar, p.scale, s, &mut labels);
+        if texels {
+            // Four lanes, one per channel in its hue: the value key of a packed texture.
+            key.rows = 4;
+        }
+        bars.push(key);
     }
     for (p, (x, _)) in panels.iter().zip(slots) {
         for (n, text) in p.label.iter().enumerate() {

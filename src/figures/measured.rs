@@ -13,8 +13,10 @@ pub fn lm_fig3(ctx: &GpuContext, out: &Path) -> Result<()> {
     let mut right = vec![];
     let mut rows = vec![];
     for precision in [Precision::U8, Precision::F32] {
-        let mut by_elems = vec![];
-        let mut by_ops = vec![];
+        // The paper's two strata (its §5 and figure 3's caption): square-ish shapes above,
+        // oblong ones below. One series each, so the picture shows which points are which.
+        let mut by_elems = [vec![], vec![]];
+        let mut by_ops = [vec![], vec![]];
         for &m in &sides {
             for &k in &sides {
                 for &n in &sides {
@@ -40,29 +42,35 @@ pub fn lm_fig3(ctx: &GpuContext, out: &Path) -> Result<()> {
                     )?;
                     let ops = (2 * m * k * n - m * n) as f64;
                     let mops = ops / (run.timings.total_ms().max(1e-9) * 1e3);
-                    by_elems.push(((m * k + k * n) as f64, mops));
-                    by_ops.push((ops, mops));
+                    let s = lm_stratum(m, k, n) as usize;
+                    by_elems[s].push(((m * k + k * n) as f64, mops));
+                    by_ops[s].push((ops, mops));
                     rows.push((precision, m, k, n, run.timings.total_ms(), mops));
                 }
             }
         }
-        let name = format!("lm {precision}");
-        left.push(Series {
-            name: name.clone(),
-            points: by_elems,
-            group: 0,
-        });
-        right.push(Series {
-            name,
-            points: by_ops,
-            group: 0,
-        });
+        for (s, (elems, ops)) in by_elems.into_iter().zip(by_ops).enumerate() {
+            let name = format!("lm {precision}, {}", STRATA[s]);
+            // The strata in two hues (2001's red, and blue for the oblong shapes), each
+            // precision a shade and a marker of its own.
+            let group = if s == 0 { 0 } else { 2 };
+            left.push(Series {
+                name: name.clone(),
+                points: elems,
+                group,
+            });
+            right.push(Series {
+                name,
+                points: ops,
+                group,
+            });
+        }
     }
     let y = "M operations/s (2mkn − mn over total time)".to_string();
     plots::scatter_panels(
         out,
         &format!(
-            "L-M figure 3 on {}: lm, shapes m, k, n in {{16, 64, 256}}",
+            "L-M figure 3 on {}: lm, shapes m, k, n in {{16, 64, 256}}, marked by the paper's two strata (square-ish, oblong)",
             adapter_tag(ctx)
         ),
         &[
@@ -99,7 +107,34 @@ pub fn lm_fig3(ctx: &GpuContext, out: &Path) -> Result<()> {
             best.1, best.2, best.3, best.4, best.5
         );
     }
+    md.push_str("\nThe paper's two strata (figure 3: \"the lower representing oblong textures and the upper representing more square matrix sizes\"), median over the shapes of each:\n\n| precision | stratum | shapes | median M operations/s |\n|---|---|---|---|\n");
+    for precision in [Precision::U8, Precision::F32] {
+        for (s, name) in STRATA.iter().enumerate() {
+            let mut v: Vec<f64> = rows
+                .iter()
+                .filter(|r| r.0 == precision && lm_stratum(r.1, r.2, r.3) as usize == s)
+                .map(|r| r.5)
+                .collect();
+            v.sort_by(f64::total_cmp);
+            let median = v.get(v.len() / 2).copied().unwrap_or(f64::NAN);
+            let _ = writeln!(md, "| {precision} | {name} | {} | {median:.0} |", v.len());
+        }
+    }
     write_text(&out.with_extension("md"), &md)
+}
+
+/// The names of L-M figure 3's two strata, as [`lm_stratum`] numbers them.
+pub const STRATA: [&str; 2] = [
+    "square-ish (sides within 4× of each other)",
+    "oblong (one side 16× another)",
+];
+
+/// Which of L-M figure 3's strata a shape falls in: 0 square-ish (its largest side at most 4
+/// times its smallest), 1 oblong. The paper blames the lower stratum on oblong textures missing
+/// the cache of a layout made for square ones.
+pub fn lm_stratum(m: usize, k: usize, n: usize) -> u8 {
+    let (lo, hi) = (m.min(k).min(n).max(1), m.max(k).max(n));
+    u8::from(hi > 4 * lo)
 }
 
 /// L-M figures 4-5 from `reach --bench`, drawn by [`crate::reach::breakdown_chart`] (the chart

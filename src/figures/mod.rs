@@ -32,10 +32,12 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+mod lessons;
 mod lm_fig2;
 mod measured;
 mod pictures;
 mod pipeline;
+pub use lessons::*;
 pub use lm_fig2::*;
 pub use measured::*;
 pub use pictures::*;
@@ -207,6 +209,41 @@ pub const ALL: &[Figure] = &[
         files: &["png", "md"],
         per_adapter: true,
         draw: eras,
+    },
+    Figure {
+        name: "eras-best-h100",
+        about: "each era's methods at the n where each ran fastest in the pinned H100 run (docs/perf/h100/bench.csv, compiled in), GFLOP/s on a log scale, with the H100's FP32 and dense FP16 tensor-core peaks",
+        files: &["png"],
+        per_adapter: false,
+        draw: eras_best_h100,
+    },
+    Figure {
+        name: "texel-rate-vs-fma",
+        about: "the 2004 verdict as a roofline: GFLOP/s against FMAs per texel fetched, the pinned H100 run's R32F and RGBA32F fetch ceilings and fragment-FMA ceiling, hall-blocked, hall-packed and frag-mrt at n = 4096",
+        files: &["png"],
+        per_adapter: false,
+        draw: texel_rate_vs_fma,
+    },
+    Figure {
+        name: "5kk73-access",
+        about: "5kk73 steps 1-3: which word of B in global memory, of the tile's store and of the inner product's read each of 16 threads touches, and the banks of workgroup memory they meet",
+        files: &["png"],
+        per_adapter: false,
+        draw: kk73_access,
+    },
+    Figure {
+        name: "frag-mrt-attachments",
+        about: "frag-mrt's layout: a fragment's 4x8 block of C over 8 RGBA32F colour attachments, and the 2x2 quad sharing texture lookups with quadSwapX and quadSwapY",
+        files: &["png"],
+        per_adapter: false,
+        draw: frag_mrt_attachments,
+    },
+    Figure {
+        name: "tensor-core-tile",
+        about: "one 16x16x16 cooperative-matrix multiply-add (A, B f16; C f32) and how coop tiles a 64x64 block of C by 4x4 such fragments",
+        files: &["png"],
+        per_adapter: false,
+        draw: tensor_core_tile,
     },
     Figure {
         name: "tiling",

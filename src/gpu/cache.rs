@@ -99,41 +99,43 @@ impl PipelineCache {
     }
 }
 
-#[cfg(not(target_arch = "wasm32"))]
 impl PipelineCache {
+    /// [`PipelineCache::get_or_build`]'s body: `boxed` stores the `Arc<T>` as an [`Item`].
+    fn get_or_build_boxed<T: Any, K: Hash>(
+        &self,
+        key: &K,
+        build: impl FnOnce() -> Result<T>,
+        boxed: impl FnOnce(Arc<T>) -> Item,
+    ) -> Result<Arc<T>> {
+        let key = key_of::<T, K>(key);
+        if let Some(kept) = self.lookup::<T>(key) {
+            return Ok(kept);
+        }
+        let built = Arc::new(build()?);
+        Ok(self.keep(key, built, boxed))
+    }
+
     /// The pipeline (or pipelines, any `T`) that `key` determines: the one built before, or
     /// `build`'s, kept for the next product. `build` runs outside the cache's lock, so a long
     /// compile on one thread holds no other thread up.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn get_or_build<T: Any + Send + Sync, K: Hash>(
         &self,
         key: &K,
         build: impl FnOnce() -> Result<T>,
     ) -> Result<Arc<T>> {
-        let key = key_of::<T, K>(key);
-        if let Some(kept) = self.lookup::<T>(key) {
-            return Ok(kept);
-        }
-        let built = Arc::new(build()?);
-        Ok(self.keep(key, built, |b| Box::new(b)))
+        self.get_or_build_boxed(key, build, |b| Box::new(b))
     }
-}
 
-#[cfg(target_arch = "wasm32")]
-impl PipelineCache {
     /// The pipeline (or pipelines, any `T`) that `key` determines: the one built before, or
-    /// `build`'s, kept for the next product. `build` runs outside the cache's lock, so a long
-    /// compile on one thread holds no other thread up.
+    /// `build`'s, kept for the next product (a browser has one thread).
+    #[cfg(target_arch = "wasm32")]
     pub fn get_or_build<T: Any, K: Hash>(
         &self,
         key: &K,
         build: impl FnOnce() -> Result<T>,
     ) -> Result<Arc<T>> {
-        let key = key_of::<T, K>(key);
-        if let Some(kept) = self.lookup::<T>(key) {
-            return Ok(kept);
-        }
-        let built = Arc::new(build()?);
-        Ok(self.keep(key, built, |b| Box::new(b)))
+        self.get_or_build_boxed(key, build, |b| Box::new(b))
     }
 }
 

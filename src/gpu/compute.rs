@@ -341,16 +341,7 @@ fn compute_layouts(ctx: &GpuContext) -> Result<super::cache::ComputeLayout> {
                     storage(0, true),
                     storage(1, true),
                     storage(2, false),
-                    wgpu::BindGroupLayoutEntry {
-                        binding: 3,
-                        visibility: wgpu::ShaderStages::COMPUTE,
-                        ty: wgpu::BindingType::Buffer {
-                            ty: wgpu::BufferBindingType::Uniform,
-                            has_dynamic_offset: false,
-                            min_binding_size: None,
-                        },
-                        count: None,
-                    },
+                    super::pipeline::compute_uniform_entry(3),
                 ],
             });
         let pipeline = ctx

@@ -111,6 +111,14 @@ pub fn storage_entry(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntr
     }
 }
 
+/// A compute kernel's bind-group entry for a small uniform buffer (its dimensions).
+pub fn compute_uniform_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ..uniform_entry(binding)
+    }
+}
+
 /// A bind-group entry for a small uniform buffer.
 pub fn uniform_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
     wgpu::BindGroupLayoutEntry {

@@ -741,16 +741,5 @@ pub fn error_bound(a: &Matrix, b: &Matrix) -> Vec<f64> {
     crate::check::f16_inputs_bound(a.cols).of(a, b)
 }
 
-/// Judge `c = a · b` as coop computed it: the judge's verdict for f16 inputs and f32 sums on
-/// tensor cores ([`crate::check::Arith::F16Inputs`]).
-pub fn verdict(a: &Matrix, b: &Matrix, c: &Matrix) -> crate::check::Verdict {
-    crate::check::judge(
-        crate::check::Arith::F16Inputs { tensor_cores: true },
-        a,
-        b,
-        c,
-    )
-}
-
 #[cfg(test)]
 mod tests;

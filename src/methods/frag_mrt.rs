@@ -59,7 +59,8 @@
 //! H100 it gained 2–3 %, `docs/frag-mrt.md`). Hall, Carr & Hart assume single-precision floats
 //! (§2) and pack four of them per texel (§4); f16 inputs are this project's variant, not the
 //! paper's. The result is held to an elementwise bound for f16 inputs and f32 accumulation,
-//! [`verdict_f16`] (`coop`'s [`super::coop::error_bound`]), not to the f32 methods' bound.
+//! the judge's `check::Arith::F16Inputs` (`coop`'s [`super::coop::error_bound`]), not to the
+//! f32 methods' bound.
 //! Inputs beyond f16's range (|x| > 65504) are refused, as is an adapter that cannot sample
 //! `Rgba16Float` textures.
 //!
@@ -488,29 +489,6 @@ fn require_sampled(ctx: &GpuContext, inputs: Inputs) -> Result<()> {
             Method::FragMrt.name()
         ),
     })
-}
-
-/// Judge `c = a · b` as `frag-mrt-f16` computed it: the judge's verdict for f16 inputs and f32
-/// sums ([`crate::check::Arith::F16Inputs`], `coop`'s bound).
-///
-/// The bound's argument holds here step by step: each input is rounded to f16 once (on upload,
-/// round to nearest even, subnormals included); `textureLoad` of an `Rgba16Float` texel gives
-/// the f16 values exactly as f32; the product of two f16 is exact in f32 (11 + 11 significant
-/// bits), fused or not; and each f32 addition errs by at most one unit in the last place
-/// (WGSL's rounding of f32 addition is faithful: 2⁻²³ relative), inside the 2⁻²² per addition
-/// that `coop`'s γ_k allows for the tensor cores' truncation. No element's sum takes more than
-/// k − 1 roundings: one pass adds its k' products in sequence (padding adds exact zeros), and
-/// with blocks of b the P block sums reach C through P − 1 more additions (b − 1 + P − 1 ≤ k − 1).
-/// Tiled products sum their k chunks in f64 on the host and round once (2⁻²⁴).
-pub fn verdict_f16(a: &Matrix, b: &Matrix, c: &Matrix) -> crate::check::Verdict {
-    crate::check::judge(
-        crate::check::Arith::F16Inputs {
-            tensor_cores: false,
-        },
-        a,
-        b,
-        c,
-    )
 }
 
 /// Pipelines and bind groups of one multiply, built before the passes are timed.

@@ -58,7 +58,12 @@ fn the_bound_covers_a_cpu_model_of_f16_inputs_and_f32_accumulation() {
                 c.set(i, j, s);
             }
         }
-        let v = verdict(&a, &b, &c);
+        let v = crate::check::judge(
+            crate::check::Arith::F16Inputs { tensor_cores: true },
+            &a,
+            &b,
+            &c,
+        );
         assert!(v.passed, "{m}x{k}x{n}: ratio {:?}", v.f16_bound_ratio);
         assert!(
             v.f16_bound_ratio.unwrap() > 1e-3,

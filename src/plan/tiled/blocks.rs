@@ -333,55 +333,41 @@ pub(super) async fn generic_block(
     })
 }
 
-/// `acc += part` on the GPU (`shaders/tile_accumulate.wgsl`).
+/// `acc += part` on the GPU (`shaders/tile_accumulate.wgsl`); its pipeline is built once per
+/// context (`gpu::cache`).
 pub(super) struct GpuAdd {
-    pipeline: wgpu::ComputePipeline,
-    layout: wgpu::BindGroupLayout,
+    kept: std::sync::Arc<(wgpu::ComputePipeline, wgpu::BindGroupLayout)>,
 }
 
 impl GpuAdd {
     pub(super) fn new(ctx: &GpuContext) -> Result<Self> {
-        let module = ctx.shader("tile_accumulate.wgsl", ADD_SHADER)?;
-        ctx.scoped("building the tile accumulation pipeline", || {
-            let storage = crate::gpu::pipeline::storage_entry;
-            let layout = ctx
-                .device
-                .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                    label: Some("tile accumulate"),
-                    entries: &[
+        let kept = ctx.pipelines.get_or_build(&"tile_accumulate.wgsl", || {
+            let module = ctx.shader("tile_accumulate.wgsl", ADD_SHADER)?;
+            ctx.scoped("building the tile accumulation pipeline", || {
+                let storage = crate::gpu::pipeline::storage_entry;
+                let (layout, pl) = crate::gpu::pipeline::one_group_layout(
+                    &ctx.device,
+                    "tile accumulate",
+                    &[
                         storage(0, true),
                         storage(1, false),
-                        wgpu::BindGroupLayoutEntry {
-                            binding: 2,
-                            visibility: wgpu::ShaderStages::COMPUTE,
-                            ty: wgpu::BindingType::Buffer {
-                                ty: wgpu::BufferBindingType::Uniform,
-                                has_dynamic_offset: false,
-                                min_binding_size: None,
-                            },
-                            count: None,
-                        },
+                        crate::gpu::pipeline::compute_uniform_entry(2),
                     ],
-                });
-            let pl = ctx
-                .device
-                .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                    label: Some("tile accumulate"),
-                    bind_group_layouts: &[Some(&layout)],
-                    immediate_size: 0,
-                });
-            let pipeline = ctx
-                .device
-                .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some("tile_accumulate.wgsl"),
-                    layout: Some(&pl),
-                    module: &module,
-                    entry_point: Some("cs_main"),
-                    compilation_options: Default::default(),
-                    cache: None,
-                });
-            Ok(Self { pipeline, layout })
-        })
+                );
+                let pipeline =
+                    ctx.device
+                        .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                            label: Some("tile_accumulate.wgsl"),
+                            layout: Some(&pl),
+                            module: &module,
+                            entry_point: Some("cs_main"),
+                            compilation_options: Default::default(),
+                            cache: None,
+                        });
+                Ok((pipeline, layout))
+            })
+        })?;
+        Ok(Self { kept })
     }
 
     /// Record `acc += part` (same shape).
@@ -411,7 +397,7 @@ impl GpuAdd {
         ctx.scoped("adding a k chunk into its block of C", || {
             let group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("tile accumulate"),
-                layout: &self.layout,
+                layout: &self.kept.1,
                 entries: &[
                     wgpu::BindGroupEntry {
                         binding: 0,
@@ -433,7 +419,7 @@ impl GpuAdd {
                     label: Some("tile accumulate"),
                     timestamp_writes: None,
                 });
-                pass.set_pipeline(&self.pipeline);
+                pass.set_pipeline(&self.kept.0);
                 pass.set_bind_group(0, &group, &[]);
                 pass.dispatch_workgroups(gx as u32, gy as u32, 1);
             }

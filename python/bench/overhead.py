@@ -1,0 +1,126 @@
+"""What the Python binding costs over the Rust call, and whether a second call builds pipelines.
+
+Not a test: a measurement to read and record. It multiplies the same two matrices (1024³ unless
+told otherwise) by one method
+
+  - from Rust, with `python/examples/rust_multiply.rs` (one context, the calls back to back in one
+    process, as the binding does): the wall time of `plan::multiply`;
+  - from Python, with `rendermm.multiply` (numpy in, numpy out): the wall time of the call;
+
+(and PyTorch's numpy → GPU → numpy, where torch and a CUDA GPU are there) and prints the medians
+and the binding's overhead in percent (and, within each Python call, the
+time outside the phases the report times), and the `timings.setup_ms` of the
+binding's first and second call of the shape (pipeline building; the second should spend none).
+
+    python python/bench/overhead.py [--method cs-fast] [--size 1024] [--repeats 5]
+
+Run it from the repository root after `pip install ./python`; it builds the Rust example with
+cargo (release) on first use.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+import rendermm
+
+PYTHON_DIR = Path(__file__).resolve().parent.parent
+
+
+def rust_calls(
+    a_path: Path, b_path: Path, method: str, repeats: int, example: str | None
+) -> list[dict]:
+    run = [example] if example else [
+        "cargo", "run", "--quiet", "--release", "--example", "rust_multiply", "--"
+    ]
+    cmd = [*run, str(a_path), str(b_path), method, str(repeats)]
+    out = subprocess.run(cmd, cwd=PYTHON_DIR, capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit(f"error: the Rust example failed: {out.stderr.strip().splitlines()[-1:]}")
+    return [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
+
+
+def python_calls(a: np.ndarray, b: np.ndarray, method: str, repeats: int) -> list[dict]:
+    calls = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        r = rendermm.multiply(a, b, method=method, result=True)
+        wall = (time.perf_counter() - start) * 1e3
+        calls.append({"wall_ms": wall, **r.timings})
+    return calls
+
+
+def torch_calls(a: np.ndarray, b: np.ndarray, repeats: int) -> list[float] | None:
+    """PyTorch's numpy → GPU → numpy for the same product (CUDA), where torch and a GPU are
+    here: the wall time of copying A and B up, multiplying in f32 and copying C back."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    if not torch.cuda.is_available():
+        return None
+    torch.backends.cuda.matmul.allow_tf32 = False  # f32 as rendermm computes, not TF32
+    calls = []
+    for _ in range(repeats):
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        c = (torch.from_numpy(a).cuda() @ torch.from_numpy(b).cuda()).cpu().numpy()
+        calls.append((time.perf_counter() - start) * 1e3)
+    assert c.shape == (a.shape[0], b.shape[1])
+    return calls
+
+
+def main() -> None:
+    os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--method", default="cs-fast")
+    p.add_argument("--size", type=int, default=1024)
+    p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--rust-example", help="a built rust_multiply (default: cargo run --release --example rust_multiply)")
+    args = p.parse_args()
+    n = args.size
+    rng = np.random.default_rng(0)
+    a = rng.uniform(-1, 1, size=(n, n)).astype(np.float32)
+    b = rng.uniform(-1, 1, size=(n, n)).astype(np.float32)
+    with tempfile.TemporaryDirectory() as tmp:
+        a_path, b_path = Path(tmp, "a.npy"), Path(tmp, "b.npy")
+        np.save(a_path, a)
+        np.save(b_path, b)
+        rust = rust_calls(a_path, b_path, args.method, args.repeats + 1, args.rust_example)
+    py = python_calls(a, b, args.method, args.repeats + 1)
+    info = rendermm.info()["adapter"]
+    # The first call of each builds the pipelines; the medians are of the warm calls after it.
+    rust_ms = statistics.median(c["wall_ms"] for c in rust[1:])
+    py_ms = statistics.median(c["wall_ms"] for c in py[1:])
+    print(f"adapter        {info['name']} ({info['backend']})")
+    print(f"product        {n}x{n}x{n} by {args.method}, {args.repeats} warm calls each")
+    print(f"rust           median {rust_ms:9.2f} ms  (plan::multiply; report total "
+          f"{statistics.median(c['total_ms'] for c in rust[1:]):.2f} ms, compute "
+          f"{statistics.median(c['compute_ms'] for c in rust[1:]):.2f} ms)")
+    print(f"python         median {py_ms:9.2f} ms  (rendermm.multiply, numpy in and out)")
+    print(f"overhead       {100 * (py_ms - rust_ms) / rust_ms:+.1f} %  (python median over rust median)")
+    # The same call seen from both sides: the wall time around rendermm.multiply less the
+    # report's host-to-host total of that call (what plan::multiply timed). Free of the drift
+    # between two processes on a shared machine.
+    own = statistics.median(c["wall_ms"] - c["total_ms"] for c in py[1:])
+    print(f"in the call    {own:9.2f} ms outside plan::multiply's phases, "
+          f"{100 * own / statistics.median(c['total_ms'] for c in py[1:]):+.1f} % of them")
+    torch_ms = torch_calls(a, b, args.repeats + 1)
+    if torch_ms is not None:
+        print(f"pytorch        median {statistics.median(torch_ms[1:]):9.2f} ms  (numpy → CUDA → numpy, f32 without TF32)")
+    print(f"setup_ms       python call 1: {py[0]['setup_ms']:.2f} ms, call 2: {py[1]['setup_ms']:.2f} ms"
+          f"  (rust call 1: {rust[0]['setup_ms']:.2f} ms, call 2: {rust[1]['setup_ms']:.2f} ms)")
+
+
+if __name__ == "__main__":
+    main()

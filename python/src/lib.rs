@@ -1,0 +1,604 @@
+//! rendermm's Python binding: an edge like the command line. It turns numpy arrays and keyword
+//! arguments into one `plan::Request`, calls `plan::multiply` with the process's one GPU
+//! context (the GIL released while the GPU works), and hands C back as a numpy array with the
+//! run's report (`Report::of`, what `multiply --json` prints) as JSON for the Python side to
+//! wrap. It adds no arithmetic and no planning of its own.
+
+// The library's `Error` is returned as it is and turned into a Python exception once, here at
+// the edge; boxing it for clippy's size lint would only add a step.
+#![allow(clippy::result_large_err)]
+
+use numpy::ndarray::Array3;
+use numpy::{
+    IntoPyArray, PyArray2, PyArray3, PyArrayDescrMethods, PyArrayMethods, PyUntypedArrayMethods,
+};
+use pyo3::exceptions::{PyException, PyOSError, PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use rendermm::error::Kind;
+use rendermm::gpu::{GpuContext, MatrixTexture};
+use rendermm::matrix::Matrix;
+use rendermm::methods::{Accumulate, Kernels, Method, Observer, TABLE, coop, cs_fast, frag_mrt};
+use rendermm::plan::{self, Options, Request};
+use rendermm::precision::{Precision, U8Bits};
+use rendermm::report::Report;
+use std::sync::OnceLock;
+
+pyo3::create_exception!(
+    _rendermm,
+    CheckFailed,
+    PyException,
+    "The result failed its check against the f64 CPU reference; `verdict` holds the judge's verdict."
+);
+
+/// The process's one GPU context: opened on first use, shared by every call and every thread
+/// (it is Send + Sync), so pipelines and staging buffers stay warm between calls. A failure to
+/// open is kept too, so every call says the same thing.
+static CONTEXT: OnceLock<Result<GpuContext, String>> = OnceLock::new();
+
+fn context(py: Python<'_>) -> PyResult<&'static GpuContext> {
+    let ctx = py.detach(|| CONTEXT.get_or_init(|| GpuContext::new().map_err(|e| e.to_string())));
+    ctx.as_ref().map_err(|e| PyRuntimeError::new_err(e.clone()))
+}
+
+/// A library error as the Python exception its kind calls for, with the library's one line.
+fn to_py(e: rendermm::Error) -> PyErr {
+    let line = e.to_string();
+    match e.kind() {
+        Kind::Usage => PyValueError::new_err(line),
+        Kind::Gpu => PyRuntimeError::new_err(line),
+        Kind::File => PyOSError::new_err(line),
+        Kind::Bug => PyRuntimeError::new_err(format!("rendermm bug (please report it): {line}")),
+    }
+}
+
+fn value_error(line: String) -> PyErr {
+    PyValueError::new_err(line)
+}
+
+/// One operand, as rendermm computes with it.
+struct Operand {
+    /// Row-major f32: float32 as is, float64 rounded.
+    m: Matrix,
+    /// Whether the array was float64.
+    wide: bool,
+    /// A float64 array with a finite value past f32's range (an infinity in `m`, taken only with
+    /// `allow_nonfinite`): its values as given, from which the check's reference is computed,
+    /// as the command line does for such a file.
+    given: Option<Vec<f64>>,
+}
+
+/// An operand as a row-major f32 matrix: float32 as is, float64 rounded to f32; any memory
+/// order or stride is copied into rows (numpy makes the copy, or hands back an array that
+/// already is one).
+fn operand(name: &str, x: &Bound<'_, PyAny>, allow_nonfinite: bool) -> PyResult<Operand> {
+    let py = x.py();
+    let np = py.import("numpy")?;
+    let Ok(arr) = x.cast::<numpy::PyUntypedArray>() else {
+        return Err(value_error(format!(
+            "{name} must be a 2-D numpy array of float32 or float64, not {}",
+            x.get_type().name()?
+        )));
+    };
+    if arr.ndim() != 2 {
+        return Err(value_error(format!(
+            "{name} must be 2-D (rows, columns), not {}-D with shape {:?}",
+            arr.ndim(),
+            arr.shape()
+        )));
+    }
+    let dtype = arr.dtype();
+    let wide = dtype.is_equiv_to(&numpy::dtype::<f64>(py));
+    if !wide && !dtype.is_equiv_to(&numpy::dtype::<f32>(py)) {
+        return Err(value_error(format!(
+            "{name} has dtype {}; use float32 (or float64, computed in float32)",
+            dtype.str()?
+        )));
+    }
+    let (rows, cols) = (arr.shape()[0], arr.shape()[1]);
+    let mut given = None;
+    if wide {
+        let rows64 = np.call_method1("ascontiguousarray", (x, "float64"))?;
+        let rows64 = rows64.cast::<PyArray2<f64>>()?.readonly();
+        let values = rows64.as_slice()?;
+        let past = values
+            .iter()
+            .position(|v| v.is_finite() && v.abs() > f64::from(f32::MAX));
+        if let Some(idx) = past {
+            if !allow_nonfinite {
+                return Err(value_error(format!(
+                    "{name}: row {}, column {}: {:e} is past f32's range (largest ≈3.4e38), which rendermm computes in (pass allow_nonfinite=True to take it as an infinity)",
+                    idx / cols.max(1),
+                    idx % cols.max(1),
+                    values[idx]
+                )));
+            }
+            given = Some(values.to_vec());
+        }
+    }
+    let rows32 = np.call_method1("ascontiguousarray", (x, "float32"))?;
+    let rows32 = rows32.cast::<PyArray2<f32>>()?.readonly();
+    let m = Matrix::new(rows, cols, rows32.as_slice()?.to_vec()).map_err(to_py)?;
+    Ok(Operand { m, wide, given })
+}
+
+/// The knobs of one multiply, read from keyword arguments and checked as the command line
+/// checks its flags.
+#[allow(clippy::too_many_arguments)]
+fn request_options(
+    method: &str,
+    precision: &str,
+    block: Option<i64>,
+    accumulate: Option<&str>,
+    scale_by_depth: bool,
+    u8_product_bits: Option<i64>,
+    u8_sum_bits: Option<i64>,
+    variant: Option<&str>,
+    mem_budget: Option<&str>,
+    no_tile: bool,
+    allow_nonfinite: bool,
+) -> PyResult<(Method, Options)> {
+    // Python's integers have no width: a negative or huge one is a bad value, said as such.
+    let whole = |what: &str, v: Option<i64>| -> PyResult<Option<u32>> {
+        v.map(|x| {
+            u32::try_from(x).map_err(|_| {
+                value_error(format!(
+                    "{what}={x}: use a whole number from 0 to {}",
+                    u32::MAX
+                ))
+            })
+        })
+        .transpose()
+    };
+    let block = whole("block", block)?;
+    let u8_product_bits = whole("u8_product_bits", u8_product_bits)?;
+    let u8_sum_bits = whole("u8_sum_bits", u8_sum_bits)?;
+    let method = Method::parse(method).map_err(to_py)?;
+    let precision = Precision::parse(precision).map_err(to_py)?;
+    let takes = method.info().takes;
+    if let Some(why) = plan::precision_refusal(method, precision) {
+        return Err(value_error(format!(
+            "precision='{precision}': method {method} {why}"
+        )));
+    }
+    let accumulate = accumulate
+        .map(Accumulate::parse)
+        .transpose()
+        .map_err(to_py)?;
+    if !takes.block && (block.is_some() || accumulate.is_some()) {
+        return Err(value_error(format!(
+            "block and accumulate are Hall–Carr–Hart options; method {method} has no blocks (use {})",
+            names(|m| m.info().takes.block)
+        )));
+    }
+    let u8_bits = match (u8_product_bits, u8_sum_bits) {
+        (None, None) => U8Bits::default(),
+        _ if precision != Precision::U8 => {
+            return Err(value_error(
+                "u8_product_bits and u8_sum_bits are the widths of the 8-bit pipeline (L-M §4); they need precision='u8'"
+                    .into(),
+            ));
+        }
+        (p, s) => U8Bits::new(p.unwrap_or(8), s.unwrap_or(8)).map_err(to_py)?,
+    };
+    if scale_by_depth && precision != Precision::U8 {
+        return Err(value_error(
+            "scale_by_depth scales the 8-bit pipeline's polygon colour; it needs precision='u8'"
+                .into(),
+        ));
+    }
+    let kernels = match variant {
+        None => Kernels::default(),
+        Some(v) => match method {
+            Method::CsFast => Kernels {
+                cs_fast: Some(cs_fast::Variant::parse(v).map_err(to_py)?),
+                ..Kernels::default()
+            },
+            Method::Coop => Kernels {
+                coop: Some(coop::Variant::parse(v).map_err(to_py)?),
+                ..Kernels::default()
+            },
+            Method::FragMrt | Method::FragMrtF16 => Kernels {
+                frag_mrt: Some(frag_mrt::Shape::parse(v).map_err(to_py)?),
+                ..Kernels::default()
+            },
+            _ => {
+                return Err(value_error(format!(
+                    "variant='{v}': method {method} has no variants (cs-fast, coop, frag-mrt and frag-mrt-f16 have)"
+                )));
+            }
+        },
+    };
+    let mem_budget = mem_budget
+        .map(plan::tiled::parse_bytes)
+        .transpose()
+        .map_err(to_py)?;
+    let options = Options {
+        allow_nonfinite,
+        block,
+        accumulate: accumulate.unwrap_or_default(),
+        precision,
+        scale_by_depth,
+        u8_bits,
+        kernels,
+        mem_budget,
+        mem_budget_source: mem_budget.map(|_| "mem_budget=".to_string()),
+        no_tile,
+        ..Options::default()
+    };
+    Ok((method, options))
+}
+
+fn names(pick: impl Fn(Method) -> bool) -> String {
+    Method::ALL
+        .iter()
+        .copied()
+        .filter(|m| pick(*m))
+        .map(|m| m.name())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// C as a numpy array: float64 when an input was (as numpy would promote), else float32.
+fn to_numpy<'py>(py: Python<'py>, c: Matrix, wide: bool) -> PyResult<Bound<'py, PyAny>> {
+    let (rows, cols) = (c.rows, c.cols);
+    let arr = c.data.into_pyarray(py).reshape([rows, cols])?;
+    if wide {
+        Ok(arr.call_method1("astype", ("float64",))?)
+    } else {
+        Ok(arr.into_any())
+    }
+}
+
+/// The product a @ b by one of rendermm's methods, and the run's report as JSON (what
+/// `rendermm multiply --json` prints, with Hall's b). With `check`, the judge's verdict against
+/// the f64 CPU reference is in the report; a failed check raises CheckFailed carrying it and
+/// returns no array.
+#[pyfunction]
+#[pyo3(signature = (a, b, method="lm", precision="f32", block=None, accumulate=None,
+    scale_by_depth=false, u8_product_bits=None, u8_sum_bits=None, variant=None, mem_budget=None,
+    no_tile=false, allow_nonfinite=false, check=false))]
+#[allow(clippy::too_many_arguments)]
+fn multiply<'py>(
+    py: Python<'py>,
+    a: &Bound<'py, PyAny>,
+    b: &Bound<'py, PyAny>,
+    method: &str,
+    precision: &str,
+    block: Option<i64>,
+    accumulate: Option<&str>,
+    scale_by_depth: bool,
+    u8_product_bits: Option<i64>,
+    u8_sum_bits: Option<i64>,
+    variant: Option<&str>,
+    mem_budget: Option<&str>,
+    no_tile: bool,
+    allow_nonfinite: bool,
+    check: bool,
+) -> PyResult<(Bound<'py, PyAny>, String)> {
+    let (method, options) = request_options(
+        method,
+        precision,
+        block,
+        accumulate,
+        scale_by_depth,
+        u8_product_bits,
+        u8_sum_bits,
+        variant,
+        mem_budget,
+        no_tile,
+        allow_nonfinite,
+    )?;
+    let a = operand("a", a, allow_nonfinite)?;
+    let b = operand("b", b, allow_nonfinite)?;
+    let wide = a.wide || b.wide;
+    let ctx = if method.is_gpu() {
+        Some(context(py)?)
+    } else {
+        None
+    };
+    let outcome = py.detach(|| -> rendermm::Result<_> {
+        let outcome = plan::multiply(ctx, Request::new(method, &a.m, &b.m).options(options))?;
+        let mut notes = vec![];
+        let verdicts = if check {
+            vec![judge(&outcome, &a, &b, &mut notes)]
+        } else {
+            vec![]
+        };
+        let mut report = Report::of(ctx, &outcome, verdicts);
+        report.notes.extend(notes);
+        Ok((outcome, report))
+    });
+    let (outcome, mut report) = outcome.map_err(to_py)?;
+    if wide {
+        report.notes.push(
+            "the float64 inputs were rounded to float32; C is computed and held in float32, returned as float64"
+                .into(),
+        );
+    }
+    let json = report_json(&report, &outcome)?;
+    let failed = report.check_passed == Some(false);
+    if failed {
+        // A result the judge refused is never handed back as if it were right.
+        let err = CheckFailed::new_err(format!(
+            "check failed: {}; rel_err {:e}, held to: {}",
+            report.held.as_deref().unwrap_or("?"),
+            report.rel_err.unwrap_or(f64::NAN),
+            report.tolerance.as_deref().unwrap_or("?"),
+        ));
+        let json_mod = py.import("json")?;
+        let report = json_mod.call_method1("loads", (&json,))?;
+        err.value(py).setattr("report", &report)?;
+        err.value(py)
+            .setattr("verdict", report.get_item("checks")?.get_item(0)?)?;
+        return Err(err);
+    }
+    let c = to_numpy(py, outcome.c, wide)?;
+    Ok((c, json))
+}
+
+/// The judge's verdict on C against the f64 product of the inputs: of the f32 values computed
+/// with, or, where a float64 input held values past f32's range, of the inputs as given (as
+/// `multiply --check` holds a float64 file).
+fn judge(
+    outcome: &plan::Outcome,
+    a: &Operand,
+    b: &Operand,
+    notes: &mut Vec<String>,
+) -> rendermm::check::Verdict {
+    let mut v = outcome.verdict(&a.m, &b.m);
+    if a.given.is_none() && b.given.is_none() {
+        return v;
+    }
+    let widen = |m: &Matrix| m.data.iter().map(|&x| f64::from(x)).collect::<Vec<f64>>();
+    notes.push(format!(
+        "{} holds values past f32's range, infinities in the float32 computation; the check's reference is the product of the inputs as given",
+        match (a.given.is_some(), b.given.is_some()) {
+            (true, true) => "A and B each",
+            (true, false) => "A",
+            _ => "B",
+        }
+    ));
+    let a64 = a.given.clone().unwrap_or_else(|| widen(&a.m));
+    let b64 = b.given.clone().unwrap_or_else(|| widen(&b.m));
+    if let Some((r, col, value)) =
+        rendermm::check::hold_to_inputs_as_given(&mut v, &outcome.c, &a64, &b64)
+    {
+        notes.push(format!(
+            "the product of the inputs as given has {value:e} at row {r}, column {col}, past f32's range (largest ≈3.4e38): a float32 C cannot hold it"
+        ));
+    }
+    v
+}
+
+/// The report as JSON, with the one fact of the outcome the report leaves out: Hall's b.
+fn report_json(report: &Report, outcome: &plan::Outcome) -> PyResult<String> {
+    let bug = |e: serde_json::Error| {
+        PyRuntimeError::new_err(format!(
+            "rendermm bug (please report it): the report did not serialize: {e}"
+        ))
+    };
+    let mut value = serde_json::to_value(report).map_err(bug)?;
+    if let Some(obj) = value.as_object_mut() {
+        obj.insert("block".into(), outcome.block.into());
+    }
+    serde_json::to_string(&value).map_err(bug)
+}
+
+/// Reads the running sum back after every pass into one (passes, m, n) array.
+struct Slices {
+    m: usize,
+    n: usize,
+    data: Vec<f32>,
+    passes: usize,
+}
+
+impl Observer for Slices {
+    fn after_pass(
+        &mut self,
+        ctx: &GpuContext,
+        _pass: usize,
+        passes: usize,
+        acc: &MatrixTexture,
+    ) -> rendermm::Result<()> {
+        self.passes = passes;
+        let packed = Precision::ALL
+            .into_iter()
+            .find(|p| p.format(4) == acc.format);
+        let c = match packed {
+            // Hall's packed layout: RGBA texels holding 2x2 blocks of C.
+            Some(_) => rendermm::methods::hall_common::read_unpacked(ctx, acc, self.m, self.n)?,
+            None => {
+                let precision = Precision::ALL
+                    .into_iter()
+                    .find(|p| p.format(1) == acc.format)
+                    .ok_or_else(|| {
+                        rendermm::Error::Internal(format!(
+                            "slices: the running sum is in a {:?} texture, which no precision names",
+                            acc.format
+                        ))
+                    })?;
+                let mut cs = acc.read_channels(ctx, precision, 1)?;
+                cs.remove(0)
+            }
+        };
+        if (c.rows, c.cols) != (self.m, self.n) {
+            return Err(rendermm::Error::Internal(format!(
+                "slices: the running sum is {}x{}, C is {}x{}",
+                c.rows, c.cols, self.m, self.n
+            )));
+        }
+        self.data.extend_from_slice(&c.data);
+        Ok(())
+    }
+}
+
+/// The running sum after every pass of a render-pass method as a (passes, m, n) array; the last
+/// slice is C; and the run's report as JSON.
+#[pyfunction]
+#[pyo3(signature = (a, b, method="lm", precision="f32", block=None, accumulate=None))]
+fn slices<'py>(
+    py: Python<'py>,
+    a: &Bound<'py, PyAny>,
+    b: &Bound<'py, PyAny>,
+    method: &str,
+    precision: &str,
+    block: Option<i64>,
+    accumulate: Option<&str>,
+) -> PyResult<(Bound<'py, PyArray3<f32>>, String)> {
+    let (method, options) = request_options(
+        method, precision, block, accumulate, false, None, None, None, None, false, false,
+    )?;
+    if !matches!(
+        method,
+        Method::Lm | Method::HallBlocked | Method::HallPacked
+    ) {
+        return Err(value_error(format!(
+            "slices: method {method} has no running sum to watch; use lm, hall-blocked or hall-packed"
+        )));
+    }
+    if options.precision == Precision::U8 {
+        return Err(value_error(
+            "slices: the 8-bit running sum is rescaled only at the end; use precision='f32' or 'f16'"
+                .into(),
+        ));
+    }
+    let a = operand("a", a, false)?.m;
+    let b = operand("b", b, false)?.m;
+    let ctx = context(py)?;
+    let (m, n) = (a.rows, b.cols);
+    let mut obs = Slices {
+        m,
+        n,
+        data: Vec::new(),
+        passes: 0,
+    };
+    let outcome = py.detach(|| {
+        plan::multiply(
+            Some(ctx),
+            Request::new(method, &a, &b)
+                .options(options)
+                .observed(&mut obs),
+        )
+    });
+    let outcome = outcome.map_err(to_py)?;
+    let seen = obs.data.len() / (m * n).max(1);
+    if seen != outcome.passes || obs.data.len() != seen * m * n {
+        return Err(PyRuntimeError::new_err(format!(
+            "rendermm bug (please report it): slices saw {seen} passes, the run reports {}",
+            outcome.passes
+        )));
+    }
+    let report = Report::of(Some(ctx), &outcome, vec![]);
+    let json = report_json(&report, &outcome)?;
+    let arr = Array3::from_shape_vec((seen, m, n), obs.data)
+        .map_err(|e| PyRuntimeError::new_err(format!("rendermm bug: {e}")))?;
+    Ok((arr.into_pyarray(py), json))
+}
+
+/// The table of methods, one dict per row: name, era, source, summary, and what it takes.
+#[pyfunction]
+fn methods(py: Python<'_>) -> PyResult<Vec<Bound<'_, pyo3::types::PyDict>>> {
+    TABLE
+        .iter()
+        .map(|row| {
+            let d = pyo3::types::PyDict::new(py);
+            d.set_item("name", row.name)?;
+            d.set_item("era", row.era.name())?;
+            d.set_item("source", row.source)?;
+            d.set_item("summary", row.summary)?;
+            d.set_item("gpu", row.method.is_gpu())?;
+            d.set_item(
+                "precisions",
+                if row.takes.precision {
+                    vec!["f32", "f16", "u8"]
+                } else {
+                    vec!["f32"]
+                },
+            )?;
+            d.set_item("block", row.takes.block)?;
+            d.set_item("accumulate", row.takes.accumulate)?;
+            Ok(d)
+        })
+        .collect()
+}
+
+/// The adapter, its features, limits and the measured shader loop cap as JSON, as
+/// `rendermm info --json` prints them.
+#[pyfunction]
+fn info(py: Python<'_>) -> PyResult<String> {
+    let ctx = context(py)?;
+    py.detach(|| -> rendermm::Result<String> {
+        let l = &ctx.limits;
+        let feats = [
+            ("FLOAT32_BLENDABLE", wgpu::Features::FLOAT32_BLENDABLE),
+            ("TIMESTAMP_QUERY", wgpu::Features::TIMESTAMP_QUERY),
+            ("SHADER_F16", wgpu::Features::SHADER_F16),
+            ("SUBGROUP", wgpu::Features::SUBGROUP),
+        ];
+        let limits: [(&str, u64); 8] = [
+            (
+                "max_texture_dimension_2d",
+                l.max_texture_dimension_2d as u64,
+            ),
+            ("max_color_attachments", l.max_color_attachments as u64),
+            (
+                "max_color_attachment_bytes_per_sample",
+                l.max_color_attachment_bytes_per_sample as u64,
+            ),
+            (
+                "max_storage_buffer_binding_size",
+                l.max_storage_buffer_binding_size,
+            ),
+            ("max_buffer_size", l.max_buffer_size),
+            (
+                "max_compute_workgroup_size_x",
+                l.max_compute_workgroup_size_x as u64,
+            ),
+            (
+                "max_compute_invocations_per_workgroup",
+                l.max_compute_invocations_per_workgroup as u64,
+            ),
+            (
+                "max_compute_workgroup_storage_size",
+                l.max_compute_workgroup_storage_size as u64,
+            ),
+        ];
+        let loop_cap = ctx.loop_cap()?;
+        let mut f = serde_json::Map::new();
+        for (name, flag) in feats {
+            f.insert(name.into(), ctx.has(flag).into());
+        }
+        let mut lim = serde_json::Map::new();
+        for (name, v) in limits {
+            lim.insert(name.into(), v.into());
+        }
+        let obj = serde_json::json!({
+            "adapter": ctx.summary(),
+            "features": f,
+            "limits": lim,
+            "loop_cap": loop_cap,
+        });
+        Ok(obj.to_string())
+    })
+    .map_err(to_py)
+}
+
+#[pymodule]
+fn _rendermm(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(multiply, m)?)?;
+    m.add_function(wrap_pyfunction!(slices, m)?)?;
+    m.add_function(wrap_pyfunction!(methods, m)?)?;
+    m.add_function(wrap_pyfunction!(info, m)?)?;
+    m.add("CheckFailed", m.py().get_type::<CheckFailed>())?;
+    m.add(
+        "PRECISIONS",
+        Precision::ALL.iter().map(|p| p.name()).collect::<Vec<_>>(),
+    )?;
+    m.add("U8_PRODUCT_BITS", U8Bits::PRODUCT_BITS.to_vec())?;
+    m.add("U8_SUM_BITS", U8Bits::SUM_BITS.to_vec())?;
+    m.add(
+        "ACCUMULATE",
+        Accumulate::ALL.iter().map(|a| a.name()).collect::<Vec<_>>(),
+    )?;
+    Ok(())
+}
