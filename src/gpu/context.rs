@@ -263,6 +263,10 @@ impl GpuContext {
             loop_cap: OnceLock::new(),
             pipelines: Default::default(),
         };
+        // WebGL2 in a browser warns on every reuse of a read-back buffer: take a new one each time.
+        if cfg!(target_arch = "wasm32") && ctx.info.backend == wgpu::Backend::Gl {
+            ctx.staging.read_once();
+        }
         if let Some(note) = ctx.fallback_note() {
             static ONCE: std::sync::Once = std::sync::Once::new();
             ONCE.call_once(|| eprintln!("note: {note}"));

@@ -50,6 +50,8 @@ pub struct Staging {
     uploaded: std::sync::atomic::AtomicU64,
     /// Staging buffers created so far ([`Staging::created`]).
     created: std::sync::atomic::AtomicU64,
+    /// Readback buffers are not kept for reuse ([`Staging::read_once`]).
+    read_once: std::sync::atomic::AtomicBool,
 }
 
 fn relock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -198,7 +200,18 @@ impl Staging {
 
     /// Give an unmapped read buffer back for the next readback.
     pub fn give_read(&self, buf: wgpu::Buffer) {
-        keep(&mut relock(&self.read), buf);
+        if !self.read_once.load(std::sync::atomic::Ordering::Relaxed) {
+            keep(&mut relock(&self.read), buf);
+        }
+    }
+
+    /// Stop keeping readback buffers: in a browser on WebGL2 a `MAP_READ` buffer written again
+    /// after it was fenced and read makes Chromium log a performance warning on every reuse, so
+    /// there each readback takes a new buffer (the context sets this for that backend).
+    pub fn read_once(&self) {
+        self.read_once
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+        relock(&self.read).clear();
     }
 
     /// A mapped `MAP_WRITE | COPY_SRC` buffer of at least `size` bytes: a pooled one whose

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Longest file name most file systems take (`NAME_MAX`), in bytes.
+#[cfg_attr(not(unix), allow(dead_code))]
 const NAME_MAX: usize = 255;
 
 /// How an output path is written.
@@ -243,6 +244,7 @@ pub fn write_atomic(
         Target::InPlace => return write_in_place(path, fill),
         Target::Replace(real) => real,
     };
+    #[cfg_attr(not(unix), allow(unused_variables))]
     let (dir, _) = split_output(&real)?;
     let tmp = temp_beside(&real)?;
     let mut guard = TempGuard {

@@ -33,9 +33,13 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
-/// Products up to this many multiply-adds (m·k·n) run here: the f64 reference is computed in
-/// the page, on one thread.
-const MAX_WORK: u64 = 1 << 30;
+/// Products up to this many multiply-adds (m·k·n) are checked in full against the f64 reference
+/// (computed in the page, on one thread, once per input); larger ones on sampled elements, as
+/// the bench checks them.
+const FULL_CHECK: u64 = 1 << 27;
+/// The most multiply-adds the page takes (its inputs and C in the page's memory): the products
+/// past the adapter's limits below it are tiled as the command line tiles them.
+const MAX_WORK: u64 = 1 << 36;
 /// Canvas size in pixels: the size of `rendermm demo --headless` frames.
 const CANVAS: (u32, u32) = (960, 420);
 /// Pass snapshots kept for the replay, at most.
@@ -253,7 +257,7 @@ fn parse_request(params: &js_sys::Map) -> Result<Request> {
     let work = m as u64 * k as u64 * n as u64;
     if work > MAX_WORK {
         return Err(Error::Invalid(format!(
-            "size {m}x{k}x{n} is {work} multiply-adds, more than the {MAX_WORK} the page checks against its CPU reference; take a smaller product"
+            "size {m}x{k}x{n} is {work} multiply-adds, more than the {MAX_WORK} the page takes; take a smaller product (or the command line, rendermm multiply)"
         )));
     }
     let precision = Precision::parse(&get(params, "precision").unwrap_or_else(|| "f32".into()))?;
@@ -753,15 +757,6 @@ async fn run_request(req: &Request, page: &Page) -> Result<Value> {
     canvas_state(page, "running");
     let ctx = gpu.ctx.clone();
     let (m, k, n) = (req.m, req.k, req.n);
-    let max = ctx.limits.max_texture_dimension_2d as usize;
-    for (name, v) in [("m", m), ("k", k), ("n", n)] {
-        if v > max {
-            return Err(Error::Invalid(format!(
-                "size {m}x{k}x{n}: {name} = {v} is past this adapter's largest texture side, {max} ({}, {})",
-                gpu.adapter, gpu.backend
-            )));
-        }
-    }
     if gpu.backend == "webgl2" && !render_pass(req.method) {
         return Err(Error::Invalid(format!(
             "method {} is a compute shader, and WebGL2 has none; run it with WebGPU, or pick lm, hall-blocked, hall-packed, frag-mrt or frag-mrt-f16",
@@ -810,7 +805,11 @@ async fn run_request(req: &Request, page: &Page) -> Result<Value> {
         // The passes are kept only for a replay (lm, hall and packed are watched pass by pass;
         // frag-mrt, C spread over several attachments, and the compute era show their result).
         // Without one the run is the plain multiply.
-        if req.replays() && !matches!(capture.kind, Kind::Result(_)) {
+        // A product tiled past the adapter's limits has no single texture to watch: it runs
+        // without a replay and shows its result.
+        let max = ctx.limits.max_texture_dimension_2d as usize;
+        let whole = m.max(k).max(n) <= max && (m * k * n) as u64 <= FULL_CHECK;
+        if req.replays() && whole && !matches!(capture.kind, Kind::Result(_)) {
             request = request.observed(&mut capture);
         }
         plan::multiply_async(&ctx, request).await?
@@ -820,12 +819,22 @@ async fn run_request(req: &Request, page: &Page) -> Result<Value> {
     let shaders_compiled = ctx.pipelines.compiled();
     let used = out.precision();
     let reference_started = Instant::now();
-    let (reference, reference_cached) = reference_of(&a, &b);
+    let full = (m as u64) * (k as u64) * (n as u64) <= FULL_CHECK;
+    let (reference, reference_cached) = if full {
+        let (r, cached) = reference_of(&a, &b);
+        (Some(r), cached)
+    } else {
+        (None, false)
+    };
     let reference_ms = ms_since(reference_started);
     let check_started = Instant::now();
     // Judged by the model of the pipeline that ran (the precision it used, its block size),
-    // against the reference computed once for these inputs.
-    let verdict = check::judge_against(out.arith, &a, &b, &out.c, &reference);
+    // against the reference computed once for these inputs; past 2²⁷ multiply-adds on sampled
+    // elements (each a 1×k · k×1 product the models and bounds take as they take the whole).
+    let verdict = match &reference {
+        Some(r) => check::judge_against(out.arith, &a, &b, &out.c, r),
+        None => check::judge_sampled(out.arith, &a, &b, &out.c, check::SAMPLES, req.seed),
+    };
     let check_ms = ms_since(check_started);
     let stats = &verdict.stats;
     let t = &out.timings;
@@ -840,6 +849,10 @@ async fn run_request(req: &Request, page: &Page) -> Result<Value> {
         "passes": out.passes,
         "rel_err": stats.rel_err,
         "passed": verdict.passed,
+        // How the product was tiled past the adapter's limits (null: whole), as `multiply --json`.
+        "tiling": out.tiling,
+        // "full", or how many sampled elements the judge checked (past 2²⁷ multiply-adds).
+        "checked": if full { "full".to_string() } else { format!("{} sampled elements", check::SAMPLES) },
         "precision": used.name(),
         // The kernel that ran and what the judge held C to, as `multiply --json` names them.
         "kernel": out.kernel,
@@ -961,7 +974,8 @@ struct Show {
     req: Request,
     id: u64,
     inputs: Inputs,
-    reference: Rc<Vec<f64>>,
+    /// The f64 product where the run was checked in full (the picture's C), else none.
+    reference: Option<Rc<Vec<f64>>>,
     c: Matrix,
     passes: usize,
     capture: Capture,
@@ -973,10 +987,15 @@ impl Show {
         let _busy = Busy::new();
         let current = |id: u64| LATEST.with(|l| l.get()) == id;
         let ctx = self.gpu.ctx.clone();
-        let product = Matrix {
-            rows: self.req.m,
-            cols: self.req.n,
-            data: self.reference.iter().map(|&v| v as f32).collect(),
+        // The picture's product: the f64 reference where there is one, else C itself (a large
+        // product checked on sampled elements).
+        let product = match &self.reference {
+            Some(r) => Matrix {
+                rows: self.req.m,
+                cols: self.req.n,
+                data: r.iter().map(|&v| v as f32).collect(),
+            },
+            None => self.c.clone(),
         };
         let scene = Scene::build(
             &ctx,
