@@ -326,7 +326,7 @@ pub fn run(
 /// `compute_ms` and `device_ms`; `readback_ms` the reads and the finisher.
 pub async fn run_async(
     ctx: &GpuContext,
-    mut observer: Option<&mut (dyn Observer + '_)>,
+    observer: Option<&mut (dyn Observer + '_)>,
     record: impl FnOnce() -> Result<Work>,
 ) -> Result<Ran> {
     let t0 = Instant::now();
@@ -367,7 +367,7 @@ pub async fn run_async(
             }
             (wall, 0.0, device)
         }
-        None => submit_steps(ctx, steps, passes, observer.as_deref_mut()).await?,
+        None => submit_steps(ctx, steps, passes, observer).await?,
     };
 
     let t2 = Instant::now();
@@ -564,7 +564,7 @@ pub async fn settle(ctx: &GpuContext) -> Result<()> {
 /// Map `buffer` for reading and wait until it is mapped.
 pub async fn map(ctx: &GpuContext, buffer: &wgpu::Buffer) -> Result<()> {
     let (tx, rx) = oneshot();
-    buffer.map_async(wgpu::MapMode::Read, .., move |r| tx(r));
+    buffer.map_async(wgpu::MapMode::Read, .., tx);
     #[cfg(not(target_arch = "wasm32"))]
     ctx.wait()?;
     rx.await

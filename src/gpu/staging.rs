@@ -287,7 +287,7 @@ impl Staging {
         if size == 0 {
             return Ok(());
         }
-        if size % wgpu::COPY_BUFFER_ALIGNMENT != 0 {
+        if !size.is_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT) {
             return Err(Error::Internal(format!(
                 "an upload of {size} bytes: buffer copies move whole multiples of {} bytes",
                 wgpu::COPY_BUFFER_ALIGNMENT

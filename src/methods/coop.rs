@@ -337,7 +337,7 @@ impl Variant {
     /// checked on NVIDIA only.
     pub fn for_product(vendor: u32, m: usize, n: usize) -> Variant {
         let staged = STAGED_DEFAULT;
-        let tiles = m.div_ceil(staged.bm() as usize) * n.div_ceil(staged.bn() as usize);
+        let tiles = m.div_ceil(staged.bm()) * n.div_ceil(staged.bn());
         if vendor == NVIDIA && tiles >= STAGED_MIN_TILES {
             staged
         } else {

@@ -527,7 +527,7 @@ pub const TABLE: &[Info] = &[
         summary: "register-blocked vec4 tiles, double-buffered, padded, bounds checks off",
         file: "methods/cs_fast.rs",
         takes: F32_ONLY,
-        runs: Runs::Record(|ctx, a, b, p| cs_fast::record(ctx, a, b, p)),
+        runs: Runs::Record(cs_fast::record),
         loops: compute_loops(|_, _, k, _| cs_fast::loop_iterations(k)),
     },
     Info {
@@ -538,7 +538,7 @@ pub const TABLE: &[Info] = &[
         summary: "cooperative matrices: f16 in, f32 accumulation",
         file: "methods/coop.rs",
         takes: F32_ONLY,
-        runs: Runs::Record(|ctx, a, b, p| coop::record(ctx, a, b, p)),
+        runs: Runs::Record(coop::record),
         loops: compute_loops(|_, _, k, _| coop::loop_iterations(k)),
     },
     Info {

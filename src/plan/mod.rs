@@ -68,7 +68,7 @@ async fn multiply_awaiting(ctx: Option<&GpuContext>, req: Request<'_>) -> Result
         b,
         more_channels,
         options: opts,
-        mut observer,
+        observer,
         progress,
     } = req;
     if !more_channels.is_empty() {
@@ -89,7 +89,7 @@ async fn multiply_awaiting(ctx: Option<&GpuContext>, req: Request<'_>) -> Result
         let out = tiled::multiply_tiled(c, method, a, b, &opts, &t, progress).await?;
         return finish(method, a, b, out, Some(t), &opts);
     }
-    let out = run_whole(ctx, method, a, b, &opts, observer.as_deref_mut()).await?;
+    let out = run_whole(ctx, method, a, b, &opts, observer).await?;
     finish(method, a, b, out, None, &opts)
 }
 
@@ -100,17 +100,14 @@ async fn run_whole(
     a: &Matrix,
     b: &Matrix,
     opts: &Options,
-    mut observer: Option<&mut (dyn Observer + '_)>,
+    observer: Option<&mut (dyn Observer + '_)>,
 ) -> Result<RunOutput> {
     Ok(match method.info().runs {
         Runs::Cpu(f) => cpu_run(method, a, b, f),
         Runs::Record(_) | Runs::Compute { .. } => {
             let ctx = ctx.ok_or_else(|| needs_gpu(method))?;
             let observe = observer.is_some();
-            let ran = run_async(ctx, observer.as_deref_mut(), || {
-                record(ctx, method, a, b, opts, observe)
-            })
-            .await?;
+            let ran = run_async(ctx, observer, || record(ctx, method, a, b, opts, observe)).await?;
             let runs = compute_runs_as(method, &ctx.limits, a.rows, a.cols, b.cols);
             ran.into_output_as(runs.name(), opts.precision)?
         }

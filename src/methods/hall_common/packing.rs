@@ -109,10 +109,10 @@ pub fn unpack_bytes(
     cols: usize,
 ) -> Result<Matrix> {
     // f32 texels read back 4-aligned are unpacked where they lie, without a copy.
-    if precision == Precision::F32 {
-        if let Ok(texels) = bytemuck::try_cast_slice::<u8, [f32; 4]>(bytes) {
-            return unpack(texels, rows, cols);
-        }
+    if precision == Precision::F32
+        && let Ok(texels) = bytemuck::try_cast_slice::<u8, [f32; 4]>(bytes)
+    {
+        return unpack(texels, rows, cols);
     }
     let values = precision.decode(bytes);
     // Whole texels only: a trailing partial texel is dropped (and the count then fails unpack's
