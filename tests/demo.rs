@@ -629,3 +629,49 @@ fn switching_demo_or_precision_midway_stops_the_old_run_and_starts_the_new_one()
         s.title()
     );
 }
+
+/// The browser build draws its labels with a subset of DejaVu Sans: every character a label of
+/// the demos or the page can draw (every non-ASCII character in their string literals, and
+/// printable ASCII) has a glyph there, with the outline, advance and kerning of the whole font.
+#[test]
+fn the_pages_font_holds_every_character_the_labels_draw() {
+    use ab_glyph::{Font, FontRef};
+    let page = FontRef::try_from_slice(rendermm::draw::font::PAGE_FONT).unwrap();
+    let whole = FontRef::try_from_slice(rendermm::draw::font::FONT).unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut chars: std::collections::BTreeSet<char> = (' '..='~').collect();
+    for dir in ["src/demo", "src/draw", "web/src"] {
+        for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "rs") {
+                let text = std::fs::read_to_string(&path).unwrap();
+                for literal in text.split('"').skip(1).step_by(2) {
+                    chars.extend(literal.chars().filter(|c| !c.is_control()));
+                }
+            }
+        }
+    }
+    let missing: String = chars
+        .iter()
+        .filter(|&&c| whole.glyph_id(c).0 != 0 && page.glyph_id(c).0 == 0)
+        .collect();
+    assert!(missing.is_empty(), "the page's font lacks: {missing:?}");
+    for c in ['A', '×', '→', 'γ', '²'] {
+        let (p, w) = (page.glyph_id(c), whole.glyph_id(c));
+        assert_eq!(
+            page.outline(p).map(|o| o.curves.len()),
+            whole.outline(w).map(|o| o.curves.len()),
+            "{c}"
+        );
+        assert_eq!(page.h_advance_unscaled(p), whole.h_advance_unscaled(w), "{c}");
+    }
+    // The kerning the labels are laid out with (a subset without it shifts every panel).
+    for pair in ["AV", "To", "Ty", "LT", "Pa"] {
+        let [x, y]: [char; 2] = pair.chars().collect::<Vec<_>>().try_into().unwrap();
+        assert_eq!(
+            page.kern_unscaled(page.glyph_id(x), page.glyph_id(y)),
+            whole.kern_unscaled(whole.glyph_id(x), whole.glyph_id(y)),
+            "{pair}"
+        );
+    }
+}

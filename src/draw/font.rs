@@ -10,7 +10,19 @@ use ab_glyph::{Font, FontRef, PxScale, ScaleFont, point};
 use std::sync::OnceLock;
 
 /// DejaVu Sans, compiled in (`assets/fonts/`), so no system font is needed.
+#[cfg(feature = "native")]
 pub const FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
+
+/// In the browser build, DejaVu Sans cut to the scripts the labels use — Latin, Greek, general
+/// punctuation, super- and subscripts, arrows, mathematical operators, geometric shapes — with
+/// every outline and metric as in the whole font (`pyftsubset assets/fonts/DejaVuSans.ttf
+/// --unicodes=U+0020-007E,U+00A0-017F,U+0370-03FF,U+1D00-1DBF,U+2000-206F,U+2070-209F,U+2100-214F,U+2190-21FF,U+2200-22FF,U+2300-23FF,U+25A0-25FF
+/// --layout-features='*' --legacy-kern`): a fifth of the bytes the page downloads for it.
+#[cfg(not(feature = "native"))]
+pub const FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans-page.ttf");
+
+/// The page's font file, for the test that it holds every character the labels draw.
+pub const PAGE_FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans-page.ttf");
 
 /// `draw::text::SMALL`: the figures' small print, the demos' text in small frames.
 pub const SMALL: f32 = 13.0;
