@@ -1,0 +1,255 @@
+//! A run's parameters, as the URL or the form gives them: parsed and checked here, in Rust, so
+//! the page and a test see the same one-sentence errors; and the inputs drawn as the command
+//! line draws them.
+
+use super::*;
+
+/// The methods drawn by a render pipeline (they run on WebGL2 too).
+pub(crate) fn render_pass(m: Method) -> bool {
+    matches!(
+        m,
+        Method::Lm
+            | Method::HallBlocked
+            | Method::HallPacked
+            | Method::FragMrt
+            | Method::FragMrtF16
+    )
+}
+
+/// The parameters of one run, as the URL or the form gives them (strings; checked here).
+#[derive(Clone)]
+pub(crate) struct Request {
+    pub(crate) method: Method,
+    pub(crate) m: usize,
+    pub(crate) k: usize,
+    pub(crate) n: usize,
+    pub(crate) precision: Precision,
+    pub(crate) seed: u64,
+    pub(crate) block: Option<u32>,
+    pub(crate) backend: Backend,
+    /// Milliseconds per pass of the replay after the run; 0 = none.
+    pub(crate) pace: u32,
+    /// Stop the replay at this pass (a still for a screenshot or a lecture).
+    pub(crate) hold: Option<usize>,
+    /// A and B given (pasted or dropped) instead of drawn from the seed.
+    pub(crate) given: Option<(Matrix, Matrix, String)>,
+}
+
+impl Request {
+    /// Whether the passes are kept for a replay (else the run is a plain multiply, and only its
+    /// result is drawn).
+    pub(crate) fn replays(&self) -> bool {
+        self.pace > 0 || self.hold.is_some()
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub(crate) enum Backend {
+    Auto,
+    WebGpu,
+    WebGl2,
+}
+
+pub(crate) fn get(params: &js_sys::Map, key: &str) -> Option<String> {
+    params
+        .get(&JsValue::from_str(key))
+        .as_string()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+}
+
+/// Matrix `which` ("A" or "B") as given in `params` under `matrix_a` / `matrix_b`: pasted text
+/// (a string) or a dropped file's bytes (a Uint8Array, named by `matrix_a_name` /
+/// `matrix_b_name`). None when it is absent or blank.
+pub(crate) fn given_matrix(params: &js_sys::Map, which: &str) -> Result<Option<Matrix>> {
+    let key = format!("matrix_{}", which.to_ascii_lowercase());
+    let value = params.get(&JsValue::from_str(&key));
+    let name = get(params, &format!("{key}_name")).unwrap_or_else(|| format!("pasted {which}"));
+    if let Some(text) = value.as_string() {
+        if text.trim().is_empty() {
+            return Ok(None);
+        }
+        return files::read(&which, &name, text.as_bytes()).map(Some);
+    }
+    if let Ok(bytes) = value.dyn_into::<js_sys::Uint8Array>() {
+        return files::read(&which, &name, &bytes.to_vec()).map(Some);
+    }
+    Ok(None)
+}
+
+pub(crate) fn parse_size(s: &str) -> Result<(usize, usize, usize)> {
+    let bad = || {
+        Error::Invalid(format!(
+            "size '{s}' is not MxKxN with three whole numbers, each at least 1 (for example 24x17x9)"
+        ))
+    };
+    let parts: Vec<&str> = s.split(['x', 'X', '×']).collect();
+    if parts.len() != 3 {
+        return Err(bad());
+    }
+    let mut v = [0usize; 3];
+    for (slot, p) in v.iter_mut().zip(&parts) {
+        *slot = p.trim().parse().map_err(|_| bad())?;
+    }
+    if let Some(i) = v.iter().position(|&x| x == 0) {
+        return Err(Error::Invalid(format!(
+            "size '{s}': {} is 0, but every side of a product must be at least 1",
+            ["m", "k", "n"][i]
+        )));
+    }
+    Ok((v[0], v[1], v[2]))
+}
+
+pub(crate) fn parse_request(params: &js_sys::Map) -> Result<Request> {
+    let method = Method::parse(&get(params, "method").unwrap_or_else(|| "lm".into()))?;
+    if !method.is_gpu() {
+        return Err(Error::Invalid(format!(
+            "method {method} runs on the CPU; the page runs the GPU methods (the CPU's f64 reference checks every run)"
+        )));
+    }
+    let given = match (given_matrix(params, "A")?, given_matrix(params, "B")?) {
+        (Some(a), Some(b)) => {
+            if a.cols != b.rows {
+                return Err(Error::Invalid(format!(
+                    "A is {}x{} and B is {}x{}: A's columns must equal B's rows",
+                    a.rows, a.cols, b.rows, b.cols
+                )));
+            }
+            a.check_finite("A")?;
+            b.check_finite("B")?;
+            let names = format!(
+                "{} · {}",
+                get(params, "matrix_a_name").unwrap_or_else(|| "pasted A".into()),
+                get(params, "matrix_b_name").unwrap_or_else(|| "pasted B".into())
+            );
+            Some((a, b, names))
+        }
+        (None, None) => None,
+        (Some(_), None) | (None, Some(_)) => {
+            return Err(Error::Invalid(
+                "only one of A and B was given; give both (or neither, to draw them from the seed)"
+                    .into(),
+            ));
+        }
+    };
+    let (m, k, n) = match &given {
+        Some((a, b, _)) => (a.rows, a.cols, b.cols),
+        None => parse_size(&get(params, "size").unwrap_or_else(|| "24x17x9".into()))?,
+    };
+    let work = m as u64 * k as u64 * n as u64;
+    if work > MAX_WORK {
+        return Err(Error::Invalid(format!(
+            "size {m}x{k}x{n} is {work} multiply-adds, more than the {MAX_WORK} the page takes; take a smaller product (or the command line, rendermm multiply)"
+        )));
+    }
+    let precision = Precision::parse(&get(params, "precision").unwrap_or_else(|| "f32".into()))?;
+    let seed = match get(params, "seed") {
+        None => 1,
+        Some(s) => s.parse().map_err(|_| {
+            Error::Invalid(format!("seed '{s}' is not a whole number from 0 to 2^64-1"))
+        })?,
+    };
+    let block = match get(params, "b") {
+        None => None,
+        Some(s) => match s.parse::<u32>() {
+            Ok(b) if b >= 1 => Some(b),
+            _ => {
+                return Err(Error::Invalid(format!(
+                    "block size b = '{s}': give a whole number from 1 up (products per fragment per pass)"
+                )));
+            }
+        },
+    };
+    let backend = match get(params, "backend").as_deref() {
+        None | Some("auto") => Backend::Auto,
+        Some("webgpu") => Backend::WebGpu,
+        Some("webgl2") | Some("webgl") => Backend::WebGl2,
+        Some(other) => {
+            return Err(Error::Invalid(format!(
+                "backend '{other}' is not one the page knows; use webgpu, webgl2 or auto"
+            )));
+        }
+    };
+    let (pace, hold) = replay_of(params)?;
+    Ok(Request {
+        method,
+        m,
+        k,
+        n,
+        precision,
+        seed,
+        block,
+        backend,
+        pace,
+        hold,
+        given,
+    })
+}
+
+/// The inputs `rendermm multiply --random MxKxN --seed S` draws: A from seed 4S and B from
+/// 4S + 1 (the CLI's one-channel seeds), uniform in [-1, 1); in u8 in [0, min(1, √(2/k))).
+pub(crate) fn draw_like_the_cli(
+    m: usize,
+    k: usize,
+    n: usize,
+    seed: u64,
+    precision: Precision,
+) -> (Matrix, Matrix) {
+    let (lo, hi) = if precision == Precision::U8 {
+        (0.0, (2.0 / k.max(1) as f32).sqrt().min(1.0))
+    } else {
+        (-1.0, 1.0)
+    };
+    let s = seed.wrapping_mul(4);
+    (
+        Matrix::random(m, k, s, lo, hi),
+        Matrix::random(k, n, s.wrapping_add(1), lo, hi),
+    )
+}
+
+/// The demo's settings for a request: lm, hall or packed for the methods watched pass by
+/// pass, else the method's result.
+pub(crate) fn settings_for(req: &Request) -> Settings {
+    Settings {
+        kind: Kind::of(req.method),
+        precision: req.precision,
+        block: req.block,
+        scale_by_depth: false,
+    }
+}
+
+/// The block size the method runs with: the Hall methods' as the demos choose it (as asked, else
+/// about 8 passes); frag-mrt keeps its own.
+pub(crate) fn block_for(req: &Request) -> Option<u32> {
+    let settings = settings_for(req);
+    if settings.kind.ping_pong() {
+        Some(settings.block_for(req.k))
+    } else {
+        req.block
+    }
+}
+
+/// The replay a run asks for: milliseconds per pass (`pace`, 0 = none) and the pass to stop at
+/// (`hold`).
+fn replay_of(params: &js_sys::Map) -> Result<(u32, Option<usize>)> {
+    let pace = match get(params, "pace") {
+        None => 0,
+        Some(s) => s
+            .parse::<u32>()
+            .ok()
+            .filter(|&p| p <= 5000)
+            .ok_or_else(|| {
+                Error::Invalid(format!(
+                    "pace '{s}': give milliseconds per pass from 0 to 5000"
+                ))
+            })?,
+    };
+    let hold =
+        match get(params, "hold") {
+            None => None,
+            Some(s) => Some(s.parse::<usize>().ok().filter(|&h| h >= 1).ok_or_else(|| {
+                Error::Invalid(format!("hold '{s}': give a pass number from 1 up"))
+            })?),
+        };
+    Ok((pace, hold))
+}
