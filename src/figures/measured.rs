@@ -20,32 +20,12 @@ pub fn lm_fig3(ctx: &GpuContext, out: &Path) -> Result<()> {
         for &m in &sides {
             for &k in &sides {
                 for &n in &sides {
-                    let (lo, hi) = if precision == Precision::U8 {
-                        (0.0, 1.0)
-                    } else {
-                        (-1.0, 1.0)
-                    };
-                    let a = Matrix::random(m, k, 7, lo, hi);
-                    let b = Matrix::random(k, n, 8, lo, hi);
-                    let opts = Options {
-                        precision,
-                        ..Default::default()
-                    };
-                    // One untimed run first: the pipeline's first use pays for shader compilation.
-                    plan::multiply(
-                        Some(ctx),
-                        plan::Request::new(Method::Lm, &a, &b).options(opts.clone()),
-                    )?;
-                    let run = plan::multiply(
-                        Some(ctx),
-                        plan::Request::new(Method::Lm, &a, &b).options(opts),
-                    )?;
+                    let (ms, mops) = lm_fig3_time(ctx, precision, (m, k, n))?;
                     let ops = (2 * m * k * n - m * n) as f64;
-                    let mops = ops / (run.timings.total_ms().max(1e-9) * 1e3);
                     let s = lm_stratum(m, k, n) as usize;
                     by_elems[s].push(((m * k + k * n) as f64, mops));
                     by_ops[s].push((ops, mops));
-                    rows.push((precision, m, k, n, run.timings.total_ms(), mops));
+                    rows.push((precision, m, k, n, ms, mops));
                 }
             }
         }
@@ -87,6 +67,45 @@ pub fn lm_fig3(ctx: &GpuContext, out: &Path) -> Result<()> {
         ],
         Some((4400.0, "GeForce3, 2001: 4.4 GBops (the paper)")),
     )?;
+    write_text(&out.with_extension("md"), &lm_fig3_md(ctx, &rows))
+}
+
+/// One row of L-M figure 3's table: precision, m, k, n, total ms, M operations/s.
+type LmRow = (Precision, usize, usize, usize, f64, f64);
+
+/// One shape's total ms and M operations/s, after an untimed warm-up run.
+fn lm_fig3_time(
+    ctx: &GpuContext,
+    precision: Precision,
+    (m, k, n): (usize, usize, usize),
+) -> Result<(f64, f64)> {
+    let (lo, hi) = if precision == Precision::U8 {
+        (0.0, 1.0)
+    } else {
+        (-1.0, 1.0)
+    };
+    let a = Matrix::random(m, k, 7, lo, hi);
+    let b = Matrix::random(k, n, 8, lo, hi);
+    let opts = Options {
+        precision,
+        ..Default::default()
+    };
+    // One untimed run first: the pipeline's first use pays for shader compilation.
+    plan::multiply(
+        Some(ctx),
+        plan::Request::new(Method::Lm, &a, &b).options(opts.clone()),
+    )?;
+    let run = plan::multiply(
+        Some(ctx),
+        plan::Request::new(Method::Lm, &a, &b).options(opts),
+    )?;
+    let ops = (2 * m * k * n - m * n) as f64;
+    let mops = ops / (run.timings.total_ms().max(1e-9) * 1e3);
+    Ok((run.timings.total_ms(), mops))
+}
+
+/// L-M figure 3's notes: the best shape of each precision and the strata's medians.
+fn lm_fig3_md(ctx: &GpuContext, rows: &[LmRow]) -> String {
     let mut md = provenance(Some(ctx), None);
     md.push_str("L-M figure 3, re-measured: `lm` on every shape with sides 16, 64 and 256, one warm-up run then one timed run each; operations per second are the paper's (2·m·k·n − m·n) over the total time (upload, passes, readback), as its timings included conversion and transfer.\n\n");
     md.push_str("| precision | best shape (m×k×n) | total ms | M operations/s | the paper (GeForce3, u8) |\n|---|---|---|---|---|\n");
@@ -120,7 +139,7 @@ pub fn lm_fig3(ctx: &GpuContext, out: &Path) -> Result<()> {
             let _ = writeln!(md, "| {precision} | {name} | {} | {median:.0} |", v.len());
         }
     }
-    write_text(&out.with_extension("md"), &md)
+    md
 }
 
 /// The names of L-M figure 3's two strata, as [`lm_stratum`] numbers them.
