@@ -20,7 +20,16 @@ pub const ERA_BEST: [(&str, &str); 10] = [
 /// axis, the H100's datasheet peaks (FP32, dense FP16 on the tensor cores) drawn across.
 pub fn eras_best_h100(_ctx: &GpuContext, out: &Path) -> Result<()> {
     let rows = pinned_rows()?;
-    let bars = era_bars(&rows)?;
+    let mut bars = vec![];
+    for (chapter, method) in ERA_BEST {
+        let (n, g) = best_of(&rows, method)
+            .ok_or_else(|| Error::format(PINNED_CSV_PATH, format!("no passed row of {method}")))?;
+        bars.push((
+            format!("{chapter}: {method}, n = {n}"),
+            g,
+            plots::group_of(method),
+        ));
+    }
     let title =
         "Each era's methods at their best n on the H100 (the pinned run), against its peaks";
     let nrows = bars.len();
@@ -74,8 +83,8 @@ pub fn eras_best_h100(_ctx: &GpuContext, out: &Path) -> Result<()> {
                 r
             }))
             .map_err(plot_err(title))?;
-        value_labels(&mut chart, &bars, title)?;
-        peak_lines(&mut chart, nrows, title)
+        value_labels(&mut chart, &bars).map_err(plot_err(title))?;
+        peak_lines(&mut chart, nrows).map_err(plot_err(title))
     })
 }
 
@@ -88,21 +97,6 @@ type EraChart<'a, 'b> = ChartContext<
         plotters::coord::ranged1d::SegmentedCoord<plotters::coord::types::RangedCoordusize>,
     >,
 >;
-
-/// Each of [`ERA_BEST`]'s methods at its best n: label, GFLOP/s, era group.
-fn era_bars(rows: &[PinnedRow]) -> Result<Vec<(String, f64, usize)>> {
-    let mut bars = vec![];
-    for (chapter, method) in ERA_BEST {
-        let (n, g) = best_of(rows, method)
-            .ok_or_else(|| Error::format(PINNED_CSV_PATH, format!("no passed row of {method}")))?;
-        bars.push((
-            format!("{chapter}: {method}, n = {n}"),
-            g,
-            plots::group_of(method),
-        ));
-    }
-    Ok(bars)
-}
 
 /// The legend: the eras that have bars, then the peaks' dashes.
 fn era_legend(bars: &[(String, f64, usize)]) -> Vec<(String, Option<Mark>)> {
@@ -125,7 +119,7 @@ fn era_legend(bars: &[(String, f64, usize)]) -> Vec<(String, Option<Mark>)> {
 }
 
 /// Each bar's value: after a short bar, inside a long one, clear of the peak lines.
-fn value_labels(chart: &mut EraChart, bars: &[(String, f64, usize)], title: &str) -> Result<()> {
+fn value_labels<'b>(chart: &mut EraChart<'_, 'b>, bars: &[(String, f64, usize)]) -> Drawn<'b> {
     let nrows = bars.len();
     let anchor = |h| {
         TextStyle::from(("sans-serif", SMALL).into_font()).pos(
@@ -148,15 +142,13 @@ fn value_labels(chart: &mut EraChart, bars: &[(String, f64, usize)], title: &str
                 anchor(HPos::Left),
             )
         };
-        chart
-            .draw_series(std::iter::once(t))
-            .map_err(plot_err(title))?;
+        chart.draw_series(std::iter::once(t))?;
     }
     Ok(())
 }
 
 /// The peaks: dashed lines across every row, named in the top rows (whose bars are short).
-fn peak_lines(chart: &mut EraChart, nrows: usize, title: &str) -> Result<()> {
+fn peak_lines<'b>(chart: &mut EraChart<'_, 'b>, nrows: usize) -> Drawn<'b> {
     let grey = RGBColor(60, 60, 60);
     let right_mid =
         ("sans-serif", SMALL)
@@ -182,17 +174,14 @@ fn peak_lines(chart: &mut EraChart, nrows: usize, title: &str) -> Result<()> {
             area.draw(&PathElement::new(
                 vec![(x0 - bx, y - by), (x0 - bx, (y + 7).min(y1) - by)],
                 grey.stroke_width(2),
-            ))
-            .map_err(plot_err(title))?;
+            ))?;
             y += 12;
         }
-        chart
-            .draw_series(std::iter::once(Text::new(
-                name.to_string(),
-                (peak, SegmentValue::CenterOf(nrows - 1 - i)),
-                right_mid.clone(),
-            )))
-            .map_err(plot_err(title))?;
+        chart.draw_series(std::iter::once(Text::new(
+            name.to_string(),
+            (peak, SegmentValue::CenterOf(nrows - 1 - i)),
+            right_mid.clone(),
+        )))?;
     }
     Ok(())
 }

@@ -27,6 +27,13 @@ use crate::draw::plots::{LABEL, Mark, SMALL, TITLE, plot_err};
 use crate::draw::text::{INK, MUTED};
 use plotters::prelude::*;
 
+/// What a drawing step on a chart returns: plotters' own error, which the figure names with
+/// its title ([`plot_err`]) where it calls the step.
+type Drawn<'b> = std::result::Result<
+    (),
+    DrawingAreaErrorKind<<plots::Backend<'b> as DrawingBackend>::ErrorType>,
+>;
+
 /// The pinned H100 run's sweep, as `rendermm bench --csv` wrote it.
 const PINNED_CSV: &str = include_str!("../../../docs/perf/h100/bench.csv");
 /// The same run's JSON, for its ceilings.

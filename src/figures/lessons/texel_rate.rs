@@ -94,9 +94,10 @@ pub fn texel_rate_vs_fma(_ctx: &GpuContext, out: &Path) -> Result<()> {
             )
             .map_err(plot_err(title))?;
         for &(method, x, g, format) in &points {
-            draw_point(&mut chart, (method, x, g, format), (r32, rgba, fma), title)?;
+            draw_point(&mut chart, (method, x, g, format), (r32, rgba, fma))
+                .map_err(plot_err(title))?;
         }
-        corner_note(&chart, title)
+        corner_note(&chart).map_err(plot_err(title))
     })
 }
 
@@ -106,16 +107,13 @@ type RoofChart<'a, 'b> =
 
 /// One method's point at (FMAs per texel, GFLOP/s), labelled with its share of its fetch line
 /// (`rates`: the R32F and RGBA32F fetch rates and the fragment-FMA ceiling).
-fn draw_point(
-    chart: &mut RoofChart,
+fn draw_point<'b>(
+    chart: &mut RoofChart<'_, 'b>,
     (method, x, g, format): (&str, f64, f64, &str),
     (r32, rgba, fma): (f64, f64, f64),
-    title: &str,
-) -> Result<()> {
+) -> Drawn<'b> {
     let colour = plots::ERA_COLOURS[plots::group_of(method)];
-    chart
-        .draw_series(std::iter::once(Circle::new((x, g), 7, colour.filled())))
-        .map_err(plot_err(title))?;
+    chart.draw_series(std::iter::once(Circle::new((x, g), 7, colour.filled())))?;
     let rate = if format == "R32F" { r32 } else { rgba };
     let roof = (2.0 * rate * x).min(fma);
     let label = format!(
@@ -143,15 +141,13 @@ fn draw_point(
     area.draw(&Rectangle::new(
         [(lx - 4, ly - 10), (lx + tw + 4, ly + 10)],
         WHITE.filled(),
-    ))
-    .map_err(plot_err(title))?;
-    area.draw(&Text::new(label, (lx, ly), style))
-        .map_err(plot_err(title))?;
+    ))?;
+    area.draw(&Text::new(label, (lx, ly), style))?;
     Ok(())
 }
 
 /// The note in the chart's lower right corner on why points sit above their fetch lines.
-fn corner_note(chart: &RoofChart, title: &str) -> Result<()> {
+fn corner_note<'b>(chart: &RoofChart) -> Drawn<'b> {
     let note = "Above a fetch line: neighbouring fragments read the same texels and the texture cache serves the repeats; the fetch microbenchmark's lanes each read their own.";
     let area = chart.plotting_area().strip_coord_spec();
     let (w, h) = area.dim_in_pixel();
@@ -160,8 +156,7 @@ fn corner_note(chart: &RoofChart, title: &str) -> Result<()> {
     area.draw(&Rectangle::new(
         [(nx - 6, ny - 12), (nx + tw + 6, ny + 12)],
         WHITE.filled(),
-    ))
-    .map_err(plot_err(title))?;
+    ))?;
     area.draw(&Text::new(
         note,
         (nx, ny),
@@ -172,7 +167,6 @@ fn corner_note(chart: &RoofChart, title: &str) -> Result<()> {
                 plotters::style::text_anchor::HPos::Left,
                 plotters::style::text_anchor::VPos::Center,
             )),
-    ))
-    .map_err(plot_err(title))?;
+    ))?;
     Ok(())
 }
