@@ -20,31 +20,36 @@ pub fn lm_fig3(ctx: &GpuContext, out: &Path) -> Result<()> {
         for &m in &sides {
             for &k in &sides {
                 for &n in &sides {
-                    let (ms, mops) = lm_fig3_time(ctx, precision, (m, k, n))?;
+                    let (lo, hi) = if precision == Precision::U8 {
+                        (0.0, 1.0)
+                    } else {
+                        (-1.0, 1.0)
+                    };
+                    let a = Matrix::random(m, k, 7, lo, hi);
+                    let b = Matrix::random(k, n, 8, lo, hi);
+                    let opts = Options {
+                        precision,
+                        ..Default::default()
+                    };
+                    // One untimed run first: the pipeline's first use pays for shader compilation.
+                    plan::multiply(
+                        Some(ctx),
+                        plan::Request::new(Method::Lm, &a, &b).options(opts.clone()),
+                    )?;
+                    let run = plan::multiply(
+                        Some(ctx),
+                        plan::Request::new(Method::Lm, &a, &b).options(opts),
+                    )?;
                     let ops = (2 * m * k * n - m * n) as f64;
+                    let mops = ops / (run.timings.total_ms().max(1e-9) * 1e3);
                     let s = lm_stratum(m, k, n) as usize;
                     by_elems[s].push(((m * k + k * n) as f64, mops));
                     by_ops[s].push((ops, mops));
-                    rows.push((precision, m, k, n, ms, mops));
+                    rows.push((precision, m, k, n, run.timings.total_ms(), mops));
                 }
             }
         }
-        for (s, (elems, ops)) in by_elems.into_iter().zip(by_ops).enumerate() {
-            let name = format!("lm {precision}, {}", STRATA[s]);
-            // The strata in two hues (2001's red, and blue for the oblong shapes), each
-            // precision a shade and a marker of its own.
-            let group = if s == 0 { 0 } else { 2 };
-            left.push(Series {
-                name: name.clone(),
-                points: elems,
-                group,
-            });
-            right.push(Series {
-                name,
-                points: ops,
-                group,
-            });
-        }
+        strata_series(precision, by_elems, by_ops, (&mut left, &mut right));
     }
     let y = "M operations/s (2mkn − mn over total time)".to_string();
     plots::scatter_panels(
@@ -73,35 +78,29 @@ pub fn lm_fig3(ctx: &GpuContext, out: &Path) -> Result<()> {
 /// One row of L-M figure 3's table: precision, m, k, n, total ms, M operations/s.
 type LmRow = (Precision, usize, usize, usize, f64, f64);
 
-/// One shape's total ms and M operations/s, after an untimed warm-up run.
-fn lm_fig3_time(
-    ctx: &GpuContext,
+/// One precision's points as two series each side, one per stratum of L-M figure 3.
+fn strata_series(
     precision: Precision,
-    (m, k, n): (usize, usize, usize),
-) -> Result<(f64, f64)> {
-    let (lo, hi) = if precision == Precision::U8 {
-        (0.0, 1.0)
-    } else {
-        (-1.0, 1.0)
-    };
-    let a = Matrix::random(m, k, 7, lo, hi);
-    let b = Matrix::random(k, n, 8, lo, hi);
-    let opts = Options {
-        precision,
-        ..Default::default()
-    };
-    // One untimed run first: the pipeline's first use pays for shader compilation.
-    plan::multiply(
-        Some(ctx),
-        plan::Request::new(Method::Lm, &a, &b).options(opts.clone()),
-    )?;
-    let run = plan::multiply(
-        Some(ctx),
-        plan::Request::new(Method::Lm, &a, &b).options(opts),
-    )?;
-    let ops = (2 * m * k * n - m * n) as f64;
-    let mops = ops / (run.timings.total_ms().max(1e-9) * 1e3);
-    Ok((run.timings.total_ms(), mops))
+    by_elems: [Vec<(f64, f64)>; 2],
+    by_ops: [Vec<(f64, f64)>; 2],
+    (left, right): (&mut Vec<Series>, &mut Vec<Series>),
+) {
+    for (s, (elems, ops)) in by_elems.into_iter().zip(by_ops).enumerate() {
+        let name = format!("lm {precision}, {}", STRATA[s]);
+        // The strata in two hues (2001's red, and blue for the oblong shapes), each
+        // precision a shade and a marker of its own.
+        let group = if s == 0 { 0 } else { 2 };
+        left.push(Series {
+            name: name.clone(),
+            points: elems,
+            group,
+        });
+        right.push(Series {
+            name,
+            points: ops,
+            group,
+        });
+    }
 }
 
 /// L-M figure 3's notes: the best shape of each precision and the strata's medians.
