@@ -137,18 +137,6 @@ fn request_options(
     no_tile: bool,
     allow_nonfinite: bool,
 ) -> PyResult<(Method, Options)> {
-    // Python's integers have no width: a negative or huge one is a bad value, said as such.
-    let whole = |what: &str, v: Option<i64>| -> PyResult<Option<u32>> {
-        v.map(|x| {
-            u32::try_from(x).map_err(|_| {
-                value_error(format!(
-                    "{what}={x}: use a whole number from 0 to {}",
-                    u32::MAX
-                ))
-            })
-        })
-        .transpose()
-    };
     let block = whole("block", block)?;
     let u8_product_bits = whole("u8_product_bits", u8_product_bits)?;
     let u8_sum_bits = whole("u8_sum_bits", u8_sum_bits)?;
@@ -170,23 +158,64 @@ fn request_options(
             names(|m| m.info().takes.block)
         )));
     }
-    let u8_bits = match (u8_product_bits, u8_sum_bits) {
-        (None, None) => U8Bits::default(),
-        _ if precision != Precision::U8 => {
-            return Err(value_error(
-                "u8_product_bits and u8_sum_bits are the widths of the 8-bit pipeline (L-M §4); they need precision='u8'"
-                    .into(),
-            ));
-        }
-        (p, s) => U8Bits::new(p.unwrap_or(8), s.unwrap_or(8)).map_err(to_py)?,
-    };
+    let u8_bits = u8_bits(precision, u8_product_bits, u8_sum_bits)?;
     if scale_by_depth && precision != Precision::U8 {
         return Err(value_error(
             "scale_by_depth scales the 8-bit pipeline's polygon colour; it needs precision='u8'"
                 .into(),
         ));
     }
-    let kernels = match variant {
+    let kernels = kernels(method, variant)?;
+    let mem_budget = mem_budget
+        .map(plan::tiled::parse_bytes)
+        .transpose()
+        .map_err(to_py)?;
+    let options = Options {
+        allow_nonfinite,
+        block,
+        accumulate: accumulate.unwrap_or_default(),
+        precision,
+        scale_by_depth,
+        u8_bits,
+        kernels,
+        mem_budget,
+        mem_budget_source: mem_budget.map(|_| "mem_budget=".to_string()),
+        no_tile,
+        ..Options::default()
+    };
+    Ok((method, options))
+}
+
+/// Python's integers have no width: a negative or huge one is a bad value, said as such.
+fn whole(what: &str, v: Option<i64>) -> PyResult<Option<u32>> {
+    v.map(|x| {
+        u32::try_from(x).map_err(|_| {
+            value_error(format!(
+                "{what}={x}: use a whole number from 0 to {}",
+                u32::MAX
+            ))
+        })
+    })
+    .transpose()
+}
+
+/// The 8-bit pipeline's widths, which only precision='u8' takes.
+fn u8_bits(precision: Precision, product: Option<u32>, sum: Option<u32>) -> PyResult<U8Bits> {
+    Ok(match (product, sum) {
+        (None, None) => U8Bits::default(),
+        _ if precision != Precision::U8 => {
+            return Err(value_error(
+            "u8_product_bits and u8_sum_bits are the widths of the 8-bit pipeline (L-M §4); they need precision='u8'"
+                .into(),
+        ));
+        }
+        (p, s) => U8Bits::new(p.unwrap_or(8), s.unwrap_or(8)).map_err(to_py)?,
+    })
+}
+
+/// The kernel variant named by `variant`, for the methods that have variants.
+fn kernels(method: Method, variant: Option<&str>) -> PyResult<Kernels> {
+    Ok(match variant {
         None => Kernels::default(),
         Some(v) => match method {
             Method::CsFast => Kernels {
@@ -207,25 +236,7 @@ fn request_options(
                 )));
             }
         },
-    };
-    let mem_budget = mem_budget
-        .map(plan::tiled::parse_bytes)
-        .transpose()
-        .map_err(to_py)?;
-    let options = Options {
-        allow_nonfinite,
-        block,
-        accumulate: accumulate.unwrap_or_default(),
-        precision,
-        scale_by_depth,
-        u8_bits,
-        kernels,
-        mem_budget,
-        mem_budget_source: mem_budget.map(|_| "mem_budget=".to_string()),
-        no_tile,
-        ..Options::default()
-    };
-    Ok((method, options))
+    })
 }
 
 fn names(pick: impl Fn(Method) -> bool) -> String {

@@ -49,22 +49,7 @@ pub fn lm_fig3(ctx: &GpuContext, out: &Path) -> Result<()> {
                 }
             }
         }
-        for (s, (elems, ops)) in by_elems.into_iter().zip(by_ops).enumerate() {
-            let name = format!("lm {precision}, {}", STRATA[s]);
-            // The strata in two hues (2001's red, and blue for the oblong shapes), each
-            // precision a shade and a marker of its own.
-            let group = if s == 0 { 0 } else { 2 };
-            left.push(Series {
-                name: name.clone(),
-                points: elems,
-                group,
-            });
-            right.push(Series {
-                name,
-                points: ops,
-                group,
-            });
-        }
+        strata_series(precision, by_elems, by_ops, (&mut left, &mut right));
     }
     let y = "M operations/s (2mkn − mn over total time)".to_string();
     plots::scatter_panels(
@@ -87,6 +72,39 @@ pub fn lm_fig3(ctx: &GpuContext, out: &Path) -> Result<()> {
         ],
         Some((4400.0, "GeForce3, 2001: 4.4 GBops (the paper)")),
     )?;
+    write_text(&out.with_extension("md"), &lm_fig3_md(ctx, &rows))
+}
+
+/// One row of L-M figure 3's table: precision, m, k, n, total ms, M operations/s.
+type LmRow = (Precision, usize, usize, usize, f64, f64);
+
+/// One precision's points as two series each side, one per stratum of L-M figure 3.
+fn strata_series(
+    precision: Precision,
+    by_elems: [Vec<(f64, f64)>; 2],
+    by_ops: [Vec<(f64, f64)>; 2],
+    (left, right): (&mut Vec<Series>, &mut Vec<Series>),
+) {
+    for (s, (elems, ops)) in by_elems.into_iter().zip(by_ops).enumerate() {
+        let name = format!("lm {precision}, {}", STRATA[s]);
+        // The strata in two hues (2001's red, and blue for the oblong shapes), each
+        // precision a shade and a marker of its own.
+        let group = if s == 0 { 0 } else { 2 };
+        left.push(Series {
+            name: name.clone(),
+            points: elems,
+            group,
+        });
+        right.push(Series {
+            name,
+            points: ops,
+            group,
+        });
+    }
+}
+
+/// L-M figure 3's notes: the best shape of each precision and the strata's medians.
+fn lm_fig3_md(ctx: &GpuContext, rows: &[LmRow]) -> String {
     let mut md = provenance(Some(ctx), None);
     md.push_str("L-M figure 3, re-measured: `lm` on every shape with sides 16, 64 and 256, one warm-up run then one timed run each; operations per second are the paper's (2·m·k·n − m·n) over the total time (upload, passes, readback), as its timings included conversion and transfer.\n\n");
     md.push_str("| precision | best shape (m×k×n) | total ms | M operations/s | the paper (GeForce3, u8) |\n|---|---|---|---|---|\n");
@@ -120,7 +138,7 @@ pub fn lm_fig3(ctx: &GpuContext, out: &Path) -> Result<()> {
             let _ = writeln!(md, "| {precision} | {name} | {} | {median:.0} |", v.len());
         }
     }
-    write_text(&out.with_extension("md"), &md)
+    md
 }
 
 /// The names of L-M figure 3's two strata, as [`lm_stratum`] numbers them.
