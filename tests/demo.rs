@@ -663,7 +663,11 @@ fn the_pages_font_holds_every_character_the_labels_draw() {
             whole.outline(w).map(|o| o.curves.len()),
             "{c}"
         );
-        assert_eq!(page.h_advance_unscaled(p), whole.h_advance_unscaled(w), "{c}");
+        assert_eq!(
+            page.h_advance_unscaled(p),
+            whole.h_advance_unscaled(w),
+            "{c}"
+        );
     }
     // The kerning the labels are laid out with (a subset without it shifts every panel).
     for pair in ["AV", "To", "Ty", "LT", "Pa"] {
