@@ -539,45 +539,11 @@ fn methods(py: Python<'_>) -> PyResult<Vec<Bound<'_, pyo3::types::PyDict>>> {
 fn info(py: Python<'_>) -> PyResult<String> {
     let ctx = context(py)?;
     py.detach(|| -> rendermm::Result<String> {
-        let l = &ctx.limits;
-        let feats = [
-            ("FLOAT32_BLENDABLE", wgpu::Features::FLOAT32_BLENDABLE),
-            ("TIMESTAMP_QUERY", wgpu::Features::TIMESTAMP_QUERY),
-            ("SHADER_F16", wgpu::Features::SHADER_F16),
-            ("SUBGROUP", wgpu::Features::SUBGROUP),
-        ];
-        let limits: [(&str, u64); 8] = [
-            (
-                "max_texture_dimension_2d",
-                l.max_texture_dimension_2d as u64,
-            ),
-            ("max_color_attachments", l.max_color_attachments as u64),
-            (
-                "max_color_attachment_bytes_per_sample",
-                l.max_color_attachment_bytes_per_sample as u64,
-            ),
-            (
-                "max_storage_buffer_binding_size",
-                l.max_storage_buffer_binding_size,
-            ),
-            ("max_buffer_size", l.max_buffer_size),
-            (
-                "max_compute_workgroup_size_x",
-                l.max_compute_workgroup_size_x as u64,
-            ),
-            (
-                "max_compute_invocations_per_workgroup",
-                l.max_compute_invocations_per_workgroup as u64,
-            ),
-            (
-                "max_compute_workgroup_storage_size",
-                l.max_compute_workgroup_storage_size as u64,
-            ),
-        ];
+        let (feats, limits) = (ctx.key_features(), ctx.key_limits());
         let loop_cap = ctx.loop_cap()?;
         let mut f = serde_json::Map::new();
-        for (name, flag) in feats {
-            f.insert(name.into(), ctx.has(flag).into());
+        for (name, has) in feats {
+            f.insert(name.into(), has.into());
         }
         let mut lim = serde_json::Map::new();
         for (name, v) in limits {

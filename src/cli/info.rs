@@ -12,48 +12,15 @@ pub fn info(json: bool, all: bool) -> Result<()> {
         return survey(json);
     }
     let ctx = GpuContext::new()?;
-    let l = &ctx.limits;
-    let feats = [
-        ("FLOAT32_BLENDABLE", wgpu::Features::FLOAT32_BLENDABLE),
-        ("TIMESTAMP_QUERY", wgpu::Features::TIMESTAMP_QUERY),
-        ("SHADER_F16", wgpu::Features::SHADER_F16),
-        ("SUBGROUP", wgpu::Features::SUBGROUP),
-    ];
-    let limits = [
-        (
-            "max_texture_dimension_2d",
-            l.max_texture_dimension_2d as u64,
-        ),
-        ("max_color_attachments", l.max_color_attachments as u64),
-        (
-            "max_color_attachment_bytes_per_sample",
-            l.max_color_attachment_bytes_per_sample as u64,
-        ),
-        (
-            "max_storage_buffer_binding_size",
-            l.max_storage_buffer_binding_size,
-        ),
-        ("max_buffer_size", l.max_buffer_size),
-        (
-            "max_compute_workgroup_size_x",
-            l.max_compute_workgroup_size_x as u64,
-        ),
-        (
-            "max_compute_invocations_per_workgroup",
-            l.max_compute_invocations_per_workgroup as u64,
-        ),
-        (
-            "max_compute_workgroup_storage_size",
-            l.max_compute_workgroup_storage_size as u64,
-        ),
-    ];
+    let feats = ctx.key_features();
+    let limits = ctx.key_limits();
     // Not a limit wgpu reports: the probe measures it (a driver that stops loops early would
     // otherwise return short sums; the plan splits k to stay under it).
     let loop_cap = ctx.loop_cap()?;
     if json {
         let mut f = serde_json::Map::new();
-        for (name, flag) in feats {
-            f.insert(name.into(), ctx.has(flag).into());
+        for (name, has) in feats {
+            f.insert(name.into(), has.into());
         }
         let mut lim = serde_json::Map::new();
         for (name, v) in limits {
@@ -74,8 +41,8 @@ pub fn info(json: bool, all: bool) -> Result<()> {
     println!("driver    {} {}", s.driver, s.driver_info);
     println!("type      {}", s.device_type);
     println!("features");
-    for (name, flag) in feats {
-        println!("  {name:<40} {}", if ctx.has(flag) { "yes" } else { "no" });
+    for (name, has) in feats {
+        println!("  {name:<40} {}", if has { "yes" } else { "no" });
     }
     println!("limits");
     for (name, v) in limits {

@@ -390,6 +390,52 @@ impl GpuContext {
         self.features.contains(f)
     }
 
+    /// The features that decide what rendermm runs here, by name, and whether the device has
+    /// each (`rendermm info`, the Python binding's `info()`).
+    pub fn key_features(&self) -> [(&'static str, bool); 4] {
+        [
+            ("FLOAT32_BLENDABLE", wgpu::Features::FLOAT32_BLENDABLE),
+            ("TIMESTAMP_QUERY", wgpu::Features::TIMESTAMP_QUERY),
+            ("SHADER_F16", wgpu::Features::SHADER_F16),
+            ("SUBGROUP", wgpu::Features::SUBGROUP),
+        ]
+        .map(|(name, f)| (name, self.has(f)))
+    }
+
+    /// The limits that decide which products run whole here, by wgpu's names (`rendermm info`,
+    /// the Python binding's `info()`).
+    pub fn key_limits(&self) -> [(&'static str, u64); 8] {
+        let l = &self.limits;
+        [
+            (
+                "max_texture_dimension_2d",
+                l.max_texture_dimension_2d as u64,
+            ),
+            ("max_color_attachments", l.max_color_attachments as u64),
+            (
+                "max_color_attachment_bytes_per_sample",
+                l.max_color_attachment_bytes_per_sample as u64,
+            ),
+            (
+                "max_storage_buffer_binding_size",
+                l.max_storage_buffer_binding_size,
+            ),
+            ("max_buffer_size", l.max_buffer_size),
+            (
+                "max_compute_workgroup_size_x",
+                l.max_compute_workgroup_size_x as u64,
+            ),
+            (
+                "max_compute_invocations_per_workgroup",
+                l.max_compute_invocations_per_workgroup as u64,
+            ),
+            (
+                "max_compute_workgroup_storage_size",
+                l.max_compute_workgroup_storage_size as u64,
+            ),
+        ]
+    }
+
     /// Whether storage buffers are created mappable (`MAP_READ`), so that results are read
     /// straight from them: on CPU adapters whose device has `MAPPABLE_PRIMARY_BUFFERS`.
     pub fn maps_storage(&self) -> bool {
