@@ -539,23 +539,8 @@ fn methods(py: Python<'_>) -> PyResult<Vec<Bound<'_, pyo3::types::PyDict>>> {
 fn info(py: Python<'_>) -> PyResult<String> {
     let ctx = context(py)?;
     py.detach(|| -> rendermm::Result<String> {
-        let (feats, limits) = (ctx.key_features(), ctx.key_limits());
-        let loop_cap = ctx.loop_cap()?;
-        let mut f = serde_json::Map::new();
-        for (name, has) in feats {
-            f.insert(name.into(), has.into());
-        }
-        let mut lim = serde_json::Map::new();
-        for (name, v) in limits {
-            lim.insert(name.into(), v.into());
-        }
-        let obj = serde_json::json!({
-            "adapter": ctx.summary(),
-            "features": f,
-            "limits": lim,
-            "loop_cap": loop_cap,
-        });
-        Ok(obj.to_string())
+        let report = ctx.info_report()?;
+        serde_json::to_string(&report).map_err(|e| rendermm::Error::Internal(e.to_string()))
     })
     .map_err(to_py)
 }

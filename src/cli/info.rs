@@ -18,21 +18,7 @@ pub fn info(json: bool, all: bool) -> Result<()> {
     // otherwise return short sums; the plan splits k to stay under it).
     let loop_cap = ctx.loop_cap()?;
     if json {
-        let mut f = serde_json::Map::new();
-        for (name, has) in feats {
-            f.insert(name.into(), has.into());
-        }
-        let mut lim = serde_json::Map::new();
-        for (name, v) in limits {
-            lim.insert(name.into(), v.into());
-        }
-        let obj = serde_json::json!({
-            "adapter": ctx.summary(),
-            "features": f,
-            "limits": lim,
-            "loop_cap": loop_cap,
-        });
-        println!("{}", serde_json::to_string_pretty(&obj)?);
+        println!("{}", serde_json::to_string_pretty(&ctx.info_report()?)?);
         return Ok(());
     }
     let s = ctx.summary();

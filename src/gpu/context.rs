@@ -58,6 +58,15 @@ fn wanted_features() -> wgpu::Features {
         | wgpu::Features::TEXTURE_FORMAT_16BIT_NORM
 }
 
+/// The report of `rendermm info --json` ([`GpuContext::info_report`]).
+#[derive(Clone, Debug, Serialize)]
+pub struct InfoReport {
+    pub adapter: AdapterSummary,
+    pub features: std::collections::BTreeMap<&'static str, bool>,
+    pub limits: std::collections::BTreeMap<&'static str, u64>,
+    pub loop_cap: super::loop_cap::LoopCap,
+}
+
 /// What one adapter offers that matters to rendermm (`rendermm info --all`).
 #[derive(Clone, Debug, Serialize)]
 pub struct AdapterCapabilities {
@@ -388,6 +397,17 @@ impl GpuContext {
     /// Whether the device has `f`.
     pub fn has(&self, f: wgpu::Features) -> bool {
         self.features.contains(f)
+    }
+
+    /// What `rendermm info --json` and the Python binding's `info()` report: the adapter, the
+    /// features and limits that decide what runs here, and the driver's measured loop cap.
+    pub fn info_report(&self) -> Result<InfoReport> {
+        Ok(InfoReport {
+            adapter: self.summary(),
+            features: self.key_features().into_iter().collect(),
+            limits: self.key_limits().into_iter().collect(),
+            loop_cap: self.loop_cap()?,
+        })
     }
 
     /// The features that decide what rendermm runs here, by name, and whether the device has
