@@ -18,15 +18,6 @@ if [[ "${RENDERMM_WEB_BUILT:-}" != 1 ]]; then web/build.sh; fi
 
 port="${RENDERMM_WEB_PORT:-8766}"
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
-python3 -m http.server "$port" --bind 127.0.0.1 --directory "$root" >/tmp/rendermm-bench-server.log 2>&1 &
-server=$!
-trap 'kill "$server" 2>/dev/null || true' EXIT
-for _ in $(seq 50); do
-  python3 - "$port" <<'PY' 2>/dev/null && break
-import sys, urllib.request
-urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/web/dist/index.html", timeout=1)
-PY
-  sleep 0.1
-done
+serve_repo "$port" /tmp/rendermm-bench-server.log
 python3 bench/web/bench.py --url "http://127.0.0.1:$port/web/dist/index.html" \
   --tfjs "http://127.0.0.1:$port/bench/web/node_modules/@tensorflow" "$@"

@@ -24,3 +24,19 @@ if ! python3 -c "import numpy" 2>/dev/null; then
   echo "run.sh: installing numpy" >&2
   python3 -m pip install -q numpy 2>/dev/null || python3 -m pip install -q --break-system-packages numpy
 fi
+
+# serve_repo PORT LOG: serve the repository's root on 127.0.0.1:PORT in the background (its log
+# in LOG), stopped when the calling script exits, and wait until the built page answers.
+serve_repo() {
+  local port="$1" log="$2"
+  python3 -m http.server "$port" --bind 127.0.0.1 --directory "$root" >"$log" 2>&1 &
+  server=$!
+  trap 'kill "$server" 2>/dev/null || true' EXIT
+  for _ in $(seq 50); do
+    python3 - "$port" <<'PY' 2>/dev/null && break
+import sys, urllib.request
+urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/web/dist/index.html", timeout=1)
+PY
+    sleep 0.1
+  done
+}
