@@ -315,11 +315,15 @@ pub fn f16_inputs_bound_words(k: usize, tensor_cores: bool) -> String {
 impl ElementBound {
     /// The bound for every element of `a · b` (row-major).
     pub fn of(self, a: &Matrix, b: &Matrix) -> Vec<f64> {
+        self.of_abs(a, b, &precision::abs_product(a, b))
+    }
+
+    /// [`ElementBound::of`] with |A|·|B| (`abs`, row-major) already at hand.
+    pub fn of_abs(self, a: &Matrix, b: &Matrix, abs: &[f64]) -> Vec<f64> {
         let (row_abs, col_abs) = precision::abs_sums(a, b);
-        precision::abs_product(a, b)
-            .into_iter()
+        abs.iter()
             .enumerate()
-            .map(|(idx, s)| {
+            .map(|(idx, &s)| {
                 let (i, j) = (idx / b.cols, idx % b.cols);
                 self.rel * s + self.abs * (row_abs[i] + col_abs[j]) + self.floor
             })
@@ -365,20 +369,50 @@ fn share(r: f64) -> String {
 /// rounded in f32 first, the other way — a spacing at a time, and rarely.
 pub const F16_MODEL_SPACINGS: f64 = 4.0;
 
-/// Judge `c = a · b` as `arith` made it, against the f64 reference (computed here).
-pub fn judge(arith: Arith, a: &Matrix, b: &Matrix, c: &Matrix) -> Verdict {
-    let reference = crate::cpu::reference_f64(a, b);
-    judge_against(arith, a, b, c, &reference)
+/// The f64 reference of one product `a · b`, and |A|·|B| (the scale of the f32 bounds),
+/// each computed once however many results are judged against them: every product the page
+/// makes of the same inputs, every method of a bench table. O(m·k·n) each, on the CPU.
+pub struct Reference {
+    /// A·B in f64, row-major.
+    pub c: Vec<f64>,
+    abs: std::sync::OnceLock<Vec<f64>>,
 }
 
-/// [`judge`] with the f64 reference `reference` of `a · b` already at hand.
+impl Reference {
+    /// The reference of `a · b`, computed now; |A|·|B| when first needed.
+    pub fn new(a: &Matrix, b: &Matrix) -> Reference {
+        Reference::of(crate::cpu::reference_f64(a, b))
+    }
+
+    /// A reference computed elsewhere.
+    pub fn of(c: Vec<f64>) -> Reference {
+        Reference {
+            c,
+            abs: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// |A|·|B| of the inputs this is the reference of, computed on the first call.
+    pub fn abs(&self, a: &Matrix, b: &Matrix) -> &[f64] {
+        self.abs.get_or_init(|| precision::abs_product(a, b))
+    }
+}
+
+/// Judge `c = a · b` as `arith` made it, against the f64 reference (computed here).
+pub fn judge(arith: Arith, a: &Matrix, b: &Matrix, c: &Matrix) -> Verdict {
+    judge_against(arith, a, b, c, &Reference::new(a, b))
+}
+
+/// [`judge`] with the f64 reference of `a · b` already at hand (it must be of these `a` and
+/// `b`: its |A|·|B| is computed from them once and kept).
 pub fn judge_against(
     arith: Arith,
     a: &Matrix,
     b: &Matrix,
     c: &Matrix,
-    reference: &[f64],
+    r: &Reference,
 ) -> Verdict {
+    let reference = &r.c[..];
     let stats = compare(c, reference);
     let mut v = Verdict {
         passed: false,
@@ -399,7 +433,7 @@ pub fn judge_against(
     match arith {
         Arith::F32 => {
             let bound = f32_bound(k);
-            let ratio = worst_ratio(c, reference, &bound.of(a, b));
+            let ratio = worst_ratio(c, reference, &bound.of_abs(a, b, r.abs(a, b)));
             v.passed = v.stats.nonfinite == 0 && ratio <= 1.0;
             v.bound_ratio = Some(ratio);
             v.tolerance = f32_bound_words(k);
@@ -411,7 +445,7 @@ pub fn judge_against(
         }
         Arith::F16Inputs { tensor_cores } => {
             let bound = f16_inputs_bound(k);
-            let ratio = worst_ratio(c, reference, &bound.of(a, b));
+            let ratio = worst_ratio(c, reference, &bound.of_abs(a, b, r.abs(a, b)));
             v.passed = v.stats.nonfinite == 0 && ratio <= 1.0;
             v.f16_bound_ratio = Some(ratio);
             v.tolerance = f16_inputs_bound_words(k, tensor_cores);
@@ -670,9 +704,9 @@ pub fn judge_sampled(
             cols: 1,
             data: vec![c.get(i, j)],
         };
-        let reference = crate::cpu::reference_f64(&row, &col);
+        let reference = Reference::new(&row, &col);
         let v = judge_against(arith, &row, &col, &cij, &reference);
-        let (x, r) = (cij.data[0] as f64, reference[0]);
+        let (x, r) = (cij.data[0] as f64, reference.c[0]);
         nonfinite += v.stats.nonfinite;
         if x.is_finite() && r.is_finite() {
             d2 += (x - r).powi(2);

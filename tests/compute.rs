@@ -662,7 +662,8 @@ fn a_cpu_adapters_timestamps_are_not_called_gpu_time() {
 /// The second product of a kind builds no pipeline: the context keeps the pipelines it built
 /// (`gpu::cache`), so only the first product of each GPU method (render passes and compute
 /// alike, and each precision of the render passes) pays for compiling its shaders, and every
-/// product still equals the first's and passes the judge.
+/// product still equals the first's and passes the judge. Read from the outcomes' setup
+/// times, the later products of all the kinds together spend under 5 % of the first products'.
 #[test]
 fn a_second_product_of_a_kind_builds_no_pipeline() {
     use rendermm::precision::Precision;
@@ -679,6 +680,7 @@ fn a_second_product_of_a_kind_builds_no_pipeline() {
             kinds.push((m, Precision::U8));
         }
     }
+    let (mut first_setup, mut later_setup, mut later_runs) = (0.0, 0.0, 0);
     for (m, precision) in kinds {
         let opts = plan::Options {
             precision,
@@ -692,10 +694,13 @@ fn a_second_product_of_a_kind_builds_no_pipeline() {
             )
         };
         let Ok(first) = run() else { continue };
+        first_setup += first.timings.setup_ms;
         let (built, compiled) = (ctx.pipelines.built(), ctx.pipelines.compiled());
         assert!(built > 0 && compiled > 0, "{m}: nothing built");
         for _ in 0..2 {
             let again = run().unwrap();
+            later_setup += again.timings.setup_ms;
+            later_runs += 1;
             let label = format!("{m} {precision}");
             assert_eq!(
                 ctx.pipelines.built(),
@@ -711,4 +716,13 @@ fn a_second_product_of_a_kind_builds_no_pipeline() {
             );
         }
     }
+    // Two later products per kind: their mean setup against the first products'.
+    let later_per_product = later_setup / 2.0;
+    eprintln!(
+        "setup: first products {first_setup:.1} ms, later ones {later_per_product:.2} ms a round ({later_runs} products)"
+    );
+    assert!(
+        first_setup > 0.0 && later_per_product < 0.05 * first_setup,
+        "later products spent {later_per_product:.2} ms a round on setup, the first {first_setup:.1} ms"
+    );
 }

@@ -25,7 +25,6 @@ pub mod sweep;
 pub mod tune;
 
 use crate::check;
-use crate::cpu;
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::gpu::compute::{Operands, Plan, Prepared};
@@ -402,7 +401,7 @@ pub fn run(ctx: &GpuContext, suite: Suite, opts: &BenchOptions) -> Result<SuiteR
             -1.0,
             1.0,
         );
-        let reference = cpu::reference_f64(&a, &b);
+        let reference = check::Reference::new(&a, &b);
         let mut rows = vec![];
         for r in &spec.rows {
             let row = match measure(ctx, r, &a, &b, &reference, opts, scale) {
@@ -447,7 +446,7 @@ fn measure(
     r: &RowSpec,
     a: &Matrix,
     b: &Matrix,
-    reference: &[f64],
+    reference: &check::Reference,
     opts: &BenchOptions,
     scale: f64,
 ) -> Result<Row> {

@@ -503,11 +503,11 @@ fn as_matrix_texture(texture: &wgpu::Texture) -> MatrixTexture {
 }
 
 /// Read an offscreen frame back without blocking, through the runner
-/// ([`crate::gpu::run::read_texture_bytes`]): its RGBA rows, tightly packed. Awaited in a
+/// ([`crate::gpu::readback::read_texture_bytes`]): its RGBA rows, tightly packed. Awaited in a
 /// browser; the copy is recorded when the future is first polled, so draw the next frame into
 /// another texture.
 pub async fn read_frame(ctx: &GpuContext, texture: &wgpu::Texture) -> Result<Vec<u8>> {
-    let bytes = crate::gpu::run::read_texture_bytes(ctx, &as_matrix_texture(texture)).await?;
+    let bytes = crate::gpu::readback::read_texture_bytes(ctx, &as_matrix_texture(texture)).await?;
     Ok(bytes.to_vec())
 }
 

@@ -165,13 +165,13 @@ impl MatrixBuffer {
 }
 
 /// Read the first `len` bytes of a `COPY_SRC` buffer back to the host through a `MAP_READ`
-/// staging buffer, blocking ([`super::run::read_buffer_bytes`] is the runner's form).
+/// staging buffer, blocking ([`super::readback::read_buffer_bytes`] is the runner's form).
 pub fn read_buffer_bytes(
     ctx: &GpuContext,
     buffer: &wgpu::Buffer,
     len: u64,
 ) -> Result<super::staging::Bytes> {
-    pollster::block_on(super::run::read_buffer_bytes(ctx, buffer, len))
+    pollster::block_on(super::readback::read_buffer_bytes(ctx, buffer, len))
 }
 
 /// Hand `m` (or `mᵀ` when `transpose`), zero-padded to `rows × cols`, to `put` one whole row of
@@ -224,18 +224,19 @@ pub fn layout_rows(
     }
 }
 
-/// A pooled `MAP_READ` staging buffer with the first `len` bytes of `buffer` copied in
-/// (submitted; the caller maps it and gives it back to [`GpuContext::staging`]).
-pub fn stage_readback(ctx: &GpuContext, buffer: &wgpu::Buffer, len: u64) -> Result<wgpu::Buffer> {
+/// A pooled `MAP_READ` staging buffer that the copy of the first `len` bytes of `buffer`
+/// recorded in `enc` fills; the caller submits `enc`, maps it and gives it back to
+/// [`GpuContext::staging`].
+pub fn stage_readback(
+    ctx: &GpuContext,
+    enc: &mut wgpu::CommandEncoder,
+    buffer: &wgpu::Buffer,
+    len: u64,
+) -> Result<wgpu::Buffer> {
     let staging = ctx.staging.take_read(ctx, len)?;
-    ctx.scoped("readback", || {
-        if len > 0 {
-            let mut enc = ctx.device.create_command_encoder(&Default::default());
-            enc.copy_buffer_to_buffer(buffer, 0, &staging, 0, len);
-            ctx.queue.submit([enc.finish()]);
-        }
-        Ok(())
-    })?;
+    if len > 0 {
+        enc.copy_buffer_to_buffer(buffer, 0, &staging, 0, len);
+    }
     Ok(staging)
 }
 

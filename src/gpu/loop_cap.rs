@@ -223,7 +223,7 @@ async fn probe_compute(ctx: &GpuContext, uniform: &wgpu::Buffer) -> Result<Stage
         ctx.queue.submit([enc.finish()]);
         Ok(out)
     })?;
-    let bytes = super::run::read_buffer_bytes(ctx, &out, 8).await?;
+    let bytes = super::readback::read_buffer_bytes(ctx, &out, 8).await?;
     let words: Vec<u32> = bytes.into_f32s().iter().map(|f| f.to_bits()).collect();
     counts(&words, "compute")
 }
@@ -273,7 +273,7 @@ async fn probe_fragment(ctx: &GpuContext, uniform: &wgpu::Buffer) -> Result<Stag
         ctx.queue.submit([enc.finish()]);
         Ok(())
     })?;
-    let bytes = super::run::read_texture_bytes(ctx, &target).await?;
+    let bytes = super::readback::read_texture_bytes(ctx, &target).await?;
     let words: Vec<u32> = bytes.into_f32s().iter().map(|f| f.to_bits()).collect();
     counts(&words, "fragment")
 }

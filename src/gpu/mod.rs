@@ -10,6 +10,7 @@ pub mod host;
 pub mod layout;
 pub mod loop_cap;
 pub mod pipeline;
+pub mod readback;
 pub mod run;
 pub mod staging;
 pub mod texture;

@@ -14,9 +14,7 @@ use crate::error::Result;
 use crate::matrix::Matrix;
 use crate::precision::Precision;
 use serde::Serialize;
-use std::future::Future;
-use std::sync::{Arc, Mutex};
-use std::task::{Poll, Waker};
+use super::readback::{read_all, read_buffer_bytes, settle};
 
 /// Sees the accumulation texture after passes (the demos and frame writers use it).
 pub trait Observer {
@@ -324,6 +322,12 @@ pub fn run(
 /// all the steps where the adapter has timestamps); `copy_ms` the copy steps, by GPU timestamps
 /// around each or, without them, waited for on their own ([`copy_clock`]), and taken out of
 /// `compute_ms` and `device_ms`; `readback_ms` the reads and the finisher.
+///
+/// In a browser, where every wait for the GPU is a trip through the page's event loop, work
+/// with nothing to time apart (no timestamps, no copy steps, no observer) is waited for once:
+/// `upload_ms` is then the time to queue the uploads, and `compute_ms` runs from the steps'
+/// submission until the results are mapped (the uploads' and the readback's copies with it);
+/// the run's notes say so.
 pub async fn run_async(
     ctx: &GpuContext,
     observer: Option<&mut (dyn Observer + '_)>,
@@ -332,7 +336,10 @@ pub async fn run_async(
     let t0 = Instant::now();
     let uploaded = ctx.staging.uploaded();
     let work = record()?;
-    settle(ctx).await?;
+    let once = waits_once(ctx, &work, observer.is_some());
+    if !once {
+        settle(ctx).await?;
+    }
     // Setup the method measured apart (pipeline creation) is not upload.
     let upload_ms = (ms(t0) - work.setup_ms).max(0.0);
     let setup_ms = work.setup_ms;
@@ -344,7 +351,7 @@ pub async fn run_async(
         reads,
         finish,
         passes,
-        notes,
+        mut notes,
         variant,
         inputs,
         sums,
@@ -353,28 +360,39 @@ pub async fn run_async(
         ..
     } = work;
     let mut repeats_ms = vec![];
-    let (compute_ms, copy_ms, device_ms) = match repeated {
-        Some((times, record)) => {
-            let (mut wall, mut device) = (0.0, None);
-            for _ in 0..times {
-                let span = Span::begin(ctx)?;
-                let t = Instant::now();
-                // One command buffer: the opening timestamp, the work, the closing one.
-                let (span_ms, clock) = span.time_encoded_async(ctx, |enc| record(enc)).await?;
-                wall = ms(t);
-                device = (clock == Clock::GpuTimestamp).then_some(span_ms);
-                repeats_ms.extend(device);
+    let (compute_ms, copy_ms, device_ms, bytes, t2) = if once {
+        let t = Instant::now();
+        ctx.scoped("submitting recorded GPU work", || {
+            ctx.queue.submit(steps.into_iter().map(|s| s.commands));
+            Ok(())
+        })?;
+        let (bytes, mapped) = read_all(ctx, &reads).await?;
+        notes.push(ONE_WAIT_NOTE.to_string());
+        let compute_ms = mapped.duration_since(t).as_secs_f64() * 1e3;
+        (compute_ms, 0.0, None, bytes, mapped)
+    } else {
+        let (compute_ms, copy_ms, device_ms) = match repeated {
+            Some((times, record)) => {
+                let (mut wall, mut device) = (0.0, None);
+                for _ in 0..times {
+                    let span = Span::begin(ctx)?;
+                    let t = Instant::now();
+                    // One command buffer: the opening timestamp, the work, the closing one.
+                    let (span_ms, clock) =
+                        span.time_encoded_async(ctx, |enc| record(enc)).await?;
+                    wall = ms(t);
+                    device = (clock == Clock::GpuTimestamp).then_some(span_ms);
+                    repeats_ms.extend(device);
+                }
+                (wall, 0.0, device)
             }
-            (wall, 0.0, device)
-        }
-        None => submit_steps(ctx, steps, passes, observer).await?,
+            None => submit_steps(ctx, steps, passes, observer).await?,
+        };
+        let t2 = Instant::now();
+        let (bytes, _) = read_all(ctx, &reads).await?;
+        (compute_ms, copy_ms, device_ms, bytes, t2)
     };
 
-    let t2 = Instant::now();
-    let mut bytes = Vec::with_capacity(reads.len());
-    for r in &reads {
-        bytes.push(read(ctx, r).await?);
-    }
     let readback_bytes = bytes.iter().map(|b| b.len() as u64).sum();
     let cs = match finish {
         Some(f) => f(bytes)?,
@@ -416,6 +434,22 @@ pub async fn run_async(
         sums,
         repeats_ms,
     })
+}
+
+/// What a run waited for once says of its times.
+pub const ONE_WAIT_NOTE: &str = "times: waited for the GPU once (in a browser each wait is a trip through the page's event loop): upload is the time to queue the uploads, compute runs from the passes' submission until C was mapped, with the copies in and out";
+
+/// Whether `work` is waited for once: in a browser, with nothing to time apart (no GPU
+/// timestamps to read, no copy steps, no observer to show passes to, no repeats).
+fn waits_once(ctx: &GpuContext, work: &Work, observed: bool) -> bool {
+    cfg!(target_arch = "wasm32")
+        && !observed
+        && work.repeated.is_none()
+        && work
+            .steps
+            .iter()
+            .all(|s| s.phase != Phase::Copy && s.observe.is_none())
+        && !ctx.has(wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)
 }
 
 /// Submit `steps` in order, calling the observer where they ask; (compute, copy, device) ms.
@@ -544,150 +578,4 @@ impl CopyStamps {
         }
         Ok(total_ns / 1e6)
     }
-}
-
-/// Wait until every submitted command buffer has run.
-pub async fn settle(ctx: &GpuContext) -> Result<()> {
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        ctx.wait()
-    }
-    #[cfg(target_arch = "wasm32")]
-    {
-        let (tx, rx) = oneshot();
-        ctx.queue.on_submitted_work_done(move || tx(()));
-        rx.await;
-        ctx.check_lost()
-    }
-}
-
-/// Map `buffer` for reading and wait until it is mapped.
-pub async fn map(ctx: &GpuContext, buffer: &wgpu::Buffer) -> Result<()> {
-    let (tx, rx) = oneshot();
-    buffer.map_async(wgpu::MapMode::Read, .., tx);
-    #[cfg(not(target_arch = "wasm32"))]
-    ctx.wait()?;
-    rx.await
-        .map_err(|e| crate::error::Error::Readback(e.to_string()))?;
-    ctx.check_lost()
-}
-
-/// Map a `MAP_READ` buffer, await it, and hand its bytes to `f`.
-pub async fn map_read<T>(
-    ctx: &GpuContext,
-    buffer: &wgpu::Buffer,
-    f: impl FnOnce(&[u8]) -> T,
-) -> Result<T> {
-    map(ctx, buffer).await?;
-    let out = {
-        let view = buffer
-            .get_mapped_range(..)
-            .map_err(|e| crate::error::Error::Readback(e.to_string()))?;
-        f(&view)
-    };
-    buffer.unmap();
-    Ok(out)
-}
-
-/// Read `r` back: copy it into a pooled staging buffer, map it, and copy the wanted bytes
-/// (de-padded) straight into the result.
-pub async fn read(ctx: &GpuContext, r: &Read) -> Result<Bytes> {
-    match r {
-        Read::Texture(tex) => read_texture_bytes(ctx, tex).await,
-        Read::Buffer { buffer, len } => read_buffer_bytes(ctx, buffer, *len).await,
-        Read::Rows {
-            buffer,
-            rows,
-            row_bytes,
-            pitch,
-        } => read_rows(ctx, buffer, *rows, *row_bytes, *pitch).await,
-    }
-}
-
-/// Copy `tex` into a staging buffer (rows padded to 256 bytes), map it and return the tightly
-/// packed rows. The copy writes every byte that is read out of the staging buffer (wgpu
-/// checks its extent); the texture itself was poisoned before the passes wrote it.
-pub async fn read_texture_bytes(ctx: &GpuContext, tex: &MatrixTexture) -> Result<Bytes> {
-    let (rows, row_bytes) = (tex.rows, tex.cols * tex.bytes_per_texel() as usize);
-    let padded = super::texture::padded_bytes_per_row(tex.cols, tex.bytes_per_texel()) as usize;
-    let staging = super::texture::stage_readback(ctx, tex)?;
-    unstage(ctx, staging, rows, row_bytes, padded).await
-}
-
-/// The first `len` bytes of a `COPY_SRC` buffer, through a pooled `MAP_READ` staging buffer.
-pub async fn read_buffer_bytes(ctx: &GpuContext, buffer: &wgpu::Buffer, len: u64) -> Result<Bytes> {
-    read_rows(ctx, buffer, 1, len as usize, len as usize).await
-}
-
-/// `rows` rows of `row_bytes` bytes lying `pitch` bytes apart from the start of a `COPY_SRC`
-/// buffer, tightly packed.
-pub async fn read_rows(
-    ctx: &GpuContext,
-    buffer: &wgpu::Buffer,
-    rows: usize,
-    row_bytes: usize,
-    pitch: usize,
-) -> Result<Bytes> {
-    if rows == 0 || row_bytes == 0 {
-        return Ok(Bytes::default());
-    }
-    // Up to the end of the last row, rounded to the copy alignment.
-    let span = ((rows - 1) * pitch + row_bytes) as u64;
-    let len = span.div_ceil(wgpu::COPY_BUFFER_ALIGNMENT) * wgpu::COPY_BUFFER_ALIGNMENT;
-    // A mappable buffer (a CPU adapter's, `GpuContext::maps_storage`) is read in place.
-    if buffer.usage().contains(wgpu::BufferUsages::MAP_READ) {
-        return map_read(ctx, buffer, |data| {
-            Bytes::copied_rows(data, rows, row_bytes, pitch)
-        })
-        .await;
-    }
-    let staging = super::buffer::stage_readback(ctx, buffer, len.min(buffer.size()))?;
-    unstage(ctx, staging, rows, row_bytes, pitch).await
-}
-
-/// Map a staging buffer the copy into which was submitted, copy `rows` rows of `row_bytes`
-/// bytes (`pitch` apart) into the result, and give the buffer back to the pool.
-async fn unstage(
-    ctx: &GpuContext,
-    staging: wgpu::Buffer,
-    rows: usize,
-    row_bytes: usize,
-    pitch: usize,
-) -> Result<Bytes> {
-    let out = map_read(ctx, &staging, |data| {
-        Bytes::copied_rows(data, rows, row_bytes, pitch)
-    })
-    .await?;
-    ctx.staging.give_read(staging);
-    Ok(out)
-}
-
-/// A one-shot channel whose receiver is a future: what a wgpu callback completes.
-fn oneshot<T: Send + 'static>() -> (impl FnOnce(T) + Send + 'static, impl Future<Output = T>) {
-    let shared: Arc<Mutex<(Option<T>, Option<Waker>)>> = Arc::new(Mutex::new((None, None)));
-    let tx = {
-        let shared = shared.clone();
-        move |v: T| {
-            let mut s = shared
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            s.0 = Some(v);
-            if let Some(w) = s.1.take() {
-                w.wake();
-            }
-        }
-    };
-    let rx = std::future::poll_fn(move |cx| {
-        let mut s = shared
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        match s.0.take() {
-            Some(v) => Poll::Ready(v),
-            None => {
-                s.1 = Some(cx.waker().clone());
-                Poll::Pending
-            }
-        }
-    });
-    (tx, rx)
 }

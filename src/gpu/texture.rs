@@ -212,7 +212,7 @@ impl MatrixTexture {
 
     /// Read the texture back as tightly packed rows of texels.
     pub fn read_bytes(&self, ctx: &GpuContext) -> Result<super::staging::Bytes> {
-        pollster::block_on(super::run::read_texture_bytes(ctx, self))
+        pollster::block_on(super::readback::read_texture_bytes(ctx, self))
     }
 
     /// Read an `R32Float` texture back as a matrix.
@@ -313,7 +313,7 @@ pub fn padded_bytes_per_row(cols: usize, bytes_per_texel: u32) -> u32 {
 }
 
 /// Copy a texture into a staging buffer (rows padded to 256 bytes), map it and return the tightly
-/// packed rows, blocking ([`super::run::read_texture_bytes`] is the runner's, awaited form).
+/// packed rows, blocking ([`super::readback::read_texture_bytes`] is the runner's, awaited form).
 /// For the layers above the methods (demos, benchmarks, tests); methods ask the runner.
 pub fn read_texture_bytes(
     ctx: &GpuContext,
@@ -330,43 +330,42 @@ pub fn read_texture_bytes(
         format: texture.format(),
     };
     let _ = bytes_per_texel;
-    Ok(pollster::block_on(super::run::read_texture_bytes(ctx, &tex))?.to_vec())
+    Ok(pollster::block_on(super::readback::read_texture_bytes(ctx, &tex))?.to_vec())
 }
 
-/// A pooled `MAP_READ` staging buffer holding a copy of `tex` (rows padded to 256 bytes). The
-/// copy is submitted; the caller maps the buffer and gives it back to
+/// A pooled `MAP_READ` staging buffer that the copy of `tex` recorded in `enc` fills (rows
+/// padded to 256 bytes); the caller submits `enc`, maps the buffer and gives it back to
 /// [`GpuContext::staging`].
-pub fn stage_readback(ctx: &GpuContext, tex: &MatrixTexture) -> Result<wgpu::Buffer> {
+pub fn stage_readback(
+    ctx: &GpuContext,
+    enc: &mut wgpu::CommandEncoder,
+    tex: &MatrixTexture,
+) -> Result<wgpu::Buffer> {
     let (rows, cols, bpt) = (tex.rows, tex.cols, tex.bytes_per_texel());
     let size = check_readback_size(ctx, "texture", rows, cols, bpt)?;
     let padded = padded_bytes_per_row(cols, bpt);
     let buffer = ctx.staging.take_read(ctx, size)?;
-    ctx.scoped("readback", || {
-        let mut enc = ctx.device.create_command_encoder(&Default::default());
-        enc.copy_texture_to_buffer(
-            tex.texture.as_image_copy(),
-            wgpu::TexelCopyBufferInfo {
-                buffer: &buffer,
-                layout: wgpu::TexelCopyBufferLayout {
-                    offset: 0,
-                    bytes_per_row: Some(padded),
-                    rows_per_image: Some(rows as u32),
-                },
+    enc.copy_texture_to_buffer(
+        tex.texture.as_image_copy(),
+        wgpu::TexelCopyBufferInfo {
+            buffer: &buffer,
+            layout: wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(padded),
+                rows_per_image: Some(rows as u32),
             },
-            extent(rows, cols),
-        );
-        ctx.queue.submit([enc.finish()]);
-        Ok(())
-    })?;
+        },
+        extent(rows, cols),
+    );
     Ok(buffer)
 }
 
 /// Map a `MAP_READ` buffer, wait, and hand its bytes to `f` (blocking; see
-/// [`super::run::map_read`]).
+/// [`super::readback::map_read`]).
 pub fn map_read<T>(
     ctx: &GpuContext,
     buffer: &wgpu::Buffer,
     f: impl FnOnce(&[u8]) -> T,
 ) -> Result<T> {
-    pollster::block_on(super::run::map_read(ctx, buffer, f))
+    pollster::block_on(super::readback::map_read(ctx, buffer, f))
 }

@@ -23,18 +23,56 @@ pub(crate) struct Gpu {
 }
 
 /// Counts a run or a replay as under way while it lives.
-pub(crate) struct Busy;
+pub(crate) struct Busy {
+    run: bool,
+}
 
 impl Busy {
-    pub(crate) fn new() -> Self {
+    /// A product under way: WebGL2's poller looks at every turn of the event loop for a while
+    /// ([`keep_polling`]), and starts now.
+    pub(crate) fn run() -> Self {
         BUSY.with(|b| b.set(b.get() + 1));
-        Busy
+        RUNNING.with(|r| r.set(r.get() + 1));
+        wake_poller();
+        Busy { run: true }
+    }
+
+    /// A replay or a frame under way: polled every few milliseconds.
+    pub(crate) fn show() -> Self {
+        BUSY.with(|b| b.set(b.get() + 1));
+        Busy { run: false }
     }
 }
 
 impl Drop for Busy {
     fn drop(&mut self) {
         BUSY.with(|b| b.set(b.get().saturating_sub(1)));
+        if self.run {
+            RUNNING.with(|r| r.set(r.get().saturating_sub(1)));
+        }
+    }
+}
+
+thread_local! {
+    /// Products under way (a subset of BUSY): the poller looks at every turn while one waits.
+    static RUNNING: Cell<usize> = const { Cell::new(0) };
+    /// Until when the poller looks at every turn of the event loop rather than every 4 ms.
+    static SPIN_UNTIL: Cell<Option<Instant>> = const { Cell::new(None) };
+    /// The resolve function of the idle poller's sleep, to wake it early.
+    static IDLE: RefCell<Option<js_sys::Function>> = const { RefCell::new(None) };
+}
+
+/// How long, after a product starts or submits new work, WebGL2's poller looks at every turn
+/// of the event loop (a message, microseconds) before falling back to timers (4 ms each once
+/// nested): small products finish within it, and long GPU work does not keep the page's
+/// thread busy beside a software rasterizer.
+const SPIN: std::time::Duration = std::time::Duration::from_millis(30);
+
+/// Start looking at every turn now, and wake the poller if it sleeps.
+fn wake_poller() {
+    SPIN_UNTIL.with(|s| s.set(Some(Instant::now() + SPIN)));
+    if let Some(resolve) = IDLE.with(|i| i.borrow_mut().take()) {
+        let _ = resolve.call0(&JsValue::NULL);
     }
 }
 
@@ -156,17 +194,47 @@ pub(crate) async fn open(webgpu: bool, page: &Page) -> Result<Gpu> {
 }
 
 /// Poll the device while the page uses it on WebGL2: wgpu's GL backend completes its callbacks
-/// (work done, buffers mapped) only when polled; WebGPU's browser does it itself. Polls every
-/// 2 ms while a run, a replay or a frame is under way, and checks every 20 ms otherwise.
+/// (work done, buffers mapped) only when polled, and the browser updates a WebGL fence only
+/// between tasks; WebGPU's browser does it itself. While a product is under way the poller
+/// looks at every turn of the event loop for [`SPIN`] after the product starts and after the
+/// queue takes new work, then every 2 ms (4 ms, as timers nest); during a replay or a frame
+/// every 2 ms; otherwise it sleeps until a product wakes it, or 20 ms.
 pub(crate) fn keep_polling(ctx: Rc<GpuContext>) {
     wasm_bindgen_futures::spawn_local(async move {
+        let mut was_empty = true;
         loop {
             if BUSY.with(|b| b.get()) > 0 || frame::pending() > 0 {
-                let _ = ctx.device.poll(wgpu::PollType::Poll);
-                sleep(2).await;
+                let empty = ctx
+                    .device
+                    .poll(wgpu::PollType::Poll)
+                    .is_ok_and(|s| s.is_queue_empty());
+                if was_empty && !empty {
+                    SPIN_UNTIL.with(|s| s.set(Some(Instant::now() + SPIN)));
+                }
+                was_empty = empty;
+                let spin = RUNNING.with(|r| r.get()) > 0
+                    && SPIN_UNTIL.with(|s| s.get()).is_some_and(|t| Instant::now() < t);
+                if spin {
+                    next_turn().await;
+                } else {
+                    sleep(2).await;
+                }
             } else {
-                sleep(20).await;
+                was_empty = true;
+                idle(20).await;
             }
         }
     });
+}
+
+/// Sleep `ms` milliseconds, or until [`wake_poller`] is called.
+async fn idle(ms: i32) {
+    let p = js_sys::Promise::new(&mut |resolve, _| {
+        if let Some(w) = web_sys::window() {
+            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
+        }
+        IDLE.with(|i| *i.borrow_mut() = Some(resolve));
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(p).await;
+    IDLE.with(|i| i.borrow_mut().take());
 }

@@ -26,7 +26,6 @@ use show::*;
 
 use rendermm::check;
 use rendermm::clock::Instant;
-use rendermm::cpu;
 use rendermm::demo::render::Renderer;
 use rendermm::demo::scene::{Scene, done_line};
 use rendermm::demo::{Inputs, Kind, Settings, Source};
@@ -150,7 +149,7 @@ pub fn seeded_inputs(m: usize, k: usize, n: usize, seed: u64) -> js_sys::Object 
 pub async fn run(params: js_sys::Map) -> String {
     let page = Page::find();
     page.status("running…");
-    let _busy = Busy::new();
+    let _busy = Busy::run();
     let out = match parse_request(&params) {
         Ok(req) => run_request(&req, &page).await,
         Err(e) => Err(e),
@@ -200,9 +199,10 @@ thread_local! {
     static CONTEXTS: Cell<usize> = const { Cell::new(0) };
     /// Whether the browser has WebGPU, asked once (backend=auto).
     static HAS_WEBGPU: Cell<Option<bool>> = const { Cell::new(None) };
-    /// The f64 reference of the last inputs: (A, B, A·B). The same inputs again (the same seed
-    /// and shape, or the same pasted matrices) are not multiplied on the CPU again.
-    static REFERENCE: RefCell<Option<(Matrix, Matrix, Rc<Vec<f64>>)>> = const { RefCell::new(None) };
+    /// The f64 reference of the last inputs: (A, B, and A·B with |A|·|B|, the scale of the
+    /// judge's bound). The same inputs again (the same seed and shape, or the same pasted
+    /// matrices) are not multiplied on the CPU again.
+    static REFERENCE: RefCell<Option<(Matrix, Matrix, Rc<check::Reference>)>> = const { RefCell::new(None) };
     /// C of the last run that produced one, for the download links.
     static LAST_C: RefCell<Option<Matrix>> = const { RefCell::new(None) };
     /// Runs and replays under way: WebGL2's context is polled while this is not 0.
@@ -216,7 +216,7 @@ fn ms_since(t: Instant) -> f64 {
 
 /// The f64 reference of A·B: the cached one when A and B are the last run's, else computed now
 /// (and cached). Also says whether it was cached.
-fn reference_of(a: &Matrix, b: &Matrix) -> (Rc<Vec<f64>>, bool) {
+fn reference_of(a: &Matrix, b: &Matrix) -> (Rc<check::Reference>, bool) {
     let same = |x: &Matrix, y: &Matrix| x.rows == y.rows && x.cols == y.cols && x.data == y.data;
     if let Some(r) = REFERENCE.with(|r| {
         r.borrow()
@@ -226,7 +226,7 @@ fn reference_of(a: &Matrix, b: &Matrix) -> (Rc<Vec<f64>>, bool) {
     }) {
         return (r, true);
     }
-    let r = Rc::new(cpu::reference_f64(a, b));
+    let r = Rc::new(check::Reference::new(a, b));
     REFERENCE.with(|c| *c.borrow_mut() = Some((a.clone(), b.clone(), r.clone())));
     (r, false)
 }
@@ -239,6 +239,10 @@ async fn run_request(req: &Request, page: &Page) -> Result<Value> {
     });
     let (gpu, opened) = gpu_for(req, page).await?;
     let context_ms = if opened { ms_since(started) } else { 0.0 };
+    // The driver's loop cap, measured once per context (the plan reads it): its own time.
+    let probe_started = Instant::now();
+    gpu.ctx.loop_cap_async().await?;
+    let probe_ms = ms_since(probe_started);
     canvas_state(page, "running");
     if gpu.backend == "webgl2" && !render_pass(req.method) {
         return Err(Error::Invalid(format!(
@@ -272,6 +276,7 @@ async fn run_request(req: &Request, page: &Page) -> Result<Value> {
         opened,
         before,
         times: (context_ms, method_ms, started),
+        probe_ms,
     };
     let result = run.json();
     let mut lines = run.status_lines();
@@ -293,7 +298,13 @@ async fn run_request(req: &Request, page: &Page) -> Result<Value> {
         capture,
         status: done_line(&judged.verdict),
     };
+    // Busy from now: the page is not idle until the frame is drawn.
+    let busy = Busy::show();
     wasm_bindgen_futures::spawn_local(async move {
+        let _busy = busy;
+        // A task of its own: whoever awaits the result (the form, a script) has it before the
+        // frame's CPU work starts (a spawned future's first part runs before the caller's).
+        sleep(0).await;
         let page = show.page.clone();
         let current = show.id == LATEST.with(|l| l.get());
         if let Err(e) = show.run().await
@@ -362,7 +373,7 @@ fn work_of(req: &Request) -> u64 {
 struct Judged {
     verdict: check::Verdict,
     /// The f64 product, where the run was checked in full.
-    reference: Option<Rc<Vec<f64>>>,
+    reference: Option<Rc<check::Reference>>,
     reference_cached: bool,
     reference_ms: f64,
     check_ms: f64,
@@ -407,6 +418,8 @@ struct Ran<'a> {
     before: (usize, usize),
     /// Opening the device, the multiply call (ms), and when the run started.
     times: (f64, f64, Instant),
+    /// Measuring the driver's loop cap (the context's first run only; 0 after).
+    probe_ms: f64,
 }
 
 impl Ran<'_> {
@@ -466,13 +479,17 @@ impl Ran<'_> {
     /// Milliseconds. setup, upload, compute, copy and readback are the method's own phases
     /// (`multiply --json`'s timings); device is the compute phase's GPU time where the adapter
     /// has timestamp queries (null elsewhere, and compute is the wall clock); context is opening
-    /// the device (0 once warm); method is the multiply call's wall time; reference and check are
-    /// the CPU's f64 product and the judge; total is the run up to this result.
+    /// the device and loop_cap measuring its loop cap (both 0 once warm); method is the multiply
+    /// call's wall time; reference and check are the CPU's f64 product and the judge; total is
+    /// the run up to this result. In a browser a run with nothing to time apart is waited for
+    /// once (`gpu::run::ONE_WAIT_NOTE`, in the run's notes): upload is then the time to queue
+    /// the uploads, and compute lasts until C is mapped.
     fn times_json(&self) -> Value {
         let t = &self.out.timings;
         let (context_ms, method_ms, started) = self.times;
         json!({
             "context_ms": context_ms,
+            "loop_cap_ms": self.probe_ms,
             "setup_ms": t.setup_ms,
             "upload_ms": t.upload_ms,
             "compute_ms": t.compute_ms,

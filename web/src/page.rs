@@ -63,6 +63,29 @@ pub(crate) async fn sleep(ms: u32) {
     let _ = wasm_bindgen_futures::JsFuture::from(p).await;
 }
 
+/// Resolve at the next turn of the event loop: a message the page posts to itself, which a
+/// browser delivers at once (a timer waits 4 ms at least once timers nest, as a polling loop's
+/// do). One waiter at a time: WebGL2's poller.
+pub(crate) async fn next_turn() {
+    thread_local! {
+        static CHANNEL: Option<web_sys::MessageChannel> = web_sys::MessageChannel::new().ok();
+    }
+    let p = js_sys::Promise::new(&mut |resolve, _| {
+        CHANNEL.with(|c| match c {
+            Some(c) => {
+                c.port1().set_onmessage(Some(&resolve));
+                let _ = c.port2().post_message(&JsValue::NULL);
+            }
+            None => {
+                if let Some(w) = web_sys::window() {
+                    let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
+                }
+            }
+        })
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(p).await;
+}
+
 /// Mark the canvas with where the demo is: running, replay, held, done.
 pub(crate) fn canvas_state(page: &Page, state: &str) {
     if let Some(c) = page.document.get_element_by_id("demo") {

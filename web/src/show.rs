@@ -57,7 +57,7 @@ pub(crate) struct Show {
     pub(crate) id: u64,
     pub(crate) inputs: Inputs,
     /// The f64 product where the run was checked in full (the picture's C), else none.
-    pub(crate) reference: Option<Rc<Vec<f64>>>,
+    pub(crate) reference: Option<Rc<rendermm::check::Reference>>,
     pub(crate) c: Matrix,
     pub(crate) passes: usize,
     pub(crate) capture: Capture,
@@ -66,7 +66,7 @@ pub(crate) struct Show {
 
 impl Show {
     pub(crate) async fn run(mut self) -> Result<()> {
-        let _busy = Busy::new();
+        let _busy = Busy::show();
         let current = |id: u64| LATEST.with(|l| l.get()) == id;
         let ctx = self.gpu.ctx.clone();
         // The picture's product: the f64 reference where there is one, else C itself (a large
@@ -75,7 +75,7 @@ impl Show {
             Some(r) => Matrix {
                 rows: self.req.m,
                 cols: self.req.n,
-                data: r.iter().map(|&v| v as f32).collect(),
+                data: r.c.iter().map(|&v| v as f32).collect(),
             },
             None => self.c.clone(),
         };

@@ -1,0 +1,263 @@
+//! Waiting for the device and reading results back: [`settle`] (every submitted command buffer
+//! has run), [`map_read`], and the reads of the runner's [`Read`]s — one at a time
+//! ([`read`]), or all of a run's together ([`read_all`]): their copies in one command buffer
+//! and one submission, every staging buffer's mapping asked for before any is awaited, so a
+//! run with eight attachments to read waits once, not eight times. In a browser each wait is
+//! a trip through the page's event loop (on WebGL2 until the page next polls wgpu's fences).
+
+use super::context::GpuContext;
+use super::run::Read;
+use super::staging::Bytes;
+use super::texture::MatrixTexture;
+use crate::clock::Instant;
+use crate::error::{Error, Result};
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+use std::task::{Poll, Waker};
+
+/// Wait until every submitted command buffer has run.
+pub async fn settle(ctx: &GpuContext) -> Result<()> {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        ctx.wait()
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        let (tx, rx) = oneshot();
+        ctx.queue.on_submitted_work_done(move || tx(()));
+        rx.await;
+        ctx.check_lost()
+    }
+}
+
+/// Map `buffer` for reading and wait until it is mapped.
+pub async fn map(ctx: &GpuContext, buffer: &wgpu::Buffer) -> Result<()> {
+    let (tx, rx) = oneshot();
+    buffer.map_async(wgpu::MapMode::Read, .., tx);
+    #[cfg(not(target_arch = "wasm32"))]
+    ctx.wait()?;
+    rx.await
+        .map_err(|e| Error::Readback(e.to_string()))?;
+    ctx.check_lost()
+}
+
+/// Map a `MAP_READ` buffer, await it, and hand its bytes to `f`.
+pub async fn map_read<T>(
+    ctx: &GpuContext,
+    buffer: &wgpu::Buffer,
+    f: impl FnOnce(&[u8]) -> T,
+) -> Result<T> {
+    map(ctx, buffer).await?;
+    let out = {
+        let view = buffer
+            .get_mapped_range(..)
+            .map_err(|e| Error::Readback(e.to_string()))?;
+        f(&view)
+    };
+    buffer.unmap();
+    Ok(out)
+}
+
+/// Read `r` back: copy it into a pooled staging buffer, map it, and copy the wanted bytes
+/// (de-padded) straight into the result.
+pub async fn read(ctx: &GpuContext, r: &Read) -> Result<Bytes> {
+    let (mut bytes, _) = read_all(ctx, std::slice::from_ref(r)).await?;
+    bytes
+        .pop()
+        .ok_or_else(|| Error::Internal("a read gave back nothing".into()))
+}
+
+/// Copy `tex` into a staging buffer (rows padded to 256 bytes), map it and return the tightly
+/// packed rows. The copy writes every byte that is read out of the staging buffer (wgpu
+/// checks its extent); the texture itself was poisoned before the passes wrote it.
+pub async fn read_texture_bytes(ctx: &GpuContext, tex: &MatrixTexture) -> Result<Bytes> {
+    read(ctx, &Read::Texture(tex.clone())).await
+}
+
+/// The first `len` bytes of a `COPY_SRC` buffer, through a pooled `MAP_READ` staging buffer.
+pub async fn read_buffer_bytes(ctx: &GpuContext, buffer: &wgpu::Buffer, len: u64) -> Result<Bytes> {
+    read_rows(ctx, buffer, 1, len as usize, len as usize).await
+}
+
+/// `rows` rows of `row_bytes` bytes lying `pitch` bytes apart from the start of a `COPY_SRC`
+/// buffer, tightly packed.
+pub async fn read_rows(
+    ctx: &GpuContext,
+    buffer: &wgpu::Buffer,
+    rows: usize,
+    row_bytes: usize,
+    pitch: usize,
+) -> Result<Bytes> {
+    let r = Read::Rows {
+        buffer: buffer.clone(),
+        rows,
+        row_bytes,
+        pitch,
+    };
+    read(ctx, &r).await
+}
+
+/// A one-shot channel whose receiver is a future: what a wgpu callback completes.
+fn oneshot<T: Send + 'static>() -> (impl FnOnce(T) + Send + 'static, impl Future<Output = T>) {
+    let shared: Arc<Mutex<(Option<T>, Option<Waker>)>> = Arc::new(Mutex::new((None, None)));
+    let tx = {
+        let shared = shared.clone();
+        move |v: T| {
+            let mut s = shared
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            s.0 = Some(v);
+            if let Some(w) = s.1.take() {
+                w.wake();
+            }
+        }
+    };
+    let rx = std::future::poll_fn(move |cx| {
+        let mut s = shared
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        match s.0.take() {
+            Some(v) => Poll::Ready(v),
+            None => {
+                s.1 = Some(cx.waker().clone());
+                Poll::Pending
+            }
+        }
+    });
+    (tx, rx)
+}
+
+/// One read on its way: the staging buffer its copy writes (or the mappable buffer itself,
+/// read in place), the rows to take out of it, and its mapping's completion.
+struct Staged {
+    /// None for a read of no bytes.
+    buffer: Option<wgpu::Buffer>,
+    rows: usize,
+    row_bytes: usize,
+    pitch: usize,
+    /// Whether `buffer` is the pool's (given back once read) rather than the run's own.
+    pooled: bool,
+}
+
+/// Read every one of `reads`: one command buffer of copies, one submission, every mapping
+/// asked for, then one wait for all of them. Returns their bytes in order and when the last
+/// mapping completed (the copies out of the mapped memory come after it).
+pub async fn read_all(ctx: &GpuContext, reads: &[Read]) -> Result<(Vec<Bytes>, Instant)> {
+    let mut staged = Vec::with_capacity(reads.len());
+    ctx.scoped("reading the results back", || {
+        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        for r in reads {
+            staged.push(stage(ctx, &mut enc, r)?);
+        }
+        ctx.queue.submit([enc.finish()]);
+        Ok(())
+    })?;
+    let waits: Vec<_> = staged
+        .iter()
+        .filter_map(|s| s.buffer.as_ref())
+        .map(|b| {
+            let (tx, rx) = oneshot();
+            b.map_async(wgpu::MapMode::Read, .., tx);
+            rx
+        })
+        .collect();
+    #[cfg(not(target_arch = "wasm32"))]
+    ctx.wait()?;
+    for rx in waits {
+        rx.await.map_err(|e| Error::Readback(e.to_string()))?;
+    }
+    ctx.check_lost()?;
+    let mapped = Instant::now();
+    let mut out = Vec::with_capacity(staged.len());
+    for s in staged {
+        let Some(buffer) = s.buffer else {
+            out.push(Bytes::default());
+            continue;
+        };
+        let bytes = {
+            let view = buffer
+                .get_mapped_range(..)
+                .map_err(|e| Error::Readback(e.to_string()))?;
+            Bytes::copied_rows(&view, s.rows, s.row_bytes, s.pitch)
+        };
+        buffer.unmap();
+        if s.pooled {
+            ctx.staging.give_read(buffer);
+        }
+        out.push(bytes);
+    }
+    Ok((out, mapped))
+}
+
+/// Record the copy of `r` into a staging buffer from the pool (none for a buffer that can be
+/// mapped itself) and say which rows of it to take.
+fn stage(ctx: &GpuContext, enc: &mut wgpu::CommandEncoder, r: &Read) -> Result<Staged> {
+    match r {
+        Read::Texture(tex) => {
+            let (rows, row_bytes) = (tex.rows, tex.cols * tex.bytes_per_texel() as usize);
+            let pitch =
+                super::texture::padded_bytes_per_row(tex.cols, tex.bytes_per_texel()) as usize;
+            let buffer = super::texture::stage_readback(ctx, enc, tex)?;
+            Ok(Staged {
+                buffer: Some(buffer),
+                rows,
+                row_bytes,
+                pitch,
+                pooled: true,
+            })
+        }
+        Read::Buffer { buffer, len } => stage_rows(ctx, enc, buffer, 1, *len as usize, *len as usize),
+        Read::Rows {
+            buffer,
+            rows,
+            row_bytes,
+            pitch,
+        } => stage_rows(ctx, enc, buffer, *rows, *row_bytes, *pitch),
+    }
+}
+
+/// [`stage`] for `rows` rows of `row_bytes` bytes, `pitch` apart, at the start of `buffer`.
+fn stage_rows(
+    ctx: &GpuContext,
+    enc: &mut wgpu::CommandEncoder,
+    buffer: &wgpu::Buffer,
+    rows: usize,
+    row_bytes: usize,
+    pitch: usize,
+) -> Result<Staged> {
+    if rows == 0 || row_bytes == 0 {
+        return Ok(Staged {
+            buffer: None,
+            rows: 0,
+            row_bytes: 0,
+            pitch: 0,
+            pooled: false,
+        });
+    }
+    // A mappable buffer (a CPU adapter's, `GpuContext::maps_storage`) is read in place.
+    if buffer.usage().contains(wgpu::BufferUsages::MAP_READ) {
+        return Ok(Staged {
+            buffer: Some(buffer.clone()),
+            rows,
+            row_bytes,
+            pitch,
+            pooled: false,
+        });
+    }
+    let len = span_len(rows, row_bytes, pitch).min(buffer.size());
+    let staging = super::buffer::stage_readback(ctx, enc, buffer, len)?;
+    Ok(Staged {
+        buffer: Some(staging),
+        rows,
+        row_bytes,
+        pitch,
+        pooled: true,
+    })
+}
+
+/// Bytes from the start of the first row to the end of the last, rounded up to the copy
+/// alignment.
+fn span_len(rows: usize, row_bytes: usize, pitch: usize) -> u64 {
+    let span = ((rows - 1) * pitch + row_bytes) as u64;
+    span.div_ceil(wgpu::COPY_BUFFER_ALIGNMENT) * wgpu::COPY_BUFFER_ALIGNMENT
+}
