@@ -405,13 +405,7 @@ pub fn judge(arith: Arith, a: &Matrix, b: &Matrix, c: &Matrix) -> Verdict {
 
 /// [`judge`] with the f64 reference of `a · b` already at hand (it must be of these `a` and
 /// `b`: its |A|·|B| is computed from them once and kept).
-pub fn judge_against(
-    arith: Arith,
-    a: &Matrix,
-    b: &Matrix,
-    c: &Matrix,
-    r: &Reference,
-) -> Verdict {
+pub fn judge_against(arith: Arith, a: &Matrix, b: &Matrix, c: &Matrix, r: &Reference) -> Verdict {
     let reference = &r.c[..];
     let stats = compare(c, reference);
     let mut v = Verdict {

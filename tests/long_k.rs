@@ -239,6 +239,41 @@ fn the_loop_cap_probe_measures_mesas_cap() {
     }
 }
 
+/// The loop cap costs a first product little: only the stage its method loops in is probed,
+/// with QUICK iterations while the product needs no more; a product that needs more has the
+/// stage probed again with ASKED, unless QUICK already showed the cap.
+#[test]
+fn a_stage_is_probed_quickly_and_again_only_for_a_longer_need() {
+    use rendermm::gpu::loop_cap::QUICK;
+    let ctx = rendermm::gpu::GpuContext::new().unwrap();
+    assert_eq!(ctx.measured_loops(Stage::Compute), None);
+    let out = plan::multiply(
+        Some(&ctx),
+        plan::Request::new(Method::CsNaive, &ones(3, 5), &ones(5, 2)),
+    )
+    .unwrap();
+    assert!(out.c.data.iter().all(|&x| x == 5.0), "{:?}", out.c.data);
+    let quick = ctx
+        .measured_loops(Stage::Compute)
+        .expect("the product measured its stage");
+    assert_eq!(quick.asked, QUICK, "{quick:?}");
+    assert_eq!(
+        ctx.measured_loops(Stage::Fragment),
+        None,
+        "a compute product probed the fragment stage too"
+    );
+    let longer = ctx
+        .stage_loops(Stage::Compute, QUICK as u64 * 2)
+        .unwrap()
+        .unwrap();
+    if quick.capped() {
+        assert_eq!(longer, quick, "the cap QUICK found answers for any need");
+    } else {
+        assert_eq!(longer.asked, ASKED, "{longer:?}");
+    }
+    assert!(longer.covers(QUICK as u64 * 2));
+}
+
 #[test]
 fn naive_and_tiled_kernels_are_exact_past_the_loop_cap() {
     sweep(vulkan(), NAIVE_AND_TILED, |_, _| Options::default());

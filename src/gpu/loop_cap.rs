@@ -11,13 +11,19 @@
 //! stages the methods loop in: `shaders/loop_cap.wgsl` (one compute invocation) and
 //! `shaders/loop_cap_fragment.wgsl` (one fragment) each run two loops in a row, each asked for
 //! [`ASKED`] iterations, and report how many each ran ([`StageLoops`]). The context runs the
-//! probe once, on first use, and keeps the answer ([`super::GpuContext::loop_cap`]). What a
-//! method's loops need at a given k is the method's fact (`methods::Loops`); the splitting of k
-//! so that no invocation runs past the cap is the plan's (`plan/tiled.rs`).
+//! probe of a stage once it is first needed and keeps the answer
+//! ([`super::GpuContext::stage_loops`]). What a method's loops need at a given k is the method's
+//! fact (`methods::Loops`); the splitting of k so that no invocation runs past the cap is the
+//! plan's (`plan/tiled.rs`).
 //!
-//! A driver with no cap up to [`ASKED`] reports `ASKED` itself: the plan then keeps every
-//! invocation's loops within `ASKED` iterations, the most this probe has seen run, which costs a
-//! product nothing below k ≈ 4·10⁶ (cs-naive's loop, one iteration per k) and splits k above it.
+//! A stage is probed first with [`QUICK`] iterations per loop: past Mesa's cap and every other
+//! known, and quick where a software rasterizer runs the probe (a browser's first product waits
+//! for it). Only a product whose loops need more than that, where it showed no cap, has the
+//! stage probed again with [`ASKED`]; `rendermm info` probes both stages with `ASKED`.
+//!
+//! A driver with no cap up to the iterations asked reports them itself: the plan then keeps every
+//! invocation's loops within them, at most `ASKED`, the most this probe has seen run, which costs
+//! a product nothing below k ≈ 4·10⁶ (cs-naive's loop, one iteration per k) and splits k above it.
 
 use super::context::GpuContext;
 use super::texture::MatrixTexture;
@@ -27,9 +33,15 @@ use serde::Serialize;
 const SHADER: &str = include_str!("../../shaders/loop_cap.wgsl");
 const FRAGMENT_SHADER: &str = include_str!("../../shaders/loop_cap_fragment.wgsl");
 
-/// Iterations each probe loop is asked for: past any cap worth knowing of (Mesa's is 65 535),
-/// and few enough that a GPU without a cap runs the two loops of one invocation in milliseconds.
+/// Iterations each probe loop is asked for at most: past any cap worth knowing of (Mesa's is
+/// 65 535), and few enough that a GPU without a cap runs the two loops of one invocation in
+/// milliseconds.
 pub const ASKED: u32 = 1 << 22;
+
+/// Iterations each loop of a stage's first probe is asked for: twice Mesa's cap, 1/32 of
+/// [`ASKED`]'s time (about 200 ms less before a browser's first product on a software
+/// rasterizer).
+pub const QUICK: u32 = 1 << 17;
 
 /// The shader stage a method runs its loops in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -50,10 +62,12 @@ impl Stage {
     }
 }
 
-/// What the two probe loops of one invocation ran, each asked for [`ASKED`] iterations.
+/// What the two probe loops of one invocation ran, each asked for `asked` iterations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct StageLoops {
-    /// Iterations the first loop ran: the cap, or [`ASKED`] where none showed.
+    /// Iterations each loop was asked for ([`QUICK`] or [`ASKED`]).
+    pub asked: u32,
+    /// Iterations the first loop ran: the cap, or `asked` where none showed.
     pub first: u32,
     /// Iterations the second loop ran after it: about `first` where the cap counts each loop on
     /// its own, about none where it counts the invocation's loops together (gallivm).
@@ -63,7 +77,7 @@ pub struct StageLoops {
 impl StageLoops {
     /// Whether a loop stopped short of what it was asked for.
     pub fn capped(&self) -> bool {
-        self.first < ASKED || self.second < ASKED
+        self.first < self.asked || self.second < self.asked
     }
 
     /// Whether the cap counts every loop of an invocation together: the second loop stopped
@@ -77,11 +91,17 @@ impl StageLoops {
         self.first
     }
 
+    /// Whether this measurement answers for an invocation that needs `need` loop iterations:
+    /// it found the cap, or saw none up to at least `need`, or asked the most the probe asks.
+    pub fn covers(&self, need: u64) -> bool {
+        self.capped() || need <= self.asked as u64 || self.asked >= ASKED
+    }
+
     /// One line: `65535 iterations per invocation, every loop counted together` or
     /// `none up to 4194304 iterations`.
     pub fn describe(&self) -> String {
         if !self.capped() {
-            return format!("none up to {ASKED} iterations per loop");
+            return format!("none up to {} iterations per loop", self.asked);
         }
         let how = if self.shared() {
             "every loop of an invocation counted together"
@@ -92,7 +112,8 @@ impl StageLoops {
     }
 }
 
-/// The driver's loop caps, as [`probe`] measured them.
+/// The driver's loop caps of both stages, each probed with [`ASKED`] iterations
+/// ([`super::GpuContext::loop_cap`], for `rendermm info`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct LoopCap {
     /// Iterations each probe loop was asked for ([`ASKED`]).
@@ -134,39 +155,35 @@ struct Probe {
     pad: [u32; 3],
 }
 
-/// Measure the driver's loop caps on `ctx` (see the module notes). Use
-/// [`GpuContext::loop_cap`], which runs this once and keeps the answer.
-pub async fn probe(ctx: &GpuContext) -> Result<LoopCap> {
+/// Measure one stage's loop cap on `ctx`, each loop asked for `asked` iterations (see the
+/// module notes); `None` for compute on an adapter without compute shaders. Use
+/// [`GpuContext::stage_loops`], which keeps the answer.
+pub async fn probe_stage(ctx: &GpuContext, stage: Stage, asked: u32) -> Result<Option<StageLoops>> {
     let uniform = super::buffer::uniform(
         ctx,
         "loop cap probe",
-        bytemuck::bytes_of(&Probe {
-            asked: ASKED,
-            pad: [0; 3],
-        }),
+        bytemuck::bytes_of(&Probe { asked, pad: [0; 3] }),
     )?;
-    let compute = if ctx
-        .adapter
+    match stage {
+        Stage::Compute if !has_compute(ctx) => Ok(None),
+        Stage::Compute => probe_compute(ctx, &uniform, asked).await.map(Some),
+        Stage::Fragment => probe_fragment(ctx, &uniform, asked).await.map(Some),
+    }
+}
+
+/// Whether the adapter runs compute shaders (WebGL2 does not).
+pub fn has_compute(ctx: &GpuContext) -> bool {
+    ctx.adapter
         .get_downlevel_capabilities()
         .flags
         .contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
-    {
-        Some(probe_compute(ctx, &uniform).await?)
-    } else {
-        None
-    };
-    let fragment = probe_fragment(ctx, &uniform).await?;
-    Ok(LoopCap {
-        asked: ASKED,
-        compute,
-        fragment,
-    })
 }
 
 /// The two counts of an invocation's loops, as the shader wrote them.
-fn counts(words: &[u32], what: &str) -> Result<StageLoops> {
+fn counts(words: &[u32], what: &str, asked: u32) -> Result<StageLoops> {
     match words {
         [first, second, ..] => Ok(StageLoops {
+            asked,
             first: *first,
             second: *second,
         }),
@@ -177,7 +194,7 @@ fn counts(words: &[u32], what: &str) -> Result<StageLoops> {
     }
 }
 
-async fn probe_compute(ctx: &GpuContext, uniform: &wgpu::Buffer) -> Result<StageLoops> {
+async fn probe_compute(ctx: &GpuContext, uniform: &wgpu::Buffer, asked: u32) -> Result<StageLoops> {
     let module = ctx.shader("loop_cap.wgsl", SHADER)?;
     let out = ctx.scoped("running the compute loop-cap probe", || {
         let out = ctx.device.create_buffer(&wgpu::BufferDescriptor {
@@ -225,10 +242,14 @@ async fn probe_compute(ctx: &GpuContext, uniform: &wgpu::Buffer) -> Result<Stage
     })?;
     let bytes = super::readback::read_buffer_bytes(ctx, &out, 8).await?;
     let words: Vec<u32> = bytes.into_f32s().iter().map(|f| f.to_bits()).collect();
-    counts(&words, "compute")
+    counts(&words, "compute", asked)
 }
 
-async fn probe_fragment(ctx: &GpuContext, uniform: &wgpu::Buffer) -> Result<StageLoops> {
+async fn probe_fragment(
+    ctx: &GpuContext,
+    uniform: &wgpu::Buffer,
+    asked: u32,
+) -> Result<StageLoops> {
     let format = wgpu::TextureFormat::Rgba32Uint;
     let target = MatrixTexture::new(
         ctx,
@@ -275,5 +296,5 @@ async fn probe_fragment(ctx: &GpuContext, uniform: &wgpu::Buffer) -> Result<Stag
     })?;
     let bytes = super::readback::read_texture_bytes(ctx, &target).await?;
     let words: Vec<u32> = bytes.into_f32s().iter().map(|f| f.to_bits()).collect();
-    counts(&words, "fragment")
+    counts(&words, "fragment", asked)
 }

@@ -36,8 +36,7 @@ pub async fn map(ctx: &GpuContext, buffer: &wgpu::Buffer) -> Result<()> {
     buffer.map_async(wgpu::MapMode::Read, .., tx);
     #[cfg(not(target_arch = "wasm32"))]
     ctx.wait()?;
-    rx.await
-        .map_err(|e| Error::Readback(e.to_string()))?;
+    rx.await.map_err(|e| Error::Readback(e.to_string()))?;
     ctx.check_lost()
 }
 
@@ -206,7 +205,9 @@ fn stage(ctx: &GpuContext, enc: &mut wgpu::CommandEncoder, r: &Read) -> Result<S
                 pooled: true,
             })
         }
-        Read::Buffer { buffer, len } => stage_rows(ctx, enc, buffer, 1, *len as usize, *len as usize),
+        Read::Buffer { buffer, len } => {
+            stage_rows(ctx, enc, buffer, 1, *len as usize, *len as usize)
+        }
         Read::Rows {
             buffer,
             rows,

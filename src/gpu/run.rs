@@ -6,6 +6,7 @@
 //! types.
 
 use super::context::GpuContext;
+use super::readback::{read_all, read_buffer_bytes, settle};
 pub use super::staging::Bytes;
 use super::texture::MatrixTexture;
 use super::timer::{Clock, Span};
@@ -14,7 +15,6 @@ use crate::error::Result;
 use crate::matrix::Matrix;
 use crate::precision::Precision;
 use serde::Serialize;
-use super::readback::{read_all, read_buffer_bytes, settle};
 
 /// Sees the accumulation texture after passes (the demos and frame writers use it).
 pub trait Observer {
@@ -378,8 +378,7 @@ pub async fn run_async(
                     let span = Span::begin(ctx)?;
                     let t = Instant::now();
                     // One command buffer: the opening timestamp, the work, the closing one.
-                    let (span_ms, clock) =
-                        span.time_encoded_async(ctx, |enc| record(enc)).await?;
+                    let (span_ms, clock) = span.time_encoded_async(ctx, |enc| record(enc)).await?;
                     wall = ms(t);
                     device = (clock == Clock::GpuTimestamp).then_some(span_ms);
                     repeats_ms.extend(device);
@@ -449,7 +448,8 @@ fn waits_once(ctx: &GpuContext, work: &Work, observed: bool) -> bool {
             .steps
             .iter()
             .all(|s| s.phase != Phase::Copy && s.observe.is_none())
-        && !ctx.has(wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)
+        && !ctx
+            .has(wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)
 }
 
 /// Submit `steps` in order, calling the observer where they ask; (compute, copy, device) ms.

@@ -250,7 +250,8 @@ impl Span {
 
 /// The span's two timestamps from its read buffer, as (milliseconds, clock).
 async fn read_ticks(ctx: &GpuContext, read: &wgpu::Buffer) -> Result<(f64, Clock)> {
-    let ticks: Vec<u64> = super::readback::map_read(ctx, read, bytemuck::pod_collect_to_vec).await?;
+    let ticks: Vec<u64> =
+        super::readback::map_read(ctx, read, bytemuck::pod_collect_to_vec).await?;
     let period = ctx.queue.get_timestamp_period() as f64;
     let ns = ticks[1].wrapping_sub(ticks[0]) as f64 * period;
     Ok((ns * 1e-6, Clock::GpuTimestamp))

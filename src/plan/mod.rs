@@ -59,6 +59,24 @@ pub async fn multiply_async(ctx: &GpuContext, req: Request<'_>) -> Result<Outcom
     multiply_awaiting(Some(ctx), req).await
 }
 
+/// Measure the driver's loop cap in the stage `method` loops in, as far as an m×k·k×n product
+/// needs ([`GpuContext::stage_loops_async`]); nothing for a method without shader loops. The
+/// plan does it on its own (blocking natively, first in a browser); a page calls it to time the
+/// probe apart from the product.
+pub async fn measure_loops(
+    ctx: &GpuContext,
+    method: Method,
+    m: usize,
+    k: usize,
+    n: usize,
+) -> Result<()> {
+    if let Some(loops) = method.loops() {
+        let need = (loops.iterations)(&ctx.limits, m, k, n);
+        ctx.stage_loops_async(loops.stage, need).await?;
+    }
+    Ok(())
+}
+
 /// The entry point's one body, which [`multiply`] blocks on and [`multiply_async`] awaits.
 async fn multiply_awaiting(ctx: Option<&GpuContext>, req: Request<'_>) -> Result<Outcome> {
     validate(&req)?;
@@ -79,8 +97,8 @@ async fn multiply_awaiting(ctx: Option<&GpuContext>, req: Request<'_>) -> Result
     // Natively the plan measures it only once the sizes fit, so a product over a limit is
     // refused before anything touches the device.
     #[cfg(target_arch = "wasm32")]
-    if let (Some(c), true) = (ctx, method.is_gpu()) {
-        c.loop_cap_async().await?;
+    if let Some(c) = ctx {
+        measure_loops(c, method, a.rows, a.cols, b.cols).await?;
     }
     let observed = observer.is_some();
     if let (Some(c), true) = (ctx, method.is_gpu())

@@ -609,9 +609,8 @@ fn loop_cap(
     (m, k, n): (usize, usize, usize),
 ) -> Result<Option<u32>> {
     Ok(match loop_fits(ctx, runs_as(fam, method), m, k, n) {
-        Err(Error::Limit { .. }) => {
-            loop_budget(ctx, runs_as(fam, method))?.map(|(_, measured, _)| measured.iterations())
-        }
+        Err(Error::Limit { .. }) => loop_budget(ctx, runs_as(fam, method), (m, k, n))?
+            .map(|(_, measured, _)| measured.iterations()),
         _ => None,
     })
 }

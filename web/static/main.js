@@ -135,6 +135,7 @@ async function go(params) {
       const f = (v) => v === null || v === undefined ? "?" : v < 10 ? v.toFixed(1) : Math.round(v);
       timeLine.textContent = `time: ${f(ms)} ms in this page, from the call to the checked result: `
         + (t.context_ms > 0 ? `opening the device ${f(t.context_ms)} ms, ` : "")
+        + (t.loop_cap_ms >= 0.05 ? `measuring its loop cap ${f(t.loop_cap_ms)} ms, ` : "")
         + `setup ${f(t.setup_ms)}, upload ${f(t.upload_ms)}, compute ${f(t.compute_ms)}`
         + (t.device_ms !== null && t.device_ms !== undefined ? ` (GPU ${f(t.device_ms)})` : "")
         + `, readback ${f(t.readback_ms)}, CPU reference ${obj.reference_cached ? "at hand" : f(t.reference_ms)} ms `

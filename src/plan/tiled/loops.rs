@@ -17,27 +17,27 @@ pub(super) fn runs_as(fam: Family, method: Method) -> Method {
     }
 }
 
-/// What the driver lets one invocation of `method`'s shaders run: the measured loop cap of the
-/// method's stage and the iterations the plan allows (the cap less [`LOOP_MARGIN`]); `None` for
-/// a method without shader loops (the CPU methods), whose stage the adapter lacks, or on a lost
-/// device.
+/// What the driver lets one invocation of `method`'s shaders run on an m×k·k×n product: the
+/// measured loop cap of the method's stage (measured as far as the whole of k needs) and the
+/// iterations the plan allows (the cap less [`LOOP_MARGIN`]); `None` for a method without shader
+/// loops (the CPU methods), whose stage the adapter lacks, or on a lost device.
 pub(super) fn loop_budget(
     ctx: &GpuContext,
     method: Method,
+    (m, k, n): (usize, usize, usize),
 ) -> Result<Option<(Loops, StageLoops, u64)>> {
     let Some(loops) = method.loops() else {
         return Ok(None);
     };
-    let cap = match ctx.loop_cap() {
-        Ok(cap) => cap,
+    let need = (loops.iterations)(&ctx.limits, m, k, n);
+    let measured = match ctx.stage_loops(loops.stage, need) {
+        Ok(Some(measured)) => measured,
+        // No compute shaders here: a compute method fails on its own, naming what is missing.
+        Ok(None) => return Ok(None),
         // The device is gone: the method's own checks refuse the product or its first GPU call
         // reports the loss, and no product can come back to be cut short.
         Err(Error::DeviceLost(_)) => return Ok(None),
         Err(e) => return Err(e),
-    };
-    // No compute shaders here: a compute method fails on its own, naming what is missing.
-    let Ok(measured) = cap.stage(loops.stage) else {
-        return Ok(None);
     };
     let cap = measured.iterations() as u64;
     Ok(Some((loops, measured, cap - cap / LOOP_MARGIN)))
@@ -46,7 +46,7 @@ pub(super) fn loop_budget(
 /// `Ok` if no shader invocation of `method` on an m×k·k×n product runs more loop iterations
 /// than the driver allows (the cap less its margin), else an [`Error::Limit`] naming the cap.
 pub fn loop_fits(ctx: &GpuContext, method: Method, m: usize, k: usize, n: usize) -> Result<()> {
-    let Some((loops, measured, budget)) = loop_budget(ctx, method)? else {
+    let Some((loops, measured, budget)) = loop_budget(ctx, method, (m, k, n))? else {
         return Ok(());
     };
     let need = (loops.iterations)(&ctx.limits, m, k, n);
@@ -74,7 +74,7 @@ pub fn loop_fits(ctx: &GpuContext, method: Method, m: usize, k: usize, n: usize)
 /// the driver's loop cap (`k` itself where the method has no loops that grow with k); 1 when
 /// not even k' = 1 is under it (then [`loop_fits`] names the limit).
 pub fn max_loop_k(ctx: &GpuContext, method: Method, m: usize, n: usize, k: usize) -> Result<usize> {
-    let Some((loops, _, budget)) = loop_budget(ctx, method)? else {
+    let Some((loops, _, budget)) = loop_budget(ctx, method, (m, k, n))? else {
         return Ok(k);
     };
     let fits = |k: usize| (loops.iterations)(&ctx.limits, m, k, n) <= budget;
