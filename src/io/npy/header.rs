@@ -51,12 +51,12 @@ impl Descr {
                     (b'c', Some(b)) => format!("complex{b}"),
                     (b'm', _) => "timedelta64".into(),
                     (b'M', _) => "datetime64".into(),
-                    (b'S' | b'a', _) => format!("bytes '{}'", t.text),
-                    (b'U', _) => format!("str '{}'", t.text),
-                    _ => format!("'{}'", t.text),
+                    (b'S' | b'a', _) => format!("bytes '{}'", snippet_str(&t.text)),
+                    (b'U', _) => format!("str '{}'", snippet_str(&t.text)),
+                    _ => format!("'{}'", snippet_str(&t.text)),
                 }
             }
-            Descr::Unknown(s) => format!("'{s}'"),
+            Descr::Unknown(s) => format!("'{}'", snippet_str(s)),
             Descr::Structured(s) => format!("structured {}", snippet(s)),
         }
     }
@@ -258,12 +258,13 @@ impl<'t> Parser<'t> {
     }
 }
 
+/// `s`, cut to 24 characters, for messages.
 fn snippet_str(s: &str) -> String {
-    if s.len() > 24 {
-        format!("{}…", &s[..24])
-    } else {
-        s.to_string()
+    let mut t: String = s.chars().take(24).collect();
+    if s.chars().nth(24).is_some() {
+        t.push('…');
     }
+    t
 }
 
 const KEYS: &str = "'descr', 'fortran_order' and 'shape'";
