@@ -1058,3 +1058,345 @@ fn npy_reader_reads_no_more_than_the_header_promises() {
     );
     assert!(t.elapsed().as_secs_f64() < 2.0, "took {:?}", t.elapsed());
 }
+
+/// What our reader should make of a .npy file, as npyz (an independent implementation) reads it:
+/// the matrices of a 2-D or 3-D C-order float array (a Fortran-order array too where at most one
+/// dimension exceeds 1, the same layout), or an error naming the reason otherwise.
+fn check_npy_against_npyz(what: &str, ours: &[u8], reference: &[u8]) {
+    let npy = npyz::NpyFile::new(reference).unwrap_or_else(|e| panic!("{what}: npyz: {e}"));
+    let shape: Vec<usize> = npy.shape().iter().map(|&d| d as usize).collect();
+    let fortran = npy.order() == npyz::Order::Fortran;
+    let npyz::DType::Plain(ts) = npy.dtype() else {
+        panic!("{what}: npyz read a structured dtype")
+    };
+    let want_dtype = match ts.size_field() {
+        4 => rendermm::io::Dtype::F32,
+        _ => rendermm::io::Dtype::F64,
+    };
+    let data: Vec<f32> = if want_dtype == rendermm::io::Dtype::F32 {
+        npy.into_vec::<f32>().unwrap()
+    } else {
+        npy.into_vec::<f64>()
+            .unwrap()
+            .into_iter()
+            .map(|v| v as f32)
+            .collect()
+    };
+    let r = rendermm::io::parse_npy_batch(ours);
+    if fortran && shape.iter().filter(|&&d| d > 1).count() > 1 {
+        assert_err_mentions(r, &["Fortran"]);
+        return;
+    }
+    let shape_text = match &shape[..] {
+        [d] => format!("({d},)"),
+        s => format!(
+            "({})",
+            s.iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    match shape[..] {
+        [rows, cols] => {
+            let ms = r.unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(ms.len(), 1, "{what}");
+            assert_eq!(ms[0].shape(), (rows, cols), "{what}");
+            assert_eq!(ms[0].data, data, "{what}");
+        }
+        [batch, rows, cols] => {
+            let ms = r.unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(ms.len(), batch, "{what}");
+            assert!(ms.iter().all(|m| m.shape() == (rows, cols)), "{what}");
+            let all: Vec<f32> = ms.iter().flat_map(|m| m.data.iter().copied()).collect();
+            if rows * cols > 0 {
+                assert_eq!(all, data, "{what}");
+            }
+        }
+        _ => assert_err_mentions(r, &[&format!("{}-D", shape.len()), &shape_text]),
+    }
+    if shape.len() == 2 {
+        let dir = TempDir::new("npyz-typed");
+        let p = dir.write("t.npy", ours);
+        let (_, dtype) = rendermm::io::read_matrix_typed(&p).unwrap();
+        assert_eq!(dtype, Some(want_dtype), "{what}");
+    }
+}
+
+/// Our .npy header parser reads every header NumPy writes (and the spellings it accepts: native
+/// and not-applicable byte orders, double quotes, other key orders, any whitespace, trailing
+/// commas or none) as npyz does: the same shape, dtype, order and data.
+#[test]
+fn npy_header_parser_agrees_with_npyz() {
+    let native = if cfg!(target_endian = "little") {
+        '<'
+    } else {
+        '>'
+    };
+    let mut rng = StdRng::seed_from_u64(0x4e50);
+    let shapes: [(&str, &[usize]); 9] = [
+        ("()", &[]),
+        ("(0,)", &[0]),
+        ("(5,)", &[5]),
+        ("(5, )", &[5]),
+        ("(2, 3)", &[2, 3]),
+        ("(2,3,)", &[2, 3]),
+        ("(2, 3, 4)", &[2, 3, 4]),
+        ("(1, 1)", &[1, 1]),
+        ("(1, 6)", &[1, 6]),
+    ];
+    let mut checked = 0;
+    for descr in ["<f4", ">f4", "=f4", "|f4", "f4", "<f8", ">f8", "=f8"] {
+        let big = descr.starts_with('>') || (!descr.starts_with('<') && native == '>');
+        let wide = descr.ends_with('8');
+        // npyz takes only explicit byte orders: its header names this machine's.
+        let explicit = match descr.as_bytes()[0] {
+            b'<' | b'>' => descr.to_string(),
+            _ => format!("{native}{}", descr.trim_start_matches(['=', '|'])),
+        };
+        for (shape, dims) in shapes {
+            let count: usize = dims.iter().product();
+            let vals: Vec<f64> = (0..count).map(|_| rng.random_range(-1e3..1e3)).collect();
+            let data: Vec<u8> = vals
+                .iter()
+                .flat_map(|&v| match (wide, big) {
+                    (true, true) => v.to_be_bytes().to_vec(),
+                    (true, false) => v.to_le_bytes().to_vec(),
+                    (false, true) => (v as f32).to_be_bytes().to_vec(),
+                    (false, false) => (v as f32).to_le_bytes().to_vec(),
+                })
+                .collect();
+            for fortran in [false, true] {
+                let f = if fortran { "True" } else { "False" };
+                let styles = |d: &str| {
+                    [
+                        format!("{{'descr': '{d}', 'fortran_order': {f}, 'shape': {shape}, }}"),
+                        format!(
+                            "{{ \"descr\" :\t\"{d}\" ,\n  \"fortran_order\":{f},\"shape\"\n:  {shape}\n}}"
+                        ),
+                        format!("{{'shape': {shape}, 'fortran_order': {f}, 'descr': \"{d}\"}}"),
+                    ]
+                };
+                // npyz reads NumPy's own spelling (its Python-literal grammar takes no newlines
+                // inside the dict, which Python and so NumPy's reader do).
+                let reference = npy_with_header(&styles(&explicit)[0], &data);
+                for ours in styles(descr) {
+                    check_npy_against_npyz(&ours, &npy_with_header(&ours, &data), &reference);
+                    checked += 1;
+                }
+            }
+        }
+    }
+    // Files written by npyz's own writer, in both orders and byte orders.
+    for (descr, fortran) in [("<f4", false), (">f8", false), ("<f8", true), (">f4", true)] {
+        for dims in [&[2u64, 3][..], &[2, 3, 4], &[1, 1], &[0, 3], &[4, 1], &[3]] {
+            let count: u64 = dims.iter().product();
+            let mut buf = Vec::new();
+            let order = if fortran {
+                npyz::Order::Fortran
+            } else {
+                npyz::Order::C
+            };
+            let dtype = npyz::DType::Plain(descr.parse().unwrap());
+            let vals = (0..count).map(|i| i as f64 * 0.75 - 3.0);
+            if descr.ends_with('4') {
+                use npyz::WriterBuilder;
+                let mut w = npyz::WriteOptions::<f32>::new()
+                    .dtype(dtype)
+                    .shape(dims)
+                    .order(order)
+                    .writer(&mut buf)
+                    .begin_nd()
+                    .unwrap();
+                w.extend(vals.map(|v| v as f32)).unwrap();
+                w.finish().unwrap();
+            } else {
+                use npyz::WriterBuilder;
+                let mut w = npyz::WriteOptions::<f64>::new()
+                    .dtype(dtype)
+                    .shape(dims)
+                    .order(order)
+                    .writer(&mut buf)
+                    .begin_nd()
+                    .unwrap();
+                w.extend(vals).unwrap();
+                w.finish().unwrap();
+            }
+            check_npy_against_npyz(&format!("npyz {descr} {dims:?} {order:?}"), &buf, &buf);
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 8 * 9 * 2 * 3 + 4 * 6);
+}
+
+/// Malformed .npy headers each give one line naming what is wrong, never a panic and never a
+/// matrix: NumPy's reader refuses every one of them (a dict of exactly the keys 'descr',
+/// 'fortran_order' and 'shape', the shape a tuple of non-negative integers).
+#[test]
+fn npy_malformed_headers_name_the_problem() {
+    let ok = "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1), }";
+    // The well-formed header reads, so each refusal below is the header's doing.
+    assert_eq!(
+        rendermm::io::parse_npy(&npy_with_header(ok, &[0; 4]))
+            .unwrap()
+            .shape(),
+        (1, 1)
+    );
+    let cases: &[(&str, &[&str])] = &[
+        (
+            "{'descr': '<f4', 'shape': (1, 1), }",
+            &["no 'fortran_order' key"],
+        ),
+        (
+            "{'fortran_order': False, 'shape': (1, 1)}",
+            &["no 'descr' key"],
+        ),
+        (
+            "{'descr': '<f4', 'fortran_order': False}",
+            &["no 'shape' key"],
+        ),
+        (
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1), 'extra': 1, }",
+            &["unexpected key 'extra'"],
+        ),
+        (
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1), 'shape': (1, 1), }",
+            &["'shape' appears twice"],
+        ),
+        (
+            "{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (1, 1)}",
+            &["'descr' appears twice"],
+        ),
+        (
+            "{'descr': \"<f4', 'fortran_order': False, 'shape': (1, 1), }",
+            &["unterminated string"],
+        ),
+        (
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1), 'sha",
+            &["unterminated string"],
+        ),
+        (
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (-1, 1), }",
+            &["unexpected '-'"],
+        ),
+        (
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (1.0, 1), }",
+            &["unexpected '.'"],
+        ),
+        (
+            "{'descr': '<f4', 'fortran_order': False, 'shape': ('1', 1), }",
+            &["'shape'", "holding a string"],
+        ),
+        (
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (True, 1), }",
+            &["'shape'", "holding a bool"],
+        ),
+        (
+            "{'descr': '<f4', 'fortran_order': False, 'shape': 3, }",
+            &["'shape'", "is an integer, not a tuple"],
+        ),
+        // `(1)` is the integer 1 in Python, not a tuple.
+        (
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (1), }",
+            &["'shape'", "is an integer, not a tuple"],
+        ),
+        (
+            "{'descr': '<f4', 'fortran_order': False, 'shape': ((1, 1),), }",
+            &["'shape'", "holding a tuple"],
+        ),
+        (
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (0x1, 1), }",
+            &["'0x1'", "not a plain decimal integer"],
+        ),
+        (
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (01, 1), }",
+            &["'01'", "not a Python integer"],
+        ),
+        (
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999, 1), }",
+            &["99999999999999999999", "too large"],
+        ),
+        (
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (1 1), }",
+            &["expected ',' or ')'"],
+        ),
+        (
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1), ",
+            &["expected a quoted key or '}'", "end of the header"],
+        ),
+        (
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1)} x",
+            &["unexpected 'x'", "after the dict"],
+        ),
+        (
+            "{'descr': '<f4' 'fortran_order': False, 'shape': (1, 1)}",
+            &["expected ',' or '}'"],
+        ),
+        (
+            "{'descr' '<f4', 'fortran_order': False, 'shape': (1, 1)}",
+            &["expected ':' after the key 'descr'"],
+        ),
+        (
+            "{descr: '<f4', 'fortran_order': False, 'shape': (1, 1)}",
+            &["expected a quoted key"],
+        ),
+        (
+            "{'descr': '<f4', 'fortran_order': 'False', 'shape': (1, 1)}",
+            &["'fortran_order' is a string, not True or False"],
+        ),
+        (
+            "{'descr': '<f4', 'fortran_order': false, 'shape': (1, 1)}",
+            &["unexpected name 'false'"],
+        ),
+        (
+            "{'descr': 4, 'fortran_order': False, 'shape': (1, 1)}",
+            &["'descr' is an integer"],
+        ),
+        (
+            "{'descr': 'f', 'fortran_order': False, 'shape': (1, 1)}",
+            &["unsupported dtype 'f'"],
+        ),
+        (
+            "{'descr': '<f4[s]', 'fortran_order': False, 'shape': (1, 1)}",
+            &["unsupported dtype '<f4[s]'"],
+        ),
+        (
+            "{'descr': '<m8[s]', 'fortran_order': False, 'shape': (1, 1)}",
+            &["unsupported dtype timedelta64"],
+        ),
+        (
+            "{'descr': '<M8[D]', 'fortran_order': False, 'shape': (1, 1)}",
+            &["unsupported dtype datetime64"],
+        ),
+        (
+            "{'descr': '<U10', 'fortran_order': False, 'shape': (1, 1)}",
+            &["unsupported dtype str '<U10'"],
+        ),
+        (
+            "{'descr': '|S5', 'fortran_order': False, 'shape': (1, 1)}",
+            &["unsupported dtype bytes '|S5'"],
+        ),
+        (
+            "{'descr': '|b1', 'fortran_order': False, 'shape': (1, 1)}",
+            &["unsupported dtype bool"],
+        ),
+        (
+            "{'descr': [('x', '<f4'), ('y', '<f4')], 'fortran_order': False, 'shape': (1,)}",
+            &["unsupported dtype structured", "('x', '<f4')", "float32"],
+        ),
+        ("[('descr', '<f4')]", &["expected '{'"]),
+        ("", &["expected '{'", "end of the header"]),
+    ];
+    for (header, words) in cases {
+        let bytes = npy_with_header(header, &[0; 8]);
+        for r in [
+            rendermm::io::parse_npy(&bytes).map(|m| vec![m]),
+            rendermm::io::parse_npy_batch(&bytes),
+        ] {
+            let msg = format_err(r);
+            for w in *words {
+                assert!(msg.contains(w), "{header}: {msg:?} should mention {w:?}");
+            }
+        }
+    }
+}

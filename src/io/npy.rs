@@ -1,11 +1,16 @@
-//! NumPy .npy files. The header is parsed by `npyz` after our own checks, which keep hostile
-//! headers (huge, deeply nested, arithmetic in literals, non-ASCII escapes, overflowing shapes) away
-//! from code paths that could allocate without bound or panic. The data is decoded here.
+//! NumPy .npy files, header and data both read here. The header is the subset of a Python
+//! literal that NumPy writes (a dict of `descr`, `fortran_order` and `shape`, with quoted
+//! strings, `True`/`False` and tuples of integers; [`header`]), not Python's whole grammar: a
+//! small parser keeps the browser build small, and hostile headers (huge, deeply nested,
+//! arithmetic in literals, non-ASCII escapes, overflowing shapes) are refused with one line
+//! before anything is allocated for them.
 
-use super::{Dtype, snippet};
+mod header;
+
+use super::Dtype;
 use crate::error::{Error, Result};
 use crate::matrix::Matrix;
-use npyz::{DType, Endianness, NpyFile, Order, TypeChar};
+use header::Descr;
 use std::io::Read;
 use std::path::Path;
 
@@ -29,7 +34,7 @@ pub(super) struct Array {
 /// What a header says: the shape, the element width and byte order, and where the data starts.
 struct Header {
     shape: Vec<usize>,
-    dtype: DType,
+    dtype: Descr,
     width: usize,
     big_endian: bool,
     data_start: usize,
@@ -159,29 +164,7 @@ pub(super) fn batch_of(path: &Path, a: Array) -> Result<(Vec<Matrix>, Dtype)> {
     Ok((batch, dtype))
 }
 
-/// A NumPy-style name for a dtype, for error messages.
-fn dtype_name(dtype: &DType) -> String {
-    match dtype {
-        DType::Plain(ts) => {
-            let bits = ts.size_field().saturating_mul(8);
-            match ts.type_char() {
-                TypeChar::Bool => "bool".into(),
-                TypeChar::Int => format!("int{bits}"),
-                TypeChar::Uint => format!("uint{bits}"),
-                TypeChar::Float => format!("float{bits}"),
-                TypeChar::Complex => format!("complex{bits}"),
-                TypeChar::TimeDelta => "timedelta64".into(),
-                TypeChar::DateTime => "datetime64".into(),
-                TypeChar::ByteStr => format!("bytes '{ts}'"),
-                TypeChar::UnicodeStr => format!("str '{ts}'"),
-                _ => format!("'{ts}'"),
-            }
-        }
-        other => format!("structured {}", snippet(&other.descr())),
-    }
-}
-
-/// Reject header text outside the plain subset NumPy writes, before `npyz` sees it: ASCII only, no
+/// Reject header text outside the plain subset NumPy writes, before it is parsed: ASCII only, no
 /// backslash escapes, and outside string literals only names, digits, brackets, commas, colons and
 /// whitespace (so no `+`/`-` arithmetic or floats), with bounded nesting.
 fn check_header_text(text: &[u8]) -> std::result::Result<(), String> {
@@ -229,34 +212,6 @@ fn check_header_text(text: &[u8]) -> std::result::Result<(), String> {
         }
     }
     Ok(())
-}
-
-/// The `'shape': (...)` tuple of the header, found without `npyz` so that its size can be checked
-/// before `npyz` multiplies the dimensions together.
-fn scan_shape(text: &str) -> Option<Vec<u64>> {
-    for key in ["'shape'", "\"shape\""] {
-        for (pos, _) in text.match_indices(key) {
-            let Some(rest) = text[pos + key.len()..].trim_start().strip_prefix(':') else {
-                continue;
-            };
-            let rest = rest.trim_start();
-            let close = match rest.as_bytes().first()? {
-                b'(' => ')',
-                b'[' => ']',
-                _ => return None,
-            };
-            let end = rest.find(close)?;
-            let mut dims = Vec::new();
-            for part in rest[1..end].split(',') {
-                let p = part.trim();
-                if !p.is_empty() {
-                    dims.push(p.parse::<u64>().ok()?);
-                }
-            }
-            return Some(dims);
-        }
-    }
-    None
 }
 
 /// The preamble (magic, version, header length) at the start of `bytes`: where the header text
@@ -309,42 +264,6 @@ fn preamble(path: &Path, bytes: &[u8]) -> Result<(usize, usize)> {
     Ok((text_start, header_len))
 }
 
-/// The `'descr'` value of the header, if it is one of NumPy's spellings of a number type that
-/// npyz does not take (`=f4` and `f4` native order, `|f4` order not applicable), with the same
-/// type in explicit byte order: this machine's, as NumPy reads them.
-fn native_descr(text: &str) -> Option<(std::ops::Range<usize>, String)> {
-    for key in ["'descr'", "\"descr\""] {
-        let Some(pos) = text.find(key) else { continue };
-        let after = pos + key.len();
-        let rest = &text[after..];
-        let colon = rest.find(':')?;
-        if !rest[..colon].trim().is_empty() {
-            return None;
-        }
-        let value = &rest[colon + 1..];
-        let lead = value.len() - value.trim_start().len();
-        let value = value.trim_start();
-        let q = value.chars().next().filter(|&c| c == '\'' || c == '"')?;
-        let end = value[1..].find(q)?;
-        let inner = &value[1..1 + end];
-        let plain = inner.strip_prefix(['=', '|']).unwrap_or(inner);
-        let numeric = plain.len() >= 2
-            && matches!(plain.as_bytes()[0], b'f' | b'i' | b'u' | b'c')
-            && plain[1..].bytes().all(|b| b.is_ascii_digit());
-        if !numeric || plain.len() > 4 {
-            return None;
-        }
-        let order = if cfg!(target_endian = "little") {
-            '<'
-        } else {
-            '>'
-        };
-        let start = after + colon + 1 + lead + 1;
-        return Some((start..start + inner.len(), format!("{order}{plain}")));
-    }
-    None
-}
-
 /// Where the data starts, and the header's text: within the size limit, all there, and
 /// ASCII.
 fn header_text<'b>(path: &Path, bytes: &'b [u8]) -> Result<(usize, &'b str)> {
@@ -370,40 +289,25 @@ fn header_text<'b>(path: &Path, bytes: &'b [u8]) -> Result<(usize, &'b str)> {
     Ok((data_start, text))
 }
 
-/// The preamble and the header text, with NumPy's native-order spellings of the float types
-/// made explicit.
-fn explicit_header(bytes: &[u8], data_start: usize, text: &str) -> Vec<u8> {
-    let mut header_bytes = bytes[..data_start].to_vec();
-    if let Some((range, explicit)) = native_descr(text) {
-        let mut t = text.to_string();
-        t.replace_range(range, &explicit);
-        header_bytes = Vec::with_capacity(12 + t.len());
-        header_bytes.extend_from_slice(MAGIC);
-        header_bytes.extend_from_slice(&[bytes[6].max(2), 0]);
-        header_bytes.extend_from_slice(&(t.len() as u32).to_le_bytes());
-        header_bytes.extend_from_slice(t.as_bytes());
-    }
-    header_bytes
-}
-
-/// The bytes per element of a float32 or float64 dtype and whether it is big-endian; the
-/// message for any other dtype.
-fn float_width(dtype: &DType) -> std::result::Result<(usize, bool), String> {
-    let unsupported = || {
-        format!(
-            "unsupported dtype {}; use float32 or float64",
-            dtype_name(dtype)
-        )
-    };
-    let DType::Plain(ts) = dtype else {
+/// The bytes per element of a float32 or float64 dtype and whether it is big-endian (`=`, `|`
+/// and no order character mean this machine's order, as NumPy reads them); the message for any
+/// other dtype.
+fn float_width(dtype: &Descr) -> std::result::Result<(usize, bool), String> {
+    let unsupported = || format!("unsupported dtype {}; use float32 or float64", dtype.name());
+    let Descr::Plain(ts) = dtype else {
         return Err(unsupported());
     };
-    let width = match (ts.type_char(), ts.size_field()) {
-        (TypeChar::Float, 4) => 4usize,
-        (TypeChar::Float, 8) => 8,
+    let width = match (ts.kind, ts.size) {
+        (b'f', Some(4)) => 4usize,
+        (b'f', Some(8)) => 8,
         _ => return Err(unsupported()),
     };
-    Ok((width, ts.endianness() == Endianness::Big))
+    let big_endian = match ts.order {
+        b'>' => true,
+        b'<' => false,
+        _ => cfg!(target_endian = "big"),
+    };
+    Ok((width, big_endian))
 }
 
 /// Parse the header at the start of `bytes` (which must hold at least the whole header; the
@@ -412,13 +316,10 @@ fn parse_header(path: &Path, bytes: &[u8]) -> Result<Header> {
     let err = |msg: String| Error::format(path, msg);
     let (data_start, text) = header_text(path, bytes)?;
 
-    let declared = scan_shape(text).ok_or_else(|| {
-        err(format!(
-            "the .npy header has no 'shape' tuple of non-negative integers: {}",
-            snippet(text.trim())
-        ))
-    })?;
-    // Every partial product of the nonzero dimensions must fit (npyz computes strides from them).
+    let dict = header::parse(text, MAX_NESTING).map_err(err)?;
+    let declared = dict.shape;
+    // Every partial product of the nonzero dimensions must fit: no real array, empty or not,
+    // has more elements along its other dimensions than u64 can count.
     let nonzero_product = declared
         .iter()
         .filter(|&&d| d != 0)
@@ -430,32 +331,10 @@ fn parse_header(path: &Path, bytes: &[u8]) -> Result<Header> {
         )));
     }
 
-    // npyz reads the header only: hand it the preamble and the text (NumPy's native-order
-    // spellings of the float types made explicit first).
-    let header_bytes = explicit_header(bytes, data_start, text);
-    // npyz's parse errors draw the header over several lines with a caret; keep the first line
-    // (it names the position) and a short excerpt, so the error stays one line.
-    let npy = NpyFile::new(&header_bytes[..]).map_err(|e| {
-        let e = e.to_string();
-        let first = e.lines().next().unwrap_or("").trim();
-        err(format!(
-            "invalid .npy header {}: {}",
-            snippet(text.trim()),
-            first.split_whitespace().collect::<Vec<_>>().join(" ")
-        ))
-    })?;
-    let header = npy.header();
-    if header.shape() != declared.as_slice() {
-        return Err(err(format!(
-            "could not read the shape in the .npy header {}",
-            snippet(text.trim())
-        )));
-    }
-
-    let dtype = header.dtype();
+    let dtype = dict.descr;
     let (width, big_endian) = float_width(&dtype).map_err(err)?;
 
-    if header.order() == Order::Fortran && declared.iter().filter(|&&d| d > 1).count() > 1 {
+    if dict.fortran_order && declared.iter().filter(|&&d| d > 1).count() > 1 {
         return Err(err(
             "Fortran-order (column-major) .npy arrays are not supported; save a C-order array, e.g. numpy.save(path, numpy.ascontiguousarray(a))"
                 .into(),
@@ -498,7 +377,7 @@ fn check_data_len(path: &Path, h: &Header, have: u64) -> Result<()> {
             format!(
                 "truncated .npy file: shape {} of {} needs {needed} data bytes but only {have} follow the header",
                 shape_str(&h.shape),
-                dtype_name(&h.dtype),
+                h.dtype.name(),
             ),
         ));
     }
@@ -509,7 +388,7 @@ fn check_data_len(path: &Path, h: &Header, have: u64) -> Result<()> {
                 "the .npy file has {} unexpected bytes after the {needed} data bytes of shape {} {}",
                 have - needed,
                 shape_str(&h.shape),
-                dtype_name(&h.dtype)
+                h.dtype.name()
             ),
         ));
     }
