@@ -56,4 +56,4 @@ if [[ "$profile" == release && "${RENDERMM_WASM_OPT:-1}" != 0 ]]; then
   fi
 fi
 cp static/index.html static/main.js dist/
-echo "built $here/dist ($(du -sh dist | cut -f1)); serve it with web/serve.sh"
+echo "built $here/dist ($(du -sh dist | cut -f1); the wasm $(stat -c %s "$wasm") bytes, $(gzip -6 -c "$wasm" | wc -c) gzipped); serve it with web/serve.sh"

@@ -14,9 +14,9 @@ mod bandwidth;
 
 use bandwidth::{Copy, copy_bandwidth};
 
-const SHADER: &str = include_str!("../../shaders/ceilings.wgsl");
+const SHADER: &str = include_str!(concat!(env!("OUT_DIR"), "/shaders/ceilings.wgsl"));
 /// The tensor-core ceiling's shader, apart because it needs `enable wgpu_cooperative_matrix`.
-const SHADER_MMA: &str = include_str!("../../shaders/ceiling_mma.wgsl");
+const SHADER_MMA: &str = include_str!(concat!(env!("OUT_DIR"), "/shaders/ceiling_mma.wgsl"));
 
 /// Flops per step of `cs_mma` per subgroup: 16 multiply-adds of 16×16×16 fragments.
 const MMA_FLOPS_PER_STEP: f64 = 16.0 * 2.0 * 16.0 * 16.0 * 16.0;

@@ -16,7 +16,7 @@ use crate::precision::Precision;
 use glam::Vec3;
 use std::collections::HashMap;
 
-const SHADER: &str = include_str!("../../shaders/demo.wgsl");
+const SHADER: &str = include_str!(concat!(env!("OUT_DIR"), "/shaders/demo.wgsl"));
 const MAX_PANELS: usize = 8;
 const MAX_QUADS: usize = 128;
 /// The format of offscreen frames (PNG, GIF, screenshots).

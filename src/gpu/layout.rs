@@ -18,7 +18,7 @@ use super::context::GpuContext;
 use crate::error::{Error, Result};
 use crate::matrix::Matrix;
 
-const SHADER: &str = include_str!("../../shaders/layout.wgsl");
+const SHADER: &str = include_str!(concat!(env!("OUT_DIR"), "/shaders/layout.wgsl"));
 /// The shader's tile (and workgroup) side.
 const TILE: usize = 16;
 

@@ -30,8 +30,9 @@ use super::texture::MatrixTexture;
 use crate::error::{Error, Result};
 use serde::Serialize;
 
-const SHADER: &str = include_str!("../../shaders/loop_cap.wgsl");
-const FRAGMENT_SHADER: &str = include_str!("../../shaders/loop_cap_fragment.wgsl");
+const SHADER: &str = include_str!(concat!(env!("OUT_DIR"), "/shaders/loop_cap.wgsl"));
+const FRAGMENT_SHADER: &str =
+    include_str!(concat!(env!("OUT_DIR"), "/shaders/loop_cap_fragment.wgsl"));
 
 /// Iterations each probe loop is asked for at most: past any cap worth knowing of (Mesa's is
 /// 65 535), and few enough that a GPU without a cap runs the two loops of one invocation in

@@ -20,7 +20,7 @@ use crate::error::{Error, Result};
 use crate::gpu::compute::{Kernel, Plan};
 use crate::methods::Method;
 
-const SHADER: &str = include_str!("../../shaders/cannon.wgsl");
+const SHADER: &str = include_str!(concat!(env!("OUT_DIR"), "/shaders/cannon.wgsl"));
 
 /// The largest square n the single workgroup accepts under `limits`.
 pub fn max_square(limits: &wgpu::Limits) -> usize {

@@ -17,7 +17,7 @@
 use crate::gpu::compute::{Kernel, Plan, groups_for};
 use crate::methods::Method;
 
-const SHADER: &str = include_str!("../../shaders/cannon_tiled.wgsl");
+const SHADER: &str = include_str!(concat!(env!("OUT_DIR"), "/shaders/cannon_tiled.wgsl"));
 
 /// O'Neil's TILE_WIDTH.
 pub const TILE: u32 = 8;

@@ -78,9 +78,9 @@ use crate::matrix::Matrix;
 use crate::methods::Method;
 use crate::precision::{F16_MAX, f16_range};
 
-const SHADER: &str = include_str!("../../shaders/coop.wgsl");
+const SHADER: &str = include_str!(concat!(env!("OUT_DIR"), "/shaders/coop.wgsl"));
 /// The variants with several subgroups per workgroup (`sm`·`sn` > 1).
-const SHADER_MULTI: &str = include_str!("../../shaders/coop_multi.wgsl");
+const SHADER_MULTI: &str = include_str!(concat!(env!("OUT_DIR"), "/shaders/coop_multi.wgsl"));
 
 /// The knob that names the variant (read by the command line, [`super::Kernels::from_knobs`]).
 pub const ENV: &str = "RENDERMM_COOP";

@@ -39,7 +39,7 @@ use crate::gpu::compute::{self, Kernel, Operands, Plan};
 use crate::matrix::Matrix;
 use crate::methods::Method;
 
-const SHADER: &str = include_str!("../../shaders/cs_fast.wgsl");
+const SHADER: &str = include_str!(concat!(env!("OUT_DIR"), "/shaders/cs_fast.wgsl"));
 
 /// The knob that names the variant (read by the command line, [`super::Kernels::from_knobs`]).
 pub const ENV: &str = "RENDERMM_CS_FAST";

@@ -11,7 +11,7 @@
 use crate::gpu::compute::{Kernel, Plan, groups_for};
 use crate::methods::Method;
 
-const SHADER: &str = include_str!("../../shaders/cs_naive.wgsl");
+const SHADER: &str = include_str!(concat!(env!("OUT_DIR"), "/shaders/cs_naive.wgsl"));
 const WG: u32 = 16;
 
 /// The one dispatch: ceil(n/16) × ceil(m/16) workgroups of 16×16.

@@ -15,7 +15,7 @@
 use crate::gpu::compute::{Kernel, Plan, groups_for};
 use crate::methods::Method;
 
-const SHADER: &str = include_str!("../../shaders/cs_tiled.wgsl");
+const SHADER: &str = include_str!(concat!(env!("OUT_DIR"), "/shaders/cs_tiled.wgsl"));
 
 /// The one dispatch for tile edge `tile` (16 or 32).
 pub fn plan(tile: u32, m: usize, k: usize, n: usize) -> Plan {

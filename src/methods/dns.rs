@@ -33,8 +33,8 @@ use crate::error::{Error, Result};
 use crate::gpu::compute::{self, Io, Kernel, Plan, Stage, groups_for};
 use crate::methods::Method;
 
-const SHADER: &str = include_str!("../../shaders/dns.wgsl");
-const REDUCE: &str = include_str!("../../shaders/dns_reduce.wgsl");
+const SHADER: &str = include_str!(concat!(env!("OUT_DIR"), "/shaders/dns.wgsl"));
+const REDUCE: &str = include_str!(concat!(env!("OUT_DIR"), "/shaders/dns_reduce.wgsl"));
 
 /// The block of the DNS cube one workgroup holds: `bi` rows of C × `bk` terms × `bj` columns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -24,9 +24,9 @@ pub use packing::{
 
 /// `shaders/hall_blocked.wgsl` with the 8-bit widths' arithmetic it shares (`shaders/u8_widths.wgsl`).
 const SHADER: &str = concat!(
-    include_str!("../../shaders/hall_blocked.wgsl"),
+    include_str!(concat!(env!("OUT_DIR"), "/shaders/hall_blocked.wgsl")),
     "\n",
-    include_str!("../../shaders/u8_widths.wgsl")
+    include_str!(concat!(env!("OUT_DIR"), "/shaders/u8_widths.wgsl"))
 );
 
 /// Bytes of one pass's uniforms (the shaders' `Block`).
@@ -104,9 +104,9 @@ pub fn block_size(ctx: &GpuContext, block: Option<u32>) -> Result<u32> {
 
 /// `shaders/hall_packed.wgsl` with the 8-bit widths' arithmetic it shares (`shaders/u8_widths.wgsl`).
 const PACKED_SHADER: &str = concat!(
-    include_str!("../../shaders/hall_packed.wgsl"),
+    include_str!(concat!(env!("OUT_DIR"), "/shaders/hall_packed.wgsl")),
     "\n",
-    include_str!("../../shaders/u8_widths.wgsl")
+    include_str!(concat!(env!("OUT_DIR"), "/shaders/u8_widths.wgsl"))
 );
 
 pub(super) const PACKED: Variant = Variant {

@@ -34,9 +34,9 @@ use crate::precision::{self, Precision, U8Bits};
 
 /// `shaders/larsen_mcallister.wgsl` with the 8-bit widths' arithmetic it shares (`shaders/u8_widths.wgsl`).
 const SHADER: &str = concat!(
-    include_str!("../../shaders/larsen_mcallister.wgsl"),
+    include_str!(concat!(env!("OUT_DIR"), "/shaders/larsen_mcallister.wgsl")),
     "\n",
-    include_str!("../../shaders/u8_widths.wgsl")
+    include_str!(concat!(env!("OUT_DIR"), "/shaders/u8_widths.wgsl"))
 );
 
 /// Loop iterations of one fragment, for drivers that cap them ([`super::Loops`]): none grows

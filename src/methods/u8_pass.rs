@@ -13,9 +13,9 @@ use crate::precision::{Precision, U8Bits};
 /// `shaders/larsen_mcallister.wgsl` (whose `fs_reduce` is the 16-to-8-bit pass) with the 8-bit
 /// widths' arithmetic it shares (`shaders/u8_widths.wgsl`).
 const SHADER: &str = concat!(
-    include_str!("../../shaders/larsen_mcallister.wgsl"),
+    include_str!(concat!(env!("OUT_DIR"), "/shaders/larsen_mcallister.wgsl")),
     "\n",
-    include_str!("../../shaders/u8_widths.wgsl")
+    include_str!(concat!(env!("OUT_DIR"), "/shaders/u8_widths.wgsl"))
 );
 
 /// The widths of a u8 run ([`Params::u8_bits`]): an error unless they are the default or the

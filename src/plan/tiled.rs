@@ -98,7 +98,7 @@ pub const BUDGET_ENV: &str = "RENDERMM_MEM_BUDGET";
 /// Most tile multiplies a plan may take; a budget that small is refused as a likely typo.
 pub const MAX_TILES: usize = 100_000;
 
-const ADD_SHADER: &str = include_str!("../../shaders/tile_accumulate.wgsl");
+const ADD_SHADER: &str = include_str!(concat!(env!("OUT_DIR"), "/shaders/tile_accumulate.wgsl"));
 
 /// A memory budget and where it came from.
 #[derive(Clone, Debug, Serialize)]

@@ -49,7 +49,7 @@ use crate::reach::graph::{Components, Graph};
 use serde::Serialize;
 use std::time::Instant;
 
-const CLAMP_SHADER: &str = include_str!("../../shaders/reach_clamp.wgsl");
+const CLAMP_SHADER: &str = include_str!(concat!(env!("OUT_DIR"), "/shaders/reach_clamp.wgsl"));
 
 /// The methods whose product stays in a texture, so powers can be chained on the GPU.
 pub const METHODS: &[Method] = &[Method::Lm, Method::HallBlocked, Method::HallPacked];

@@ -14,7 +14,7 @@
 use crate::gpu::compute::Plan;
 use crate::methods::Method;
 
-const SHADER: &str = include_str!("../../../shaders/kk73_2_coalesced.wgsl");
+const SHADER: &str = include_str!(concat!(env!("OUT_DIR"), "/shaders/kk73_2_coalesced.wgsl"));
 
 /// The one dispatch.
 pub fn plan(m: usize, _k: usize, n: usize) -> Plan {

@@ -19,7 +19,10 @@
 use crate::gpu::compute::Plan;
 use crate::methods::Method;
 
-const SHADER: &str = include_str!("../../../shaders/kk73_4_outer_product.wgsl");
+const SHADER: &str = include_str!(concat!(
+    env!("OUT_DIR"),
+    "/shaders/kk73_4_outer_product.wgsl"
+));
 
 /// Loop iterations of one invocation at depth `k`, for drivers that cap them
 /// ([`crate::methods::Loops`]), every loop counted at its trip count + 1: per 16 of k one step

@@ -14,7 +14,7 @@
 use crate::gpu::compute::Plan;
 use crate::methods::Method;
 
-const SHADER: &str = include_str!("../../../shaders/kk73_5_unrolled.wgsl");
+const SHADER: &str = include_str!(concat!(env!("OUT_DIR"), "/shaders/kk73_5_unrolled.wgsl"));
 
 /// The one dispatch.
 pub fn plan(m: usize, _k: usize, n: usize) -> Plan {
