@@ -213,7 +213,9 @@ pub(crate) fn keep_polling(ctx: Rc<GpuContext>) {
                 }
                 was_empty = empty;
                 let spin = RUNNING.with(|r| r.get()) > 0
-                    && SPIN_UNTIL.with(|s| s.get()).is_some_and(|t| Instant::now() < t);
+                    && SPIN_UNTIL
+                        .with(|s| s.get())
+                        .is_some_and(|t| Instant::now() < t);
                 if spin {
                     next_turn().await;
                 } else {

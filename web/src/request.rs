@@ -218,14 +218,16 @@ pub(crate) fn settings_for(req: &Request) -> Settings {
     }
 }
 
-/// The block size the method runs with: the Hall methods' as the demos choose it (as asked, else
-/// about 8 passes); frag-mrt keeps its own.
+/// The block size the method runs with. The Hall methods, when their passes are replayed, as
+/// the demos choose it (as asked, else about 8 passes, so that the replay shows the sum grow);
+/// without a replay a run costs what a plain multiply costs, so the block is the one
+/// `rendermm multiply` takes (as asked, else its default). frag-mrt keeps its own.
 pub(crate) fn block_for(req: &Request) -> Option<u32> {
     let settings = settings_for(req);
-    if settings.kind.ping_pong() {
-        Some(settings.block_for(req.k))
-    } else {
-        req.block
+    match (settings.kind.ping_pong(), req.replays()) {
+        (true, true) => Some(settings.block_for(req.k)),
+        (true, false) => Some(req.block.unwrap_or(rendermm::precision::DEFAULT_BLOCK)),
+        (false, _) => req.block,
     }
 }
 

@@ -81,7 +81,11 @@ impl Show {
         };
         let scene = Scene::build(
             &ctx,
-            &settings_for(&self.req),
+            // The block that ran, so the frame's labels name it.
+            &Settings {
+                block: block_for(&self.req),
+                ..settings_for(&self.req)
+            },
             &self.inputs,
             self.req.precision,
             Some(&product),

@@ -305,6 +305,16 @@ def test_products(page, backend, res):
                       f"{r.get('precision')}, adapter {r.get('adapter')!r}")
 
 
+def test_block_follows_the_replay(page, backend, res):
+    """Hall's methods run about 8 passes when the passes are replayed (so the sum is seen to
+    grow), and without a replay the block `rendermm multiply` takes (32): a plain multiply."""
+    for pace, want in (("0", 4), ("1", 8)):  # k = 100: ceil(100/32) = 4; b = ceil(100/8) = 13: 8
+        r = page.open({"method": "hall-blocked", "size": "5x100x3", "seed": "2", "pace": pace,
+                       "backend": backend})
+        res.check(f"{backend} hall-blocked 5x100x3 pace={pace}: {want} passes",
+                  r.get("passed") is True and r.get("passes") == want, json.dumps(r)[:300])
+
+
 # The u8 case: the page draws u8 inputs in [0, 1), so C's sums pass 1.0 (saturate) more often
 # the longer k is (at k = 13 every one does). k = 3 keeps about a quarter saturated and the rest
 # between 0 and 1, where the 8-bit rounding is what the model checks.
@@ -686,6 +696,7 @@ def main():
             test_own_matrices(page, backend, res)
             test_seed_matches_cli(page, backend, res)
             test_products(page, backend, res)
+            test_block_follows_the_replay(page, backend, res)
             test_precisions(page, backend, res)
             test_compute(page, backend, res)
             test_past_one_texture(page, backend, res)
