@@ -23,6 +23,9 @@ use crate::matrix::Matrix;
 use crate::precision::{self, F16_UNIT_ROUNDOFF, Pipeline, Precision, U8Bits};
 use serde::Serialize;
 
+mod reference;
+pub use reference::Reference;
+
 /// How far a result is from the f64 reference.
 #[derive(Clone, Debug, Serialize)]
 pub struct ErrorStats {
@@ -368,35 +371,6 @@ fn share(r: f64) -> String {
 /// nearest; what it cannot follow is a blend unit that rounds a tie, or a sum the shader
 /// rounded in f32 first, the other way — a spacing at a time, and rarely.
 pub const F16_MODEL_SPACINGS: f64 = 4.0;
-
-/// The f64 reference of one product `a · b`, and |A|·|B| (the scale of the f32 bounds),
-/// each computed once however many results are judged against them: every product the page
-/// makes of the same inputs, every method of a bench table. O(m·k·n) each, on the CPU.
-pub struct Reference {
-    /// A·B in f64, row-major.
-    pub c: Vec<f64>,
-    abs: std::sync::OnceLock<Vec<f64>>,
-}
-
-impl Reference {
-    /// The reference of `a · b`, computed now; |A|·|B| when first needed.
-    pub fn new(a: &Matrix, b: &Matrix) -> Reference {
-        Reference::of(crate::cpu::reference_f64(a, b))
-    }
-
-    /// A reference computed elsewhere.
-    pub fn of(c: Vec<f64>) -> Reference {
-        Reference {
-            c,
-            abs: std::sync::OnceLock::new(),
-        }
-    }
-
-    /// |A|·|B| of the inputs this is the reference of, computed on the first call.
-    pub fn abs(&self, a: &Matrix, b: &Matrix) -> &[f64] {
-        self.abs.get_or_init(|| precision::abs_product(a, b))
-    }
-}
 
 /// Judge `c = a · b` as `arith` made it, against the f64 reference (computed here).
 pub fn judge(arith: Arith, a: &Matrix, b: &Matrix, c: &Matrix) -> Verdict {

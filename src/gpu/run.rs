@@ -393,25 +393,7 @@ pub async fn run_async(
     };
 
     let readback_bytes = bytes.iter().map(|b| b.len() as u64).sum();
-    let cs = match finish {
-        Some(f) => f(bytes)?,
-        None => bytes
-            .into_iter()
-            .zip(&reads)
-            .map(|(b, r)| match r {
-                Read::Texture(t) => Matrix::new(t.rows, t.cols, b.into_f32s()),
-                Read::Rows { rows, .. } => {
-                    let rows = *rows;
-                    let v = b.into_f32s();
-                    Matrix::new(rows, v.len().checked_div(rows).unwrap_or(0), v)
-                }
-                Read::Buffer { .. } => {
-                    let v = b.into_f32s();
-                    Matrix::new(1, v.len(), v)
-                }
-            })
-            .collect::<Result<_>>()?,
-    };
+    let cs = matrices(finish, bytes, &reads)?;
     let readback_ms = ms(t2);
     Ok(Ran {
         cs,
@@ -433,6 +415,30 @@ pub async fn run_async(
         sums,
         repeats_ms,
     })
+}
+
+/// The run's result from the bytes of its reads: the method's finisher, or each read an f32
+/// matrix as it is.
+fn matrices(finish: Option<Finish>, bytes: Vec<Bytes>, reads: &[Read]) -> Result<Vec<Matrix>> {
+    match finish {
+        Some(f) => f(bytes),
+        None => bytes
+            .into_iter()
+            .zip(reads)
+            .map(|(b, r)| match r {
+                Read::Texture(t) => Matrix::new(t.rows, t.cols, b.into_f32s()),
+                Read::Rows { rows, .. } => {
+                    let rows = *rows;
+                    let v = b.into_f32s();
+                    Matrix::new(rows, v.len().checked_div(rows).unwrap_or(0), v)
+                }
+                Read::Buffer { .. } => {
+                    let v = b.into_f32s();
+                    Matrix::new(1, v.len(), v)
+                }
+            })
+            .collect(),
+    }
 }
 
 /// What a run waited for once says of its times.

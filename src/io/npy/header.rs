@@ -334,7 +334,15 @@ pub(super) fn parse(text: &str, max_depth: usize) -> Result<Dict, String> {
     if p.peek().is_some() {
         return Err(invalid(format!("unexpected {} after the dict", p.here())));
     }
+    dict_of(text, descr, fortran, shape)
+}
 
+/// A value of the header and the text it was written as.
+type Entry<'t> = Option<(Value<'t>, &'t str)>;
+
+/// The dict's three entries as the header means them: the type string, the order, the shape.
+fn dict_of(text: &str, descr: Entry, fortran: Entry, shape: Entry) -> Result<Dict, String> {
+    let invalid = |msg: String| format!("invalid .npy header {}: {msg}", snippet(text.trim()));
     let missing = |k: &str| invalid(format!("no '{k}' key; NumPy's header has {KEYS}"));
     let (descr, descr_text) = descr.ok_or_else(|| missing("descr"))?;
     let (fortran, _) = fortran.ok_or_else(|| missing("fortran_order"))?;
