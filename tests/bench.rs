@@ -489,7 +489,8 @@ fn sweep_rows_name_the_kernel_that_ran_and_its_number_formats() {
         (fast.inputs.as_deref(), fast.sums.as_deref()),
         (Some("f32"), Some("f32"))
     );
-    let variant = rendermm::methods::cs_fast::Variant::for_product(100, 100).name;
+    let cpu = ctx().info.device_type == wgpu::DeviceType::Cpu;
+    let variant = rendermm::methods::cs_fast::Variant::for_product(100, 100, cpu).name;
     assert_eq!(fast.variant.as_deref(), Some(variant));
     let table = sweep::table(&s);
     assert!(table.contains("cannon (ran cannon-tiled)"), "{table}");

@@ -119,6 +119,14 @@ pub const ENTRIES: &[Entry] = &[
 /// runs the smaller-tiled second variant ([`Variant::for_product`]).
 pub const SMALL_PRODUCT_TILES: usize = 256;
 
+/// Below this many 64×64 tiles of C (m·n under 256², about), an m×n product on a CPU adapter
+/// runs the 32×64 tile ([`TINY_VARIANT`]): twice the workgroups, for a C too small to give
+/// every core one of the larger tiles ([`Variant::for_product`]).
+pub const TINY_PRODUCT_TILES: usize = 16;
+
+/// The variant for the smallest products ([`TINY_PRODUCT_TILES`]).
+pub const TINY_VARIANT: &str = "32x64x8-4x8";
+
 /// The variants, the default first: the fastest at n = 2048 and 4096 on the H100; the second the
 /// one for small products ([`Variant::for_product`], `docs/performance.md`).
 pub const VARIANTS: &[Variant] = &[
@@ -403,20 +411,33 @@ impl Variant {
     /// least [`SMALL_PRODUCT_TILES`] of its 128×64 tiles, else the second of [`VARIANTS`]
     /// (`64x64x8-4x8`), whose smaller tiles of fewer invocations keep more multiprocessors
     /// busy on a small product (at 1000×777×513 it ran 10.1 TFLOP/s against 7.3,
-    /// `docs/performance.md`).
-    pub fn for_product(m: usize, n: usize) -> Variant {
+    /// `docs/performance.md`); and on a CPU adapter (`cpu`: lavapipe, a browser's software
+    /// WebGPU), below [`TINY_PRODUCT_TILES`] of those 64×64 tiles, the 32×64 tile of
+    /// [`TINY_VARIANT`]: twice as many workgroups, so more of the CPU's cores work (in a browser
+    /// on SwiftShader a 64³ product took 0.76× the time; on an H200, where one workgroup or two
+    /// of 132 multiprocessors makes no difference, the smaller tile was 10-17 % slower at
+    /// n = 64–192, a few microseconds).
+    pub fn for_product(m: usize, n: usize, cpu: bool) -> Variant {
         let big = VARIANTS[0];
         let tiles = m.div_ceil(big.bm() as usize) * n.div_ceil(big.bn() as usize);
+        let small = VARIANTS[1];
+        let small_tiles = m.div_ceil(small.bm() as usize) * n.div_ceil(small.bn() as usize);
         if tiles >= SMALL_PRODUCT_TILES {
             big
+        } else if !cpu || small_tiles >= TINY_PRODUCT_TILES {
+            small
         } else {
-            VARIANTS[1]
+            VARIANTS
+                .iter()
+                .copied()
+                .find(|v| v.name == TINY_VARIANT)
+                .unwrap_or(small)
         }
     }
 
     /// The variant a request named, or [`Variant::for_product`] where it named none.
-    pub fn chosen(named: Option<Variant>, m: usize, n: usize) -> Variant {
-        named.unwrap_or_else(|| Self::for_product(m, n))
+    pub fn chosen(named: Option<Variant>, m: usize, n: usize, cpu: bool) -> Variant {
+        named.unwrap_or_else(|| Self::for_product(m, n, cpu))
     }
 
     /// Look a variant up by name.
@@ -556,7 +577,8 @@ pub fn loop_iterations(k: usize) -> u64 {
 /// Record `a · b` with the variant the request names ([`Variant::for_product`] where it names
 /// none), for the runner.
 pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix, p: &Params) -> Result<Work> {
-    let v = Variant::chosen(p.kernels.cs_fast, a.rows, b.cols);
+    let cpu = ctx.info.device_type == wgpu::DeviceType::Cpu;
+    let v = Variant::chosen(p.kernels.cs_fast, a.rows, b.cols, cpu);
     record_variant(ctx, &v, a, b, p.repeats)
 }
 
@@ -587,13 +609,16 @@ pub fn record_variant(
 mod tests {
     use super::*;
 
-    /// Without RENDERMM_CS_FAST, large products take the default and small ones the
-    /// smaller-tiled variant, at the tile count the rule names.
+    /// Without RENDERMM_CS_FAST, large products take the default, small ones the smaller-tiled
+    /// variant and, on a CPU adapter, the smallest the 32×64 tile, at the tile counts the rule
+    /// names.
     #[test]
     fn products_below_the_tile_count_take_the_small_variant() {
         let (big, small) = (VARIANTS[0], VARIANTS[1]);
+        let tiny = Variant::parse(TINY_VARIANT).unwrap();
         assert_eq!((big.bm(), big.bn()), (128, 64));
         assert_eq!(small.name, "64x64x8-4x8");
+        assert_eq!((tiny.bm(), tiny.bn()), (32, 64));
         for (m, n, want) in [
             (4096, 4096, big),
             (2048, 2048, big),
@@ -603,10 +628,21 @@ mod tests {
             (1920, 1024, small),
             (1024, 1024, small),
             (1000, 513, small),
-            (1, 1, small),
+            // 4 × 4 = 16 tiles of 64×64: the smallest that takes the small variant.
+            (256, 256, small),
+            (193, 256, small),
+            (192, 256, tiny),
+            (64, 64, tiny),
+            (1, 1, tiny),
             (1, 1 << 20, big),
         ] {
-            assert_eq!(Variant::for_product(m, n), want, "{m}x{n}");
+            assert_eq!(Variant::for_product(m, n, true), want, "{m}x{n} on a CPU");
+            let on_a_gpu = if want == tiny { small } else { want };
+            assert_eq!(
+                Variant::for_product(m, n, false),
+                on_a_gpu,
+                "{m}x{n} on a GPU"
+            );
         }
     }
 

@@ -159,11 +159,12 @@ pub fn try_model_of(
     let runnable = runnable(m, k, n);
     // cs-fast and coop run the variant the request names (the run records it); they load the
     // padding too (their buffers are padded to the tile), so their counts use padded sizes.
-    // Unnamed, cs-fast's depends only on whether the product has many tiles, which sides
-    // clamped to the runnable ones keep; coop's on the vendor too, which a model has not: the
-    // default variant.
+    // Unnamed, cs-fast's depends on whether the product has many tiles, which sides clamped to
+    // the runnable ones keep, and for the smallest on whether the adapter is a CPU, which a
+    // model has not: a GPU's choice; coop's on the vendor too, which a model has not either:
+    // the default variant.
     let (mr, nr) = (m.min(MAX_RUNNABLE_SIDE), n.min(MAX_RUNNABLE_SIDE));
-    let cs_fast_variant = cs_fast::Variant::chosen(kernels.cs_fast, mr, nr);
+    let cs_fast_variant = cs_fast::Variant::chosen(kernels.cs_fast, mr, nr, false);
     let coop_variant = kernels.coop.unwrap_or_else(coop::Variant::default_variant);
     if !method.is_compute() && !matches!(method, Method::CsFast | Method::Coop) {
         return Ok(None);
