@@ -97,8 +97,14 @@ impl Show {
         };
         let mut snapshots = std::mem::take(&mut self.capture.snapshots);
         let passes = if snapshots.is_empty() {
-            // Not watched pass by pass (no replay, or frag-mrt and the compute era): C itself.
-            let c = MatrixTexture::upload(&ctx, "page C", &self.c, ScalarFormat::R32Float)?;
+            // Not watched pass by pass (no replay, or frag-mrt and the compute era): C itself,
+            // laid out as the method keeps its sum (Hall's packed method: the four quadrants in
+            // the four channels, eq. 8), so the frame shows it as a replay's last pass would.
+            let c = if scene.settings.kind == Kind::Packed {
+                rendermm::methods::hall_common::upload_packed(&ctx, "page C (packed)", &self.c)?
+            } else {
+                MatrixTexture::upload(&ctx, "page C", &self.c, ScalarFormat::R32Float)?
+            };
             snapshots.push((self.passes, [c.texture.clone(), c.texture]));
             self.passes
         } else {
@@ -125,7 +131,7 @@ impl Show {
             if let Some((p, sums)) = snapshots.last() {
                 draw(*p, sums)?;
             }
-            canvas_state(&self.page, "done");
+            self.mark_when_shown("done").await;
             return Ok(());
         }
         // The replay: the kept passes, `pace` ms each, stopping at pass `hold` if given.
@@ -136,24 +142,28 @@ impl Show {
             }
             draw(*p, sums)?;
             if hold == Some(*p) {
-                // Let the frame reach the page before saying so.
-                for _ in 0..500 {
-                    if frame::pending() == 0 {
-                        break;
-                    }
-                    sleep(10).await;
-                }
-                sleep(50).await;
-                if current(self.id) {
-                    canvas_state(&self.page, "held");
-                }
+                self.mark_when_shown("held").await;
                 return Ok(());
             }
             sleep(pace.max(16)).await;
         }
-        if current(self.id) {
-            canvas_state(&self.page, "done");
-        }
+        self.mark_when_shown("done").await;
         Ok(())
+    }
+
+    /// Let the frames drawn so far reach the canvas (at most 5 s), then mark it `state`, if
+    /// this is still the latest run: a test that reads the canvas once it says `done` or `held`
+    /// sees the frame that state names.
+    async fn mark_when_shown(&self, state: &str) {
+        for _ in 0..500 {
+            if frame::pending() == 0 {
+                break;
+            }
+            sleep(10).await;
+        }
+        sleep(50).await;
+        if LATEST.with(|l| l.get()) == self.id {
+            canvas_state(&self.page, state);
+        }
     }
 }

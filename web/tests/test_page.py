@@ -410,6 +410,28 @@ FRAMES = [
 ]
 
 
+def test_result_frame_matches_the_last_pass(page, backend, res, out):
+    """Without a replay the page draws C as the method keeps its sum: Hall's packed method's
+    frame equals the replay's last pass (C's quadrants in the four channels, eq. 8), not C
+    read as one channel."""
+    params = {"method": "hall-packed", "size": "24x17x9", "seed": "3", "b": "9", "backend": backend}
+    label = f"{backend} hall-packed result frame = its last pass"
+    shots = []
+    for extra, state in (({"hold": "1", "pace": "20"}, "held"), ({}, "done")):
+        r = page.open({**params, **extra})
+        if "error" in r or r.get("passes") != 1:
+            res.check(label, False, json.dumps(r)[:300])
+            return
+        page.wait_state(state)
+        canvas = page.driver.find_element(By.ID, "demo")
+        shots.append(png_read(canvas.screenshot_as_png))
+    os.makedirs(out, exist_ok=True)
+    png_write(os.path.join(out, f"hall-packed-result-{backend}.png"), *shots[1])
+    share, mean, _ = compare_frames(shots[1], shots[0])
+    res.check(label, share <= 0.01 and mean <= 3.0,
+              f"{share:.2%} pixels differ, mean difference {mean:.2f}/255")
+
+
 def test_frames(page, backend, res, out, update):
     for name, params, hold in FRAMES:
         label = f"{backend} frame {name}"
@@ -702,6 +724,7 @@ def main():
             test_past_one_texture(page, backend, res)
             test_bad_parameters(page, backend, res)
             test_frames(page, backend, res, args.out, args.update_references)
+            test_result_frame_matches_the_last_pass(page, backend, res, args.out)
             test_no_performance_warnings(driver, backend, res)
         if not args.only:
             test_embed(page, res)
