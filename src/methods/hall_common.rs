@@ -302,8 +302,12 @@ impl Recorded {
         let b_eff = (b as usize).min(depth);
         let last = depth - (self.passes - 1) * b_eff;
         let mut notes = vec![format!(
-            "{} passes of {target} fragments, block b = {b}{}, accumulate = {}",
-            self.passes,
+            "{} of {target} fragments, block b = {b}{}, accumulate = {}",
+            if self.passes == 1 {
+                "1 pass".to_string()
+            } else {
+                format!("{} passes", self.passes)
+            },
             if last != b_eff {
                 format!(" (last block {last})")
             } else {

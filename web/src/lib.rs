@@ -513,7 +513,7 @@ impl Ran<'_> {
         let (context_ms, _, started) = self.times;
         vec![
             format!(
-                "{} {m}x{k}x{n} on {} ({}), {}{}: {} passes, relative error {:.2e} against the f64 CPU reference: {} ({})",
+                "{} {m}x{k}x{n} on {} ({}), {}{}: {} pass{}, relative error {:.2e} against the f64 CPU reference: {} ({})",
                 req.method,
                 self.gpu.adapter,
                 self.gpu.backend,
@@ -524,6 +524,7 @@ impl Ran<'_> {
                     ""
                 },
                 out.passes,
+                if out.passes == 1 { "" } else { "es" },
                 v.stats.rel_err,
                 if v.passed { "passed" } else { "FAILED" },
                 v.tolerance
