@@ -1126,6 +1126,26 @@ fn check_npy_against_npyz(what: &str, ours: &[u8], reference: &[u8]) {
 /// Our .npy header parser reads every header NumPy writes (and the spellings it accepts: native
 /// and not-applicable byte orders, double quotes, other key orders, any whitespace, trailing
 /// commas or none) as npyz does: the same shape, dtype, order and data.
+
+/// `vals` as a .npy file of `dtype`, `dims` and `order`, written by npyz's own writer.
+fn write_with_npyz<T: npyz::Serialize + npyz::AutoSerialize>(
+    buf: &mut Vec<u8>,
+    dtype: npyz::DType,
+    dims: &[u64],
+    order: npyz::Order,
+    vals: impl Iterator<Item = T>,
+) {
+    use npyz::WriterBuilder;
+    let mut w = npyz::WriteOptions::<T>::new()
+        .dtype(dtype)
+        .shape(dims)
+        .order(order)
+        .writer(buf)
+        .begin_nd()
+        .unwrap();
+    w.extend(vals).unwrap();
+    w.finish().unwrap();
+}
 #[test]
 fn npy_header_parser_agrees_with_npyz() {
     let native = if cfg!(target_endian = "little") {
@@ -1200,27 +1220,9 @@ fn npy_header_parser_agrees_with_npyz() {
             let dtype = npyz::DType::Plain(descr.parse().unwrap());
             let vals = (0..count).map(|i| i as f64 * 0.75 - 3.0);
             if descr.ends_with('4') {
-                use npyz::WriterBuilder;
-                let mut w = npyz::WriteOptions::<f32>::new()
-                    .dtype(dtype)
-                    .shape(dims)
-                    .order(order)
-                    .writer(&mut buf)
-                    .begin_nd()
-                    .unwrap();
-                w.extend(vals.map(|v| v as f32)).unwrap();
-                w.finish().unwrap();
+                write_with_npyz(&mut buf, dtype, dims, order, vals.map(|v| v as f32));
             } else {
-                use npyz::WriterBuilder;
-                let mut w = npyz::WriteOptions::<f64>::new()
-                    .dtype(dtype)
-                    .shape(dims)
-                    .order(order)
-                    .writer(&mut buf)
-                    .begin_nd()
-                    .unwrap();
-                w.extend(vals).unwrap();
-                w.finish().unwrap();
+                write_with_npyz(&mut buf, dtype, dims, order, vals);
             }
             check_npy_against_npyz(&format!("npyz {descr} {dims:?} {order:?}"), &buf, &buf);
             checked += 1;
