@@ -7,7 +7,7 @@
 //! runs longer then returns a short sum as if nothing had happened — `cs-naive` stopped at
 //! k = 65 535, the tiled kernels at 16 × 65 535.
 //!
-//! Rather than guess the cap from a driver's name or version, [`probe`] measures it in both
+//! Rather than guess the cap from a driver's name or version, [`probe_stage`] measures it in both
 //! stages the methods loop in: `shaders/loop_cap.wgsl` (one compute invocation) and
 //! `shaders/loop_cap_fragment.wgsl` (one fragment) each run two loops in a row, each asked for
 //! [`ASKED`] iterations, and report how many each ran ([`StageLoops`]). The context runs the
