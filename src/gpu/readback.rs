@@ -1,12 +1,11 @@
 //! Waiting for the device and reading results back: [`settle`] (every submitted command buffer
-//! has run), [`map_read`], and the reads of the runner's [`Read`]s — one at a time
+//! has run), [`map_read`], and the reads a run asks for ([`Read`]) — one at a time
 //! ([`read`]), or all of a run's together ([`read_all`]): their copies in one command buffer
 //! and one submission, every staging buffer's mapping asked for before any is awaited, so a
 //! run with eight attachments to read waits once, not eight times. In a browser each wait is
 //! a trip through the page's event loop (on WebGL2 until the page next polls wgpu's fences).
 
 use super::context::GpuContext;
-use super::run::Read;
 use super::staging::Bytes;
 use super::texture::MatrixTexture;
 use crate::clock::Instant;
@@ -14,6 +13,24 @@ use crate::error::{Error, Result};
 use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::task::{Poll, Waker};
+
+/// Something the host wants back once the work is done: a texture (read through a staging
+/// buffer with rows padded to 256 bytes, de-padded on the way out), the first `len` bytes of
+/// a buffer, or `rows` rows of `row_bytes` bytes lying `pitch` bytes apart at the start of a
+/// buffer (the top-left corner of a padded matrix, de-padded on the way out).
+pub enum Read {
+    Texture(MatrixTexture),
+    Buffer {
+        buffer: wgpu::Buffer,
+        len: u64,
+    },
+    Rows {
+        buffer: wgpu::Buffer,
+        rows: usize,
+        row_bytes: usize,
+        pitch: usize,
+    },
+}
 
 /// Wait until every submitted command buffer has run.
 pub async fn settle(ctx: &GpuContext) -> Result<()> {

@@ -6,6 +6,7 @@
 //! types.
 
 use super::context::GpuContext;
+pub use super::readback::Read;
 use super::readback::{read_all, read_buffer_bytes, settle};
 pub use super::staging::Bytes;
 use super::texture::MatrixTexture;
@@ -135,24 +136,6 @@ struct Step {
     commands: wgpu::CommandBuffer,
     phase: Phase,
     observe: Option<(usize, MatrixTexture)>,
-}
-
-/// Something the host wants back once the work is done: a texture (read through a staging
-/// buffer with rows padded to 256 bytes, de-padded on the way out), the first `len` bytes of
-/// a buffer, or `rows` rows of `row_bytes` bytes lying `pitch` bytes apart at the start of a
-/// buffer (the top-left corner of a padded matrix, de-padded on the way out).
-pub enum Read {
-    Texture(MatrixTexture),
-    Buffer {
-        buffer: wgpu::Buffer,
-        len: u64,
-    },
-    Rows {
-        buffer: wgpu::Buffer,
-        rows: usize,
-        row_bytes: usize,
-        pitch: usize,
-    },
 }
 
 /// Records the compute phase again, for runs that time several repetitions of it.
