@@ -598,6 +598,12 @@ impl Method {
         !matches!(self.info().runs, Runs::Cpu(_))
     }
 
+    /// Whether the method draws through a render pipeline (its loops run in fragment shaders:
+    /// lm, the Hall methods, frag-mrt), so it runs where there are no compute shaders (WebGL2).
+    pub fn is_render_pass(self) -> bool {
+        self.loops().is_some_and(|l| l.stage == Stage::Fragment)
+    }
+
     /// Whether the method runs a plan on the shared compute harness.
     pub fn is_compute(self) -> bool {
         matches!(self.info().runs, Runs::Compute { .. })
@@ -689,6 +695,26 @@ pub struct Params {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The render-pass methods, those the page offers on WebGL2, are the five that draw.
+    #[test]
+    fn the_render_pass_methods_are_the_ones_that_draw() {
+        let drawn: Vec<Method> = Method::ALL
+            .iter()
+            .copied()
+            .filter(|m| m.is_render_pass())
+            .collect();
+        assert_eq!(
+            drawn,
+            [
+                Method::Lm,
+                Method::HallBlocked,
+                Method::HallPacked,
+                Method::FragMrt,
+                Method::FragMrtF16
+            ]
+        );
+    }
 
     #[test]
     fn every_gpu_method_says_how_its_loops_grow_with_k() {

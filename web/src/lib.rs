@@ -107,7 +107,7 @@ pub fn catalogue() -> String {
                 "era": i.era.name(),
                 "source": i.source,
                 "summary": i.summary,
-                "render": render_pass(m),
+                "render": m.is_render_pass(),
                 "precision": m.takes_precision(),
             })
         })
@@ -245,7 +245,7 @@ async fn run_request(req: &Request, page: &Page) -> Result<Value> {
     plan::measure_loops(&gpu.ctx, req.method, req.m, req.k, req.n).await?;
     let probe_ms = ms_since(probe_started);
     canvas_state(page, "running");
-    if gpu.backend == "webgl2" && !render_pass(req.method) {
+    if gpu.backend == "webgl2" && !req.method.is_render_pass() {
         return Err(Error::Invalid(format!(
             "method {} is a compute shader, and WebGL2 has none; run it with WebGPU, or pick lm, hall-blocked, hall-packed, frag-mrt or frag-mrt-f16",
             req.method

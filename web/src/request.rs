@@ -4,18 +4,6 @@
 
 use super::*;
 
-/// The methods drawn by a render pipeline (they run on WebGL2 too).
-pub(crate) fn render_pass(m: Method) -> bool {
-    matches!(
-        m,
-        Method::Lm
-            | Method::HallBlocked
-            | Method::HallPacked
-            | Method::FragMrt
-            | Method::FragMrtF16
-    )
-}
-
 /// The parameters of one run, as the URL or the form gives them (strings; checked here).
 #[derive(Clone)]
 pub(crate) struct Request {

@@ -65,8 +65,9 @@ pub(crate) struct Show {
 }
 
 impl Show {
+    /// Draw the result, or replay the passes. The caller holds the page busy (`Busy::show`)
+    /// from before this task is spawned until it ends.
     pub(crate) async fn run(mut self) -> Result<()> {
-        let _busy = Busy::show();
         let current = |id: u64| LATEST.with(|l| l.get()) == id;
         let ctx = self.gpu.ctx.clone();
         // The picture's product: the f64 reference where there is one, else C itself (a large

@@ -172,6 +172,10 @@ class Page:
         """Load the page with `params` and run=1; the JSON of #result once it is not pending."""
         q = "&".join(f"{k}={v}" for k, v in params.items())
         self.driver.get(f"{self.url}?{q}&run=1")
+        return self.wait_result(timeout, q)
+
+    def wait_result(self, timeout=120, what=""):
+        """The JSON of #result once it is not pending."""
         end = time.time() + timeout
         while time.time() < end:
             # textContent: embed=1 hides #result, and .text reads only what is shown.
@@ -179,16 +183,7 @@ class Page:
             if text and text != "pending":
                 return json.loads(text)
             time.sleep(0.1)
-        raise AssertionError(f"#result still pending after {timeout} s for {q}")
-
-    def wait_result(self, timeout=120):
-        end = time.time() + timeout
-        while time.time() < end:
-            text = self.driver.find_element(By.ID, "result").get_attribute("textContent").strip()
-            if text and text != "pending":
-                return json.loads(text)
-            time.sleep(0.1)
-        raise AssertionError(f"#result still pending after {timeout} s")
+        raise AssertionError(f"#result still pending after {timeout} s" + (f" for {what}" if what else ""))
 
     def submit(self, fields, a=None, b=None, timeout=120):
         """On the page as it is (no reload: its context and caches stay), fill the form and the
