@@ -29,6 +29,7 @@ var<workgroup> s_b: array<f32, K * N>;
 fn main(@builtin(local_invocation_id) lid: vec3u, @builtin(local_invocation_index) li: u32) {
     let tx = lid.x; // column j
     let ty = lid.y; // row i
+    // ANCHOR: skew
     // Collaborative load (O'Neil: sA[ty][tx] = A[ty][tx]; here the mesh may be smaller than A).
     for (var e = li; e < M * K; e += M * N) {
         s_a[e] = a[e];
@@ -43,4 +44,5 @@ fn main(@builtin(local_invocation_id) lid: vec3u, @builtin(local_invocation_inde
         local_val += s_a[ty * K + dex] * s_b[dex * N + tx];
     }
     c[ty * N + tx] = local_val;
+    // ANCHOR_END: skew
 }

@@ -31,6 +31,7 @@ fn main(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_id) lid: vec
     let col = wg.x * T + tx;
     let q = (dims.k + T - 1u) / T;
     var local_val = 0.0;
+    // ANCHOR: block_skew
     for (var s = 0u; s < q; s++) {
         let kb = (wg.y + wg.x + s) % q; // Cannon's skew of the block mesh
         let ka = kb * T + tx;
@@ -52,6 +53,7 @@ fn main(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_id) lid: vec
         }
         workgroupBarrier();
     }
+    // ANCHOR_END: block_skew
     if row < dims.m && col < dims.n {
         c[row * dims.n + col] = local_val;
     }

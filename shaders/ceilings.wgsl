@@ -94,6 +94,7 @@ fn fs_blend() -> @location(0) vec4f {
     return vec4f(params.seed, 0.0, 0.0, 0.0);
 }
 
+// ANCHOR: fetch_walk
 // Texture-fetch ceiling: `iterations` textureLoads per fragment from an R32Float texture,
 // walking along the fragment's row as Hall's inner loop walks a row of A. The texture's sides
 // are powers of two (src/bench/ceilings.rs), so a mask wraps the walk: an integer modulo by the
@@ -120,6 +121,7 @@ fn fs_fetch(@builtin(position) pos: vec4f) -> @location(0) vec4f {
     }
     return vec4f(s.x + s.y + s.z + s.w, 0.0, 0.0, 0.0);
 }
+// ANCHOR_END: fetch_walk
 
 // The same walk over an RGBA32Float texture, all four channels used: the fetch that frag-mrt and
 // hall-packed make (16 bytes per texel).

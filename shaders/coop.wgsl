@@ -41,8 +41,9 @@ alias Acc = coop_mat16x16<f32, C>;
 // A and B stored fragment by fragment (see the layout above) rather than row-major.
 override FRAGMENTS: bool = false;
 
-// Fragment (row0 + 16·i, k0) of A and (k0, col0 + 16·j) of B. (The `if` depends on an override
-// only, so it folds away when the pipeline is built.)
+// ANCHOR: fragment_io
+// Fragment (row0 + 16·i, k0) of A and (k0, col0 + 16·j) of B. (The `if` depends on an
+// override only, so it folds away when the pipeline is built.)
 fn load_a(row0: u32, i: u32, k0: u32) -> FragA {
     if FRAGMENTS {
         let at = ((row0 / 16u + i) * (dims.k / 16u) + k0 / 16u) * 256u;
@@ -64,14 +65,16 @@ fn load_b(k0: u32, col0: u32, j: u32) -> FragB {
 }
 
 // (Index and stride are bound with `let` first: naga 30's WGSL front end does not emit
-// expressions written inside the `coopStoreT(..)` statement itself, and its SPIR-V writer then
-// panics with "Expression [..] is not cached".)
+// expressions written inside the `coopStoreT(..)` statement itself, and its SPIR-V writer
+// then panics with "Expression [..] is not cached".)
 fn store_c(acc: Acc, row0: u32, i: u32, col0: u32, j: u32) {
     let stride = dims.n;
     let at = (row0 + 16u * i) * stride + col0 + 16u * j;
     coopStoreT(acc, &c[at], stride);
 }
+// ANCHOR_END: fragment_io
 
+// ANCHOR: multiply_add_loop
 @compute @workgroup_size(32)
 fn main_2x2(@builtin(workgroup_id) wg: vec3u) {
     let row0 = wg.y * 32u;
@@ -95,6 +98,7 @@ fn main_2x2(@builtin(workgroup_id) wg: vec3u) {
     store_c(c10, row0, 1u, col0, 0u);
     store_c(c11, row0, 1u, col0, 1u);
 }
+// ANCHOR_END: multiply_add_loop
 
 @compute @workgroup_size(32)
 fn main_4x2(@builtin(workgroup_id) wg: vec3u) {

@@ -128,6 +128,7 @@ fn main_8x8(
         }
         let ab = cur * (BK * BM / 4u);
         let bb = cur * (BK * BN / 4u);
+        // ANCHOR: register_block
         for (var kk = 0u; kk < BK; kk++) {
             // In range: ab + kk·BM/4 + BM/8 + ty < ab + (kk + 1)·BM/4 <= 2·BK·BM/4 since
             // ty < WG_Y = BM/8; likewise tx < WG_X = BN/8 for B.
@@ -152,6 +153,7 @@ fn main_8x8(
             acc[14] = fma(vec4f(a1.w), b0, acc[14]);
             acc[15] = fma(vec4f(a1.w), b1, acc[15]);
         }
+        // ANCHOR_END: register_block
         // Buffer cur ^ 1 was last read in iteration t - 1, which every invocation finished
         // before the barrier that ended it.
         if t + 1u < tiles {
@@ -479,6 +481,7 @@ fn main_8x8_u8(
 
 // The workgroup-memory reads of k-step kk for a 16×8 block: A rows q·BM/4 + ty·4 + 0..3 (four
 // bands, q < 4) and B column halves tx·4 + 0..3 and BN/2 + tx·4 + 0..3, as in `main_16x8`.
+// ANCHOR: frag_16x8
 struct Frag16x8 { a0: vec4f, a1: vec4f, a2: vec4f, a3: vec4f, b0: vec4f, b1: vec4f }
 
 // In range: ab + kk·BM/4 + 3·BM/16 + ty < ab + (kk + 1)·BM/4 <= 2·BK·BM/4 since
@@ -495,6 +498,7 @@ fn frag_16x8(ab: u32, bb: u32, kk: u32, tx: u32, ty: u32) -> Frag16x8 {
         b_s[br + BN / 8u],
     );
 }
+// ANCHOR_END: frag_16x8
 
 // The 128 multiply-adds of one k-step into acc[8q + 2r + h] = C(row r of band q, column half h).
 fn fma_16x8(acc: ptr<function, array<vec4f, 32>>, f: Frag16x8) {

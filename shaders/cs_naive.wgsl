@@ -17,6 +17,7 @@ override WG: u32 = 16u;
 
 @compute @workgroup_size(WG, WG)
 fn main(@builtin(global_invocation_id) gid: vec3u) {
+    // ANCHOR: inner_loop
     let row = gid.y;
     let col = gid.x;
     if row < dims.m && col < dims.n {
@@ -26,4 +27,5 @@ fn main(@builtin(global_invocation_id) gid: vec3u) {
         }
         c[row * dims.n + col] = sum;
     }
+    // ANCHOR_END: inner_loop
 }

@@ -24,6 +24,7 @@ fn main(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_id) lid: vec
     let col = wg.x * TILE + lid.x;
     let steps = (dims.k + TILE - 1u) / TILE;
     var sum = 0.0;
+    // ANCHOR: tile_loop
     for (var step = 0u; step < steps; step++) {
         let col_a = step * TILE + lid.x;
         let row_b = step * TILE + lid.y;
@@ -45,6 +46,7 @@ fn main(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_id) lid: vec
         }
         workgroupBarrier();
     }
+    // ANCHOR_END: tile_loop
     if row < dims.m && col < dims.n {
         c[row * dims.n + col] = sum;
     }

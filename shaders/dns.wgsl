@@ -42,6 +42,7 @@ fn main(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_id) lid: vec
     let i = wg.z * BI + li;
     let k = wg.y * BK + lk;
     let j = wg.x * BJ + lj;
+    // ANCHOR: cube
     // The plane j = 0 loads the workgroup's block of A, the plane i = 0 its block of B
     // (O'Neil: the tz == 0 threads load), zero past the matrices' edges.
     if lj == 0u {
@@ -63,6 +64,8 @@ fn main(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_id) lid: vec
     let t = (li * BJ + lj) * BK + lk;
     terms[t] = s_a[li * BK + lk] * s_b[lk * BJ + lj];
     workgroupBarrier();
+    // ANCHOR_END: cube
+    // ANCHOR: tree_reduction
     // Tree reduction along k: after the step with stride s, terms [0, s) hold the whole sum.
     for (var s = KHALF; s > 0u; s >>= 1u) {
         if lk < s && lk + s < BK {
@@ -73,4 +76,5 @@ fn main(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_id) lid: vec
     if lk == 0u && i < dims.m && j < dims.n {
         c[(wg.y * dims.m + i) * dims.n + j] = terms[t];
     }
+    // ANCHOR_END: tree_reduction
 }

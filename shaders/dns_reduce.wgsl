@@ -14,6 +14,7 @@ struct Dims { m: u32, k: u32, n: u32, extra: u32 }
 @compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) groups: vec3u,
         @builtin(local_invocation_index) li: u32) {
+    // ANCHOR: add_planes
     let e = (wg.y * groups.x + wg.x) * 64u + li;
     let size = dims.m * dims.n;
     if e < size {
@@ -23,4 +24,5 @@ fn main(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) groups: vec3u
         }
         c[e] = sum;
     }
+    // ANCHOR_END: add_planes
 }

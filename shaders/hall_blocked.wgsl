@@ -51,6 +51,7 @@ fn vs_main(@builtin(vertex_index) vi: u32) -> @builtin(position) vec4f {
     return vec4f(corner.x * 2.0 - 1.0, 1.0 - corner.y * 2.0, 0.0, 1.0);
 }
 
+// ANCHOR: block_sum
 // Σ over the block of A[i][p]·B[p][j] for the fragment at texel ij = (x = j, y = i).
 fn block_sum(ij: vec2i) -> f32 {
     var r3 = 0.0;
@@ -62,6 +63,7 @@ fn block_sum(ij: vec2i) -> f32 {
     }
     return r3;
 }
+// ANCHOR_END: block_sum
 
 // The 8-bit value of a unorm texel, as an integer 0..255.
 fn steps8(x: f32) -> u32 {
@@ -93,6 +95,7 @@ fn wide_steps(s: u32) -> u32 {
     return pass_steps(s, blk.depth, blk.top_p, blk.top_s);
 }
 
+// ANCHOR: fs_accumulate
 @fragment
 fn fs_accumulate(@builtin(position) pos: vec4f) -> @location(0) vec4f {
     let ij = vec2i(pos.xy);
@@ -109,6 +112,7 @@ fn fs_accumulate(@builtin(position) pos: vec4f) -> @location(0) vec4f {
     }
     return vec4f(block_sum(ij) + r4, 0.0, 0.0, 0.0);
 }
+// ANCHOR_END: fs_accumulate
 
 @fragment
 fn fs_blend(@builtin(position) pos: vec4f) -> @location(0) vec4f {

@@ -51,6 +51,7 @@ fn vs_main(@builtin(vertex_index) vi: u32) -> @builtin(position) vec4f {
     return vec4f(corner.x * 2.0 - 1.0, 1.0 - corner.y * 2.0, 0.0, 1.0);
 }
 
+// ANCHOR: eq10
 // Algorithm (11)'s inner loop for the fragment at texel ij = (x = j, y = i).
 fn block_sum(ij: vec2i) -> vec4f {
     var r3 = vec4f(0.0);
@@ -63,6 +64,7 @@ fn block_sum(ij: vec2i) -> vec4f {
     }
     return r3;
 }
+// ANCHOR_END: eq10
 
 // The 8-bit values of a unorm texel, as integers 0..255.
 fn steps8(x: vec4f) -> vec4u {

@@ -43,6 +43,7 @@ fn main(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_id) lid: vec
     let tiles = (dims.k + BS - 1u) / BS;
     var accu = 0.0;
     for (var t = 0u; t < tiles; t++) {
+        // ANCHOR: tile_step
         a_tile[ty * BS + tx] = load_a(row, t * BS + tx);
         // Uncoalesced: consecutive tx walk down a column of B (stride n words).
         b_tile[tx * BS + ty] = load_b(t * BS + tx, wg.x * BS + ty);
@@ -50,6 +51,7 @@ fn main(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_id) lid: vec
         for (var kk = 0u; kk < BS; kk++) {
             accu += a_tile[ty * BS + kk] * b_tile[kk * BS + tx];
         }
+        // ANCHOR_END: tile_step
         workgroupBarrier();
     }
     if row < dims.m && col < dims.n {

@@ -44,6 +44,7 @@ fn main(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_id) lid: vec
     let tiles = (dims.k + BS - 1u) / BS;
     var accu = 0.0;
     for (var t = 0u; t < tiles; t++) {
+        // ANCHOR: tile_step
         a_tile[ty * BS + tx] = load_a(row, t * BS + tx);
         // Coalesced: consecutive tx read consecutive words of a row of B.
         b_tile[tx * BS + ty] = load_b(t * BS + ty, col);
@@ -52,6 +53,7 @@ fn main(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_id) lid: vec
             // Bank conflict: consecutive tx read words 16 apart.
             accu += a_tile[ty * BS + kk] * b_tile[tx * BS + kk];
         }
+        // ANCHOR_END: tile_step
         workgroupBarrier();
     }
     if row < dims.m && col < dims.n {

@@ -43,12 +43,14 @@ fn main(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_id) lid: vec
     let tiles = (dims.k + BS - 1u) / BS;
     var accu = 0.0;
     for (var t = 0u; t < tiles; t++) {
+        // ANCHOR: tile_step
         a_tile[ty * BS + tx] = load_a(row, t * BS + tx);
         b_tile[ty * BS + tx] = load_b(t * BS + ty, col);
         workgroupBarrier();
         for (var kk = 0u; kk < BS; kk++) {
             accu += a_tile[ty * BS + kk] * b_tile[kk * BS + tx];
         }
+        // ANCHOR_END: tile_step
         workgroupBarrier();
     }
     if row < dims.m && col < dims.n {

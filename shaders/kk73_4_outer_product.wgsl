@@ -47,6 +47,7 @@ fn main(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_index) tid: 
     let row0 = wg.y * TM;
     let col = wg.x * TN + tid;
     let tiles = (dims.k + TM - 1u) / TM;
+    // ANCHOR: outer_product
     var accu: array<f32, 16>;
     for (var r = 0u; r < TM; r++) {
         accu[r] = 0.0;
@@ -69,6 +70,7 @@ fn main(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_index) tid: 
         }
         workgroupBarrier();
     }
+    // ANCHOR_END: outer_product
     if col < dims.n {
         for (var r = 0u; r < TM; r++) {
             if row0 + r < dims.m {

@@ -36,6 +36,7 @@ const TN: u32 = 64u;
 
 var<workgroup> a_tile: array<f32, 256>; // a_tile[kk * 16 + r] = A(row0 + r, k0 + kk)
 
+// ANCHOR: rank1
 // This invocation's 16 elements of its column of the C tile.
 var<private> accu: array<f32, 16>;
 
@@ -58,6 +59,7 @@ fn rank1(base: u32, bv: f32) {
     accu[14] += a_tile[base + 14u] * bv;
     accu[15] += a_tile[base + 15u] * bv;
 }
+// ANCHOR_END: rank1
 
 // Word e of the A tile (e = r·16 + kk in row order) from global memory into a_tile.
 fn stage_a(e: u32, row0: u32, k0: u32) {
@@ -71,6 +73,7 @@ fn main(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_index) tid: 
     let row0 = wg.y * TM;
     let col = wg.x * TN + tid;
     let tiles = (dims.k + TM - 1u) / TM;
+    // ANCHOR: unrolled_tile
     for (var t = 0u; t < tiles; t++) {
         let k0 = t * TM;
         stage_a(tid, row0, k0);
@@ -96,6 +99,7 @@ fn main(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_index) tid: 
         rank1(15u * TM, load_b(k0 + 15u, col));
         workgroupBarrier();
     }
+    // ANCHOR_END: unrolled_tile
     store(row0 + 0u, col, accu[0]);
     store(row0 + 1u, col, accu[1]);
     store(row0 + 2u, col, accu[2]);

@@ -76,6 +76,7 @@ fn main(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_index) tid: 
     let row0 = wg.y * TM;
     let col = wg.x * TN + tid;
     let tiles = (dims.k + TM - 1u) / TM;
+    // ANCHOR: prefetch
     stage_tile(0u, tid, row0, 0u);
     workgroupBarrier();
     for (var t = 0u; t < tiles; t++) {
@@ -102,6 +103,7 @@ fn main(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_index) tid: 
         rank1(cur + 15u * TM, load_b(k0 + 15u, col));
         workgroupBarrier();
     }
+    // ANCHOR_END: prefetch
     store(row0 + 0u, col, accu[0]);
     store(row0 + 1u, col, accu[1]);
     store(row0 + 2u, col, accu[2]);

@@ -35,6 +35,7 @@ struct Params {
 // The final pass of a 16-bit sum: the R16Unorm / Rgba16Unorm running sum, reduced to 8 bits.
 @group(0) @binding(3) var sum_tex: texture_2d<f32>;
 
+// ANCHOR: vs_main
 struct VsOut {
     @builtin(position) position: vec4f,
     // Texel coordinates, interpolated across the quad like the paper's texture coordinates:
@@ -57,7 +58,9 @@ fn vs_main(@builtin(vertex_index) vi: u32, @builtin(instance_index) p: u32) -> V
     out.b_coord = vec2f(corner.x * n, slice);
     return out;
 }
+// ANCHOR_END: vs_main
 
+// ANCHOR: fs_main
 @fragment
 fn fs_main(in: VsOut) -> @location(0) vec4f {
     let a = textureLoad(a_tex, vec2i(floor(in.a_coord)), 0);
@@ -88,6 +91,7 @@ fn fs_main(in: VsOut) -> @location(0) vec4f {
     // Modulate: texture A × texture B (× polygon colour). The sum happens in the blend unit.
     return a * b * params.colour;
 }
+// ANCHOR_END: fs_main
 
 // The output reduction of a 16-bit sum (L-M §4: "the output, stored in the framebuffer, reduces
 // the precision back to 8 bits"): a quad over the target; each fragment reads its 16-bit sum

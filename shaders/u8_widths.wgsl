@@ -35,6 +35,7 @@ fn mul_div_round(x: u32, mul: u32, d: u32) -> u32 {
     return q + select(0u, 1u, 2u * r >= d);
 }
 
+// ANCHOR: pass_steps
 // The value a fragment hands on, in the running sum's steps: s (units of 1/255²) times the
 // polygon colour 1/depth kept at top_p = 2^P - 1 steps, then brought to top_s = 2^S - 1 steps
 // (precision::U8Bits::pass_steps, which the CPU model uses).
@@ -45,3 +46,4 @@ fn pass_steps(s: u32, depth: u32, top_p: u32, top_s: u32) -> u32 {
     }
     return mul_div_round(q, top_s, top_p);
 }
+// ANCHOR_END: pass_steps

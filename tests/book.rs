@@ -16,6 +16,9 @@
 //!
 //! The conventions are the book's (docs/web.md names them for the page's side).
 
+#[path = "book/mechanism.rs"]
+mod mechanism;
+
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -837,6 +840,23 @@ fn check_lines_parse_and_compare() {
 
 // ---- links and images ------------------------------------------------------------------------
 
+/// mdBook's anchor of a heading's plain text: letters, digits, `_` and `-` lowercased, white
+/// space as `-`, the rest dropped.
+fn slug(heading: &str) -> String {
+    heading
+        .chars()
+        .filter_map(|c| {
+            if c.is_alphanumeric() || c == '_' || c == '-' {
+                Some(c.to_ascii_lowercase())
+            } else if c.is_whitespace() {
+                Some('-')
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
 /// The anchor mdBook gives a heading: letters, digits, `_` and `-` lowercased, white space as
 /// `-`, the rest dropped; a repeated one gets `-1`, `-2`, ...
 fn heading_ids(src: &str) -> BTreeSet<String> {
@@ -857,19 +877,7 @@ fn heading_ids(src: &str) -> BTreeSet<String> {
             continue;
         }
         let plain = strip_tags(&strip_link_targets(text)).replace(['`', '*'], "");
-        let plain = plain.trim();
-        let id: String = plain
-            .chars()
-            .filter_map(|c| {
-                if c.is_alphanumeric() || c == '_' || c == '-' {
-                    Some(c.to_ascii_lowercase())
-                } else if c.is_whitespace() {
-                    Some('-')
-                } else {
-                    None
-                }
-            })
-            .collect();
+        let id = slug(plain.trim());
         let n = seen.entry(id.clone()).or_insert(0);
         ids.insert(if *n == 0 {
             id.clone()
@@ -923,7 +931,8 @@ fn link_targets(src: &str) -> Vec<(usize, String)> {
             rest = &after[end.min(after.len())..];
         }
         let t = text.trim_start();
-        if t.starts_with('[') {
+        // A reference definition `[x]: target`; a footnote `[^x]: text` is not a link.
+        if t.starts_with('[') && !t.starts_with("[^") {
             if let Some((label, def)) = t.split_once("]:") {
                 if !label.contains('(') {
                     if let Some(target) = def.split_whitespace().next() {
@@ -991,6 +1000,10 @@ fn broken(
     let path = path.split('?').next().unwrap_or("");
     // The web page is copied into the site's web/ (web/site.sh); a chapter's frame loads it.
     if path == "web/index.html" {
+        return None;
+    }
+    // web/site.sh writes the repository, as the site was built from it, beside the book.
+    if path == "rendermm-src.tar.gz" && !name.contains('/') {
         return None;
     }
     let file = if path.is_empty() {
@@ -1111,6 +1124,14 @@ fn the_link_rules_catch_what_they_should() {
     );
     let t: Vec<&str> = t.iter().map(|(_, s)| s.as_str()).collect();
     assert_eq!(t, vec!["a.md#b", "img/p.png", "http://e.org/", "d.md"]);
+    // A reference definition is a link; a footnote's text is not.
+    let t = link_targets(
+        "[r]: img/r.png
+[^note]: O'Neil's figure.
+",
+    );
+    let t: Vec<&str> = t.iter().map(|(_, s)| s.as_str()).collect();
+    assert_eq!(t, vec!["img/r.png"]);
 }
 
 // ---- live examples ---------------------------------------------------------------------------

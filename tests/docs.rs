@@ -72,9 +72,16 @@ fn every_relative_link_and_image_in_the_docs_resolves() {
             let file = target.split(['#', '?']).next().unwrap();
             // The web page is copied into the built site's web/ from web/static/ (web/site.sh):
             // a chapter's "Run it" frame and its links reach it as web/index.html.
+            // The repository itself, as the site was built from it, is written beside the book
+            // by web/site.sh (git archive): the introduction links it for a reader of the site.
             let path = match file.strip_prefix("web/") {
-                Some(page) => root().join("web/static").join(page),
-                None => doc.parent().unwrap().join(file),
+                Some(page) if doc.parent() == Some(&root().join("docs")) => {
+                    root().join("web/static").join(page)
+                }
+                _ if file == "rendermm-src.tar.gz" && doc.ends_with("docs/README.md") => {
+                    root().join("web/site.sh")
+                }
+                _ => doc.parent().unwrap().join(file),
             };
             checked += 1;
             if !path.exists() {

@@ -1,7 +1,8 @@
 //! The pictures of the lessons: each is registered and draws a PNG; the charts show the pinned
 //! H100 run's numbers (parsed here independently of the figure's own parser); the 5kk73 picture
 //! indexes B and its tile as rendermm's shaders do; L-M figure 3's strata split the shapes as
-//! the paper's caption does; the packed demo has a value key under every packed texture.
+//! the paper's caption does; the packed demo has a value key under every packed texture; the
+//! diagrams of Hall's eq. 10, the tiled kernel, Cannon and DNS draw what their shaders compute.
 
 mod common;
 
@@ -12,12 +13,17 @@ use rendermm::figures::{self, KK73_ACCESS};
 use rendermm::precision::Precision;
 use std::path::{Path, PathBuf};
 
-const LESSONS: [&str; 5] = [
+const LESSONS: [&str; 10] = [
     "eras-best-h100",
     "texel-rate-vs-fma",
     "5kk73-access",
     "frag-mrt-attachments",
     "tensor-core-tile",
+    "lm-cube",
+    "hall-eq10",
+    "tile-slide",
+    "cannon-shift",
+    "dns-cube",
 ];
 
 fn root() -> PathBuf {
@@ -215,6 +221,142 @@ fn the_5kk73_access_picture_indexes_b_and_its_tile_as_the_shaders_do() {
     let worst = |w: fn(usize) -> usize| figures::bank_load(w).into_iter().max().unwrap();
     let ways: Vec<usize> = KK73_ACCESS.iter().map(|s| worst(s.inner)).collect();
     assert_eq!(ways, [1, 8, 1]);
+}
+
+/// A shader's source, its comments dropped.
+fn shader_code(name: &str) -> String {
+    std::fs::read_to_string(root().join(format!("shaders/{name}.wgsl")))
+        .unwrap()
+        .lines()
+        .map(|l| l.split("//").next().unwrap())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn the_hall_eq10_picture_is_the_block_product_and_the_shaders_swizzles() {
+    let code = shader_code("hall_packed");
+    for (x, y) in figures::HALL_SWIZZLES {
+        assert!(
+            code.contains(&format!("r1.{x} * r2.{y}")),
+            "hall_packed.wgsl has no r1.{x} * r2.{y}"
+        );
+    }
+    // Quadrants as numbers: X = (A B; C D), Y = (E F; G H) in channels r g b a.
+    let x = [2.0f64, 3.0, 5.0, 7.0];
+    let y = [11.0f64, 13.0, 17.0, 19.0];
+    let block = [
+        x[0] * y[0] + x[1] * y[2],
+        x[0] * y[1] + x[1] * y[3],
+        x[2] * y[0] + x[3] * y[2],
+        x[2] * y[1] + x[3] * y[3],
+    ];
+    let ch = |s: &str, c: usize| "rgba".find(s.as_bytes()[c] as char).unwrap();
+    let quad = |q: &str| "ABCDEFGH".find(q).unwrap() % 4;
+    for c in 0..4 {
+        let swizzled: f64 = figures::HALL_SWIZZLES
+            .iter()
+            .map(|(sx, sy)| x[ch(sx, c)] * y[ch(sy, c)])
+            .sum();
+        assert_eq!(swizzled, block[c], "channel {c}: the swizzles");
+        let drawn: f64 = figures::HALL_EQ10[c]
+            .iter()
+            .map(|(a, b)| x[quad(a)] * y[quad(b)])
+            .sum();
+        assert_eq!(drawn, block[c], "channel {c}: the picture's sum");
+    }
+}
+
+#[test]
+fn the_tile_slide_picture_indexes_the_tiles_as_cs_tiled_does() {
+    let code = shader_code("cs_tiled");
+    for line in [
+        "let row = wg.y * TILE + lid.y;",
+        "let col = wg.x * TILE + lid.x;",
+        "let col_a = step * TILE + lid.x;",
+        "let row_b = step * TILE + lid.y;",
+    ] {
+        assert!(code.contains(line), "cs_tiled.wgsl has no `{line}`");
+    }
+    let tile = 4;
+    for (wx, wy, step) in [(0, 0, 0), (2, 2, 1), (1, 3, 3)] {
+        let [a_rows, a_cols, b_rows, b_cols] = figures::tiled_step_ranges(wx, wy, step, tile);
+        let lid = 0..tile;
+        assert_eq!(a_rows, wy * tile + lid.start..wy * tile + lid.end, "row");
+        assert_eq!(
+            a_cols,
+            step * tile + lid.start..step * tile + lid.end,
+            "col_a"
+        );
+        assert_eq!(
+            b_rows,
+            step * tile + lid.start..step * tile + lid.end,
+            "row_b"
+        );
+        assert_eq!(b_cols, wx * tile + lid.start..wx * tile + lid.end, "col");
+    }
+}
+
+#[test]
+fn the_cannon_picture_holds_the_pairs_cannon_wgsl_reads() {
+    assert!(
+        shader_code("cannon").contains("let dex = (tx + ty + p) % K;"),
+        "cannon.wgsl's skewed index changed"
+    );
+    let n = 4;
+    for i in 0..n {
+        for j in 0..n {
+            let mut seen = vec![];
+            for s in 0..n {
+                let ((ai, aq), (bq, bj)) = figures::cannon_holds(i, j, s, n);
+                // tx = j, ty = i, p = s.
+                let dex = (j + i + s) % n;
+                assert_eq!((ai, aq, bq, bj), (i, dex, dex, j), "({i}, {j}) at step {s}");
+                seen.push(aq);
+            }
+            seen.sort_unstable();
+            assert_eq!(
+                seen,
+                (0..n).collect::<Vec<_>>(),
+                "({i}, {j}) sees every q once"
+            );
+            // One shift: A comes from the right neighbour, B from the one below.
+            let (a_next, b_next) = figures::cannon_holds(i, j, 1, n);
+            assert_eq!(a_next, figures::cannon_holds(i, (j + 1) % n, 0, n).0);
+            assert_eq!(b_next, figures::cannon_holds((i + 1) % n, j, 0, n).1);
+        }
+    }
+}
+
+#[test]
+fn the_dns_picture_reduces_as_dns_wgsl_does() {
+    let code = shader_code("dns");
+    assert!(
+        code.contains("for (var s = KHALF; s > 0u; s >>= 1u)"),
+        "dns.wgsl's loop"
+    );
+    assert!(
+        code.contains("if lk < s && lk + s < BK"),
+        "dns.wgsl's guard"
+    );
+    for bk in 1..=40usize {
+        let tree = figures::dns_tree(bk);
+        assert_eq!(
+            tree.len() - 1,
+            bk.next_power_of_two().trailing_zeros() as usize,
+            "bk = {bk}: ⌈log₂ BK⌉ steps"
+        );
+        let mut last = tree.last().unwrap().1[0].clone();
+        last.sort_unstable();
+        assert_eq!(
+            last,
+            (0..bk).collect::<Vec<_>>(),
+            "bk = {bk}: slot 0 sums every term once"
+        );
+    }
+    // The picture's k = 4: strides 2 then 1.
+    let strides: Vec<usize> = figures::dns_tree(4).iter().skip(1).map(|s| s.0).collect();
+    assert_eq!(strides, [2, 1]);
 }
 
 #[test]

@@ -32,4 +32,16 @@ if [[ "${1:-}" == --debug ]]; then web/build.sh --debug; else web/build.sh; fi
 mdbook build
 rm -rf site/web
 cp -r web/dist site/web
+# The tool itself, for a reader who has only the site: the repository as the site was built from
+# it (git's HEAD in a clone; else the files here, without build outputs), written whole or not at all.
+tmp="$(mktemp site/.rendermm-src.XXXXXX)"
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  git archive --format=tar.gz --prefix=rendermm/ -o "$tmp" HEAD
+else
+  tar czf "$tmp" --transform 's,^\.,rendermm,' --exclude=./target --exclude=./site \
+    --exclude=./web/dist --exclude=./web/target --exclude=./web/node_modules \
+    --exclude=./python/target --exclude=./rendermm-out .
+fi
+chmod 644 "$tmp"
+mv "$tmp" site/rendermm-src.tar.gz
 echo "built $root/site ($(du -sh site | cut -f1)); serve it with web/site.sh serve"

@@ -119,7 +119,7 @@ pub fn run(args: TourArgs) -> Result<()> {
         check_failed!("these methods failed their check: {}", failures.join(", "));
     }
     println!(
-        "\nnext: the course, one chapter per era, each running its method live in the page:\n  web/site.sh serve     (builds the book and the page, then serves them; open the URL it prints)\n  or read docs/README.md in the repository"
+        "\nnext: the course, one chapter per era, each running its method live in the page:\n  web/site.sh && web/site.sh serve     (builds the book and the page into site/, then serves them; open the URL it prints)\n  or read docs/README.md in the repository"
     );
     Ok(())
 }
@@ -135,6 +135,7 @@ fn tour_row(
 ) -> Result<Row> {
     // A warm-up run first: its pipelines are built (and the driver compiles their shaders), so
     // the timed run below measures the multiply, not the first use of a shader.
+    // ANCHOR: one_request
     let warm = plan::multiply(Some(ctx), plan::Request::new(method, a, b));
     let run = match warm.and_then(|_| plan::multiply(Some(ctx), plan::Request::new(method, a, b))) {
         Ok(r) => r,
@@ -152,6 +153,7 @@ fn tour_row(
     };
     // f32 methods against their tolerance; coop against its f16-input bound.
     let verdict = run.verdict(a, b);
+    // ANCHOR_END: one_request
     let stats = verdict.stats.clone();
     let ok = verdict.passed;
     let report = Report::of(Some(ctx), &run, vec![verdict]);

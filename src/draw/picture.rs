@@ -441,3 +441,66 @@ pub fn arrow(img: &mut RgbImage, from: (f32, f32), to: (f32, f32), width: f32, c
         );
     }
 }
+
+/// `c` laid over `under` at opacity `alpha` (0: `under` unchanged, 1: `c`).
+pub fn blend(under: Rgb<u8>, c: Rgb<u8>, alpha: f32) -> Rgb<u8> {
+    let a = alpha.clamp(0.0, 1.0);
+    let mix = |u: u8, v: u8| (u as f32 * (1.0 - a) + v as f32 * a).round() as u8;
+    Rgb([
+        mix(under.0[0], c.0[0]),
+        mix(under.0[1], c.0[1]),
+        mix(under.0[2], c.0[2]),
+    ])
+}
+
+/// Fill the polygon through `pts` (closed, convex or not; even-odd rule) with `c` at opacity
+/// `alpha` over what is there, clipped to the image: a pixel is inside when its centre is.
+pub fn polygon(img: &mut RgbImage, pts: &[(f32, f32)], c: Rgb<u8>, alpha: f32) {
+    if pts.len() < 3 {
+        return;
+    }
+    let (w, h) = (img.width() as i32, img.height() as i32);
+    let lo = pts.iter().map(|p| p.1).fold(f32::INFINITY, f32::min);
+    let hi = pts.iter().map(|p| p.1).fold(f32::NEG_INFINITY, f32::max);
+    let mut xs: Vec<f32> = vec![];
+    for py in (lo.floor() as i32).max(0)..(hi.ceil() as i32).min(h) {
+        let y = py as f32 + 0.5;
+        xs.clear();
+        for (k, &(x0, y0)) in pts.iter().enumerate() {
+            let (x1, y1) = pts[(k + 1) % pts.len()];
+            if (y0 <= y) != (y1 <= y) {
+                xs.push(x0 + (y - y0) / (y1 - y0) * (x1 - x0));
+            }
+        }
+        xs.sort_by(f32::total_cmp);
+        for span in xs.chunks_exact(2) {
+            let from = ((span[0] - 0.5).ceil() as i32).max(0);
+            let to = ((span[1] - 0.5).floor() as i32).min(w - 1);
+            for px in from..=to {
+                let p = img.get_pixel_mut(px as u32, py as u32);
+                *p = blend(*p, c, alpha);
+            }
+        }
+    }
+}
+
+/// The outline of the closed polygon through `pts`, `width` pixels wide.
+pub fn polygon_outline(img: &mut RgbImage, pts: &[(f32, f32)], width: f32, c: Rgb<u8>) {
+    for (k, &a) in pts.iter().enumerate() {
+        line(img, a, pts[(k + 1) % pts.len()], width, c);
+    }
+}
+
+/// A dashed line from `a` to `b`, `width` pixels wide: dashes of `dash` pixels, gaps as long.
+pub fn dashed(img: &mut RgbImage, a: (f32, f32), b: (f32, f32), width: f32, dash: f32, c: Rgb<u8>) {
+    let len = ((b.0 - a.0).powi(2) + (b.1 - a.1).powi(2)).sqrt();
+    let count = (len / (2.0 * dash)).ceil().max(1.0) as usize;
+    let at = |t: f32| (a.0 + (b.0 - a.0) * t, a.1 + (b.1 - a.1) * t);
+    for s in 0..count {
+        let t0 = s as f32 * 2.0 * dash / len.max(1.0);
+        let t1 = ((s as f32 * 2.0 + 1.0) * dash / len.max(1.0)).min(1.0);
+        if t0 < 1.0 {
+            line(img, at(t0), at(t1), width, c);
+        }
+    }
+}

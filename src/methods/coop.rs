@@ -335,6 +335,7 @@ impl Variant {
     /// default: the staged kernels rely on the driver honouring workgroup and subgroup barriers
     /// under naga's memory-model output (see shaders/coop_multi.wgsl), and they have been
     /// checked on NVIDIA only.
+    // ANCHOR: default_variant
     pub fn for_product(vendor: u32, m: usize, n: usize) -> Variant {
         let staged = STAGED_DEFAULT;
         let tiles = m.div_ceil(staged.bm()) * n.div_ceil(staged.bn());
@@ -349,6 +350,7 @@ impl Variant {
     pub fn chosen(named: Option<Variant>, vendor: u32, m: usize, n: usize) -> Variant {
         named.unwrap_or_else(|| Self::for_product(vendor, m, n))
     }
+    // ANCHOR_END: default_variant
 }
 
 /// NVIDIA's PCI vendor id.

@@ -34,6 +34,7 @@ pub fn name(split: usize) -> &'static str {
     }
 }
 
+// ANCHOR: oneil_shapes
 /// O'Neil's block shape for split `s` if it fits one workgroup under `limits`, else the tiled
 /// shape.
 pub fn layout(limits: &wgpu::Limits, split: usize, m: usize, k: usize) -> Layout {
@@ -56,6 +57,7 @@ pub fn layout(limits: &wgpu::Limits, split: usize, m: usize, k: usize) -> Layout
     }
     tiled(t)
 }
+// ANCHOR_END: oneil_shapes
 
 /// The dispatches for split `s`.
 pub fn plan(limits: &wgpu::Limits, split: usize, m: usize, k: usize, n: usize) -> Plan {

@@ -371,6 +371,23 @@ fn upload_inputs(
     Ok([a_in, b_in])
 }
 
+// ANCHOR: color_targets
+/// The fragment stage's colour targets: one per attachment of C (8 for a 4×8 or
+/// 8×4 block), each `Rgba32Float`, written whole; additive blending only when
+/// passes add into one set (`--accumulate blend`).
+fn color_targets(shape: &Shape, blend: bool) -> Vec<Option<wgpu::ColorTargetState>> {
+    (0..shape.attachments())
+        .map(|_| {
+            Some(wgpu::ColorTargetState {
+                format: C_FORMAT,
+                blend: blend.then_some(crate::gpu::pipeline::ADDITIVE),
+                write_mask: wgpu::ColorWrites::ALL,
+            })
+        })
+        .collect()
+}
+// ANCHOR_END: color_targets
+
 /// C's attachments: one set, or two to ping-pong between.
 fn targets(
     ctx: &GpuContext,
@@ -539,15 +556,7 @@ impl Engine {
                     label: Some("frag-mrt F"),
                     entries: &f_entries,
                 });
-                let color_targets: Vec<Option<wgpu::ColorTargetState>> = (0..shape.attachments())
-                    .map(|_| {
-                        Some(wgpu::ColorTargetState {
-                            format: C_FORMAT,
-                            blend: blend.then_some(crate::gpu::pipeline::ADDITIVE),
-                            write_mask: wgpu::ColorWrites::ALL,
-                        })
-                    })
-                    .collect();
+                let color_targets = color_targets(shape, blend);
                 let pipeline = |entry: &str, groups: &[Option<&wgpu::BindGroupLayout>]| {
                     let pl = dev.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
                         label: Some("frag_mrt"),
@@ -602,6 +611,7 @@ impl Engine {
     ) -> Result<(wgpu::CommandBuffer, usize)> {
         let commands = ctx.scoped("recording the frag-mrt passes", || {
             let mut enc = ctx.device.create_command_encoder(&Default::default());
+            // ANCHOR: encode_passes
             for t in 0..passes {
                 let set = if self.f_groups.is_empty() { 0 } else { t % 2 };
                 let views: Vec<&wgpu::TextureView> = targets[set].iter().map(|t| &t.view).collect();
@@ -617,6 +627,7 @@ impl Engine {
                 pass.set_bind_group(0, &self.group0, &[t as u32 * self.stride]);
                 pass.draw(0..3, 0..1);
             }
+            // ANCHOR_END: encode_passes
             Ok(enc.finish())
         })?;
         let set = if self.f_groups.is_empty() {

@@ -617,6 +617,7 @@ impl Engine {
             .1
     }
 
+    // ANCHOR: draw_pass
     /// Record one pass: draw the quad for block `t` into `target`, cleared first if `clear`.
     fn draw(
         &self,
@@ -634,6 +635,7 @@ impl Engine {
         }
         pass.draw(0..4, 0..1);
     }
+    // ANCHOR_END: draw_pass
 
     /// `start`, if given, must be a texture like the one the passes accumulate into.
     fn check_start(&self, start: Option<&MatrixTexture>) -> Result<()> {
@@ -714,6 +716,7 @@ impl Engine {
                         pass.draw(0..4, 0..1);
                     }
                 } else {
+                    // ANCHOR: passes
                     for t in 0..passes {
                         match acc {
                             Accumulate::PingPong => {
@@ -746,6 +749,7 @@ impl Engine {
                             work.observe(t + 1, &self.textures[self.holder(t)]);
                         }
                     }
+                    // ANCHOR_END: passes
                 }
                 if !per_pass {
                     work.push(enc.finish(), Phase::Compute);

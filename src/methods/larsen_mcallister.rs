@@ -185,6 +185,7 @@ pub fn record_channels(
     };
     check_targets(ctx, precision, sum_format, ch, (m, n))?;
 
+    // ANCHOR: record
     let format = precision.format(channels as u32);
     let at = MatrixTexture::upload_channels(ctx, "A", a, precision)?;
     let bt = MatrixTexture::upload_channels(ctx, "B", b, precision)?;
@@ -211,6 +212,7 @@ pub fn record_channels(
             work.read(Read::Texture(target.clone()));
         }
     }
+    // ANCHOR_END: record
     let rescale = opts.scale_by_depth.then_some(k as f32);
     if let Some(k) = rescale {
         notes.push(format!(
@@ -299,6 +301,7 @@ impl Pipeline {
                         "larsen_mcallister",
                         &[texture_entry(0), texture_entry(1), uniform_entry(2)],
                     );
+                    // ANCHOR: blend_state
                     let pipeline = crate::gpu::pipeline::fullscreen(
                         &ctx.device,
                         "larsen_mcallister",
@@ -313,6 +316,7 @@ impl Pipeline {
                             write_mask: crate::gpu::pipeline::write_mask(channels),
                         })],
                     );
+                    // ANCHOR_END: blend_state
                     Ok((layout, pipeline))
                 })
             })?;
@@ -360,6 +364,7 @@ impl Pipeline {
         })
     }
 
+    // ANCHOR: draw_slices
     /// Record one render pass drawing the slices `slices` onto `target`, clearing it to zero
     /// first when `clear` is set.
     pub fn encode(
@@ -381,4 +386,5 @@ impl Pipeline {
             Ok(enc.finish())
         })
     }
+    // ANCHOR_END: draw_slices
 }

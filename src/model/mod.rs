@@ -215,6 +215,7 @@ pub fn try_model_with(
             "16n³",
             "2n³",
         ),
+        // ANCHOR: hall_counts
         Method::HallBlocked => {
             let bb = Count::from(b);
             let p = kc.div_ceil(bb);
@@ -252,6 +253,7 @@ pub fn try_model_with(
                 "n³(3b+4)/(8b)",
             )
         }
+        // ANCHOR_END: hall_counts
         Method::FragMrt | Method::FragMrtF16 => frag_mrt_counts(method, (mc, kc, nc), b, kernels),
         _ => return Ok(None),
     };

@@ -18,16 +18,18 @@ mod frame;
 mod page;
 mod request;
 mod show;
+mod words;
 
 use device::*;
 use page::*;
 use request::*;
 use show::*;
+use words::*;
 
 use rendermm::check;
 use rendermm::clock::Instant;
 use rendermm::demo::render::Renderer;
-use rendermm::demo::scene::{Scene, done_line};
+use rendermm::demo::scene::Scene;
 use rendermm::demo::{Inputs, Kind, Settings, Source};
 use rendermm::error::{Error, Result};
 use rendermm::gpu::texture::{MatrixTexture, ScalarFormat};
@@ -35,7 +37,7 @@ use rendermm::gpu::{GpuContext, run::Observer};
 use rendermm::matrix::Matrix;
 use rendermm::methods::{Era, Method};
 use rendermm::plan::{self, Options};
-use rendermm::precision::Precision;
+use rendermm::precision::{Precision, U8Bits};
 use serde_json::{Value, json};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -142,7 +144,8 @@ pub fn seeded_inputs(m: usize, k: usize, n: usize, seed: u64) -> js_sys::Object 
 }
 
 /// Run one multiply as `params` (a JS Map of the URL's or the form's strings, and A and B where
-/// the reader gave them) ask. Resolves to the JSON text for `#result`: the result, or
+/// the reader gave them) ask, and in compare mode (`vs`) a second method on the same A and B.
+/// Resolves to the JSON text for `#result`: the result (the second run's nested under "vs"), or
 /// `{"error": "<sentence>"}`. The result is published as soon as C is checked; its frame (and
 /// the replay, if asked) is drawn afterwards.
 #[wasm_bindgen]
@@ -151,7 +154,7 @@ pub async fn run(params: js_sys::Map) -> String {
     page.status("running…");
     let _busy = Busy::run();
     let out = match parse_request(&params) {
-        Ok(req) => run_request(&req, &page).await,
+        Ok(req) => run_all(&req, &page).await,
         Err(e) => Err(e),
     };
     match out {
@@ -185,8 +188,41 @@ fn sentence(e: &Error) -> String {
         Error::NoAdapter { .. } => {
             "this browser offered no GPU adapter for the chosen backend; try backend=webgl2, or a browser with WebGPU enabled".into()
         }
-        e => e.to_string().split_whitespace().collect::<Vec<_>>().join(" "),
+        Error::MissingFeature { feature, .. } if *feature == "EXPERIMENTAL_COOPERATIVE_MATRIX" => {
+            "coop needs the cooperative-matrix feature (tensor cores, through wgpu's experimental cooperative matrices), and this browser's adapter lacks it: browsers do not offer it yet, so coop runs from the command line (rendermm multiply --method coop) on a GPU that has it; cs-fast is the fastest method here".into()
+        }
+        Error::Unsupported { option, why, .. }
+            if option == "--u8-sum-bits 16" && why.contains("16-bit normalized") =>
+        {
+            "u8_sum_bits=16 keeps L-M §4's 16-bit running sum in a 16-bit normalized texture (R16Unorm), which this browser's adapter does not offer (WebGPU has no such format; WebGL2 only with the EXT_texture_norm16 extension); use u8_sum_bits=8 here (u8_product_bits=14 or 16 still runs), or the command line: rendermm multiply --precision u8 --u8-sum-bits 16".into()
+        }
+        Error::MissingFeature {
+            feature,
+            needed_for,
+            ..
+        } => plain(&format!(
+            "this browser's adapter lacks the {feature} feature, which {needed_for}"
+        )),
+        e => plain(&e.to_string()),
     }
+}
+
+/// A message of the library in the page's words: on one line, an adapter the browser does not
+/// name called "this browser's adapter", and the command line's flags as the page's parameters.
+fn plain(text: &str) -> String {
+    let mut s = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    s = s.replace("adapter ''", "this browser's adapter");
+    for (flag, param) in [
+        ("--scale-by-depth", "scale_by_depth=1"),
+        ("--u8-product-bits", "u8_product_bits"),
+        ("--u8-sum-bits", "u8_sum_bits"),
+        ("--precision u8", "precision=u8"),
+        ("--precision", "precision"),
+        ("--block", "b"),
+    ] {
+        s = s.replace(flag, param);
+    }
+    s
 }
 
 thread_local! {
@@ -231,12 +267,149 @@ fn reference_of(a: &Matrix, b: &Matrix) -> (Rc<check::Reference>, bool) {
     (r, false)
 }
 
-async fn run_request(req: &Request, page: &Page) -> Result<Value> {
+/// One run done: its result JSON, its words for the status, its C and what its frame needs.
+struct Done {
+    json: Value,
+    words: Words,
+    show: Show,
+}
+
+/// The run `req` asks for, and in compare mode the second method on the same A and B: the
+/// status written (one column, or two side by side), the first run's frame drawn (or replayed)
+/// in a task of its own after the result is published.
+async fn run_all(req: &Request, page: &Page) -> Result<Value> {
     let started = Instant::now();
     let id = LATEST.with(|l| {
         l.set(l.get() + 1);
         l.get()
     });
+    let (inputs, seed) = inputs_of(req);
+    let first = run_one(req, page, &inputs, seed, started, id).await?;
+    let mut result = first.json;
+    let mut cols = vec![first.words];
+    let mut summary = None;
+    if let Some(vs) = req.vs {
+        let vreq = req.versus(vs);
+        match run_one(&vreq, page, &inputs, seed, Instant::now(), id).await {
+            Ok(mut d) => {
+                if vreq.precision != req.precision {
+                    d.words.changes.insert(
+                        0,
+                        format!(
+                            "Ran in f32: {vs} computes in f32 only ({} is a mode of lm and Hall's methods).",
+                            req.precision
+                        ),
+                    );
+                    d.json["changes"] = json!(d.words.changes);
+                }
+                let (line, diff) = compare_line(&result, &d.json, &first.show.c, &d.show.c);
+                result["compare"] = json!({ "max_abs_diff": diff, "summary": line });
+                summary = Some(line);
+                result["vs"] = d.json;
+                cols.push(d.words);
+            }
+            Err(e) => {
+                result["vs"] = json!({ "method": vs.name(), "error": sentence(&e) });
+                cols.push(Words::error(vs.name(), &sentence(&e)));
+            }
+        }
+        cols[0].title = req.method.name().to_string();
+        cols[1].title = format!("vs {}", cols[1].title);
+    }
+    let passed = cols.iter().all(|c| c.passed);
+    page.status_html(&status_html(&cols, summary.as_deref()), passed);
+    let show = first.show;
+    LAST_C.with(|c| *c.borrow_mut() = Some(show.c.clone()));
+    // The frame, then the replay, in a task of their own: the result is published now.
+    canvas_state(page, if req.replays() { "replay" } else { "drawing" });
+    // Busy from now: the page is not idle until the frame is drawn.
+    let busy = Busy::show();
+    wasm_bindgen_futures::spawn_local(async move {
+        let _busy = busy;
+        // A task of its own: whoever awaits the result (the form, a script) has it before the
+        // frame's CPU work starts (a spawned future's first part runs before the caller's).
+        sleep(0).await;
+        let page = show.page.clone();
+        let current = show.id == LATEST.with(|l| l.get());
+        if let Err(e) = show.run().await
+            && current
+        {
+            page.status_note(&format!(
+                "The picture could not be drawn (the check above stands): {}.",
+                sentence(&e)
+            ));
+        }
+    });
+    Ok(result)
+}
+
+/// Compare mode's summary under the two columns: the same inputs, how far apart the two C are
+/// (the largest element difference) and which multiply was faster, by how much. Also the
+/// difference.
+fn compare_line(first: &Value, second: &Value, c1: &Matrix, c2: &Matrix) -> (String, f64) {
+    let diff = c1
+        .data
+        .iter()
+        .zip(&c2.data)
+        .map(|(x, y)| (x - y).abs() as f64)
+        .fold(0.0f64, |a, d| if d.is_nan() { f64::NAN } else { a.max(d) });
+    let name = |v: &Value| v["method"].as_str().unwrap_or("?").to_string();
+    let t = |v: &Value| v["multiply_ms"].as_f64().unwrap_or(0.0);
+    let (t1, t2) = (t(first), t(second));
+    let speed = if t1 > 0.0 && t2 > 0.0 {
+        let (fast, slow, r) = if t2 <= t1 {
+            (name(second), name(first), t1 / t2)
+        } else {
+            (name(first), name(second), t2 / t1)
+        };
+        if r < 1.1 {
+            format!(
+                "the two multiplies took about as long ({} and {})",
+                ms(t1),
+                ms(t2)
+            )
+        } else {
+            format!(
+                "{fast}'s multiply was {r:.1}× as fast as {slow}'s ({} against {})",
+                ms(t1.min(t2)),
+                ms(t1.max(t2))
+            )
+        }
+    } else {
+        "no time to compare".into()
+    };
+    // A u8 run maps inputs outside [0, 1] into it and an f32 run does not: then the two ran on
+    // different numbers, and their C are not held side by side as if they had not.
+    if first["input_sums"] != second["input_sums"] {
+        return (
+            format!(
+                "Not the same A and B: {} ran in {} and {} in {}, which take these inputs differently (u8 maps them into [0, 1]), so the two C are not compared; {speed}.",
+                name(first),
+                first["precision"].as_str().unwrap_or("?"),
+                name(second),
+                second["precision"].as_str().unwrap_or("?"),
+            ),
+            f64::NAN,
+        );
+    }
+    let apart = if diff == 0.0 {
+        "the two C are equal, element for element".to_string()
+    } else {
+        format!("the two C differ by at most {diff:.2e} in an element")
+    };
+    (format!("Same A and B: {apart}; {speed}."), diff)
+}
+
+/// One multiply on `inputs` (the same for both runs of compare mode): the device, the product,
+/// the check against the f64 reference, the result JSON and the words.
+async fn run_one(
+    req: &Request,
+    page: &Page,
+    inputs: &Inputs,
+    seed: Option<u64>,
+    started: Instant,
+    id: u64,
+) -> Result<Done> {
     let (gpu, opened) = gpu_for(req, page).await?;
     let context_ms = if opened { ms_since(started) } else { 0.0 };
     // The driver's loop cap in the method's stage, measured once per context as far as this
@@ -251,7 +424,6 @@ async fn run_request(req: &Request, page: &Page) -> Result<Value> {
             req.method
         )));
     }
-    let (inputs, seed) = inputs_of(req);
     let (a, b, input_notes) = inputs.for_precision(req.precision)?;
     let before = (gpu.ctx.pipelines.built(), gpu.ctx.pipelines.compiled());
     let mut capture = Capture {
@@ -268,7 +440,7 @@ async fn run_request(req: &Request, page: &Page) -> Result<Value> {
     let out = multiply(&gpu.ctx, req, &a, &b, &mut capture).await?;
     let method_ms = ms_since(method_started);
     let judged = judge(req, &out, &a, &b);
-    let run = Ran {
+    let ran = Ran {
         req,
         gpu: &gpu,
         out: &out,
@@ -279,63 +451,74 @@ async fn run_request(req: &Request, page: &Page) -> Result<Value> {
         times: (context_ms, method_ms, started),
         probe_ms,
     };
-    let result = run.json();
-    let mut lines = run.status_lines();
-    lines.extend(input_notes.iter().map(|n| format!("note: {n}")));
-    lines.extend(out.notes.iter().map(|n| format!("note: {n}")));
-    page.status(&lines.join("\n"));
-    LAST_C.with(|c| *c.borrow_mut() = Some(out.c.clone()));
-    // The frame, then the replay, in a task of their own: the result is published now.
-    canvas_state(page, if req.replays() { "replay" } else { "drawing" });
+    let mut words = ran.words();
+    words.notes = input_notes
+        .iter()
+        .chain(&out.notes)
+        .map(|n| plain(n))
+        .collect();
+    let mut json = ran.json(&words);
+    // What the run multiplied, in two numbers (the f64 sums of A's and of B's elements): compare
+    // mode's two runs show the same.
+    let sum = |x: &Matrix| x.data.iter().map(|&v| v as f64).sum::<f64>();
+    json["input_sums"] = json!([sum(&a), sum(&b)]);
+    // The kernel that ran draws the picture (dns-tiled where dns could not take the product).
+    let ran_method = Method::parse(&out.kernel.method).unwrap_or(req.method);
     let show = Show {
         gpu,
         page: page.clone(),
         req: req.clone(),
+        ran: ran_method,
         id,
-        inputs,
+        inputs: Inputs {
+            a,
+            b,
+            source: inputs.source.clone(),
+        },
         reference: judged.reference,
         c: out.c,
         passes: out.passes.max(1),
         capture,
-        status: done_line(&judged.verdict),
+        status: words.line.clone(),
     };
-    // Busy from now: the page is not idle until the frame is drawn.
-    let busy = Busy::show();
-    wasm_bindgen_futures::spawn_local(async move {
-        let _busy = busy;
-        // A task of its own: whoever awaits the result (the form, a script) has it before the
-        // frame's CPU work starts (a spawned future's first part runs before the caller's).
-        sleep(0).await;
-        let page = show.page.clone();
-        let current = show.id == LATEST.with(|l| l.get());
-        if let Err(e) = show.run().await
-            && current
-        {
-            page.status(&format!(
-                "the run passed its check, but its frame could not be drawn: {}",
-                sentence(&e)
-            ));
-        }
-    });
-    Ok(result)
+    Ok(Done { json, words, show })
 }
 
 /// The run's inputs: as `rendermm multiply --random MxKxN --seed S` draws them (and the seed),
-/// or as given (mapped into [0, 1] for u8 where they leave it by `Inputs::for_precision`, as
-/// the CLI's --normalize does, with a note saying so).
+/// each of A and B filled with one number where `fill` / `fill_a` / `fill_b` ask, or as given
+/// (mapped into [0, 1] for u8 where they leave it by `Inputs::for_precision`, as the CLI's
+/// --normalize does, with a note saying so). The seed where either was drawn from it.
 fn inputs_of(req: &Request) -> (Inputs, Option<u64>) {
-    let (names, seed) = match &req.given {
-        Some((_, _, names)) => (names.clone(), None),
-        None => (format!("seed {}", req.seed), Some(req.seed)),
-    };
-    let (a, b) = match &req.given {
-        Some((a, b, _)) => (a.clone(), b.clone()),
-        None => draw_like_the_cli(req.m, req.k, req.n, req.seed, req.precision),
+    if let Some((a, b, names)) = &req.given {
+        let source = Source::Files {
+            a: names.clone(),
+            b: names.clone(),
+        };
+        return (
+            Inputs {
+                a: a.clone(),
+                b: b.clone(),
+                source,
+            },
+            None,
+        );
+    }
+    let (mut a, mut b) = draw_like_the_cli(req.m, req.k, req.n, req.seed, req.precision);
+    if let Some(v) = req.fill_a {
+        a = Matrix::filled(req.m, req.k, v);
+    }
+    if let Some(v) = req.fill_b {
+        b = Matrix::filled(req.k, req.n, v);
+    }
+    let name = |fill: Option<f32>| match fill {
+        Some(v) => format!("fill {v}"),
+        None => format!("seed {}", req.seed),
     };
     let source = Source::Files {
-        a: names.clone(),
-        b: names,
+        a: name(req.fill_a),
+        b: name(req.fill_b),
     };
+    let seed = (req.fill_a.is_none() || req.fill_b.is_none()).then_some(req.seed);
     (Inputs { a, b, source }, seed)
 }
 
@@ -354,6 +537,8 @@ async fn multiply(
     let opts = Options {
         precision: req.precision,
         block: block_for(req),
+        scale_by_depth: req.scale_by_depth,
+        u8_bits: req.u8_bits,
         ..Default::default()
     };
     let mut request = plan::Request::new(req.method, a, b).options(opts);
@@ -424,25 +609,38 @@ struct Ran<'a> {
 }
 
 impl Ran<'_> {
-    /// The result JSON for `<pre id="result">`.
-    fn json(&self) -> Value {
+    /// The result JSON for `<pre id="result">`, with the words' plain line and changes.
+    fn json(&self, words: &Words) -> Value {
         let (req, out, v) = (self.req, self.out, &self.judged.verdict);
         let (built, compiled) = (
             self.gpu.ctx.pipelines.built(),
             self.gpu.ctx.pipelines.compiled(),
         );
         let full = self.judged.reference.is_some();
+        let (multiply_ms, gflops) = speed(req, out);
         let mut result = json!({
             "method": req.method.name(),
+            // The method whose kernel ran: the one asked, or the one it handed the product to
+            // (dns -> dns-tiled where one workgroup cannot take it); `changes` says why.
+            "ran": out.kernel.method,
             "m": req.m,
             "k": req.k,
             "n": req.n,
-            "inputs": if self.seed.is_some() { "seed" } else { "given" },
+            "inputs": if self.seed.is_some() { "seed" } else if req.given.is_some() { "given" } else { "fill" },
             "backend": self.gpu.backend,
             "adapter": self.gpu.adapter,
             "passes": out.passes,
+            "block": out.block,
             "rel_err": v.stats.rel_err,
             "passed": v.passed,
+            // The status's plain line (the canvas draws it too), and what the browser or the
+            // page changed about what ran, and why, one sentence each.
+            "status_line": words.line,
+            "changes": words.changes,
+            // The multiply (the compute phase: GPU time where the adapter has timestamps, else
+            // the wall clock) and 2·m·k·n over it.
+            "multiply_ms": multiply_ms,
+            "gflops": gflops,
             // How the product was tiled past the adapter's limits (null: whole), as `multiply --json`.
             "tiling": out.tiling,
             // "full", or how many sampled elements the judge checked (past 2²⁷ multiply-adds).
@@ -466,13 +664,34 @@ impl Ran<'_> {
         if let Some(s) = self.seed {
             result["seed"] = json!(s);
         }
+        if let Some(f) = req.fill_a {
+            result["fill_a"] = json!(f);
+        }
+        if let Some(f) = req.fill_b {
+            result["fill_b"] = json!(f);
+        }
+        if out.precision() == Precision::U8 || req.precision == Precision::U8 {
+            result["scale_by_depth"] = json!(req.scale_by_depth);
+            result["u8_product_bits"] = json!(req.u8_bits.product);
+            result["u8_sum_bits"] = json!(req.u8_bits.sum);
+        }
         // u8: how much of C saturated or rounded to 0 (names as in `multiply --json`), so a
-        // reader can tell a run that checked the 8-bit rounding from one that checked nothing.
+        // reader can tell a run that checked the 8-bit rounding from one that checked nothing;
+        // and the CPU model it was held to, and how far from it (8-bit steps).
         if let Some(share) = v.saturated_share {
             result["saturated_share"] = json!(share);
         }
         if let Some(zero) = v.u8_zero {
             result["u8_zero"] = json!(zero);
+        }
+        if let Some(model) = &v.u8_model {
+            result["u8_model"] = json!(model);
+        }
+        if let Some(steps) = v.u8_model_max_steps {
+            result["u8_model_max_steps"] = json!(steps);
+        }
+        if let Some(r) = v.bound_ratio.or(v.f16_bound_ratio) {
+            result["bound_ratio"] = json!(r);
         }
         result
     }
@@ -504,56 +723,139 @@ impl Ran<'_> {
         })
     }
 
-    /// The status's first lines: the product, its check, and its times.
-    fn status_lines(&self) -> Vec<String> {
+    /// The run in words: the plain line, what changed and why, and the details (what ran, the
+    /// inputs, the check and its bound, the times) for behind the toggle. The notes are the
+    /// caller's.
+    fn words(&self) -> Words {
         let (req, out, v) = (self.req, self.out, &self.judged.verdict);
         let (m, k, n) = (req.m, req.k, req.n);
+        let (multiply_ms, gflops) = speed(req, out);
+        let line = plain_line(v, multiply_ms, gflops);
+        let block = block_for(req);
+        let changes = changes(req, self.gpu, out, block);
         let used = out.precision();
+        let mut details = vec![];
+        details.push(format!(
+            "Ran {}{} on {m}×{k}×{n} in {used}{}: {} pass{}, on {} ({}).",
+            out.kernel.method,
+            out.kernel
+                .variant
+                .as_ref()
+                .map(|v| format!(" (variant {v})"))
+                .unwrap_or_default(),
+            match (Kind::of(req.method).ping_pong(), out.block) {
+                (true, Some(b)) => format!(", Hall's b = {b}"),
+                _ => String::new(),
+            },
+            out.passes,
+            if out.passes == 1 { "" } else { "es" },
+            self.gpu.adapter,
+            self.gpu.backend
+        ));
+        if used == Precision::U8 {
+            details.push(format!(
+                "The 8-bit pipeline: {}{}.",
+                req.u8_bits.name(),
+                if req.scale_by_depth {
+                    format!(", polygon colour 1/{k} (scale_by_depth: the sum cannot saturate; C rescaled by {k})")
+                } else {
+                    String::new()
+                }
+            ));
+        }
+        let drawn = |which: &str| {
+            format!(
+                "{which} drawn from seed {} as rendermm multiply --random {m}x{k}x{n} --seed {} draws {}",
+                req.seed,
+                req.seed,
+                if which == "A and B" { "them" } else { "it" }
+            )
+        };
+        details.push(match (&req.given, req.fill_a, req.fill_b) {
+            (Some((_, _, names)), _, _) => format!("Inputs: A and B as given ({names})."),
+            (None, Some(x), Some(y)) if x == y => {
+                format!("Inputs: every element of A and of B is {x}.")
+            }
+            (None, Some(x), Some(y)) => {
+                format!("Inputs: every element of A is {x}, every element of B is {y}.")
+            }
+            (None, Some(x), None) => {
+                format!("Inputs: every element of A is {x}; {}.", drawn("B"))
+            }
+            (None, None, Some(y)) => {
+                format!("Inputs: every element of B is {y}; {}.", drawn("A"))
+            }
+            (None, None, None) => format!("Inputs: {}.", drawn("A and B")),
+        });
+        details.push(format!(
+            "The check: C against the f64 product computed in this page{}: {}. Relative error (Frobenius norm) {:.2e}, largest absolute error {:.2e}.{}",
+            if self.judged.reference.is_some() {
+                ", every element".to_string()
+            } else {
+                format!(", on {} sampled elements (a product this large)", check::SAMPLES)
+            },
+            v.held,
+            v.stats.rel_err,
+            v.stats.max_abs_err,
+            v.exact
+                .as_ref()
+                .map(|e| format!(" {}{}.", e[..1].to_ascii_uppercase(), &e[1..]))
+                .unwrap_or_default()
+        ));
+        details.push(format!("The bound it was held to: {}.", v.tolerance));
         let t = &out.timings;
         let (context_ms, _, started) = self.times;
-        vec![
+        let mut phases = vec![];
+        if self.opened {
+            phases.push(format!("opening the device {}", ms(context_ms)));
+        }
+        if self.probe_ms >= 0.05 {
+            phases.push(format!("measuring its loop cap {}", ms(self.probe_ms)));
+        }
+        phases.push(format!("setup {}", ms(t.setup_ms)));
+        phases.push(format!("upload {}", ms(t.upload_ms)));
+        phases.push(format!(
+            "compute {}{}",
+            ms(t.compute_ms),
+            t.device_ms
+                .map(|d| format!(" ({} on the GPU)", ms(d)))
+                .unwrap_or_default()
+        ));
+        if t.copy_ms > 0.0 {
+            phases.push(format!("copies {}", ms(t.copy_ms)));
+        }
+        phases.push(format!("readback {}", ms(t.readback_ms)));
+        phases.push(if self.judged.reference_cached {
+            "the f64 reference at hand (kept from the run before on these inputs)".to_string()
+        } else {
             format!(
-                "{} {m}x{k}x{n} on {} ({}), {}{}: {} pass{}, relative error {:.2e} against the f64 CPU reference: {} ({})",
-                req.method,
-                self.gpu.adapter,
-                self.gpu.backend,
-                used.name(),
-                if used != req.precision {
-                    " (fallback)"
-                } else {
-                    ""
-                },
-                out.passes,
-                if out.passes == 1 { "" } else { "es" },
-                v.stats.rel_err,
-                if v.passed { "passed" } else { "FAILED" },
-                v.tolerance
-            ),
-            format!(
-                "times: {}setup {:.1} ms, upload {:.1} ms, compute {:.1} ms{}, readback {:.1} ms; {:.1} ms in all{}",
-                match (self.opened, self.probe_ms >= 0.05) {
-                    (true, true) => format!(
-                        "opening the device {context_ms:.0} ms, measuring its loop cap {:.0} ms, ",
-                        self.probe_ms
-                    ),
-                    (true, false) => format!("opening the device {context_ms:.0} ms, "),
-                    (false, true) => format!("measuring the loop cap {:.0} ms, ", self.probe_ms),
-                    (false, false) => String::new(),
-                },
-                t.setup_ms,
-                t.upload_ms,
-                t.compute_ms,
-                t.device_ms
-                    .map(|d| format!(" ({d:.2} ms on the GPU)"))
-                    .unwrap_or_default(),
-                t.readback_ms,
-                ms_since(started),
-                if self.judged.reference_cached {
-                    " (the CPU reference of these inputs was at hand)"
-                } else {
-                    ""
-                }
-            ),
-        ]
+                "the f64 reference on the CPU {}",
+                ms(self.judged.reference_ms)
+            )
+        });
+        phases.push(format!("the check {}", ms(self.judged.check_ms)));
+        details.push(format!(
+            "Time: the multiply is the compute phase, {} ({}); 2·m·k·n = {} floating-point operations in it make {}. The whole run took {}: {}. This run built {} pipeline{}.",
+            ms(multiply_ms),
+            if t.device_ms.is_some() {
+                "the GPU's timestamps"
+            } else {
+                "the wall clock, from submitting the passes until they finished"
+            },
+            2 * m as u64 * k as u64 * n as u64,
+            gflops_words(gflops),
+            ms(ms_since(started)),
+            phases.join(", "),
+            self.gpu.ctx.pipelines.built() - self.before.0,
+            if self.gpu.ctx.pipelines.built() - self.before.0 == 1 { "" } else { "s" }
+        ));
+        Words {
+            title: req.method.name().to_string(),
+            passed: v.passed,
+            line,
+            changes,
+            details,
+            notes: vec![],
+        }
     }
 }

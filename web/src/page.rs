@@ -26,6 +26,25 @@ impl Page {
         self.set_text("status", text);
     }
 
+    /// Add a line to the status (below what it says).
+    pub(crate) fn status_note(&self, text: &str) {
+        if let Some(e) = self.document.get_element_by_id("status")
+            && let Ok(p) = self.document.create_element("p")
+        {
+            p.set_class_name("ran");
+            p.set_text_content(Some(text));
+            let _ = e.append_child(&p);
+        }
+    }
+
+    /// The status as HTML (words.rs builds it, every text escaped), marked passed or failed.
+    pub(crate) fn status_html(&self, html: &str, passed: bool) {
+        if let Some(e) = self.document.get_element_by_id("status") {
+            e.set_inner_html(html);
+            let _ = e.set_attribute("data-passed", if passed { "1" } else { "0" });
+        }
+    }
+
     /// The 2D context of the canvas `#demo`, which shows the frames. Only ever a 2D context:
     /// the GPU draws offscreen, so one canvas serves every run on either backend.
     pub(crate) fn canvas2d(&self) -> Result<web_sys::CanvasRenderingContext2d> {

@@ -21,6 +21,17 @@ pub(crate) struct Request {
     pub(crate) hold: Option<usize>,
     /// A and B given (pasted or dropped) instead of drawn from the seed.
     pub(crate) given: Option<(Matrix, Matrix, String)>,
+    /// Every element of A (`fill_a`, or `fill`) is this number instead of drawn from the seed.
+    pub(crate) fill_a: Option<f32>,
+    /// ... and of B (`fill_b`, or `fill`).
+    pub(crate) fill_b: Option<f32>,
+    /// u8 only: polygon colour 1/k (L-M §4), the CLI's --scale-by-depth.
+    pub(crate) scale_by_depth: bool,
+    /// u8 only: the widths of the value a fragment hands on and of the running sum (L-M §4),
+    /// the CLI's --u8-product-bits and --u8-sum-bits.
+    pub(crate) u8_bits: U8Bits,
+    /// Compare mode: a second method run after this one on the same A and B.
+    pub(crate) vs: Option<Method>,
 }
 
 impl Request {
@@ -28,6 +39,35 @@ impl Request {
     /// result is drawn).
     pub(crate) fn replays(&self) -> bool {
         self.pace > 0 || self.hold.is_some()
+    }
+
+    /// The request of compare mode's second run: `method` on the same inputs, without a replay
+    /// (the canvas shows the first run). Its precision is this one's where it takes one, else
+    /// f32 (the u8 options with it); Hall's b is the first run's where both are Hall methods.
+    pub(crate) fn versus(&self, method: Method) -> Request {
+        let precision = if method.takes_precision() {
+            self.precision
+        } else {
+            Precision::F32
+        };
+        let u8 = precision == Precision::U8;
+        let hall = |m: Method| Kind::of(m).ping_pong();
+        let block = match (hall(self.method), hall(method)) {
+            (true, true) => block_for(self),
+            (false, true) => self.block,
+            _ => None,
+        };
+        Request {
+            method,
+            precision,
+            block,
+            pace: 0,
+            hold: None,
+            scale_by_depth: self.scale_by_depth && u8,
+            u8_bits: if u8 { self.u8_bits } else { U8Bits::default() },
+            vs: None,
+            ..self.clone()
+        }
     }
 }
 
@@ -57,10 +97,10 @@ pub(crate) fn given_matrix(params: &js_sys::Map, which: &str) -> Result<Option<M
         if text.trim().is_empty() {
             return Ok(None);
         }
-        return files::read(&which, &name, text.as_bytes()).map(Some);
+        return files::read(which, &name, text.as_bytes()).map(Some);
     }
     if let Ok(bytes) = value.dyn_into::<js_sys::Uint8Array>() {
-        return files::read(&which, &name, &bytes.to_vec()).map(Some);
+        return files::read(which, &name, &bytes.to_vec()).map(Some);
     }
     Ok(None)
 }
@@ -159,6 +199,21 @@ pub(crate) fn parse_request(params: &js_sys::Map) -> Result<Request> {
         }
     };
     let (pace, hold) = replay_of(params)?;
+    let (fill_a, fill_b) = fills_of(params, precision, given.is_some())?;
+    let (scale_by_depth, u8_bits) = u8_options_of(params, method, precision)?;
+    let vs = match get(params, "vs") {
+        None => None,
+        Some(v) if v == "none" => None,
+        Some(v) => {
+            let m = Method::parse(&v).map_err(|e| Error::Invalid(format!("vs={v}: {e}")))?;
+            if !m.is_gpu() {
+                return Err(Error::Invalid(format!(
+                    "vs={m}: {m} runs on the CPU; compare mode runs a second GPU method on the same A and B"
+                )));
+            }
+            Some(m)
+        }
+    };
     Ok(Request {
         method,
         m,
@@ -171,7 +226,119 @@ pub(crate) fn parse_request(params: &js_sys::Map) -> Result<Request> {
         pace,
         hold,
         given,
+        fill_a,
+        fill_b,
+        scale_by_depth,
+        u8_bits,
+        vs,
     })
+}
+
+/// `fill` (every element of A and B), `fill_a`, `fill_b`: a finite number, in [0, 1] for u8;
+/// not with `fill` and `fill_a`/`fill_b` together, nor with A and B given.
+fn fills_of(
+    params: &js_sys::Map,
+    precision: Precision,
+    given: bool,
+) -> Result<(Option<f32>, Option<f32>)> {
+    let one = |key: &str| -> Result<Option<f32>> {
+        let Some(s) = get(params, key) else {
+            return Ok(None);
+        };
+        let v = s.parse::<f64>().ok().map(|v| v as f32).filter(|v| v.is_finite()).ok_or_else(|| {
+            Error::Invalid(format!(
+                "{key}={s}: give a number, such as {key}=0.5 (every element of {} is then that number)",
+                match key {
+                    "fill_a" => "A",
+                    "fill_b" => "B",
+                    _ => "A and B",
+                }
+            ))
+        })?;
+        if precision == Precision::U8 && !(0.0..=1.0).contains(&v) {
+            return Err(Error::Invalid(format!(
+                "{key}={s}: the 8-bit pipeline (precision=u8) holds numbers from 0 to 1 only; give a fill in [0, 1]"
+            )));
+        }
+        Ok(Some(v))
+    };
+    let (fill, a, b) = (one("fill")?, one("fill_a")?, one("fill_b")?);
+    if fill.is_some() && (a.is_some() || b.is_some()) {
+        return Err(Error::Invalid(
+            "fill sets both A and B; give fill, or fill_a and fill_b, not both".into(),
+        ));
+    }
+    let (a, b) = (a.or(fill), b.or(fill));
+    if given && (a.is_some() || b.is_some()) {
+        return Err(Error::Invalid(
+            "A and B were given (pasted or dropped) and a fill was asked too; give one or the other".into(),
+        ));
+    }
+    Ok((a, b))
+}
+
+/// `scale_by_depth` (0 or 1), `u8_product_bits` (8, 14, 16) and `u8_sum_bits` (8, 16): the
+/// 8-bit pipeline's options, refused in one sentence with any other precision.
+fn u8_options_of(
+    params: &js_sys::Map,
+    method: Method,
+    precision: Precision,
+) -> Result<(bool, U8Bits)> {
+    let scale = match get(params, "scale_by_depth").as_deref() {
+        None | Some("0") | Some("false") | Some("off") => false,
+        Some("1") | Some("true") | Some("on") => true,
+        Some(other) => {
+            return Err(Error::Invalid(format!(
+                "scale_by_depth={other}: give 1 (polygon colour 1/k, L-M §4) or 0"
+            )));
+        }
+    };
+    let bits = |key: &str, allowed: &[u32]| -> Result<Option<u32>> {
+        let Some(s) = get(params, key) else {
+            return Ok(None);
+        };
+        match s.parse::<u32>() {
+            Ok(v) if allowed.contains(&v) => Ok(Some(v)),
+            _ => Err(Error::Invalid(format!(
+                "{key}={s}: give {}",
+                match key {
+                    "u8_product_bits" =>
+                        "8 (rendermm's u8), 14 (the GeForce2 of L-M §4) or 16 (the GeForce3)",
+                    _ => "8 (an 8-bit framebuffer) or 16 (L-M §4's 16-bit saturating sum)",
+                }
+            ))),
+        }
+    };
+    let product = bits("u8_product_bits", &U8Bits::PRODUCT_BITS)?;
+    let sum = bits("u8_sum_bits", &U8Bits::SUM_BITS)?;
+    if precision != Precision::U8 {
+        let asked: Vec<String> = [
+            scale.then(|| "scale_by_depth=1".to_string()),
+            product.map(|p| format!("u8_product_bits={p}")),
+            sum.map(|s| format!("u8_sum_bits={s}")),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if !asked.is_empty() {
+            return Err(Error::Invalid(format!(
+                "{} {} the 8-bit pipeline (L-M §4), so it needs precision=u8{}",
+                asked.join(" and "),
+                if asked.len() == 1 {
+                    "is an option of"
+                } else {
+                    "are options of"
+                },
+                if method.takes_precision() {
+                    String::new()
+                } else {
+                    format!(", which {method} does not take (it computes in f32)")
+                }
+            )));
+        }
+    }
+    let u8_bits = U8Bits::new(product.unwrap_or(8), sum.unwrap_or(8))?;
+    Ok((scale, u8_bits))
 }
 
 /// The inputs `rendermm multiply --random MxKxN --seed S` draws: A from seed 4S and B from
@@ -202,7 +369,7 @@ pub(crate) fn settings_for(req: &Request) -> Settings {
         kind: Kind::of(req.method),
         precision: req.precision,
         block: req.block,
-        scale_by_depth: false,
+        scale_by_depth: req.scale_by_depth,
     }
 }
 

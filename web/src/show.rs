@@ -54,6 +54,8 @@ pub(crate) struct Show {
     pub(crate) gpu: Rc<Gpu>,
     pub(crate) page: Page,
     pub(crate) req: Request,
+    /// The method whose kernel ran (the one asked, or the one it handed the product to).
+    pub(crate) ran: Method,
     pub(crate) id: u64,
     pub(crate) inputs: Inputs,
     /// The f64 product where the run was checked in full (the picture's C), else none.
@@ -61,6 +63,7 @@ pub(crate) struct Show {
     pub(crate) c: Matrix,
     pub(crate) passes: usize,
     pub(crate) capture: Capture,
+    /// The status's plain line, drawn at the bottom of the last frame.
     pub(crate) status: String,
 }
 
@@ -82,8 +85,9 @@ impl Show {
         };
         let scene = Scene::build(
             &ctx,
-            // The block that ran, so the frame's labels name it.
+            // The block that ran, so the frame's labels name it; the method whose kernel ran.
             &Settings {
+                kind: Kind::of(self.ran),
                 block: block_for(&self.req),
                 ..settings_for(&self.req)
             },

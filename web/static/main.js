@@ -18,15 +18,18 @@ if (EMBED) document.documentElement.classList.add("embed");
 // In a chapter's frame, tell the chapter how tall the page is whenever that changes (the book's
 // run-it.js sizes the frame to it). Same origin only: the book and the page are one site.
 if (EMBED && window.parent !== window) {
+  // The content's own height (the root element's box: the body and its margins), which shrinks
+  // as well as grows (a closed toggle, a shorter status); scrollHeight never goes below the
+  // frame's height.
   const post = () => window.parent.postMessage(
-    { rendermm: "height", height: document.documentElement.scrollHeight }, location.origin);
+    { rendermm: "height", height: document.documentElement.getBoundingClientRect().height },
+    location.origin);
   new ResizeObserver(post).observe(document.body);
 }
 
 const result = document.getElementById("result");
 const status = document.getElementById("status");
 const form = document.getElementById("form");
-const timeLine = document.getElementById("time");
 const download = document.getElementById("download");
 // A dropped file per box ({name, bytes}); pasted text is the box's value.
 const dropped = { a: null, b: null };
@@ -51,14 +54,21 @@ window.addEventListener("unhandledrejection", (e) => {
   if (!finished) finish({ error: "the page failed: " + (e.reason && e.reason.message || e.reason) });
 });
 
-const FIELDS = ["method", "size", "precision", "seed", "b", "backend", "pace", "hold"];
+// The URL's parameters that the form holds (the page's Rust side checks every one of them).
+const FIELDS = ["method", "size", "precision", "seed", "b", "fill", "fill_a", "fill_b",
+  "u8_product_bits", "u8_sum_bits", "scale_by_depth", "vs", "backend", "pace", "hold"];
 
 function paramsFromForm() {
   const p = new Map();
   for (const f of FIELDS) {
     const el = form.elements[f];
-    // A field hidden for the chosen method (precision, b) is not sent.
-    if (el && el.value !== "" && !(el.closest("label") || {}).hidden) p.set(f, el.value);
+    // A field hidden for the chosen method (precision, b, the u8 widths) is not sent.
+    if (!el || (el.closest("label") || {}).hidden) continue;
+    if (el.type === "checkbox") {
+      if (el.checked) p.set(f, el.value);
+    } else if (el.value !== "") {
+      p.set(f, el.value);
+    }
   }
   // Your own A and B: a dropped file's bytes (named, so its extension picks the reader), else the
   // pasted text (CSV, or Matrix Market). The Rust side reads them and says what is wrong.
@@ -119,8 +129,8 @@ async function go(params) {
   finished = false;
   result.textContent = "pending";
   status.classList.remove("error");
+  status.removeAttribute("data-passed");
   document.getElementById("run").disabled = true;
-  timeLine.textContent = "";
   for (const a of download.querySelectorAll("a")) URL.revokeObjectURL(a.href);
   download.textContent = "";
   try {
@@ -128,19 +138,11 @@ async function go(params) {
     // shaders, uploading the inputs and reading C back, on whatever adapter the browser gave.
     const t0 = performance.now();
     const text = await run(params);
-    const ms = performance.now() - t0;
     const obj = JSON.parse(text);
+    // The status (the plain line, what changed, the details) is the Rust side's; the page's own
+    // wall time, from the call to the checked result, goes into the result for the benchmark.
     if (!obj.error) {
-      const t = obj.times || {};
-      const f = (v) => v === null || v === undefined ? "?" : v < 10 ? v.toFixed(1) : Math.round(v);
-      timeLine.textContent = `time: ${f(ms)} ms in this page, from the call to the checked result: `
-        + (t.context_ms > 0 ? `opening the device ${f(t.context_ms)} ms, ` : "")
-        + (t.loop_cap_ms >= 0.05 ? `measuring its loop cap ${f(t.loop_cap_ms)} ms, ` : "")
-        + `setup ${f(t.setup_ms)}, upload ${f(t.upload_ms)}, compute ${f(t.compute_ms)}`
-        + (t.device_ms !== null && t.device_ms !== undefined ? ` (GPU ${f(t.device_ms)})` : "")
-        + `, readback ${f(t.readback_ms)}, CPU reference ${obj.reference_cached ? "at hand" : f(t.reference_ms)} ms `
-        + `(adapter: ${obj.adapter || "?"}, ${obj.backend || "?"}; ${obj.pipelines_built_by_this_run} pipelines built)`;
-      obj.page_ms = ms;
+      obj.page_ms = performance.now() - t0;
       offerDownloads();
     }
     finish(obj);
@@ -175,6 +177,16 @@ async function main() {
     o.title = `${m.era}: ${m.summary} (${m.source})`;
     select.appendChild(o);
   }
+  // Compare mode's second method: any GPU method (a chapter's frame shows the field only when
+  // its URL sets it).
+  const vsSelect = form.elements.vs;
+  for (const m of cat.methods) {
+    const o = document.createElement("option");
+    o.value = m.name;
+    o.textContent = m.render ? m.name : `${m.name} (compute, WebGPU)`;
+    if (!m.render && !webgpu) o.disabled = true;
+    vsSelect.appendChild(o);
+  }
   const ol = document.querySelector("#eras ol");
   for (const e of cat.eras) {
     const li = document.createElement("li");
@@ -188,12 +200,23 @@ async function main() {
     if (v === null) continue;
     const el = form.elements[f];
     if (!el) continue;
+    if (el.type === "checkbox") {
+      el.checked = v === "1" || v === "true" || v === "on";
+      continue;
+    }
     if (el.tagName === "SELECT" && ![...el.options].some((o) => o.value === v)) {
       const o = document.createElement("option"); o.value = v; o.textContent = v; el.appendChild(o);
     }
     el.value = v;
   }
+  // In a chapter's frame the optional fields (fill, compare with) show only where the URL sets
+  // them.
+  for (const label of form.querySelectorAll("label.opt")) {
+    const el = label.querySelector("input, select");
+    if (EMBED && !url.get(el.name)) label.classList.add("unset");
+  }
   select.addEventListener("change", showFields);
+  form.elements.precision.addEventListener("change", showFields);
   showFields();
   form.addEventListener("submit", (ev) => {
     ev.preventDefault();
@@ -212,11 +235,15 @@ async function main() {
   }
 }
 
-// Precision and b only where the chosen method takes them (b: the Hall methods' block size).
+// Precision and b only where the chosen method takes them (b: the Hall methods' block size);
+// the 8-bit pipeline's widths and its polygon colour 1/k only with precision u8.
 function showFields() {
   const m = methodInfo.get(form.elements.method.value);
-  document.getElementById("precision-field").hidden = !!m && m.precision === false;
+  const precisionHidden = !!m && m.precision === false;
+  document.getElementById("precision-field").hidden = precisionHidden;
   document.getElementById("b-field").hidden = !!m && !m.name.startsWith("hall-");
+  const u8 = !precisionHidden && form.elements.precision.value === "u8";
+  for (const label of form.querySelectorAll("label.u8")) label.hidden = !u8;
 }
 
 // For the benchmark and the tests: the page's run, its inputs for a seed, and whether it is idle.

@@ -21,7 +21,17 @@ Against the served page (web/tests/run.sh builds and serves it):
     C.npy and C.csv equal it; malformed or unchained matrices are refused in a sentence;
   - the seed draws what `rendermm multiply --random MxKxN --seed S` draws (C against the CLI's
     --out .npy);
-  - no GPU performance warning in the browser's log (WebGL2's "written, then fenced").
+  - no GPU performance warning in the browser's log (WebGL2's "written, then fenced");
+  - the status leads with one plain line (passed or not, how far from f64 against the bound it
+    was held to, the multiply's time, GFLOP/s), the line the canvas draws; the bound's formula,
+    the times and the notes behind a closed toggle;
+  - where the browser changes what runs (dns at 8x8x8 runs dns-tiled under WebGPU's cap of 256
+    invocations a workgroup; cs-fast's variant; Hall's b picked for the replay), the status says
+    what ran and why, and the result names it ("ran", "changes"); coop is refused in plain words;
+  - fill, fill_a / fill_b, scale_by_depth, u8_product_bits, u8_sum_bits: u8 runs equal to their
+    model and to the CLI's C with the same options; bad values refused in one line;
+  - compare mode (vs=): both runs checked, side by side, on the same inputs; the second nested
+    under "vs" in the result; in embed=1 too.
 
   python3 web/tests/test_page.py --url http://127.0.0.1:8000/web/dist/index.html
   ... --only webgl2            one backend
@@ -461,10 +471,30 @@ def test_frames(page, backend, res, out, update):
                   f"{share:.2%} pixels differ, mean difference {mean:.2f}/255")
 
 
+def status_parts(driver):
+    """The finished status as a reader sees it: for each column (two in compare mode) its title,
+    its plain line, its "what ran and why" lines, whether its details are open and their text;
+    the summary under the columns; and all the text shown (a closed <details> shows only its
+    summary)."""
+    return driver.execute_script("""
+        const st = document.getElementById('status');
+        const cols = [...st.querySelectorAll('.run-col')].map((c) => ({
+          title: (c.querySelector('.run-title') || {}).textContent || null,
+          line: (c.querySelector('.verdict') || {}).textContent || null,
+          ran: [...c.querySelectorAll('.ran')].map((e) => e.textContent),
+          details_open: !!(c.querySelector('details') || {}).open,
+          details: (c.querySelector('details') || {}).textContent || '',
+        }));
+        return { cols, compare: (st.querySelector('.compare') || {}).textContent || null,
+                 shown: st.innerText };
+    """)
+
+
 def test_embed(page, res):
     """embed=1, the view a chapter's frame shows: no header or era list, the controls the method
-    takes (b for the Hall methods only; no precision for a compute method), the result checked,
-    the time; and the full page's era list links to the book's chapters as HTML."""
+    takes (b for the Hall methods only; no precision for a compute method; the optional fields
+    only where the URL sets them), the result checked, the plain status line with its GFLOP/s;
+    and the full page's era list links to the book's chapters as HTML."""
     d = page.driver
     shown = lambda css: d.find_element(By.CSS_SELECTOR, css).is_displayed()  # noqa: E731
     for method, size, b_shown, precision_shown in [("lm", "7x13x5", False, True),
@@ -472,22 +502,276 @@ def test_embed(page, res):
                                                    ("cs-tiled-16", "7x13x5", False, False)]:
         try:
             r = page.open({"embed": "1", "method": method, "size": size, "seed": "3"})
-            time_line = d.find_element(By.ID, "time").text
+            parts = status_parts(d)
             layout = {"header": shown("#intro"), "eras": shown("#eras"), "seed": shown("input[name=seed]"),
                       "b": shown("#b-field"), "precision": shown("#precision-field"),
+                      "fill": shown("#fill-field"), "vs": shown("#vs-field"), "u8": shown("#u8-product-field"),
                       "canvas": shown("#demo"), "status": shown("#status")}
             want = {"header": False, "eras": False, "seed": False, "b": b_shown,
-                    "precision": precision_shown, "canvas": True, "status": True}
+                    "precision": precision_shown, "fill": False, "vs": False, "u8": False,
+                    "canvas": True, "status": True}
             eras = {o.get_attribute("value") for o in d.find_elements(By.CSS_SELECTOR, "select[name=method] option")}
-            ok = (r.get("passed") is True and layout == want and time_line.startswith("time: ")
-                  and method in eras and ("lm" in eras) == (method == "lm"))
-            res.check(f"embed {method}", ok, f"{layout}, time line {time_line!r}, methods offered {sorted(eras)}, {json.dumps(r)}")
+            line = parts["cols"][0]["line"] if parts["cols"] else ""
+            ok = (r.get("passed") is True and layout == want and line.startswith("Passed")
+                  and "GFLOP/s" in line and method in eras and ("lm" in eras) == (method == "lm"))
+            res.check(f"embed {method}", ok, f"{layout}, status line {line!r}, methods offered {sorted(eras)}, {json.dumps(r)}")
         except Exception as e:  # noqa: BLE001 - a page without the view fails here, not the run
             res.check(f"embed {method}", False, f"{type(e).__name__}: {str(e).splitlines()[0]}")
+    # The optional fields show in a frame where its URL sets them; u8's options with u8.
+    r = page.open({"embed": "1", "method": "lm", "size": "3x4x2", "precision": "u8", "fill": "0.5",
+                   "vs": "hall-blocked"})
+    layout = {f: shown(f"#{f}-field") for f in ("fill", "fill_a", "vs", "u8-product", "u8-sum", "scale")}
+    res.check("embed shows the fields its URL sets", r.get("passed") is True and layout == {
+        "fill": True, "fill_a": False, "vs": True, "u8-product": True, "u8-sum": True, "scale": True},
+        f"{layout}, {json.dumps(r)[:300]}")
     page.open({"method": "lm", "size": "2x2x2"})
     hrefs = [a.get_attribute("href") for a in d.find_elements(By.CSS_SELECTOR, "#eras a")]
     res.check("era list links to the chapters' HTML",
               len(hrefs) >= 5 and all(h.endswith(".html") and "/docs/" not in h for h in hrefs), str(hrefs))
+
+
+def test_status_line(page, backend, res):
+    """The status leads with one plain line — passed or not, how far from the f64 product against
+    the bound it was held to, the multiply's time and its GFLOP/s (2·m·k·n over that time) —
+    the same line the canvas draws (the result's status_line); the bound's formula, the timing
+    breakdown and the notes behind a closed toggle, each said once; no adapter named '', no
+    "at hand ms"."""
+    for params in ({"method": "lm", "size": "7x13x5", "seed": "3"},
+                   {"method": "lm", "size": "13x3x11", "seed": "5", "precision": "u8"}):
+        label = f"{backend} plain status line " + " ".join(f"{k}={v}" for k, v in params.items())
+        r = page.open({**params, "backend": backend})
+        parts = status_parts(page.driver)
+        if "error" in r or len(parts["cols"]) != 1:
+            res.check(label, False, json.dumps(r)[:300])
+            continue
+        col = parts["cols"][0]
+        line, shown = col["line"], parts["shown"]
+        m, k, n = r["m"], r["k"], r["n"]
+        gflops = 2 * m * k * n / (r["multiply_ms"] * 1e6)
+        far = ("equals the 8-bit model" in line) if params.get("precision") == "u8" else (
+            "largest error vs f64 is" in line and "of what f32 allows" in line)
+        ok = (line == r.get("status_line") and line.startswith("Passed · ") and far
+              and " ms · " in line and line.endswith("GFLOP/s")
+              and abs(r["gflops"] - gflops) <= 1e-9 + 1e-6 * gflops
+              and not col["details_open"]
+              # the formula, the breakdown and the notes behind the toggle, not shown, each once
+              and "gamma" not in shown.lower() and "upload" not in shown
+              and "The bound it was held to" in col["details"] and col["details"].count("Time:") == 1
+              and "adapter ''" not in col["details"] and "at hand ms" not in col["details"])
+        res.check(label, ok, f"line {line!r}; shown {shown!r}; details {col['details'][:400]!r}")
+
+
+def test_substitutions(page, res):
+    """Where the browser changes what runs, the status says what ran and why, in plain words,
+    and the result names it ("ran", "changes"): dns at 8x8x8 runs dns-tiled where a workgroup
+    is capped under m·k·n = 512 invocations (WebGPU's default cap is 256); cs-fast names its
+    variant where it is not the default; Hall's b picked for the replay is said; coop on an
+    adapter without cooperative matrices is refused in a sentence that names no adapter ''."""
+    d = page.driver
+    r = page.open({"embed": "1", "method": "dns", "size": "8x8x8", "seed": "2"})
+    parts = status_parts(d)
+    ran = parts["cols"][0]["ran"] if parts["cols"] else []
+    if r.get("ran") == "dns":
+        # An adapter whose workgroups take 512 invocations runs dns itself: nothing to say.
+        res.check("webgpu dns 8x8x8 ran whole (the adapter takes 512 invocations)",
+                  r.get("passed") is True and r.get("backend") == "webgpu" and not ran, json.dumps(r)[:400])
+    else:
+        ok = (r.get("passed") is True and r.get("backend") == "webgpu" and r.get("ran") == "dns-tiled" and ran
+              and ran[0].startswith("Ran dns-tiled instead of dns: this browser caps a workgroup at ")
+              and "m·k·n = 512" in ran[0] and ran == r.get("changes")
+              and parts["cols"][0]["line"].startswith("Passed"))
+        res.check("webgpu dns 8x8x8: the headline says dns-tiled ran, and why", ok,
+                  f"{ran}; {json.dumps(r)[:400]}")
+    r = page.open({"method": "cs-fast", "size": "20x9x30", "seed": "2", "backend": "webgpu"})
+    variant = (r.get("kernel") or {}).get("variant")
+    said = [c for c in r.get("changes", []) if c.startswith("cs-fast ran its ")]
+    res.check("webgpu cs-fast: a variant other than the default is named, and why",
+              r.get("passed") is True and variant is not None
+              and (bool(said) and variant in said[0]) == (variant != "128x64x8-16x8-unrolled"),
+              f"variant {variant}; {r.get('changes')}")
+    r = page.open({"method": "hall-blocked", "size": "5x40x3", "seed": "2", "pace": "1",
+                   "backend": "webgpu"})
+    res.check("webgpu hall-blocked replay: the b the page picked is said",
+              r.get("passed") is True and r.get("block") == 5
+              and any(c.startswith("Hall's b = 5 (none given)") for c in r.get("changes", [])),
+              f"{r.get('changes')}")
+    r = page.open({"method": "coop", "size": "16x16x16", "backend": "webgpu"})
+    if "error" in r:
+        res.check("webgpu coop refused in plain words", "cooperative-matrix" in r["error"]
+                  and "''" not in r["error"] and page.status().startswith("Error: "), r["error"])
+    else:
+        res.check("webgpu coop (an adapter with cooperative matrices)", r.get("passed") is True,
+                  json.dumps(r)[:300])
+
+
+def rendermm_run(args):
+    """Run the CLI with `args`; (returncode, stdout, stderr)."""
+    cli = subprocess.run(rendermm_cli() + args, capture_output=True, text=True,
+                         env={**os.environ, "XDG_RUNTIME_DIR": os.environ.get("XDG_RUNTIME_DIR", "/tmp")})
+    return cli.returncode, cli.stdout, cli.stderr
+
+
+def cli_product(page_params, a, b, flags):
+    """C as `rendermm multiply --method M --precision P FLAGS --a A.npy --b B.npy --check` computes it
+    on this machine's GPU (the model-checked pipeline the page runs in the browser), or the CLI's
+    error."""
+    tmp = tempfile.mkdtemp(prefix="rendermm-web-")
+    try:
+        paths = {n: os.path.join(tmp, f"{n}.npy") for n in ("a", "b", "c")}
+        np.save(paths["a"], a.astype(np.float32))
+        np.save(paths["b"], b.astype(np.float32))
+        code, _, err = rendermm_run(["multiply", "--method", page_params["method"], "--precision",
+                                     page_params.get("precision", "f32"), "--a", paths["a"], "--b",
+                                     paths["b"], "--out", paths["c"], "--check", *flags])
+        if code != 0:
+            return None, err.strip()
+        return np.load(paths["c"]), None
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def test_new_parameters(page, backend, res):
+    """fill, fill_a / fill_b, scale_by_depth and the u8 widths: each run passes the page's check
+    (u8: equal to the CPU model of the 8-bit pipeline with those options), C is what the CLI
+    computes with the same options on the same inputs (--scale-by-depth, --u8-product-bits), and
+    a fill is every element. Bad values give one clear error line."""
+    d = page.driver
+    cases = [
+        # (parameters, the CLI's flags, what else the result must say)
+        ({"method": "lm", "size": "1x64x1", "precision": "u8", "fill": "0.5"}, [],
+         {"inputs": "fill", "fill_a": 0.5, "fill_b": 0.5, "u8_product_bits": 8}),
+        ({"method": "lm", "size": "4x64x4", "precision": "u8", "fill": "0.5", "scale_by_depth": "1"},
+         ["--scale-by-depth"], {"scale_by_depth": True}),
+        ({"method": "lm", "size": "4x16x4", "precision": "u8", "fill": "0.3", "u8_product_bits": "14"},
+         ["--u8-product-bits", "14"], {"u8_product_bits": 14, "u8_sum_bits": 8}),
+        ({"method": "hall-blocked", "size": "5x12x3", "precision": "u8", "fill": "0.25", "b": "4",
+          "scale_by_depth": "1", "u8_product_bits": "16"},
+         ["--block", "4", "--scale-by-depth", "--u8-product-bits", "16"], {"scale_by_depth": True, "u8_product_bits": 16}),
+        ({"method": "lm", "size": "6x5x4", "fill": "0.25"}, [], {"inputs": "fill"}),
+    ]
+    for params, flags, want in cases:
+        label = f"{backend} " + " ".join(f"{k}={v}" for k, v in params.items())
+        r = page.open({**params, "backend": backend, "pace": "0"})
+        if r.get("passed") is not True:
+            res.check(label, False, json.dumps(r)[:400])
+            continue
+        m, k, n = r["m"], r["k"], r["n"]
+        fill = float(params["fill"])
+        a, b = np.full((m, k), fill, np.float32), np.full((k, n), fill, np.float32)
+        got = np.load(io.BytesIO(page.download("npy")[0]))
+        u8 = params.get("precision") == "u8"
+        if u8:
+            want_c, err = cli_product(params, a, b, flags)
+            same = want_c is not None and got.shape == want_c.shape and np.array_equal(got, want_c)
+            detail = err or f"page C {got.ravel()[:4]}, CLI C {want_c.ravel()[:4]}"
+            # Equal to the model: 1e-3 of a step is the f32 rounding of the rescale by k.
+            ok = same and r.get("u8_model_max_steps", 1) <= 1e-3
+        else:
+            exact = a.astype(np.float64) @ b.astype(np.float64)
+            ok = np.allclose(got, exact, rtol=1e-6, atol=0)
+            detail = f"C {got.ravel()[:4]}, exact {exact.ravel()[:4]}"
+        ok = ok and all(r.get(key) == v for key, v in want.items())
+        res.check(label + (" = the CLI's C" if u8 else " = every element k·fill²"), ok,
+                  f"{detail}; {json.dumps({key: r.get(key) for key in [*want, 'u8_model', 'held']})}")
+    # fill_a alone: B from the seed (as the CLI draws it), so C's rows are fill·(B's column sums).
+    r = page.open({"method": "hall-packed", "size": "3x7x5", "seed": "9", "fill_a": "2", "backend": backend,
+                   "pace": "0"})
+    if r.get("passed") is True:
+        b = np.array(d.execute_script("return Array.from(window.rendermm.seeded_inputs(3, 7, 5, BigInt(9)).b)"),
+                     np.float64).reshape(7, 5)
+        got = np.load(io.BytesIO(page.download("npy")[0]))
+        want_c = np.full((3, 7), 2.0) @ b
+        ok = r.get("inputs") == "seed" and r.get("fill_a") == 2 and "fill_b" not in r \
+            and np.allclose(got, want_c, rtol=1e-5, atol=1e-5)
+        res.check(f"{backend} fill_a=2 with B from the seed", ok, f"{got[0]} vs {want_c[0]}")
+    else:
+        res.check(f"{backend} fill_a=2 with B from the seed", False, json.dumps(r)[:300])
+    # u8_sum_bits=16 needs 16-bit normalized textures: run where the adapter has them (equal to
+    # the model), else refused in one sentence that says what to do.
+    r = page.open({"method": "lm", "size": "4x16x4", "precision": "u8", "fill": "0.3", "u8_product_bits": "14",
+                   "u8_sum_bits": "16", "backend": backend})
+    res.check(f"{backend} u8_sum_bits=16: runs, or is refused plainly",
+              (r.get("passed") is True and r.get("u8_sum_bits") == 16)
+              or ("u8_sum_bits=16" in r.get("error", "") and "u8_sum_bits=8" in r["error"]
+                  and "''" not in r["error"] and page.status().startswith("Error: ")),
+              json.dumps(r)[:400])
+    bad = [
+        ({"fill": "abc"}, "fill=abc"),
+        ({"fill": "2", "precision": "u8"}, "from 0 to 1"),
+        ({"fill": "0.5", "fill_a": "1"}, "not both"),
+        ({"fill_b": "nan"}, "fill_b=nan"),
+        ({"u8_product_bits": "12", "precision": "u8"}, "u8_product_bits=12"),
+        ({"u8_sum_bits": "9", "precision": "u8"}, "u8_sum_bits=9"),
+        ({"scale_by_depth": "2", "precision": "u8"}, "scale_by_depth=2"),
+        ({"scale_by_depth": "1"}, "precision=u8"),
+        ({"u8_product_bits": "14", "precision": "f16"}, "precision=u8"),
+        ({"vs": "no-such-method"}, "vs=no-such-method"),
+        ({"vs": "cpu-naive"}, "vs=cpu-naive"),
+    ]
+    for extra, needle in bad:
+        params = {"method": "lm", "size": "4x4x4", **extra, "backend": backend}
+        r = page.open(params)
+        ok = (set(r) == {"error"} and needle in r["error"] and "\n" not in r["error"]
+              and page.status() == "Error: " + r["error"])
+        res.check(f"{backend} bad " + "&".join(f"{k}={v}" for k, v in extra.items()), ok,
+                  r.get("error", json.dumps(r)[:300]))
+
+
+def test_compare(page, backend, res):
+    """Compare mode (vs=): the second method runs on the same A and B; both checked, shown side by
+    side (two columns and a line under them); the result nests the second under "vs". Same
+    inputs: the same m, k, n and seed, and the two C within their bounds of one f64 product, so
+    close (an input drawn anew would differ by O(1)). In embed=1 too."""
+    d = page.driver
+    cases = {"webgpu": [({"method": "5kk73-3-bank-free", "vs": "5kk73-5-unrolled", "size": "20x30x10", "seed": "4"}, None),
+                        ({"method": "lm", "vs": "cs-fast", "size": "9x8x7", "seed": "4", "precision": "u8"}, "f32")],
+             "webgl2": [({"method": "lm", "vs": "hall-packed", "size": "20x30x10", "seed": "4", "b": "3"}, None)]}
+    for params, vs_precision in cases[backend]:
+        for embed in ("0", "1"):
+            label = f"{backend} compare {params['method']} vs {params['vs']} {params['size']}" + (" embed=1" if embed == "1" else "")
+            r = page.open({**params, "backend": backend, "embed": embed})
+            v = r.get("vs") or {}
+            parts = status_parts(d)
+            same = all(r.get(x) == v.get(x) for x in ("m", "k", "n", "seed", "inputs", "input_sums"))
+            diff = (r.get("compare") or {}).get("max_abs_diff")
+            # f32 and f32: two C within their bounds of one f64 product. A u8 run against an
+            # f32 one differs by the 8-bit pipeline's rounding and saturation.
+            ok = (r.get("passed") is True and v.get("passed") is True and v.get("method") == params["vs"]
+                  and r.get("method") == params["method"] and same and r.get("input_sums")
+                  and "x".join(str(r.get(x)) for x in "mkn") == params["size"]
+                  and diff is not None and (vs_precision or diff < 1e-4)
+                  and len(parts["cols"]) == 2
+                  and [c["title"] for c in parts["cols"]] == [params["method"], "vs " + params["vs"]]
+                  and all(c["line"].startswith("Passed") for c in parts["cols"])
+                  and (parts["compare"] or "").startswith("Same A and B: ")
+                  and v.get("status_line") == parts["cols"][1]["line"])
+            if vs_precision:
+                ok = ok and v.get("precision") == vs_precision and any(
+                    c.startswith("Ran in f32: ") for c in v.get("changes", []))
+            res.check(label, ok, f"diff {diff}; cols {[c['line'] for c in parts['cols']]}; "
+                      f"{json.dumps({k: r.get(k) for k in ['passed', 'm', 'k', 'n', 'seed', 'compare']})}; "
+                      f"vs {json.dumps(v)[:300]}")
+    if backend == "webgpu":
+        # Own matrices outside [0, 1], a u8 first run (which maps them into [0, 1]) and an f32
+        # second (which takes them as given): not the same numbers, and the line says so.
+        page.open({"method": "lm", "size": "2x2x2", "backend": backend})
+        r = page.submit({"method": "lm", "vs": "cs-fast", "precision": "u8"}, "2,1\n0,1", "1,0\n0,3")
+        v = r.get("vs") or {}
+        parts = status_parts(d)
+        res.check("webgpu compare on inputs u8 maps: the line says they are not the same",
+                  r.get("input_sums") != v.get("input_sums")
+                  and (r.get("compare") or {}).get("max_abs_diff", 0) is None
+                  and (parts["compare"] or "").startswith("Not the same A and B: "),
+                  f"{parts['compare']!r}; {json.dumps(r.get('compare'))}; {r.get('input_sums')} vs {v.get('input_sums')}")
+    if backend == "webgl2":
+        # A compute method as the second: refused in its column, the first still checked.
+        r = page.open({"method": "lm", "vs": "cs-fast", "size": "5x6x7", "backend": backend})
+        v = r.get("vs") or {}
+        parts = status_parts(d)
+        res.check("webgl2 compare lm vs cs-fast: the second refused in its column",
+                  r.get("passed") is True and "WebGL2" in v.get("error", "")
+                  and len(parts["cols"]) == 2 and parts["cols"][1]["line"].startswith("Error:"),
+                  json.dumps(v)[:300])
 
 
 TIMES = ["context_ms", "setup_ms", "upload_ms", "compute_ms", "device_ms", "readback_ms",
@@ -718,11 +1002,15 @@ def main():
             test_compute(page, backend, res)
             test_past_one_texture(page, backend, res)
             test_bad_parameters(page, backend, res)
+            test_status_line(page, backend, res)
+            test_new_parameters(page, backend, res)
+            test_compare(page, backend, res)
             test_frames(page, backend, res, args.out, args.update_references)
             test_result_frame_matches_the_last_pass(page, backend, res, args.out)
             test_no_performance_warnings(driver, backend, res)
         if not args.only:
             test_embed(page, res)
+            test_substitutions(page, res)
         # Without a backend parameter the page picks WebGPU where the browser has it.
         r = page.open({"method": "lm", "size": "3x3x3"})
         res.check("auto backend", r.get("passed") is True and r.get("backend") in ("webgpu", "webgl2"),

@@ -6,7 +6,12 @@ For every chapter of docs/SUMMARY.md, its page in the site:
   - loads without errors in the browser's console (the chapter's frames included);
   - every live example (an <iframe> in the chapter, the web page's embed=1 view) runs in the
     chapter to a passed check against the f64 reference on WebGPU, and, for the render methods
-    (lm, hall-*, frag-mrt*), loaded on its own with backend=webgl2, on WebGL2 too;
+    (lm, hall-*, frag-mrt*), loaded on its own with backend=webgl2, on WebGL2 too; a frame in
+    compare mode (vs=) has both runs passed (the result's "vs" too);
+  - every "Try this" box (<div class="try-this" data-src=...>) holds a valid live example
+    (embed=1, run=1, a method, each side of the size 1..64), has its "Run this" button, and the
+    button loads it into the frame just above the box, which runs it to a passed check (both
+    runs where it compares);
   - every link, image, stylesheet, script and frame inside the site answers HTTP 200, no link
     leads to raw Markdown, and a link's #anchor names an element of the page it leads to.
 
@@ -158,16 +163,102 @@ def read_result(driver, timeout=120):
     raise AssertionError(f"#result still pending after {timeout} s")
 
 
-def judge(label, params, r, backend, res):
-    method = params.get("method", "lm")
+def judged(params, r, backend, method):
+    """Whether a run of `method` (the frame's, or its second in compare mode) passed as a frame
+    should: its check passed, on `backend`, the size asked, and f32 within TOLERANCE."""
     size = params.get("size")
-    tol = TOLERANCE.get(method, 1e-5 if params.get("precision", "f32") == "f32" else None)
+    precision = params.get("precision", "f32")
+    tol = TOLERANCE.get(method, 1e-5 if precision == "f32" or r.get("precision") == "f32" else None)
     ok = r.get("passed") is True and r.get("backend") == backend and r.get("method") == method
     if size:
         ok = ok and "x".join(str(r.get(d)) for d in "mkn") == size
     if tol is not None:
         ok = ok and r.get("rel_err", 1) <= tol
+    return ok
+
+
+def judge(label, params, r, backend, res):
+    """The frame's run passed; in compare mode (vs=) the second run too, on the same inputs."""
+    ok = judged(params, r, backend, params.get("method", "lm"))
+    vs = params.get("vs")
+    if vs and (backend == "webgpu" or is_render(vs)):
+        second = r.get("vs") or {}
+        ok = ok and judged(params, second, backend, vs) and second.get("input_sums") == r.get("input_sums")
     res.check(label, ok, json.dumps(r))
+
+
+def live_src_problems(src):
+    """What keeps `src` from being a valid live example: embed=1, run=1, a method, and a size
+    MxKxN with each side 1..64."""
+    params = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(src).query))
+    bad = []
+    if not urllib.parse.urlsplit(src).path.endswith("web/index.html"):
+        bad.append("not web/index.html")
+    for key in ("embed", "run"):
+        if params.get(key) != "1":
+            bad.append(f"{key}=1 missing")
+    if not params.get("method"):
+        bad.append("no method")
+    sides = params.get("size", "").split("x")
+    if len(sides) != 3 or not all(x.isdigit() and 1 <= int(x) <= 64 for x in sides):
+        bad.append(f"size {params.get('size')!r} is not MxKxN with each side 1..64")
+    return params, bad
+
+
+def same_page(a, b):
+    """Whether two URLs name the same page with the same parameters."""
+    pa, pb = urllib.parse.urlsplit(a), urllib.parse.urlsplit(b)
+    return (pa.path == pb.path and sorted(urllib.parse.parse_qsl(pa.query)) ==
+            sorted(urllib.parse.parse_qsl(pb.query)))
+
+
+def test_try_this(driver, page, res):
+    """Every Try-this box of the chapter: a valid live example, its Run-this button, and the
+    frame just above it running it, on pressing the button, to a passed check."""
+    boxes = driver.find_elements(By.CSS_SELECTOR, "main .try-this")
+    for i, box in enumerate(boxes):
+        src = box.get_attribute("data-src") or ""
+        params, bad = live_src_problems(src)
+        label = f"{page} try-this {i + 1} {params.get('method')} {params.get('size')}" + (
+            f" vs {params['vs']}" if params.get("vs") else "")
+        buttons = box.find_elements(By.CSS_SELECTOR, "button.try-this-run")
+        if not buttons:
+            bad.append("no Run this button (book/run-it.js)")
+        index = driver.execute_script("""
+            const box = arguments[0];
+            let found = null;
+            document.querySelectorAll('.run-it iframe').forEach((f, i) => {
+              if (f.compareDocumentPosition(box) & Node.DOCUMENT_POSITION_FOLLOWING) found = i;
+            });
+            return found;""", box)
+        if index is None:
+            bad.append("no Run-it frame above the box")
+        if bad:
+            res.check(label, False, f"{src}: " + "; ".join(bad))
+            continue
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", buttons[0])
+        buttons[0].click()
+        want = urllib.parse.urljoin(driver.current_url, src)
+        frame = driver.find_elements(By.CSS_SELECTOR, ".run-it iframe")[index]
+        end = time.time() + 30
+        while time.time() < end and not same_page(
+                driver.execute_script("return arguments[0].contentWindow.location.href", frame), want):
+            time.sleep(0.05)
+        note = driver.execute_script(
+            "const n = arguments[0].parentElement.querySelector('.run-it-now'); return n ? n.textContent : '';", frame)
+        driver.switch_to.frame(frame)
+        try:
+            here = driver.execute_script("return location.href")
+            if not same_page(here, want):
+                res.check(label, False, f"the frame above shows {here}, not {want}")
+                continue
+            judge(label, params, read_result(driver), "webgpu", res)
+        except Exception as e:  # noqa: BLE001 - report and go on
+            res.check(label, False, str(e))
+        finally:
+            driver.switch_to.default_content()
+        res.check(label + ": the frame says what it now runs", note.startswith("Now running"), repr(note))
+    return len(boxes)
 
 
 def test_chapter(driver, site, page, res):
@@ -194,6 +285,7 @@ def test_chapter(driver, site, page, res):
             res.check(label, False, str(e))
         finally:
             driver.switch_to.default_content()
+    boxes = test_try_this(driver, page, res)
     errors = console_errors(driver)
     res.check(f"{page} console", not errors, " | ".join(errors)[:2000])
     # The render methods, each frame's URL loaded on its own with backend=webgl2.
@@ -210,7 +302,7 @@ def test_chapter(driver, site, page, res):
         errors = console_errors(driver)
         res.check(label + " console", not errors, " | ".join(errors)[:2000])
     site.check_links(url, res)
-    return len(srcs)
+    return len(srcs), boxes
 
 
 def test_web_page(driver, site, res):
@@ -254,10 +346,11 @@ def main():
     site = Site(base, args.site)
     driver = make_driver()
     started = time.time()
-    frames = 0
+    frames = boxes = 0
     try:
         for page in pages:
-            frames += test_chapter(driver, site, page, res)
+            f, b = test_chapter(driver, site, page, res)
+            frames, boxes = frames + f, boxes + b
         if not args.only:
             test_web_page(driver, site, res)
         # A text file of the recorded run reaches the reader as UTF-8.
@@ -269,7 +362,7 @@ def main():
     finally:
         driver.quit()
         httpd.shutdown()
-    print(f"\n{len(pages)} chapters, {frames} live examples, {len(site.status)} URLs fetched, "
+    print(f"\n{len(pages)} chapters, {frames} live examples, {boxes} try-this boxes, {len(site.status)} URLs fetched, "
           f"{time.time() - started:.0f} s")
     print(f"{res.passed} passed, {len(res.failures)} failed")
     for f in res.failures:

@@ -8,18 +8,28 @@
 //! without a new run. The three diagrams compute nothing on the GPU; they draw the index
 //! arithmetic of the shaders they explain.
 
+mod cannon_shift;
 mod diagrams;
+mod dns_cube;
 mod eras_best;
 mod frag_mrt_attachments;
+mod hall_eq10;
 mod kk73_access;
+mod lm_cube;
 mod tensor_core_tile;
 mod texel_rate;
+mod tile_slide;
 
+pub use cannon_shift::*;
+pub use dns_cube::*;
 pub use eras_best::*;
 pub use frag_mrt_attachments::*;
+pub use hall_eq10::*;
 pub use kk73_access::*;
+pub use lm_cube::*;
 pub use tensor_core_tile::*;
 pub use texel_rate::*;
+pub use tile_slide::*;
 
 use super::*;
 use crate::draw::picture::{RULE, fill, outline};
