@@ -97,12 +97,34 @@ fn main() {
         // SAFETY: the first thing the process does, while it has one thread.
         unsafe { std::env::set_var(var, value) };
     }
-    cli::quiet_broken_pipe();
+    cli::quiet_stream_errors();
     // A signal in the middle of writing an output removes the temporary file before the
     // process ends by it.
     rendermm::io::install_signal_cleanup();
-    if let Err(e) = run(Cli::parse()) {
-        eprintln!("error: {}", cli::one_line(&e));
+    // clap prints help, the version and usage errors itself; a stream it cannot write to is a
+    // file that cannot be written (4), not the success or usage status it would exit with.
+    let parsed = match Cli::try_parse() {
+        Ok(parsed) => parsed,
+        Err(e) => {
+            // Help and the version go to standard output; usage errors to standard error,
+            // whose failure leaves them their own status.
+            if let Err(why) = e.print()
+                && !e.use_stderr()
+            {
+                use std::io::Write;
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "error: cannot write to standard output: {why}"
+                );
+                std::process::exit(4);
+            }
+            std::process::exit(e.exit_code());
+        }
+    };
+    if let Err(e) = run(parsed) {
+        // An error still ends with its own status when standard error cannot take its line.
+        use std::io::Write;
+        let _ = writeln!(std::io::stderr(), "error: {}", cli::one_line(&e));
         std::process::exit(cli::exit_status(&e));
     }
 }

@@ -841,3 +841,100 @@ fn writing_a_matrix_whose_data_does_not_fit_its_shape_is_an_internal_error() {
     assert!(e.to_string().contains("bug in rendermm"), "{e}");
     assert!(!path.exists(), "nothing is written");
 }
+
+/// `/dev/full` opened for writing: every write fails with "No space left on device".
+fn dev_full() -> std::fs::File {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("/dev/full")
+}
+
+/// A stream that cannot take the output ends the program by the exit-status table, never by a
+/// panic (101): standard output full is a file that cannot be written (4), said in one line;
+/// help and the version too; an error keeps its own status when standard error is full; a
+/// reader that closed the pipe ends it quietly (141, what a shell reports for SIGPIPE).
+#[test]
+fn a_full_or_closed_stream_ends_by_the_exit_table_not_a_panic() {
+    let exe = env!("CARGO_BIN_EXE_rendermm");
+    let run = |args: &[&str], stdout_full: bool, stderr_full: bool| {
+        let mut cmd = Command::new(exe);
+        cmd.args(args).env("XDG_RUNTIME_DIR", std::env::temp_dir());
+        if stdout_full {
+            cmd.stdout(dev_full());
+        }
+        if stderr_full {
+            cmd.stderr(dev_full());
+        }
+        cmd.output().expect("run rendermm")
+    };
+    let dir = scratch("full-stream");
+    let c = dir.join("C.npy");
+    let c_arg = c.display().to_string();
+    let multiply = [
+        "multiply",
+        "--method",
+        "cpu-naive",
+        "--random",
+        "3x4x5",
+        "--check",
+        "--out",
+        &c_arg,
+    ];
+    for args in [
+        &["methods"][..],
+        &["methods", "--json"],
+        &["--help"],
+        &["multiply", "--help"],
+        &["--version"],
+        &multiply,
+    ] {
+        let out = run(args, true, false);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(4), "{args:?} > /dev/full: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{args:?} > /dev/full: {err}");
+        assert!(
+            err.contains("standard output") && err.contains("No space left"),
+            "{args:?} > /dev/full: {err}"
+        );
+    }
+    // The product was written whole before its report failed to print.
+    assert!(read_matrix(&c).is_ok(), "C.npy after the report's failure");
+
+    // Standard error full: the error's own status, and a run that succeeds still succeeds.
+    let out = run(
+        &[
+            "multiply",
+            "--method",
+            "no-such-method",
+            "--random",
+            "2x2x2",
+        ],
+        false,
+        true,
+    );
+    assert_eq!(out.status.code(), Some(2), "a bad method with 2>/dev/full");
+    let out = run(&["multiply", "--no-such-flag"], false, true);
+    assert_eq!(out.status.code(), Some(2), "a usage error with 2>/dev/full");
+    let out = run(&["methods"], false, true);
+    assert_eq!(out.status.code(), Some(0), "methods with 2>/dev/full");
+
+    // A closed pipe: the reader went away before the first line (its end closed before the
+    // program starts, so every write meets it closed).
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
+    let out = Command::new(exe)
+        .args(["methods", "--json"])
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .stdout(writer)
+        .output()
+        .expect("run rendermm");
+    assert_eq!(
+        out.status.code(),
+        Some(141),
+        "methods | (closed): {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stderr.is_empty(), "a closed pipe ends quietly");
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -53,8 +53,10 @@ Exit status:
      usage errors are 2 as well)
   3  the GPU or its driver: no adapter, no device, a missing feature, a wgpu error, a lost
      device, a failed readback
-  4  a file: missing, unreadable, malformed, or an output that cannot be written
-  70 a bug in rendermm: an internal invariant broke; not the request's fault, please report it";
+  4  a file: missing, unreadable, malformed, or an output that cannot be written (standard
+     output included: a full device)
+  70 a bug in rendermm: an internal invariant broke; not the request's fault, please report it
+  141 the reader of standard output closed the pipe (`| head`): the program ends quietly";
 
 /// The exit status an error calls for: the first typed error in its chain decides (a library
 /// [`rendermm::Error`] by its [`Kind`](rendermm::error::Kind), a file system error, a failed check); an untyped
@@ -84,10 +86,13 @@ pub fn one_line(e: &anyhow::Error) -> String {
         .join(" ")
 }
 
-/// A reader that closed the pipe early (`rendermm methods | head`) ends the program quietly
-/// with the status a shell gives a process killed by SIGPIPE (141), instead of a panic from
-/// `println!`; any other panic goes to the default hook.
-pub fn quiet_broken_pipe() {
+/// Standard output or standard error that cannot be written ends the program by the exit-status
+/// table, never by a panic (101) from `println!`: a reader that closed the pipe early
+/// (`rendermm methods | head`) ends it quietly with the status a shell gives a process killed by
+/// SIGPIPE (141); a full or failing stream (`> /dev/full`) is a file that cannot be written, 4,
+/// said in one line on standard error when the stream that failed was standard output. Any other
+/// panic goes to the default hook.
+pub fn quiet_stream_errors() {
     let default = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         let message = info
@@ -96,9 +101,33 @@ pub fn quiet_broken_pipe() {
             .map(String::as_str)
             .or_else(|| info.payload().downcast_ref::<&str>().copied())
             .unwrap_or("");
-        if message.contains("failed printing to stdout") && message.contains("Broken pipe") {
-            std::process::exit(141);
+        if let Some(code) = stream_failure_status(message) {
+            if let Some(why) = message.strip_prefix("failed printing to stdout: ") {
+                use std::io::Write;
+                if code == 4 {
+                    let _ = writeln!(
+                        std::io::stderr(),
+                        "error: cannot write to standard output: {why}"
+                    );
+                }
+            }
+            std::process::exit(code);
         }
         default(info);
     }));
+}
+
+/// The exit status for the panic `message` of a failed `print!`/`eprint!`, if it is one: 141 for
+/// a closed pipe, 4 for any other failure to write.
+pub fn stream_failure_status(message: &str) -> Option<i32> {
+    if !message.starts_with("failed printing to stdout")
+        && !message.starts_with("failed printing to stderr")
+    {
+        return None;
+    }
+    Some(if message.contains("Broken pipe") {
+        141
+    } else {
+        4
+    })
 }
