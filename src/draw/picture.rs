@@ -292,7 +292,7 @@ fn draw_titled(
     draw_matrix(img, p.m, px, top, cell as usize, usize::MAX, scale);
     outline(img, px as i32 - 1, top as i32 - 1, pw + 2, ph + 2, 1, RULE);
     if let Some(bar_y) = bar_y {
-        let bw = w.min(220).max(120);
+        let bw = w.clamp(120, 220);
         diverging_bar(img, (x + (w - bw) / 2) as i32, bar_y as i32, bw, scale, "");
     }
     Placed {

@@ -669,7 +669,7 @@ mod tests {
                         (Inputs::F16, true) => bytemuck::cast_slice(&lay.pack_a_f16(x)).to_vec(),
                         (Inputs::F16, false) => bytemuck::cast_slice(&lay.pack_b_f16(x)).to_vec(),
                     };
-                    assert!(&got[..] == &want[..], "{m}x{k}x{n} {inputs:?} A={is_a}");
+                    assert!(got[..] == want[..], "{m}x{k}x{n} {inputs:?} A={is_a}");
                 }
             }
         }

@@ -146,7 +146,7 @@ fn anchored(text: &str, name: &str) -> Result<Vec<String>, String> {
     let is = |l: &str, tag: &str| {
         l.split(tag)
             .nth(1)
-            .is_some_and(|r| r.trim().split_whitespace().next() == Some(name))
+            .is_some_and(|r| r.split_whitespace().next() == Some(name))
     };
     let mut inside = false;
     let mut out = vec![];
@@ -226,18 +226,18 @@ fn excerpt_violations(
         } else if includes.is_empty() {
             for l in &b.body {
                 let t = l.trim_start();
+                let command =
+                    t.starts_with('#') || t.starts_with("rendermm") || t.starts_with("cargo");
                 if let Some(m) = CODE_MARKS
                     .iter()
                     .find(|m| t.starts_with(*m) || t.contains(&format!(" {m}")))
+                    .filter(|_| !command)
                 {
-                    if !t.starts_with('#') && !t.starts_with("rendermm") && !t.starts_with("cargo")
-                    {
-                        bad.push(format!(
-                            "{at}: `{}` looks like kernel code typed by hand ({m:?}); include it from the source",
-                            t.chars().take(60).collect::<String>()
-                        ));
-                        break;
-                    }
+                    bad.push(format!(
+                        "{at}: `{}` looks like kernel code typed by hand ({m:?}); include it from the source",
+                        t.chars().take(60).collect::<String>()
+                    ));
+                    break;
                 }
             }
         }
@@ -473,8 +473,8 @@ fn glossary_view(src: &str) -> (Vec<char>, Vec<bool>, Vec<usize>) {
                     // The ']' that closes this '[', then '(' ... ')'.
                     let mut depth = 0;
                     let mut close = None;
-                    for j in open..end {
-                        match c[j] {
+                    for (j, ch) in c.iter().enumerate().take(end).skip(open) {
+                        match ch {
                             '[' => depth += 1,
                             ']' => {
                                 depth -= 1;
@@ -568,19 +568,19 @@ fn unlinked_terms(name: &str, src: &str, terms: &[Term]) -> Vec<String> {
             .chain(&t.also)
             .filter_map(|w| first_use(&text, w))
             .min();
-        if let Some(at) = first {
-            if !flags[at] {
-                let len = t.term.chars().count().min(text.len() - at);
-                let tail = text[at + len..].iter().take_while(|c| c.is_alphanumeric());
-                let word: String = text[at..at + len].iter().chain(tail).collect();
-                bad.push(format!(
-                    "docs/{name}:{}: first use of \"{}\" (as \"{}\") is not a link to glossary.md#{}",
-                    line_of[at],
-                    t.term,
-                    word.trim(),
-                    t.id
-                ));
-            }
+        if let Some(at) = first
+            && !flags[at]
+        {
+            let len = t.term.chars().count().min(text.len() - at);
+            let tail = text[at + len..].iter().take_while(|c| c.is_alphanumeric());
+            let word: String = text[at..at + len].iter().chain(tail).collect();
+            bad.push(format!(
+                "docs/{name}:{}: first use of \"{}\" (as \"{}\") is not a link to glossary.md#{}",
+                line_of[at],
+                t.term,
+                word.trim(),
+                t.id
+            ));
         }
     }
     bad
