@@ -938,3 +938,51 @@ fn a_full_or_closed_stream_ends_by_the_exit_table_not_a_panic() {
     assert!(out.stderr.is_empty(), "a closed pipe ends quietly");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// Knobs and counts that cannot mean anything are refused in one line that names them: a bad
+/// `RENDERMM_MEM_BUDGET` names the variable; `bench --repeats 0` (no timed run) and a
+/// `--max-run-s` that is not a number of seconds above 0 (NaN, infinite) are usage errors (2),
+/// not a quiet run of one repeat or a limit that never applies.
+#[test]
+fn meaningless_knobs_and_counts_are_refused_naming_what_was_wrong() {
+    let out = rendermm_env(
+        &["multiply", "--method", "cpu-naive", "--random", "2x2x2"],
+        &[("RENDERMM_MEM_BUDGET", "abc")],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_clean_error(&out, "RENDERMM_MEM_BUDGET");
+    for (flag, value) in [
+        ("--repeats", "0"),
+        ("--trials", "0"),
+        ("--max-run-s", "nan"),
+        ("--max-run-s", "inf"),
+        ("--max-run-s", "0"),
+    ] {
+        let out = rendermm(&[
+            "bench",
+            "--methods",
+            "cpu-naive",
+            "--sizes",
+            "8",
+            flag,
+            value,
+        ]);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{flag} {value}: {}",
+            stderr(&out)
+        );
+        let line = assert_clean_error(&out, value);
+        assert!(
+            line.contains(flag) || line.contains("--repeats"),
+            "{flag} {value}: {line}"
+        );
+        assert!(
+            stdout(&out).is_empty(),
+            "{flag} {value} ran: {}",
+            stdout(&out)
+        );
+    }
+}

@@ -47,14 +47,15 @@ pub struct BenchArgs {
           default_values_t = [PrecisionArg(Precision::F32)])]
     precisions: Vec<PrecisionArg>,
     /// Timed runs per row (suites: trials per row).
-    #[arg(long, alias = "trials", default_value_t = 5)]
+    #[arg(long, alias = "trials", default_value_t = 5,
+          value_parser = at_least_one)]
     repeats: usize,
     /// Untimed runs per row before the timed ones.
     #[arg(long, default_value_t = 1)]
     warmup: usize,
     /// Sweep: a method whose one run takes longer than this many seconds is not run at larger
     /// sizes, and its repeats are cut to about this long.
-    #[arg(long, default_value_t = 5.0)]
+    #[arg(long, default_value_t = 5.0, value_parser = positive_seconds)]
     max_run_s: f64,
     /// Problem size MxKxN for suites that take one (5kk73; default 256x256x256).
     #[arg(long)]
@@ -416,4 +417,25 @@ fn write_sweep(args: &BenchArgs, result: &sweep::Sweep) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// `--max-run-s`: a number of seconds above 0 (not NaN, not infinite), else clap's one-line
+/// usage error naming the flag.
+fn positive_seconds(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!(
+            "'{s}' is not a number of seconds above 0 (e.g. 5 or 0.5)"
+        )),
+    }
+}
+
+/// `--repeats`: a whole number from 1 up (0 timed runs would time nothing).
+fn at_least_one(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(v) if v >= 1 => Ok(v),
+        _ => Err(format!(
+            "'{s}' is not a whole number from 1 up (timed runs per row)"
+        )),
+    }
 }

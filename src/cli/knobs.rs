@@ -27,7 +27,13 @@ pub fn options(flag: Option<u64>) -> rendermm::Result<Options> {
         Some(bytes) => (Some(bytes), None),
         None => match std::env::var(BUDGET_ENV) {
             Ok(s) => (
-                Some(tiled::parse_bytes(&s)?),
+                // The variable named, so the reader knows where the bad value came from.
+                Some(tiled::parse_bytes(&s).map_err(|e| match e {
+                    rendermm::Error::Invalid(why) => {
+                        rendermm::Error::Invalid(format!("{BUDGET_ENV}: {why}"))
+                    }
+                    other => other,
+                })?),
                 Some(format!("{BUDGET_ENV}={s}")),
             ),
             Err(_) => (None, None),
