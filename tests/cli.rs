@@ -940,7 +940,7 @@ fn a_full_or_closed_stream_ends_by_the_exit_table_not_a_panic() {
 }
 
 /// Knobs and counts that cannot mean anything are refused in one line that names them: a bad
-/// `RENDERMM_MEM_BUDGET` names the variable; `bench --repeats 0` (no timed run) and a
+/// `RENDERMM_MEM_BUDGET` names the variable; a bad `--random` shape is quoted as written; `bench --repeats 0` (no timed run) and a
 /// `--max-run-s` that is not a number of seconds above 0 (NaN, infinite) are usage errors (2),
 /// not a quiet run of one repeat or a limit that never applies.
 #[test]
@@ -952,6 +952,12 @@ fn meaningless_knobs_and_counts_are_refused_naming_what_was_wrong() {
     );
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert_clean_error(&out, "RENDERMM_MEM_BUDGET");
+    // A shape is quoted back as written, the pair count included.
+    for shape in ["0x0x0x0", "2x3x0x4"] {
+        let out = rendermm(&["multiply", "--method", "cpu-naive", "--random", shape]);
+        assert_eq!(out.status.code(), Some(2), "{shape}: {}", stderr(&out));
+        assert_clean_error(&out, &format!("'{shape}'"));
+    }
     for (flag, value) in [
         ("--repeats", "0"),
         ("--trials", "0"),

@@ -153,7 +153,14 @@ pub fn parse_random_shape(shape: &str) -> Result<(usize, (usize, usize, usize))>
         ),
         _ => (1, shape),
     };
-    Ok((batch, parse_mkn(mkn)?))
+    // The error quotes what the reader wrote, the pair count included, not the part parsed.
+    let mkn = parse_mkn(mkn).map_err(|e| match e {
+        rendermm::Error::Invalid(why) if mkn != shape => {
+            rendermm::Error::Invalid(why.replace(&format!("'{mkn}'"), &format!("'{shape}'")))
+        }
+        other => other,
+    })?;
+    Ok((batch, mkn))
 }
 
 fn draw_random(shape: &str, seed: u64, (lo, hi): (f32, f32), ch: usize) -> Result<Operands> {
