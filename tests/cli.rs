@@ -992,3 +992,34 @@ fn meaningless_knobs_and_counts_are_refused_naming_what_was_wrong() {
         );
     }
 }
+
+/// `--json` and `--out` on one stream would mix the report and C: refused before the work, in
+/// one line naming both, with standard output left empty.
+#[test]
+fn json_and_out_on_standard_output_are_refused() {
+    let out = rendermm(&[
+        "multiply",
+        "--method",
+        "cpu-naive",
+        "--random",
+        "3x2x4",
+        "--json",
+        "--out",
+        "/dev/stdout",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let line = assert_clean_error(&out, "--json");
+    assert!(line.contains("/dev/stdout"), "{line}");
+    assert!(stdout(&out).is_empty(), "wrote to stdout: {}", stdout(&out));
+    // Each alone is fine: C to standard output, or the report.
+    let out = rendermm(&[
+        "multiply",
+        "--method",
+        "cpu-naive",
+        "--random",
+        "3x2x4",
+        "--out",
+        "/dev/stdout",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
