@@ -529,6 +529,28 @@ fn mtx_coordinate_files() {
     let integer = "%%MatrixMarket matrix coordinate integer general\r\n2 2 1\r\n2 2 -7\r\n";
     let m = read_matrix(&dir.write("i.mtx", integer)).unwrap();
     assert_eq!(m.data, [0.0, 0.0, 0.0, -7.0]);
+    // An `integer` field holds whole numbers: a fraction there is a malformed file, named.
+    for (name, text) in [
+        (
+            "ic.mtx",
+            "%%MatrixMarket matrix coordinate integer general\n2 2 1\n2 2 3.5\n",
+        ),
+        (
+            "ia.mtx",
+            "%%MatrixMarket matrix array integer general\n1 2\n4\n1e-3\n",
+        ),
+    ] {
+        match read_matrix(&dir.write(name, text)) {
+            Err(e @ Error::Format { .. }) => {
+                let msg = e.to_string();
+                assert!(
+                    msg.contains("whole number") && msg.contains("integer"),
+                    "{name}: {msg}"
+                );
+            }
+            other => panic!("{name}: a fraction in an integer file was accepted: {other:?}"),
+        }
+    }
 
     let empty = "%%MatrixMarket matrix coordinate real general\n0 0 0\n";
     assert_eq!(

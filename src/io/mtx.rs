@@ -56,6 +56,8 @@ fn at(path: &Path, line: usize, msg: String) -> Error {
 struct Header {
     layout: Layout,
     pattern: bool,
+    /// The field is `integer`: every value must be a whole number.
+    integer: bool,
     symmetry: Symmetry,
 }
 
@@ -159,6 +161,7 @@ fn header(path: &Path, first: &str) -> Result<Header> {
     Ok(Header {
         layout,
         pattern,
+        integer: lower[3] == "integer",
         symmetry,
     })
 }
@@ -219,6 +222,17 @@ fn size<'t>(
     })
 }
 
+/// One value of the file: a number, and a whole one where the header's field is `integer`.
+fn value(tok: &str, integer: bool) -> std::result::Result<f32, String> {
+    if integer && tok.parse::<i64>().is_err() {
+        return Err(format!(
+            "value {} is not a whole number, and the header's field is 'integer' (write 'real' for fractions)",
+            snippet(tok)
+        ));
+    }
+    parse_f32(tok)
+}
+
 /// The values of an `array` file: column-major, all of them or one triangle.
 fn array<'t>(
     path: &Path,
@@ -267,7 +281,7 @@ fn array<'t>(
                     format!("more values than the {expected} that a {rows}x{cols} array holds"),
                 ));
             }
-            let v = parse_f32(tok).map_err(|why| at(line, why))?;
+            let v = value(tok, header.integer).map_err(|why| at(line, why))?;
             data[i * cols + j] = v;
             match symmetry {
                 Symmetry::General => {}
@@ -370,7 +384,7 @@ fn coordinate<'t>(
         let v = if pattern {
             1.0
         } else {
-            parse_f32(words[2]).map_err(|why| at(line, why))?
+            value(words[2], header.integer).map_err(|why| at(line, why))?
         };
         // Duplicates are summed; symmetric files store one triangle, mirrored here.
         data[i * cols + j] += v;
