@@ -86,12 +86,13 @@ pub fn one_line(e: &anyhow::Error) -> String {
         .join(" ")
 }
 
-/// Standard output or standard error that cannot be written ends the program by the exit-status
-/// table, never by a panic (101) from `println!`: a reader that closed the pipe early
-/// (`rendermm methods | head`) ends it quietly with the status a shell gives a process killed by
-/// SIGPIPE (141); a full or failing stream (`> /dev/full`) is a file that cannot be written, 4,
-/// said in one line on standard error when the stream that failed was standard output. Any other
-/// panic goes to the default hook.
+/// A panic ends the program by the exit-status table, never with Rust's 101. Standard output or
+/// standard error that cannot be written (`println!`'s panic): a reader that closed the pipe
+/// early (`rendermm methods | head`) ends it quietly with the status a shell gives a process
+/// killed by SIGPIPE (141); a full or failing stream (`> /dev/full`) is a file that cannot be
+/// written, 4, said in one line on standard error when the stream that failed was standard
+/// output. Any other panic is a broken invariant, a bug in rendermm: one line naming it and where,
+/// and 70 (with `RUST_BACKTRACE` set, the default report and its backtrace come first).
 pub fn quiet_stream_errors() {
     let default = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
@@ -101,20 +102,39 @@ pub fn quiet_stream_errors() {
             .map(String::as_str)
             .or_else(|| info.payload().downcast_ref::<&str>().copied())
             .unwrap_or("");
-        if let Some(code) = stream_failure_status(message) {
-            if let Some(why) = message.strip_prefix("failed printing to stdout: ") {
-                use std::io::Write;
-                if code == 4 {
-                    let _ = writeln!(
-                        std::io::stderr(),
-                        "error: cannot write to standard output: {why}"
-                    );
+        let (code, line) = match stream_failure_status(message) {
+            Some(code) => (
+                code,
+                message
+                    .strip_prefix("failed printing to stdout: ")
+                    .filter(|_| code == 4)
+                    .map(|why| format!("error: cannot write to standard output: {why}")),
+            ),
+            None => {
+                if std::env::var_os("RUST_BACKTRACE").is_some() {
+                    default(info);
                 }
+                let at = info
+                    .location()
+                    .map(|l| format!(" (at {}:{})", l.file(), l.line()))
+                    .unwrap_or_default();
+                (70, Some(bug_line(message, &at)))
             }
-            std::process::exit(code);
+        };
+        if let Some(line) = line {
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr(), "{line}");
         }
-        default(info);
+        std::process::exit(code);
     }));
+}
+
+/// The one line of a panic that is not a stream's failure: a bug, said as the exit table says it.
+fn bug_line(message: &str, at: &str) -> String {
+    let message = message.lines().map(str::trim).collect::<Vec<_>>().join(" ");
+    format!(
+        "error: a bug in rendermm, an internal invariant broke: {message}{at}; please report it"
+    )
 }
 
 /// The exit status for the panic `message` of a failed `print!`/`eprint!`, if it is one: 141 for
@@ -130,4 +150,29 @@ pub fn stream_failure_status(message: &str) -> Option<i32> {
     } else {
         4
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_ends_by_the_exit_table() {
+        let full = "failed printing to stdout: No space left on device (os error 28)";
+        assert_eq!(stream_failure_status(full), Some(4));
+        let closed = "failed printing to stdout: Broken pipe (os error 32)";
+        assert_eq!(stream_failure_status(closed), Some(141));
+        assert_eq!(
+            stream_failure_status("failed printing to stderr: x"),
+            Some(4)
+        );
+        // Any other panic is a bug: not a stream's status, and one line that says so.
+        assert_eq!(stream_failure_status("a readback shorter than C"), None);
+        let line = bug_line("a readback\nshorter than C", " (at src/x.rs:3)");
+        assert_eq!(line.lines().count(), 1);
+        assert!(
+            line.starts_with("error: a bug in rendermm") && line.contains("src/x.rs:3"),
+            "{line}"
+        );
+    }
 }
