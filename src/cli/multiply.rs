@@ -186,7 +186,7 @@ fn validate(args: &MultiplyArgs) -> Result<Asked> {
             .filter_map(|(label, p)| p.map(|p| (label, p)))
             .collect();
         io::refuse_same_file(out, "--out", &inputs)?;
-        if args.json && is_standard_output(out) {
+        if args.json && io::same_file(out, Path::new("/dev/stdout")) {
             bail!(
                 "--json and --out {} both write to standard output, where the report and C would mix; write C to a file, or drop --json",
                 out.display()
@@ -220,24 +220,6 @@ fn names(pred: impl Fn(Method) -> bool) -> String {
 
 /// The output path can take C: a format we write, a folder that takes files, no read-only
 /// file in the way, and a float64 request only where the file has a number type.
-/// Whether `path` is this process's standard output (`/dev/stdout`, or the file or pipe it is
-/// redirected to): the same device and inode.
-fn is_standard_output(path: &Path) -> bool {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        match (std::fs::metadata(path), std::fs::metadata("/dev/stdout")) {
-            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
-            _ => false,
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = path;
-        false
-    }
-}
-
 fn validate_output(out: &Path, batch: bool, dtype: OutDtype) -> Result<()> {
     io::check_matrix_output(out, batch)?;
     let npy = out

@@ -17,7 +17,7 @@ mod output;
 #[cfg(target_os = "linux")]
 mod signals;
 
-pub use output::{check_output, is_device_or_pipe, refuse_same_file, write_atomic};
+pub use output::{check_output, is_device_or_pipe, refuse_same_file, same_file, write_atomic};
 
 /// Remove the temporary files of unfinished writes on SIGINT, SIGTERM, SIGHUP and SIGXFSZ, then
 /// end the process by that signal as it would have ended. For programs (the `rendermm` binary

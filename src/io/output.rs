@@ -387,6 +387,12 @@ pub fn refuse_same_file(out: &Path, out_label: &str, inputs: &[(&str, &Path)]) -
     Ok(())
 }
 
+/// Whether `a` and `b` name one existing file (links followed): `/dev/stdout` and the file or
+/// pipe standard output is redirected to, say.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    identity(a).is_some_and(|x| identity(b).as_ref() == Some(&x))
+}
+
 /// Device and inode of the file a path names (links followed), if it exists.
 #[cfg(unix)]
 fn identity(path: &Path) -> Option<(u64, u64)> {
