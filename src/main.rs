@@ -38,6 +38,10 @@ enum Command {
     /// Multiply two matrices with one method.
     #[command(after_help = cli::EXIT_STATUS_HELP)]
     Multiply(cli::multiply::MultiplyArgs),
+    /// Judge a product made anywhere: C from a file against A and B, held to a method's
+    /// arithmetic (f32 without --method) as `multiply --check` holds its own.
+    #[command(after_help = cli::EXIT_STATUS_HELP)]
+    Check(cli::check::CheckArgs),
     /// The precision ladder: L-M, hall-blocked and hall-packed in u8, u8 with scale-by-depth, f16
     /// and f32 on the same problems.
     PrecisionLadder {
@@ -134,6 +138,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Info { json, all } => cli::info::info(json, all),
         Command::Methods { json } => cli::methods::run(json),
         Command::Multiply(args) => cli::multiply::run(args),
+        Command::Check(args) => cli::check::run(args),
         Command::Tour(args) => cli::tour::run(args),
         Command::Model(args) => cli::model::run(args),
         Command::Tune(args) => cli::tune::run(args),

@@ -179,11 +179,24 @@ pub fn parse_mkn(s: &str) -> Result<(usize, usize, usize)> {
         ))
     };
     if parts.len() != 3 {
-        return Err(bad());
+        return Err(Error::Invalid(format!(
+            "--random '{s}': expected three sizes MxKxN, got {}, e.g. 65x100x37",
+            parts.len()
+        )));
     }
     let mut v = [0usize; 3];
     for (slot, p) in v.iter_mut().zip(&parts) {
-        *slot = p.trim().parse().map_err(|_| bad())?;
+        let p = p.trim();
+        *slot = p.parse().map_err(|e: std::num::ParseIntError| {
+            if *e.kind() == std::num::IntErrorKind::PosOverflow {
+                Error::Invalid(format!(
+                    "--random '{s}': {p} is too large a size (at most {} on this machine)",
+                    usize::MAX
+                ))
+            } else {
+                bad()
+            }
+        })?;
         if *slot == 0 {
             return Err(Error::Invalid(format!(
                 "--random '{s}': every dimension must be at least 1"

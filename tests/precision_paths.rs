@@ -80,7 +80,7 @@ fn run_exact(
         );
     }
     let v = out.verdict(a, b);
-    assert!(v.passed, "{label}: {v:?}");
+    assert!(v.model_passed, "{label}: {v:?}");
     // Zero steps; under --scale-by-depth up to the f32 rounding of the rescale by k.
     let steps = v.u8_model_max_steps.expect("a u8 verdict");
     assert!(steps <= 1e-4, "{label}: {steps} steps from the model");
@@ -314,6 +314,7 @@ fn cli_lm_u8_16_16_on_files_matches_its_model_exactly() {
         "--b",
         pb.to_str().unwrap(),
         "--check",
+        "model",
         "--json",
     ]);
     let _ = std::fs::remove_dir_all(&dir);

@@ -208,7 +208,7 @@ fn lm_u8_split_along_k_saturates_exactly_as_untiled() {
     let (tiled, plan, verdict) = run_u8(budget(4 << 10));
     assert!(plan.unwrap().chunks_k > 1);
     assert_eq!(tiled, whole);
-    assert!(verdict.passed, "{verdict:?}");
+    assert!(verdict.model_passed, "{verdict:?}");
     assert!(
         verdict.saturated.unwrap() > 0,
         "nothing saturated: {verdict:?}"

@@ -11,13 +11,16 @@ f64 CPU reference if asked; the running sum after every pass as an array to plot
     >>> r = rendermm.multiply(a, b, method="lm", result=True)
     >>> r.passes, r.timings["compute_ms"], r.kernel
     >>> s = rendermm.slices(a, b, method="lm")     # (48, 64, 32): the sum after each pass
+    >>> v = rendermm.judge(a, b, a @ b)            # the judge on a product made anywhere
+    >>> v["passed"], v["closeness"]
 
 One GPU device serves the whole process and is reused across calls; the GIL is released while
 the GPU works, so calls from several threads run safely side by side.
 
 Errors: ValueError for a request that cannot be run (shapes, dtypes, names, options, sizes),
 RuntimeError for the GPU or its driver, OSError for a file, CheckFailed (a subclass of
-Exception) when ``check=True`` and the result is outside what the judge holds it to; its
+Exception) when ``check`` is set (True or "exact": held to the exact product and the method's
+pipeline; "model": the pipeline alone) and the result is outside what the judge holds it to; its
 ``verdict`` attribute is the verdict.
 """
 
@@ -31,10 +34,12 @@ import numpy as np
 
 from . import _rendermm
 from ._rendermm import multiply as _multiply
+from ._rendermm import judge as _judge
 from ._rendermm import ACCUMULATE, PRECISIONS, U8_PRODUCT_BITS, U8_SUM_BITS, CheckFailed
 
 __all__ = [
     "multiply",
+    "judge",
     "slices",
     "methods",
     "info",
@@ -173,7 +178,7 @@ def multiply(
     mem_budget: Optional[str] = None,
     no_tile: bool = False,
     allow_nonfinite: bool = False,
-    check: bool = False,
+    check: Union[bool, str] = False,
     result: bool = False,
 ) -> Union[np.ndarray, Result]:
     """C = a @ b by one of rendermm's methods (see ``methods()``).
@@ -194,13 +199,18 @@ def multiply(
         mem_budget: bytes of device memory before the product is tiled ("512MiB", "2GB").
         no_tile: refuse a product that needs tiling instead of tiling it.
         allow_nonfinite: accept NaN and infinity in the inputs.
-        check: judge C against the f64 CPU reference; raise CheckFailed if it fails.
+        check: judge C against the f64 CPU reference; raise CheckFailed if it fails. True or
+            "exact" (as ``rendermm multiply --check``) holds C to the exact product and to what
+            the method's pipeline computes; "model" (``--check model``) to the pipeline alone,
+            however far that is from the exact product (u8 saturation and rounding, f16 sums
+            that stop growing); the verdict says how far either way.
         result: return a Result (C and what ran) instead of C alone.
 
     Raises:
-        ValueError: the request cannot be run (dtype, shape, name, option, size).
+        ValueError: the request cannot be run (dtype, shape, name, option, size), or ``check``
+            is none of True, False, "exact", "model".
         RuntimeError: the GPU or its driver failed.
-        CheckFailed: ``check=True`` and C is outside what the judge holds it to.
+        CheckFailed: ``check`` is set and C is outside what the judge holds it to.
     """
     # A float64 value past f32's range is refused or, allowed, taken as an infinity by the
     # native side, in the command line's words; numpy's own warning would only repeat it.
@@ -224,6 +234,64 @@ def multiply(
     if result:
         return Result._of(c, json.loads(report))
     return c
+
+
+def judge(
+    a: np.ndarray,
+    b: np.ndarray,
+    c: np.ndarray,
+    method: Optional[str] = None,
+    precision: str = "f32",
+    block: Optional[int] = None,
+    scale_by_depth: bool = False,
+    u8_product_bits: Optional[int] = None,
+    u8_sum_bits: Optional[int] = None,
+    check: str = "exact",
+    allow_nonfinite: bool = False,
+) -> Dict[str, Any]:
+    """The judge's verdict on c = a @ b made anywhere (numpy, a file, another library): what
+    ``rendermm check --json`` prints, as a dict.
+
+    Args:
+        a, b, c: 2-D numpy arrays, float32 or float64 (rounded to float32, as ``multiply``
+            rounds its inputs); c must be a.shape[0] × b.shape[1].
+        method: the method whose arithmetic made c, which the judge holds it to; None (the
+            default): f32 arithmetic, as every method computes in f32.
+        precision: "f32", "f16" or "u8": the method's number format (f16 and u8 are modes of the
+            render-pass methods, and need ``method``).
+        block: Hall–Carr–Hart's b that c was made with (default 32).
+        scale_by_depth, u8_product_bits, u8_sum_bits: u8 only: as for ``multiply``.
+        check: "exact" (close to the exact product, and what the method's pipeline computes) or
+            "model" (the pipeline alone); True is "exact".
+        allow_nonfinite: accept float64 a or b with values past f32's range, holding c to the
+            product of the inputs as given.
+
+    Returns:
+        The verdict: ``passed`` (what it was held to), ``close`` and ``closeness`` (whether c is
+        close to the exact product, in words), ``model_passed`` (whether c is what its pipeline
+        computes), ``held_to``, ``held`` and ``tolerance`` (what it was held to), ``rel_err``,
+        ``max_abs_err``, the u8 and f16 details, ``worst`` (the element farthest from the exact
+        product: row, column, c, exact), ``method``, ``precision``, ``m``, ``k``, ``n`` and
+        ``notes``. A failed verdict is returned, not raised.
+
+    Raises:
+        ValueError: shapes that do not fit, a bad dtype, name, option or ``check``.
+    """
+    with np.errstate(over="ignore"):
+        verdict = _judge(
+            a,
+            b,
+            c,
+            method=method,
+            precision=precision,
+            block=block,
+            scale_by_depth=scale_by_depth,
+            u8_product_bits=u8_product_bits,
+            u8_sum_bits=u8_sum_bits,
+            check=check,
+            allow_nonfinite=allow_nonfinite,
+        )
+    return json.loads(verdict)
 
 
 def slices(

@@ -4,7 +4,7 @@ Use the functions of the ``rendermm`` package, which wrap these: they return C a
 ``Result``, and the table of methods as ``Method`` rows.
 """
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -41,10 +41,28 @@ def multiply(
     mem_budget: Optional[str] = None,
     no_tile: bool = False,
     allow_nonfinite: bool = False,
-    check: bool = False,
+    check: Union[bool, str, None] = None,
 ) -> Tuple[npt.NDArray[Any], str]:
     """C = a @ b by ``method`` and the run's report as JSON (``rendermm multiply --json``'s,
-    with Hall's ``block``). Raises ValueError, RuntimeError or CheckFailed."""
+    with Hall's ``block``); ``check``: True or "exact", "model", or False/None for none.
+    Raises ValueError, RuntimeError or CheckFailed."""
+    ...
+
+def judge(
+    a: npt.NDArray[Any],
+    b: npt.NDArray[Any],
+    c: npt.NDArray[Any],
+    method: Optional[str] = None,
+    precision: str = "f32",
+    block: Optional[int] = None,
+    scale_by_depth: bool = False,
+    u8_product_bits: Optional[int] = None,
+    u8_sum_bits: Optional[int] = None,
+    check: Union[bool, str, None] = None,
+    allow_nonfinite: bool = False,
+) -> str:
+    """The judge's verdict on c = a @ b as JSON (``rendermm check --json``'s); ``check``:
+    "exact" (the default, also True) or "model". Raises ValueError."""
     ...
 
 def slices(

@@ -14,13 +14,14 @@ use numpy::{
 };
 use pyo3::exceptions::{PyException, PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use rendermm::check::Hold;
 use rendermm::error::Kind;
 use rendermm::gpu::{GpuContext, MatrixTexture};
 use rendermm::matrix::Matrix;
 use rendermm::methods::{Accumulate, Kernels, Method, Observer, TABLE, coop, cs_fast, frag_mrt};
 use rendermm::plan::{self, Options, Request};
 use rendermm::precision::{Precision, U8Bits};
-use rendermm::report::Report;
+use rendermm::report::{CheckReport, Operands, Report, judge_given};
 use std::sync::OnceLock;
 
 pyo3::create_exception!(
@@ -261,13 +262,14 @@ fn to_numpy<'py>(py: Python<'py>, c: Matrix, wide: bool) -> PyResult<Bound<'py, 
 }
 
 /// The product a @ b by one of rendermm's methods, and the run's report as JSON (what
-/// `rendermm multiply --json` prints, with Hall's b). With `check`, the judge's verdict against
-/// the f64 CPU reference is in the report; a failed check raises CheckFailed carrying it and
-/// returns no array.
+/// `rendermm multiply --json` prints, with Hall's b). With `check` (True or "exact": held to the
+/// exact product and the pipeline; "model": the pipeline alone), the judge's verdict against the
+/// f64 CPU reference is in the report; a failed check raises CheckFailed carrying it and returns
+/// no array.
 #[pyfunction]
 #[pyo3(signature = (a, b, method="lm", precision="f32", block=None, accumulate=None,
     scale_by_depth=false, u8_product_bits=None, u8_sum_bits=None, variant=None, mem_budget=None,
-    no_tile=false, allow_nonfinite=false, check=false))]
+    no_tile=false, allow_nonfinite=false, check=None))]
 #[allow(clippy::too_many_arguments)]
 fn multiply<'py>(
     py: Python<'py>,
@@ -284,8 +286,9 @@ fn multiply<'py>(
     mem_budget: Option<&str>,
     no_tile: bool,
     allow_nonfinite: bool,
-    check: bool,
+    check: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<(Bound<'py, PyAny>, String)> {
+    let hold = hold_of(check)?;
     let (method, options) = request_options(
         method,
         precision,
@@ -310,10 +313,18 @@ fn multiply<'py>(
     let outcome = py.detach(|| -> rendermm::Result<_> {
         let outcome = plan::multiply(ctx, Request::new(method, &a.m, &b.m).options(options))?;
         let mut notes = vec![];
-        let verdicts = if check {
-            vec![judge(&outcome, &a, &b, &mut notes)]
-        } else {
-            vec![]
+        let verdicts = match hold {
+            Some(hold) => vec![judge_given(
+                outcome.arith,
+                &a.m,
+                &b.m,
+                &outcome.c,
+                a.given.as_deref(),
+                b.given.as_deref(),
+                hold,
+                &mut notes,
+            )],
+            None => vec![],
         };
         let mut report = Report::of(ctx, &outcome, verdicts);
         report.notes.extend(notes);
@@ -332,7 +343,9 @@ fn multiply<'py>(
         // A result the judge refused is never handed back as if it were right.
         let err = CheckFailed::new_err(format!(
             "check failed: {}; rel_err {:e}, held to: {}",
-            report.held.as_deref().unwrap_or("?"),
+            report
+                .worst()
+                .map_or_else(|| "?".to_string(), |v| v.headline()),
             report.rel_err.unwrap_or(f64::NAN),
             report.tolerance.as_deref().unwrap_or("?"),
         ));
@@ -347,38 +360,124 @@ fn multiply<'py>(
     Ok((c, json))
 }
 
-/// The judge's verdict on C against the f64 product of the inputs: of the f32 values computed
-/// with, or, where a float64 input held values past f32's range, of the inputs as given (as
-/// `multiply --check` holds a float64 file).
-fn judge(
-    outcome: &plan::Outcome,
-    a: &Operand,
-    b: &Operand,
-    notes: &mut Vec<String>,
-) -> rendermm::check::Verdict {
-    let mut v = outcome.verdict(&a.m, &b.m);
-    if a.given.is_none() && b.given.is_none() {
-        return v;
+/// What `check` holds C to: True or "exact" (the exact product and the pipeline), "model" (the
+/// pipeline alone); False or None: no check. Anything else is a ValueError in one line.
+fn hold_of(check: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Hold>> {
+    let Some(check) = check else {
+        return Ok(None);
+    };
+    if check.is_none() {
+        return Ok(None);
     }
-    let widen = |m: &Matrix| m.data.iter().map(|&x| f64::from(x)).collect::<Vec<f64>>();
-    notes.push(format!(
-        "{} holds values past f32's range, infinities in the float32 computation; the check's reference is the product of the inputs as given",
-        match (a.given.is_some(), b.given.is_some()) {
-            (true, true) => "A and B each",
-            (true, false) => "A",
-            _ => "B",
+    if let Ok(flag) = check.cast::<pyo3::types::PyBool>() {
+        return Ok(flag.is_true().then_some(Hold::Exact));
+    }
+    if let Ok(name) = check.extract::<String>() {
+        return name.parse::<Hold>().map(Some).map_err(value_error);
+    }
+    Err(value_error(format!(
+        "check={}: give True, False, 'exact' (close to the exact product) or 'model' (the pipeline's model only)",
+        check.repr()?
+    )))
+}
+
+/// The judge's verdict on C = a @ b made anywhere, as JSON (what `rendermm check --json`
+/// prints): held to the arithmetic of `method` at `precision` (f32 without a method) and to
+/// `check` ("exact", the default, or "model").
+#[pyfunction]
+#[pyo3(signature = (a, b, c, method=None, precision="f32", block=None, scale_by_depth=false,
+    u8_product_bits=None, u8_sum_bits=None, check=None, allow_nonfinite=false))]
+#[allow(clippy::too_many_arguments)]
+fn judge<'py>(
+    py: Python<'py>,
+    a: &Bound<'py, PyAny>,
+    b: &Bound<'py, PyAny>,
+    c: &Bound<'py, PyAny>,
+    method: Option<&str>,
+    precision: &str,
+    block: Option<i64>,
+    scale_by_depth: bool,
+    u8_product_bits: Option<i64>,
+    u8_sum_bits: Option<i64>,
+    check: Option<&Bound<'py, PyAny>>,
+    allow_nonfinite: bool,
+) -> PyResult<String> {
+    let hold = match check {
+        None => Hold::Exact,
+        Some(c) => hold_of(Some(c))?.ok_or_else(|| {
+            value_error(format!(
+                "check={}: judge always checks; give 'exact' (close to the exact product) or 'model' (the pipeline's model only)",
+                c.repr().map(|r| r.to_string()).unwrap_or_default()
+            ))
+        })?,
+    };
+    let (method, precision, arith) = match method {
+        Some(name) => {
+            let (method, options) = request_options(
+                name,
+                precision,
+                block,
+                None,
+                scale_by_depth,
+                u8_product_bits,
+                u8_sum_bits,
+                None,
+                None,
+                false,
+                allow_nonfinite,
+            )?;
+            let arith = plan::arith(method, options.precision, &options);
+            (Some(method), options.precision, arith)
         }
-    ));
-    let a64 = a.given.clone().unwrap_or_else(|| widen(&a.m));
-    let b64 = b.given.clone().unwrap_or_else(|| widen(&b.m));
-    if let Some((r, col, value)) =
-        rendermm::check::hold_to_inputs_as_given(&mut v, &outcome.c, &a64, &b64)
-    {
-        notes.push(format!(
-            "the product of the inputs as given has {value:e} at row {r}, column {col}, past f32's range (largest ≈3.4e38): a float32 C cannot hold it"
-        ));
-    }
-    v
+        None => {
+            let precision = Precision::parse(precision).map_err(to_py)?;
+            if precision != Precision::F32 {
+                return Err(value_error(format!(
+                    "precision='{precision}' is the arithmetic of a method: name it with method= ({})",
+                    names(Method::takes_precision)
+                )));
+            }
+            let extra = [
+                (block.is_some(), "block"),
+                (scale_by_depth, "scale_by_depth"),
+                (u8_product_bits.is_some(), "u8_product_bits"),
+                (u8_sum_bits.is_some(), "u8_sum_bits"),
+            ];
+            if let Some((_, name)) = extra.iter().find(|(given, _)| *given) {
+                return Err(value_error(format!(
+                    "{name} is an option of a render pipeline's arithmetic: name it with method= ({})",
+                    names(Method::takes_precision)
+                )));
+            }
+            (None, precision, rendermm::check::Arith::F32)
+        }
+    };
+    let a = operand("a", a, allow_nonfinite)?;
+    let b = operand("b", b, allow_nonfinite)?;
+    // A C past f32's range is an infinity where rendermm's C would be, and is judged as one.
+    let c = operand("c", c, true)?;
+    let report = py
+        .detach(|| {
+            CheckReport::judge(
+                method,
+                precision,
+                arith,
+                Operands {
+                    a: &a.m,
+                    b: &b.m,
+                    c: &c.m,
+                    a_given: a.given.as_deref(),
+                    b_given: b.given.as_deref(),
+                },
+                hold,
+            )
+        })
+        .map_err(to_py)?;
+    serde_json::to_string(&report).map_err(|e| {
+        PyRuntimeError::new_err(format!(
+            "rendermm bug (please report it): the verdict did not serialize: {e}"
+        ))
+    })
 }
 
 /// The report as JSON, with the one fact of the outcome the report leaves out: Hall's b.
@@ -548,6 +647,7 @@ fn info(py: Python<'_>) -> PyResult<String> {
 #[pymodule]
 fn _rendermm(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(multiply, m)?)?;
+    m.add_function(wrap_pyfunction!(judge, m)?)?;
     m.add_function(wrap_pyfunction!(slices, m)?)?;
     m.add_function(wrap_pyfunction!(methods, m)?)?;
     m.add_function(wrap_pyfunction!(info, m)?)?;

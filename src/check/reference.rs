@@ -10,6 +10,51 @@ pub struct Reference {
     /// A·B in f64, row-major.
     pub c: Vec<f64>,
     abs: std::sync::OnceLock<Vec<f64>>,
+    runs: std::sync::OnceLock<Runs>,
+}
+
+/// What the partial sums of each element's inner product look like (the scale of the sharper
+/// f32 bounds, [`super::f32_bound`]): for element (i, j), with the terms t_p = a_ip·b_pj and the
+/// prefix sums P_0 = 0, P_q = t_0 + … + t_(q−1),
+#[derive(Clone, Debug)]
+pub struct Runs {
+    /// W_ij = max_q P_q − min_q P_q: the largest |sum| of any run of consecutive terms. Any sum
+    /// of a run that wraps around (t_q … t_(k−1), t_0 … t_r) is at most 2·W_ij.
+    pub widest: Vec<f64>,
+    /// max_p |t_p|: the largest single product.
+    pub largest: Vec<f64>,
+}
+
+impl Runs {
+    /// The runs of `a · b`, in one O(m·k·n) pass in f64 (the products of f32 values are exact).
+    pub fn of(a: &Matrix, b: &Matrix) -> Runs {
+        let (m, k, n) = (a.rows, a.cols, b.cols);
+        let mut widest = vec![0.0f64; m * n];
+        let mut largest = vec![0.0f64; m * n];
+        let (mut sum, mut hi, mut lo) = (vec![0.0f64; n], vec![0.0f64; n], vec![0.0f64; n]);
+        for i in 0..m {
+            sum.fill(0.0);
+            hi.fill(0.0);
+            lo.fill(0.0);
+            let big = &mut largest[i * n..(i + 1) * n];
+            for p in 0..k {
+                let aip = a.data[i * k + p] as f64;
+                let brow = &b.data[p * n..(p + 1) * n];
+                for j in 0..n {
+                    let t = aip * brow[j] as f64;
+                    let s = sum[j] + t;
+                    sum[j] = s;
+                    hi[j] = hi[j].max(s);
+                    lo[j] = lo[j].min(s);
+                    big[j] = big[j].max(t.abs());
+                }
+            }
+            for j in 0..n {
+                widest[i * n + j] = hi[j] - lo[j];
+            }
+        }
+        Runs { widest, largest }
+    }
 }
 
 impl Reference {
@@ -23,11 +68,18 @@ impl Reference {
         Reference {
             c,
             abs: std::sync::OnceLock::new(),
+            runs: std::sync::OnceLock::new(),
         }
     }
 
     /// |A|·|B| of the inputs this is the reference of, computed on the first call.
     pub fn abs(&self, a: &Matrix, b: &Matrix) -> &[f64] {
         self.abs.get_or_init(|| precision::abs_product(a, b))
+    }
+
+    /// The runs of partial sums of the inputs this is the reference of ([`Runs`]), computed on
+    /// the first call.
+    pub fn runs(&self, a: &Matrix, b: &Matrix) -> &Runs {
+        self.runs.get_or_init(|| Runs::of(a, b))
     }
 }

@@ -5,6 +5,7 @@
 //! This layer sits above every other: it may use the whole library; nothing imports it.
 
 pub mod bench;
+pub mod check;
 pub mod demo;
 pub mod figures;
 pub mod guard;
@@ -47,7 +48,7 @@ pub(crate) use check_failed;
 pub const EXIT_STATUS_HELP: &str = "\
 Exit status:
   0  success
-  1  a result failed its check against the f64 CPU reference
+  1  a result failed its check against the f64 CPU reference (multiply --check, check)
   2  a mistake in the request: an unknown name, a bad option, impossible sizes, shapes that
      do not multiply, a size past the adapter's limits or the memory budget (clap's own
      usage errors are 2 as well)

@@ -5,11 +5,12 @@
 use super::operands::{self, BlockArg, Operands, Source};
 use super::print::print_report;
 use super::tune::TunerRun;
-use super::values::{AccumulateArg, MethodArg, OutDtype, PrecisionArg, named};
+use super::values::{AccumulateArg, HoldParser, MethodArg, OutDtype, PrecisionArg, named};
 use super::{check_failed, guard, knobs};
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use rendermm::bench::tune;
+use rendermm::check::Hold;
 use rendermm::gpu::GpuContext;
 use rendermm::io::{self, Dtype};
 use rendermm::matrix::Matrix;
@@ -57,10 +58,14 @@ pub struct MultiplyArgs {
     /// float64 when an input file is float64 (as numpy would), else float32.
     #[arg(long, value_enum, default_value_t = OutDtype::Inputs)]
     out_dtype: OutDtype,
-    /// Compare with the f64 CPU reference; exit non-zero (status 1) if outside the method's
-    /// tolerance, writing nothing.
-    #[arg(long)]
-    check: bool,
+    /// Compare with the f64 CPU reference; exit non-zero (status 1) if the check fails, writing
+    /// nothing. `--check` (= `--check exact`) holds C to the exact product and to what the
+    /// method's pipeline computes; `--check model` to the pipeline alone, however far that is
+    /// from the exact product (u8 saturation and rounding, f16 sums that stop growing), and says
+    /// how far.
+    #[arg(long, value_name = "exact|model", num_args = 0..=1,
+          default_missing_value = "exact", value_parser = HoldParser)]
+    check: Option<Hold>,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -164,16 +169,7 @@ fn validate(args: &MultiplyArgs) -> Result<Asked> {
             names(|m| m.info().takes.block)
         );
     }
-    let u8_bits = match (args.u8_product_bits, args.u8_sum_bits) {
-        (None, None) => U8Bits::default(),
-        (p, s) if precision != Precision::U8 => bail!(
-            "{}{}{}: the widths of the 8-bit pipeline (L-M §4) need --precision u8",
-            p.map_or(String::new(), |p| format!("--u8-product-bits {p}")),
-            if p.is_some() && s.is_some() { " " } else { "" },
-            s.map_or(String::new(), |s| format!("--u8-sum-bits {s}")),
-        ),
-        (p, s) => U8Bits::new(p.unwrap_or(8), s.unwrap_or(8))?,
-    };
+    let u8_bits = u8_bits(precision, args.u8_product_bits, args.u8_sum_bits)?;
     if args.normalize && precision != Precision::U8 {
         bail!(
             "--normalize maps inputs to [0, 1] for --precision u8; it does nothing for {precision}"
@@ -204,8 +200,27 @@ fn validate(args: &MultiplyArgs) -> Result<Asked> {
     })
 }
 
+/// The widths of the 8-bit pipeline (L-M §4) from `--u8-product-bits` and `--u8-sum-bits`,
+/// which only `--precision u8` takes.
+pub(super) fn u8_bits(
+    precision: Precision,
+    product: Option<u32>,
+    sum: Option<u32>,
+) -> Result<U8Bits> {
+    Ok(match (product, sum) {
+        (None, None) => U8Bits::default(),
+        (p, s) if precision != Precision::U8 => bail!(
+            "{}{}{}: the widths of the 8-bit pipeline (L-M §4) need --precision u8",
+            p.map_or(String::new(), |p| format!("--u8-product-bits {p}")),
+            if p.is_some() && s.is_some() { " " } else { "" },
+            s.map_or(String::new(), |s| format!("--u8-sum-bits {s}")),
+        ),
+        (p, s) => U8Bits::new(p.unwrap_or(8), s.unwrap_or(8))?,
+    })
+}
+
 /// The names of the methods that `pred` picks, as `a, b or c`.
-fn names(pred: impl Fn(Method) -> bool) -> String {
+pub(super) fn names(pred: impl Fn(Method) -> bool) -> String {
     let list: Vec<&str> = Method::ALL
         .iter()
         .copied()
@@ -258,7 +273,7 @@ fn load(args: &MultiplyArgs, req: &Asked) -> Result<(Operands, Vec<String>)> {
     };
     let mut ops = operands::load(source, args.channels)?;
     if let Some(random) = &args.random
-        && args.check
+        && args.check.is_some()
     {
         // The check's f64 reference: one more C in f64 (two in f32 words) per pair.
         let (_, (m, k, n)) = operands::parse_random_shape(random)?;
@@ -376,44 +391,37 @@ fn compute(
 }
 
 /// `--check`: each C against the f64 CPU reference, held by the judge to what the method's
-/// arithmetic promises. Where a
-/// float64 input held values f32 cannot, the reference is the product of the inputs as given.
+/// arithmetic promises and, with `--check` (`exact`), to the exact product too; `--check model`
+/// holds it to the pipeline alone. Where a float64 input held values f32 cannot, the reference
+/// is the product of the inputs as given.
 fn check(
     args: &MultiplyArgs,
     ops: &Operands,
     outcome: &plan::Outcome,
     notes: &mut Vec<String>,
 ) -> Vec<rendermm::check::Verdict> {
-    if !args.check {
+    let Some(hold) = args.check else {
         return vec![];
-    }
-    let widen = |m: &Matrix| m.data.iter().map(|&v| f64::from(v)).collect::<Vec<f64>>();
-    let mut verdicts = vec![];
+    };
     let cs = std::iter::once(&outcome.c).chain(&outcome.more_channels);
-    for (i, ((x, y), c)) in ops.a.iter().zip(&ops.b).zip(cs).enumerate() {
-        let mut v = rendermm::check::judge(outcome.arith, x, y, c);
-        let (ag, bg) = (&ops.a_given[i], &ops.b_given[i]);
-        if ag.is_some() || bg.is_some() {
-            notes.push(format!(
-                "{} holds values past f32's range, infinities in the float32 computation; the check's reference is the product of the inputs as given",
-                match (ag.is_some(), bg.is_some()) {
-                    (true, true) => "A and B each",
-                    (true, false) => "A",
-                    _ => "B",
-                }
-            ));
-            let a64 = ag.clone().unwrap_or_else(|| widen(x));
-            let b64 = bg.clone().unwrap_or_else(|| widen(y));
-            let past = rendermm::check::hold_to_inputs_as_given(&mut v, c, &a64, &b64);
-            if let Some((r, col, value)) = past {
-                notes.push(format!(
-                    "the product of the inputs as given has {value:e} at row {r}, column {col}, past f32's range (largest ≈3.4e38): a float32 C cannot hold it"
-                ));
-            }
-        }
-        verdicts.push(v);
-    }
-    verdicts
+    ops.a
+        .iter()
+        .zip(&ops.b)
+        .zip(cs)
+        .enumerate()
+        .map(|(i, ((x, y), c))| {
+            rendermm::report::judge_given(
+                outcome.arith,
+                x,
+                y,
+                c,
+                ops.a_given[i].as_deref(),
+                ops.b_given[i].as_deref(),
+                hold,
+                notes,
+            )
+        })
+        .collect()
 }
 
 /// A result that failed its check is reported as such and never written out as if it were
@@ -425,7 +433,9 @@ fn refuse_failed_check(args: &MultiplyArgs, report: &Report) -> Result<()> {
     print(args, report)?;
     check_failed!(
         "check failed: {}; rel_err {:e}, held to: {}{}",
-        report.held.as_deref().unwrap_or("?"),
+        report
+            .worst()
+            .map_or_else(|| "?".to_string(), |v| v.headline()),
         report.rel_err.unwrap_or(f64::NAN),
         report.tolerance.as_deref().unwrap_or("?"),
         if args.out.is_some() {

@@ -1,5 +1,6 @@
 //! The text form of a multiply's [`Report`], shared by `multiply` and any command that prints one.
 
+use rendermm::check::{Hold, Verdict};
 use rendermm::report::Report;
 
 /// Print `r` as aligned `label  value` lines.
@@ -52,29 +53,11 @@ pub fn print_report(r: &Report) {
             "          {g:.4} GBops (L-M's byte operations, 2·m·k·n − m·n, over the total time)"
         );
     }
-    if let (Some(rel), Some(max)) = (r.rel_err, r.max_abs_err) {
-        let verdict = if r.check_passed == Some(true) {
-            "ok"
-        } else {
-            "FAILED"
-        };
-        match &r.held {
-            Some(h) => println!("check     {verdict}: {h}"),
-            None => println!("check     {verdict}"),
-        }
-        println!("          rel_err {rel:.3e}, max_abs_err {max:.3e} vs the f64 CPU product");
-        if let Some(e) = &r.exact {
-            println!("          {e}");
-        }
-        if let Some(t) = &r.tolerance {
-            println!("          held to: {t}");
-        }
+    if let Some(v) = r.worst() {
+        print_check(r.check_passed == Some(true), v);
     }
     if let (Some(sat), Some(share)) = (r.saturated, r.saturated_share) {
-        println!(
-            "saturated {sat} elements ({:.2}%) hit the 8-bit ceiling of 1.0",
-            share * 100.0
-        );
+        print_saturated(sat, share);
     }
     for n in &r.notes {
         println!("note      {n}");
@@ -93,4 +76,35 @@ fn kernel_line(r: &Report) -> String {
         r.inputs,
         r.sums
     )
+}
+
+/// The check block of a verdict: `ok` or `FAILED` (and, held to the pipeline's model only, that
+/// it was) with the verdict's headline — whether C is close to the exact product, then what its
+/// pipeline promised — then its errors against the f64 product, how far the 8-bit pipeline is
+/// from the exact product (u8), and what it was held to in full. `passed` is the check's
+/// outcome (every channel's, for a multi-channel run).
+pub fn print_check(passed: bool, v: &Verdict) {
+    let verdict = match (passed, v.held_to) {
+        (true, Hold::Exact) => "ok",
+        (false, Hold::Exact) => "FAILED",
+        (true, Hold::Model) => "ok (held to the pipeline's model)",
+        (false, Hold::Model) => "FAILED (held to the pipeline's model)",
+    };
+    println!("check     {verdict}: {}", v.headline());
+    println!(
+        "          rel_err {:.3e}, max_abs_err {:.3e} vs the f64 CPU product",
+        v.stats.rel_err, v.stats.max_abs_err
+    );
+    if let Some(e) = &v.exact {
+        println!("          {e}");
+    }
+    println!("          held to: {}", v.tolerance);
+}
+
+/// The u8 line on elements that hit the 8-bit ceiling.
+pub fn print_saturated(sat: usize, share: f64) {
+    println!(
+        "saturated {sat} elements ({:.2}%) hit the 8-bit ceiling of 1.0",
+        share * 100.0
+    );
 }

@@ -10,6 +10,7 @@ use clap::builder::{PossibleValue, TypedValueParser};
 use clap::error::ErrorKind;
 use clap::{Arg, Command, ValueEnum};
 use rendermm::bench::Suite;
+use rendermm::check::Hold;
 use rendermm::methods::{Accumulate, Method};
 use rendermm::precision::Precision;
 use std::ffi::OsStr;
@@ -173,6 +174,40 @@ impl<T: ValueEnum + Clone + Send + Sync + 'static> TypedValueParser for Named<T>
             T::value_variants()
                 .iter()
                 .filter_map(|v| v.to_possible_value()),
+        ))
+    }
+}
+
+/// The value parser of `--check [exact|model]` (and `check --hold`): what a check holds C to,
+/// read by [`Hold`]'s own `FromStr`, whose refusal is one line.
+#[derive(Clone, Copy)]
+pub struct HoldParser;
+
+impl TypedValueParser for HoldParser {
+    type Value = Hold;
+
+    fn parse_ref(
+        &self,
+        cmd: &Command,
+        _arg: Option<&Arg>,
+        value: &OsStr,
+    ) -> Result<Hold, clap::Error> {
+        value.to_string_lossy().parse::<Hold>().map_err(|why| {
+            clap::Error::raw(ErrorKind::InvalidValue, format!("{why}\n")).with_cmd(cmd)
+        })
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new(
+            [
+                PossibleValue::new(Hold::Exact.name()).help(
+                    "close to the exact product, and what the method's pipeline computes (the default)",
+                ),
+                PossibleValue::new(Hold::Model.name()).help(
+                    "what the method's pipeline computes, however far that is from the exact product (u8 saturation and rounding, f16 sums that stop growing)",
+                ),
+            ]
+            .into_iter(),
         ))
     }
 }

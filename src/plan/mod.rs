@@ -167,6 +167,10 @@ fn validate(req: &Request) -> Result<()> {
             a.check_finite("A")?;
             b.check_finite("B")?;
         }
+        if method.is_render_pass() {
+            refuse_subnormal(method, a, "A")?;
+            refuse_subnormal(method, b, "B")?;
+        }
         if opts.precision == Precision::F16 {
             precision::check_f16_headroom(a, b)?;
         }
@@ -179,6 +183,22 @@ fn validate(req: &Request) -> Result<()> {
         });
     }
     Ok(())
+}
+
+/// A render-pass method reads its inputs through textures and sums them in the blend unit or a
+/// fragment shader, which flush f32 subnormals (|x| < 2⁻¹²⁶ ≈ 1.18e-38) to zero: A = 1e-39,
+/// B = 1e38 gives C = 0 where the product is 0.8 per term. Refused, naming the first one, as
+/// non-finite inputs are; the compute methods keep subnormals where the adapter does.
+fn refuse_subnormal(method: Method, m: &Matrix, name: &str) -> Result<()> {
+    match m.data.iter().position(|v| v.is_subnormal()) {
+        None => Ok(()),
+        Some(idx) => Err(Error::Invalid(format!(
+            "{name} has a subnormal value {:e} at row {}, column {}: {method}'s render pass flushes f32 subnormals (magnitude under 2^-126 ≈ 1.18e-38) to 0, which would drop its products; scale the inputs into f32's normal range or use a compute method (cs-naive)",
+            m.data[idx],
+            idx / m.cols,
+            idx % m.cols
+        ))),
+    }
 }
 
 /// L-M's four channels (§5): the pairs multiplied in one set of passes, one per colour channel.

@@ -4,7 +4,10 @@
 //! It sits beside the methods' consumers (bench builds its rows from it); the figures of the
 //! docs live in [`crate::figures`], the drawing they share in [`crate::draw`].
 
-use crate::check::Verdict;
+mod checked;
+pub use checked::{CheckReport, Operands, Worst, judge_given};
+
+use crate::check::{Hold, Verdict};
 use crate::gpu::GpuContext;
 use crate::methods::{Kernels, Method};
 use crate::plan::Outcome;
@@ -102,6 +105,19 @@ pub struct Report {
     pub saturated: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub saturated_share: Option<f64>,
+    /// Whether every channel's C is close to the exact product ([`Verdict::close`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub close: Option<bool>,
+    /// How close the worst channel's C is to the exact product, in words
+    /// ([`Verdict::closeness`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub closeness: Option<String>,
+    /// Whether every channel's C is what its pipeline computes ([`Verdict::model_passed`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_passed: Option<bool>,
+    /// What `check_passed` holds C to: `exact` (`--check`) or `model` (`--check model`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub held_to: Option<Hold>,
     /// The full verdict per channel (one entry unless `--channels 4`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub checks: Vec<Verdict>,
@@ -126,9 +142,7 @@ impl Report {
         };
         let flops = 2.0 * (m * k * n * channels) as f64;
         let byte_ops = ((2 * m * k * n - m * n) * channels) as f64;
-        let worst = checks
-            .iter()
-            .max_by(|x, y| x.stats.rel_err.total_cmp(&y.stats.rel_err));
+        let worst = worst(&checks);
         let checked = !checks.is_empty();
         // The model of the kernel that ran, as the run recorded it: the method it handed the
         // product to (cannon → cannon-tiled, dns → dns-tiled) and its variant or shape.
@@ -189,9 +203,26 @@ impl Report {
                 checks.iter().filter_map(|v| v.saturated).sum::<usize>() as f64
                     / (m * n * channels) as f64
             }),
+            close: checked.then(|| checks.iter().all(|v| v.close)),
+            closeness: worst.map(|v| v.closeness.clone()),
+            model_passed: checked.then(|| checks.iter().all(|v| v.model_passed)),
+            held_to: worst.map(|v| v.held_to),
             checks,
             notes: out.notes.clone(),
             tiling: out.tiling.clone(),
         }
     }
+
+    /// The worst channel's verdict (largest relative error), whose errors and words the report
+    /// carries on top; `None` if the run was not checked.
+    pub fn worst(&self) -> Option<&Verdict> {
+        worst(&self.checks)
+    }
+}
+
+/// The verdict with the largest relative error.
+fn worst(checks: &[Verdict]) -> Option<&Verdict> {
+    checks
+        .iter()
+        .max_by(|x, y| x.stats.rel_err.total_cmp(&y.stats.rel_err))
 }

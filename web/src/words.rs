@@ -148,8 +148,13 @@ fn how_far(v: &Verdict) -> String {
         );
     }
     if let Some(steps) = v.u8_model_max_steps {
-        return if steps <= 1e-3 {
+        return if steps <= 1e-3 && v.close {
             format!("equals the 8-bit model ({} off f64)", pct(v.stats.rel_err))
+        } else if steps <= 1e-3 {
+            format!(
+                "equals the 8-bit model, but far from exact ({} off f64)",
+                pct(v.stats.rel_err)
+            )
         } else {
             format!("{steps:.0} steps off the 8-bit model")
         };
@@ -167,8 +172,10 @@ fn how_far(v: &Verdict) -> String {
         pct(ratio),
         if allows == "f32" { "s" } else { "" }
     );
-    if let (false, true, Some(sp)) = (v.passed, ratio <= 1.0, v.f16_model_spacings) {
+    if let (false, true, Some(sp)) = (v.model_passed, ratio <= 1.0, v.f16_model_spacings) {
         s += &format!(", but {sp:.1} f16 spacings off its model");
+    } else if v.model_passed && !v.close {
+        s += &format!(", but far from exact ({} off f64)", pct(v.stats.rel_err));
     }
     s
 }
