@@ -952,12 +952,37 @@ fn meaningless_knobs_and_counts_are_refused_naming_what_was_wrong() {
     );
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert_clean_error(&out, "RENDERMM_MEM_BUDGET");
-    // A shape is quoted back as written, the pair count included.
-    for shape in ["0x0x0x0", "2x3x0x4"] {
+    // A shape is quoted back as written, the pair count included; a size past the machine's
+    // word is "too large", not "not a whole number", and a shape of two sizes says it has two.
+    for (shape, says) in [
+        ("0x0x0x0", "'0x0x0x0'"),
+        ("2x3x0x4", "'2x3x0x4'"),
+        (
+            "99999999999999999999x4x4",
+            "99999999999999999999 is too large a size",
+        ),
+        ("99999999999x4", "expected three sizes MxKxN, got 2"),
+    ] {
         let out = rendermm(&["multiply", "--method", "cpu-naive", "--random", shape]);
         assert_eq!(out.status.code(), Some(2), "{shape}: {}", stderr(&out));
-        assert_clean_error(&out, &format!("'{shape}'"));
+        assert_clean_error(&out, says);
     }
+    // A kernel knob is read only by the method that takes it: a bad RENDERMM_FRAG_MRT leaves
+    // lm alone and stops frag-mrt, naming the variable.
+    let bad = [("RENDERMM_FRAG_MRT", "abc")];
+    let out = rendermm_env(
+        &["multiply", "--method", "lm", "--random", "3x4x5"],
+        &bad,
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = rendermm_env(
+        &["multiply", "--method", "frag-mrt", "--random", "3x4x5"],
+        &bad,
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_clean_error(&out, "RENDERMM_FRAG_MRT");
     for (flag, value) in [
         ("--repeats", "0"),
         ("--trials", "0"),

@@ -18,11 +18,25 @@ pub fn kernels() -> rendermm::Result<Kernels> {
     Kernels::from_knobs(|name| std::env::var(name).ok())
 }
 
+/// [`kernels`] reading only the knobs of `methods` (a bad `RENDERMM_FRAG_MRT` does not stop
+/// `--method lm`).
+pub fn kernels_for(methods: &[rendermm::methods::Method]) -> rendermm::Result<Kernels> {
+    Kernels::from_knobs_for(methods, |name| std::env::var(name).ok())
+}
+
 /// The library's options the knobs give, for a command with `--mem-budget` (`flag`, already
 /// parsed): the kernel variants, and the memory budget — the flag's, else
 /// `RENDERMM_MEM_BUDGET`'s (a bad value is refused in one line), else the default, which on a CPU
 /// adapter takes half of the host's available memory.
 pub fn options(flag: Option<u64>) -> rendermm::Result<Options> {
+    options_for(flag, rendermm::methods::Method::ALL)
+}
+
+/// [`options`] for a run of `methods` only: the kernel knobs of other methods are not read.
+pub fn options_for(
+    flag: Option<u64>,
+    methods: &[rendermm::methods::Method],
+) -> rendermm::Result<Options> {
     let (mem_budget, mem_budget_source) = match flag {
         Some(bytes) => (Some(bytes), None),
         None => match std::env::var(BUDGET_ENV) {
@@ -40,7 +54,7 @@ pub fn options(flag: Option<u64>) -> rendermm::Result<Options> {
         },
     };
     Ok(Options {
-        kernels: kernels()?,
+        kernels: kernels_for(methods)?,
         mem_budget,
         mem_budget_source,
         host_available: host_available(),

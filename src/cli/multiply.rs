@@ -149,7 +149,7 @@ fn validate(args: &MultiplyArgs) -> Result<Asked> {
         .as_deref()
         .map(rendermm::plan::tiled::parse_bytes)
         .transpose()?;
-    let knobs = knobs::options(mem_budget)?;
+    let knobs = knobs::options_for(mem_budget, &[method])?;
     if args.channels != 1 && args.channels != 4 {
         bail!("--channels {}: use 1 or 4", args.channels);
     }

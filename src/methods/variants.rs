@@ -39,7 +39,28 @@ impl Kernels {
     /// environment): `RENDERMM_CS_FAST`, `RENDERMM_COOP` and `RENDERMM_FRAG_MRT`; unset or empty
     /// leaves the method's own choice. An unknown name is an error that names the knob.
     pub fn from_knobs(value: impl Fn(&str) -> Option<String>) -> Result<Kernels> {
-        let given = |knob: &str| value(knob).filter(|s| !s.trim().is_empty());
+        Kernels::from_knobs_for(Method::ALL, value)
+    }
+
+    /// [`Kernels::from_knobs`] reading only the knobs of `methods`: a bad `RENDERMM_FRAG_MRT`
+    /// does not stop `lm`, which has no block shape to take from it.
+    pub fn from_knobs_for(
+        methods: &[Method],
+        value: impl Fn(&str) -> Option<String>,
+    ) -> Result<Kernels> {
+        let uses = |knob: &str| {
+            methods.iter().any(|m| match m {
+                Method::CsFast => knob == cs_fast::ENV,
+                Method::Coop => knob == coop::ENV,
+                Method::FragMrt | Method::FragMrtF16 => knob == frag_mrt::SHAPE_ENV,
+                _ => false,
+            })
+        };
+        let given = |knob: &str| {
+            value(knob)
+                .filter(|s| !s.trim().is_empty())
+                .filter(|_| uses(knob))
+        };
         let in_knob = |knob: &'static str| move |e: Error| Error::Invalid(format!("{knob}: {e}"));
         Ok(Kernels {
             cs_fast: given(cs_fast::ENV)
