@@ -1,8 +1,10 @@
 //! Files that must not be touched, through the `rendermm` binary: a device node, FIFO or socket
 //! given as an output is never replaced by a regular file; an output that is one of the inputs
 //! is refused; a file this user may not write is refused as the operating system would; a
-//! signal in the middle of a write leaves no temporary file; a legal long name works; `figure
-//! --out` writes where it was told or says why not. And the readers' numbers: a value past
+//! signal in the middle of a write leaves no temporary file, and a dead process's temporary file
+//! is removed by the next write; a replaced file keeps its mode and owner; an append-only or
+//! immutable output is refused before work; a legal long name works; `figure --out` writes
+//! where it was told or says why not; a tour or bench that fails leaves no folder of its own. And the readers' numbers: a value past
 //! f32's range is named, and `--allow-nonfinite --check` holds C to the inputs as given.
 
 #![cfg(target_os = "linux")]
@@ -490,13 +492,63 @@ fn a_file_this_user_may_not_write_is_refused_as_the_os_would() {
     assert_eq!(dir.names(), ["c.npy", "rendermm"]);
 }
 
+/// The signals whose default action ends a process that the handler must catch: all but SIGKILL,
+/// SIGSTOP's kin, the faults Rust's runtime handles, and SIGPIPE, which Rust's runtime ignores.
+const CAUGHT: &[(i32, &str)] = &[
+    (libc::SIGINT, "SIGINT"),
+    (libc::SIGTERM, "SIGTERM"),
+    (libc::SIGHUP, "SIGHUP"),
+    (libc::SIGXFSZ, "SIGXFSZ"),
+    (libc::SIGQUIT, "SIGQUIT"),
+    (libc::SIGUSR1, "SIGUSR1"),
+    (libc::SIGUSR2, "SIGUSR2"),
+    (libc::SIGALRM, "SIGALRM"),
+    (libc::SIGVTALRM, "SIGVTALRM"),
+    (libc::SIGPROF, "SIGPROF"),
+    (libc::SIGXCPU, "SIGXCPU"),
+    (libc::SIGIO, "SIGIO"),
+    (libc::SIGPWR, "SIGPWR"),
+    (libc::SIGSYS, "SIGSYS"),
+    (libc::SIGTRAP, "SIGTRAP"),
+    (libc::SIGABRT, "SIGABRT"),
+    (libc::SIGSTKFLT, "SIGSTKFLT"),
+];
+
+/// The signal numbers a `SigCgt:` or `SigIgn:` line of `/proc/PID/status` holds.
+fn signal_set(status: &str, key: &str) -> Vec<i32> {
+    let mask = status
+        .lines()
+        .find_map(|l| l.strip_prefix(key))
+        .map(|v| u64::from_str_radix(v.trim(), 16).unwrap())
+        .unwrap_or_else(|| panic!("no {key} in {status}"));
+    (1..=64).filter(|s| mask >> (s - 1) & 1 == 1).collect()
+}
+
 /// Start `args` in `dir`, wait until its temporary file appears, send `sig`, and check that it
-/// ended by that signal with no temporary file left and the old target untouched.
+/// ended by that signal with no temporary file left and the old target untouched. The child
+/// starts with every signal at its default action (a shell's background job would have SIGINT
+/// and SIGQUIT ignored, which the program rightly leaves ignored) and dumps no core.
 fn interrupt_a_write(sig: i32, name: &str) {
+    use std::os::unix::process::CommandExt;
     let dir = Scratch::new(&format!("signal-{sig}"));
     let target = dir.path("big.csv");
     fs::write(&target, b"old contents").unwrap();
-    let mut child = Command::new(bin())
+    let mut cmd = Command::new(bin());
+    // SAFETY: signal and setrlimit are async-signal-safe; nothing else runs before exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            for &(s, _) in CAUGHT {
+                libc::signal(s, libc::SIG_DFL);
+            }
+            let none = libc::rlimit {
+                rlim_cur: 0,
+                rlim_max: 0,
+            };
+            libc::setrlimit(libc::RLIMIT_CORE, &none);
+            Ok(())
+        });
+    }
+    let mut child = cmd
         .args([
             "multiply",
             "--method",
@@ -526,6 +578,24 @@ fn interrupt_a_write(sig: i32, name: &str) {
         );
         std::thread::sleep(std::time::Duration::from_millis(2));
     }
+    // Every signal that would end it is caught (while the write is under way); SIGPIPE stays
+    // ignored, as Rust's runtime set it: a closed pipe is an error the program answers itself.
+    let status = fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap();
+    let caught = signal_set(&status, "SigCgt:");
+    let missing: Vec<&str> = CAUGHT
+        .iter()
+        .filter(|(s, _)| !caught.contains(s))
+        .map(|(_, n)| *n)
+        .collect();
+    assert!(missing.is_empty(), "{name}: not caught: {missing:?}");
+    assert!(
+        (libc::SIGRTMIN()..=libc::SIGRTMAX()).all(|s| caught.contains(&s)),
+        "{name}: the real-time signals are not caught: {caught:?}"
+    );
+    assert!(
+        signal_set(&status, "SigIgn:").contains(&libc::SIGPIPE) && !caught.contains(&libc::SIGPIPE),
+        "{name}: SIGPIPE is no longer ignored"
+    );
     let st = Command::new("kill")
         .args([&format!("-{sig}"), &child.id().to_string()])
         .status()
@@ -553,6 +623,448 @@ fn a_signal_during_a_write_leaves_no_temporary_file() {
     ] {
         interrupt_a_write(sig, name);
     }
+}
+
+/// Every other signal whose default action ends the process removes the temporary file too,
+/// and the process still ends by that signal: SIGQUIT (`Ctrl-\`), SIGUSR1, SIGUSR2, the timers
+/// SIGALRM, SIGVTALRM and SIGPROF, and the CPU-time limit SIGXCPU.
+#[test]
+fn every_signal_that_ends_the_process_leaves_no_temporary_file() {
+    for (sig, name) in [
+        (libc::SIGQUIT, "SIGQUIT"),
+        (libc::SIGUSR1, "SIGUSR1"),
+        (libc::SIGUSR2, "SIGUSR2"),
+        (libc::SIGALRM, "SIGALRM"),
+        (libc::SIGVTALRM, "SIGVTALRM"),
+        (libc::SIGPROF, "SIGPROF"),
+        (libc::SIGXCPU, "SIGXCPU"),
+    ] {
+        interrupt_a_write(sig, name);
+    }
+}
+
+/// A temporary file left by a process that no handler could clean up after (SIGKILL, a power
+/// cut) is removed by the next write of the same target; a live process's temporary file, names
+/// that only look like one, another target's and anything not a regular file stay.
+#[test]
+fn a_dead_processs_temporary_file_is_removed_by_the_next_write() {
+    let dir = Scratch::new("stale");
+    // A process id no process has now: a child that ran and was reaped.
+    let mut child = Command::new("true").spawn().unwrap();
+    let dead = child.id();
+    child.wait().unwrap();
+    // This test's own process: alive, and never writing into this folder itself.
+    let live = std::process::id();
+    fs::write(dir.path("c.npy"), b"old").unwrap();
+    let long = format!("{}.csv", "n".repeat(246));
+    // The temporary name of the 250-character target, cut to fit NAME_MAX as the writer cuts it.
+    let suffix = format!(".tmp-{dead}-0");
+    let long_tmp = format!(
+        ".{}{suffix}",
+        &long[..long.len().min(255 - 1 - suffix.len())]
+    );
+    let stale = [
+        format!(".c.npy.tmp-{dead}-0"),
+        format!(".c.npy.tmp-{dead}-12"),
+        long_tmp,
+    ];
+    let kept = [
+        format!(".c.npy.tmp-{live}-3"),
+        format!(".c.npy.tmp-{dead}-07"),
+        format!(".c.npy.tmp-0{dead}-1"),
+        format!(".c.npy.tmp-{dead}-0.bak"),
+        format!("c.npy.tmp-{dead}-0"),
+        format!(".d.npy.tmp-{dead}-0"),
+        format!(".c.npy.tmp-{dead}"),
+    ];
+    for name in stale.iter().chain(&kept) {
+        fs::write(dir.path(name), b"partial").unwrap();
+    }
+    // Named like a temporary file, but a link and a folder: not the writer's.
+    std::os::unix::fs::symlink("c.npy", dir.path(&format!(".c.npy.tmp-{dead}-5"))).unwrap();
+    fs::create_dir(dir.path(&format!(".c.npy.tmp-{dead}-6"))).unwrap();
+    for out in ["c.npy", long.as_str()] {
+        let run = dir.run(&[
+            "multiply",
+            "--method",
+            "cpu-naive",
+            "--random",
+            "2x3x4",
+            "--out",
+            out,
+        ]);
+        assert_ok(&run, &format!("multiply --out {out}"));
+    }
+    let mut want: Vec<String> = kept.to_vec();
+    want.extend([
+        "c.npy".to_string(),
+        long.clone(),
+        format!(".c.npy.tmp-{dead}-5"),
+        format!(".c.npy.tmp-{dead}-6"),
+    ]);
+    want.sort();
+    assert_eq!(dir.names(), want, "dead pid {dead}, live pid {live}");
+}
+
+/// `rendermm` run in `dir` with the given umask.
+fn run_with_umask(dir: &Scratch, umask: libc::mode_t, args: &[&str]) -> Output {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = Command::new(bin());
+    // SAFETY: umask is async-signal-safe; nothing else runs before exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            libc::umask(umask);
+            Ok(())
+        });
+    }
+    cmd.args(args)
+        .current_dir(&dir.0)
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .output()
+        .unwrap()
+}
+
+fn mode_of(path: &Path) -> u32 {
+    fs::metadata(path).unwrap().mode() & 0o7777
+}
+
+/// Replacing an output keeps the permission bits of the file it replaces (a private 0600 file
+/// does not become 0644, a 0666 one is not narrowed by the umask), and its owner and group where
+/// this user may set them (root); the temporary file holds that mode while the data is written
+/// into it, so no moment has the data more readable than the target; a new file gets the mode
+/// the umask gives.
+#[test]
+fn replacing_an_output_keeps_its_mode_and_owner() {
+    let dir = Scratch::new("mode");
+    let multiply = |out: &str| {
+        [
+            "multiply",
+            "--method",
+            "cpu-naive",
+            "--random",
+            "3x3x3",
+            "--out",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([out.to_string()])
+        .collect::<Vec<String>>()
+    };
+    for mode in [0o600, 0o640, 0o604, 0o666] {
+        let name = format!("m{mode:o}.npy");
+        fs::write(dir.path(&name), b"old").unwrap();
+        fs::set_permissions(dir.path(&name), fs::Permissions::from_mode(mode)).unwrap();
+        let args = multiply(&name);
+        let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+        assert_ok(&run_with_umask(&dir, 0o022, &argv), &name);
+        assert_eq!(
+            mode_of(&dir.path(&name)),
+            mode,
+            "{name}: mode {:o}",
+            mode_of(&dir.path(&name))
+        );
+        assert_eq!(
+            rendermm::io::read_matrix(&dir.path(&name)).unwrap().shape(),
+            (3, 3)
+        );
+    }
+    for (umask, mode) in [(0o022, 0o644), (0o077, 0o600)] {
+        let name = format!("new{umask:o}.npy");
+        let args = multiply(&name);
+        let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+        assert_ok(&run_with_umask(&dir, umask, &argv), &name);
+        assert_eq!(
+            mode_of(&dir.path(&name)),
+            mode,
+            "{name} under umask {umask:o}"
+        );
+    }
+    // While a large result is being written, its temporary file has the target's mode already.
+    let big = dir.path("big.csv");
+    fs::write(&big, b"old").unwrap();
+    fs::set_permissions(&big, fs::Permissions::from_mode(0o600)).unwrap();
+    let mut child = Command::new(bin())
+        .args([
+            "multiply",
+            "--method",
+            "cpu-naive",
+            "--random",
+            "3000x8x3000",
+            "--out",
+            "big.csv",
+        ])
+        .current_dir(&dir.0)
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut seen = None;
+    while child.try_wait().unwrap().is_none() && seen.is_none() {
+        seen = dir
+            .names()
+            .iter()
+            .filter(|n| n.starts_with(".big.csv.tmp-"))
+            .find_map(|n| fs::metadata(dir.path(n)).ok())
+            .map(|m| (m.mode() & 0o7777, m.len()));
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    assert!(child.wait().unwrap().success());
+    let (tmp_mode, len) = seen.expect("the write finished before its temporary file was seen");
+    assert_eq!(
+        tmp_mode, 0o600,
+        "the temporary file had mode {tmp_mode:o} at {len} bytes"
+    );
+    assert_eq!(mode_of(&big), 0o600);
+    if !is_root() {
+        println!("skipped the owner: giving a file to another user needs root");
+        return;
+    }
+    let theirs = dir.path("theirs.npy");
+    fs::write(&theirs, b"old").unwrap();
+    std::os::unix::fs::chown(&theirs, Some(65534), Some(65534)).unwrap();
+    fs::set_permissions(&theirs, fs::Permissions::from_mode(0o640)).unwrap();
+    let args = multiply("theirs.npy");
+    let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+    assert_ok(&dir.run(&argv), "multiply --out theirs.npy");
+    let m = fs::metadata(&theirs).unwrap();
+    assert_eq!((m.uid(), m.gid(), m.mode() & 0o7777), (65534, 65534, 0o640));
+}
+
+/// Files and folders given `chattr +a` or `+i`, taken off again when dropped (also when the test
+/// fails), so that the scratch folder can be removed.
+struct Attrs(Vec<PathBuf>);
+
+impl Attrs {
+    /// `chattr {flag} path`; false, with the reason printed, where chattr is missing or fails
+    /// (a file system without these flags).
+    fn set(&mut self, flag: &str, path: &Path) -> bool {
+        match Command::new("chattr").arg(flag).arg(path).output() {
+            Ok(o) if o.status.success() => {
+                self.0.push(path.to_path_buf());
+                true
+            }
+            Ok(o) => {
+                println!(
+                    "skipped: chattr {flag} {} failed here: {}",
+                    path.display(),
+                    String::from_utf8_lossy(&o.stderr).trim()
+                );
+                false
+            }
+            Err(e) => {
+                println!("skipped: chattr cannot be run here ({e})");
+                false
+            }
+        }
+    }
+}
+
+impl Drop for Attrs {
+    fn drop(&mut self) {
+        for p in self.0.iter().rev() {
+            let _ = Command::new("chattr").args(["-a", "-i"]).arg(p).status();
+        }
+    }
+}
+
+/// An output in an append-only folder (`chattr +a`: a file in it can be created but never
+/// renamed or removed), in an immutable one, or onto an append-only or immutable file, is refused
+/// before any work in one line that says why (the rename would fail only after the work, and
+/// leave a temporary file no one may remove); `tour --out` into such a folder too. Nothing there
+/// changes.
+#[test]
+fn an_append_only_or_immutable_output_is_refused_before_work() {
+    let dir = Scratch::new("chattr");
+    let mut attrs = Attrs(vec![]);
+    for d in ["ao", "im"] {
+        fs::create_dir(dir.path(d)).unwrap();
+    }
+    fs::write(dir.path("ao/old.npy"), b"old").unwrap();
+    fs::write(dir.path("f.npy"), b"append-only").unwrap();
+    fs::write(dir.path("g.npy"), b"immutable").unwrap();
+    if !(attrs.set("+a", &dir.path("ao"))
+        && attrs.set("+i", &dir.path("im"))
+        && attrs.set("+a", &dir.path("f.npy"))
+        && attrs.set("+i", &dir.path("g.npy")))
+    {
+        return;
+    }
+    let cases = [
+        (
+            "ao/old.npy",
+            "ao is append-only (chattr +a): a file in it can be created but never",
+        ),
+        ("ao/new.npy", "ao is append-only (chattr +a)"),
+        ("f.npy", "f.npy: is append-only (chattr +a)"),
+        ("g.npy", "g.npy: is immutable (chattr +i)"),
+        ("im/x.npy", "im is immutable (chattr +i)"),
+    ];
+    for (out, why) in cases {
+        let run = dir.run(&[
+            "multiply", "--method", "lm", "--random", "4x4x4", "--out", out,
+        ]);
+        let line = assert_clean_error(&run, why);
+        assert!(line.contains("write it elsewhere"), "{line}");
+        assert!(
+            !stderr(&run).contains("adapter:"),
+            "{out}: refused only after work"
+        );
+    }
+    for (out, why) in [("ao", "ao: is append-only"), ("im/sub", "im is immutable")] {
+        let run = dir.run(&["tour", "--size", "9x7x5", "--out", out]);
+        assert_clean_error(&run, why);
+        assert!(
+            !String::from_utf8_lossy(&run.stdout).contains("adapter:"),
+            "tour --out {out}: refused only after work"
+        );
+    }
+    assert_eq!(fs::read(dir.path("ao/old.npy")).unwrap(), b"old");
+    assert_eq!(fs::read(dir.path("f.npy")).unwrap(), b"append-only");
+    assert_eq!(fs::read(dir.path("g.npy")).unwrap(), b"immutable");
+    assert_eq!(fs::read_dir(dir.path("ao")).unwrap().count(), 1);
+    assert_eq!(fs::read_dir(dir.path("im")).unwrap().count(), 0);
+}
+
+/// Where the temporary file cannot be removed after a failure (its folder was made append-only
+/// while the result was being written, so neither the rename nor the removal may happen), the
+/// one error line names the file left behind instead of leaving it unsaid.
+#[test]
+fn a_temporary_file_that_cannot_be_removed_is_named_in_the_error() {
+    let dir = Scratch::new("leftover");
+    let mut attrs = Attrs(vec![]);
+    let w = dir.path("w");
+    fs::create_dir(&w).unwrap();
+    fs::write(w.join("big.csv"), b"old contents").unwrap();
+    let child = Command::new(bin())
+        .args([
+            "multiply",
+            "--method",
+            "cpu-naive",
+            "--random",
+            "3000x8x3000",
+            "--out",
+            "w/big.csv",
+        ])
+        .current_dir(&dir.0)
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t = std::time::Instant::now();
+    let tmp = loop {
+        let names: Vec<String> = fs::read_dir(&w)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        if let Some(n) = names.into_iter().find(|n| n.contains(".tmp-")) {
+            break n;
+        }
+        assert!(t.elapsed().as_secs() < 120, "no temporary file appeared");
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    };
+    let locked = attrs.set("+a", &w);
+    let out = child.wait_with_output().unwrap();
+    if !locked {
+        return;
+    }
+    let line = assert_clean_error(&out, "is left behind: removing it failed");
+    assert!(
+        line.contains(&tmp) && line.contains("remove it by hand"),
+        "{line}"
+    );
+    assert_eq!(out.status.code(), Some(4));
+    assert_eq!(fs::read(w.join("big.csv")).unwrap(), b"old contents");
+    assert!(w.join(&tmp).exists(), "{tmp} is named but not there");
+}
+
+/// `tour --out` names a folder: a file (or a link to nothing) given there is refused before any
+/// work in one line and stays as it was. A tour or a bench in which nothing ran (coop on an adapter without
+/// cooperative matrices) fails with the status `multiply` gives for that cause (3, where bench
+/// said 2) and leaves no folder it made: not `tour --out`, not `bench --plots`, `--json` or
+/// `--csv`'s folders.
+#[test]
+fn a_tour_or_bench_that_fails_leaves_no_folder_of_its_own() {
+    let dir = Scratch::new("tourout");
+    fs::write(dir.path("A.npy"), b"keep").unwrap();
+    std::os::unix::fs::symlink("nowhere", dir.path("dangling")).unwrap();
+    for (out, why) in [
+        (
+            "A.npy",
+            "A.npy: is a file, not a folder: tour --out names the folder",
+        ),
+        ("A.npy/sub", "A.npy is not a folder"),
+        ("dangling", "dangling: is a symbolic link to nowhere"),
+        ("dangling/sub", "dangling is a symbolic link to nowhere"),
+    ] {
+        let run = dir.run(&["tour", "--size", "9x7x5", "--out", out]);
+        assert_clean_error(&run, why);
+        assert_eq!(run.status.code(), Some(4), "{out}");
+        assert!(
+            !String::from_utf8_lossy(&run.stdout).contains("adapter:"),
+            "tour --out {out}: refused only after work"
+        );
+    }
+    assert_eq!(fs::read(dir.path("A.npy")).unwrap(), b"keep");
+    let multiply = dir.run(&["multiply", "--method", "coop", "--random", "9x7x5"]);
+    if multiply.status.success() {
+        println!("note: this adapter runs coop; no tour or bench fails here for want of it");
+        return;
+    }
+    let tour = dir.run(&[
+        "tour", "--method", "coop", "--size", "9x7x5", "--out", "t/u",
+    ]);
+    assert_clean_error(&tour, "tour: nothing ran; coop");
+    assert_eq!(tour.status.code(), multiply.status.code(), "tour");
+    let bench = dir.run(&[
+        "bench",
+        "--quick",
+        "--methods",
+        "coop",
+        "--sizes",
+        "8",
+        "--plots",
+        "p/plots",
+        "--json",
+        "j/x.json",
+        "--csv",
+        "c/d/x.csv",
+    ]);
+    assert_clean_error(&bench, "bench: nothing ran");
+    assert_eq!(bench.status.code(), multiply.status.code(), "bench");
+    assert_eq!(
+        dir.names(),
+        ["A.npy", "dangling"],
+        "a failed run left folders behind"
+    );
+}
+
+/// A replot of a sweep in which no row ran says so before anything is written: no `--json`
+/// file, and none of the folders `--plots` and `--json` would have gone into.
+#[test]
+fn a_replot_of_a_sweep_where_nothing_ran_writes_nothing() {
+    let dir = Scratch::new("replot-none");
+    fs::write(
+        dir.path("none.json"),
+        r#"{"adapter": "x", "backend": "Vulkan", "rows": []}"#,
+    )
+    .unwrap();
+    let run = dir.run(&[
+        "bench",
+        "--replot",
+        "none.json",
+        "--plots",
+        "p/plots",
+        "--json",
+        "j/x.json",
+    ]);
+    assert_clean_error(&run, "nothing to plot");
+    assert_eq!(
+        dir.names(),
+        ["none.json"],
+        "a failed replot left files or folders behind"
+    );
 }
 
 #[test]

@@ -121,6 +121,11 @@ pub fn run(args: BenchArgs) -> Result<()> {
         return show_ceilings(&args, &ceil);
     }
     let result = run_sweep(&ctx, &opts, &ceil, args.json_stdout())?;
+    // Nothing ran: fail as `multiply` and `tour` of that method would, with the skip's own exit
+    // status (3 for an adapter that lacks a feature), before anything is written.
+    if !result.rows.is_empty() && result.rows.iter().all(|r| r.skipped.is_some()) {
+        return Err(nothing_ran(&ctx, &opts, &result));
+    }
     write_sweep(&args, &result)?;
     if !result.all_passed() {
         check_failed!("some rows failed their check against the f64 reference");
@@ -136,7 +141,7 @@ fn run_soak(ctx: &GpuContext, args: &BenchArgs, rounds: usize) -> Result<()> {
         args.methods.iter().map(|m| m.0).collect()
     };
     let n = args.soak_size.unwrap_or(if args.quick { 64 } else { 256 });
-    let kernels = super::knobs::kernels()?;
+    let kernels = super::knobs::kernels_for(&methods)?;
     let s = soak::soak(
         ctx,
         &methods,
@@ -219,22 +224,87 @@ fn validate(args: &BenchArgs) -> Result<()> {
 /// Create `dir` (and the folders above it that are missing), run `check`, and remove again the
 /// folders this call created (only while empty: `remove_dir` leaves anything else alone).
 fn in_new_folder(dir: &Path, check: impl FnOnce() -> Result<()>) -> Result<()> {
-    let mut missing = vec![];
-    let mut at = Some(dir);
-    while let Some(p) = at.filter(|p| !p.as_os_str().is_empty()) {
-        if std::fs::symlink_metadata(p).is_ok() {
-            break;
-        }
-        missing.push(p.to_path_buf());
-        at = p.parent();
-    }
+    let missing = NewFolders::of([dir]);
     let made = std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()));
     let checked = made.and_then(|()| check());
-    // Innermost first.
-    for p in &missing {
-        let _ = std::fs::remove_dir(p);
-    }
+    missing.remove_empty();
     checked
+}
+
+/// The folders that do not exist yet among some output folders and the folders above them,
+/// taken before a run creates them, so that a run that fails can remove again those it left
+/// empty: a failed run leaves no folder of its own behind.
+pub(super) struct NewFolders(Vec<PathBuf>);
+
+impl NewFolders {
+    /// The missing folders of each of `dirs` and of those above it.
+    pub(super) fn of<'a>(dirs: impl IntoIterator<Item = &'a Path>) -> Self {
+        let mut missing = vec![];
+        for dir in dirs {
+            let mut at = Some(dir);
+            while let Some(p) = at.filter(|p| !p.as_os_str().is_empty()) {
+                if std::fs::symlink_metadata(p).is_ok() {
+                    break;
+                }
+                missing.push(p.to_path_buf());
+                at = p.parent();
+            }
+        }
+        // Innermost first, each once.
+        missing.sort_by_key(|p| std::cmp::Reverse(p.components().count()));
+        missing.dedup();
+        NewFolders(missing)
+    }
+
+    /// Remove those of them that are empty now (`remove_dir` leaves anything holding a file).
+    pub(super) fn remove_empty(&self) {
+        for p in &self.0 {
+            let _ = std::fs::remove_dir(p);
+        }
+    }
+}
+
+/// The error of a sweep in which no row ran: the first row's own, typed (so the exit status is
+/// that cause's: 3 for an adapter that lacks a feature, as `multiply` gives), found by asking
+/// that product again; the row's words where it runs this time.
+fn nothing_ran(
+    ctx: &GpuContext,
+    opts: &sweep::SweepOptions,
+    result: &sweep::Sweep,
+) -> anyhow::Error {
+    let first = &result.rows[0];
+    let why = first.skipped.clone().unwrap_or_default();
+    let context = format!(
+        "bench: nothing ran (every row was skipped); {} at n = {}",
+        first.method, first.n
+    );
+    let asked = opts.methods.iter().find(|m| m.name() == first.method);
+    let precision = opts
+        .precisions
+        .iter()
+        .copied()
+        .find(|p| p.name() == first.precision)
+        .unwrap_or(Precision::F32);
+    if let Some(&method) = asked {
+        let n = first.n;
+        let (lo, hi) = if precision == Precision::U8 {
+            (0.0, (2.0 / (n as f32).sqrt()).min(1.0))
+        } else {
+            (-1.0, 1.0)
+        };
+        let a = rendermm::matrix::Matrix::random(n, n, opts.seed, lo, hi);
+        let b = rendermm::matrix::Matrix::random(n, n, opts.seed + 1, lo, hi);
+        let request =
+            rendermm::plan::Request::new(method, &a, &b).options(rendermm::plan::Options {
+                precision,
+                repeats: 1,
+                ..opts.options.clone()
+            });
+        if let Err(e) = rendermm::plan::multiply(method.is_gpu().then_some(ctx), request) {
+            return anyhow::Error::new(e).context(context);
+        }
+    }
+    anyhow::anyhow!("{context}: {why}")
 }
 
 /// A shape MxKxN given with `flag`, refused in a line that names that flag (the library's
@@ -351,6 +421,7 @@ fn sweep_options(ctx: &GpuContext, args: &BenchArgs) -> Result<sweep::SweepOptio
     } else {
         args.sizes.clone()
     };
+    let options = super::knobs::options_for(None, &methods)?;
     Ok(sweep::SweepOptions {
         methods,
         sizes,
@@ -367,7 +438,7 @@ fn sweep_options(ctx: &GpuContext, args: &BenchArgs) -> Result<sweep::SweepOptio
             args.max_run_s
         },
         seed: args.seed,
-        options: super::knobs::options(None)?,
+        options,
     })
 }
 
@@ -404,8 +475,33 @@ fn run_sweep(
     Ok(result)
 }
 
-/// `--json FILE`, `--csv FILE`, `--plots DIR`.
+/// `--json FILE`, `--csv FILE`, `--plots DIR`; a failure removes again the folders it made that
+/// are still empty.
 fn write_sweep(args: &BenchArgs, result: &sweep::Sweep) -> Result<()> {
+    // Said before anything is written (a replot of a sweep in which nothing ran).
+    if args.plots.is_some() && result.rows.iter().all(|r| r.skipped.is_some()) {
+        return Err(
+            rendermm::Error::Invalid("no row of the sweep ran; nothing to plot".into()).into(),
+        );
+    }
+    let parent = |p: &Path| p.parent().map(Path::to_path_buf);
+    let folders: Vec<PathBuf> = [
+        args.json_file().and_then(parent),
+        args.csv.as_deref().and_then(parent),
+    ]
+    .into_iter()
+    .flatten()
+    .chain(args.plots.clone())
+    .collect();
+    let made = NewFolders::of(folders.iter().map(PathBuf::as_path));
+    let written = write_sweep_files(args, result);
+    if written.is_err() {
+        made.remove_empty();
+    }
+    written
+}
+
+fn write_sweep_files(args: &BenchArgs, result: &sweep::Sweep) -> Result<()> {
     write_json_file(args, result)?;
     if let Some(path) = &args.csv {
         write_text(path, &sweep::csv(result))?;

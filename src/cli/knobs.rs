@@ -28,11 +28,8 @@ pub fn kernels_for(methods: &[rendermm::methods::Method]) -> rendermm::Result<Ke
 /// parsed): the kernel variants, and the memory budget — the flag's, else
 /// `RENDERMM_MEM_BUDGET`'s (a bad value is refused in one line), else the default, which on a CPU
 /// adapter takes half of the host's available memory.
-pub fn options(flag: Option<u64>) -> rendermm::Result<Options> {
-    options_for(flag, rendermm::methods::Method::ALL)
-}
-
-/// [`options`] for a run of `methods` only: the kernel knobs of other methods are not read.
+///
+/// Only the kernel knobs of `methods` are read: the knobs of methods that will not run are not.
 pub fn options_for(
     flag: Option<u64>,
     methods: &[rendermm::methods::Method],

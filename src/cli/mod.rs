@@ -126,6 +126,8 @@ pub fn quiet_stream_errors() {
             use std::io::Write;
             let _ = writeln!(std::io::stderr(), "{line}");
         }
+        // exit() unwinds nothing: the temporary file of a write under way is removed here.
+        rendermm::io::remove_unfinished_temporaries();
         std::process::exit(code);
     }));
 }

@@ -22,7 +22,7 @@ pub struct TourArgs {
     /// Seed of the random inputs.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Where the pictures go.
+    /// The folder the pictures go into (made when there is a picture to write).
     #[arg(long, default_value = "rendermm-out")]
     out: PathBuf,
     /// Run only this method (its row, and its picture if it has one); default: every method,
@@ -43,10 +43,28 @@ enum Row {
     Skipped(rendermm::Error),
 }
 
-/// Run `rendermm tour`.
+/// Run `rendermm tour`. `--out` is refused before any work unless it is a folder or a path that
+/// does not exist; the folder is made when there is a picture to write, and a tour that fails
+/// removes again the folders it made and left empty.
 pub fn run(args: TourArgs) -> Result<()> {
     let (m, k, n) = super::bench::parse_shape("--size", &args.size)?;
     guard::product_memory(&format!("--size {}", args.size), (m, k, n), 2)?;
+    rendermm::io::check_output_folder(&args.out, "tour --out")?;
+    let made = super::bench::NewFolders::of([args.out.as_path()]);
+    let toured = tour(&args, (m, k, n));
+    if toured.is_err() {
+        made.remove_empty();
+    }
+    toured
+}
+
+/// Make the folder the pictures go into, when there is one to write.
+fn make_out(out: &Path) -> Result<()> {
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))
+}
+
+/// The tour itself, once its `--out` was found writable.
+fn tour(args: &TourArgs, (m, k, n): (usize, usize, usize)) -> Result<()> {
     let a = Matrix::try_random(m, k, args.seed * 2, -1.0, 1.0)?;
     let b = Matrix::try_random(k, n, args.seed * 2 + 1, -1.0, 1.0)?;
     let ctx = GpuContext::new()?;
@@ -64,7 +82,6 @@ pub fn run(args: TourArgs) -> Result<()> {
         "method", "passes", "in/sums", "compute ms", "GFLOP/s", "rel_err", "check"
     );
     let out = &args.out;
-    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let methods = match args.method {
         Some(one) => vec![one.0],
         None => Method::ALL.to_vec(),
@@ -105,6 +122,7 @@ pub fn run(args: TourArgs) -> Result<()> {
         for name in LATER_STOPS {
             let fig = figures::find(name)?;
             let path = out.join(format!("{name}.{}", fig.files[0]));
+            make_out(out)?;
             let bar = progress::spinner(format!("drawing {name}"));
             let drawn = (fig.draw)(&ctx, &path);
             bar.finish_and_clear();
@@ -177,6 +195,7 @@ fn tour_row(
         // The headline picture: structured inputs (a diagonal A, a checkerboard B) so the eye
         // sees the product form slice by slice.
         let path = out.join("tour-lm.png");
+        make_out(out)?;
         picture::save_png(&path, &figures::tour_picture(ctx)?)?;
         pictures.push((
             path,

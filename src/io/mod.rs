@@ -17,14 +17,29 @@ mod output;
 #[cfg(target_os = "linux")]
 mod signals;
 
-pub use output::{check_output, is_device_or_pipe, refuse_same_file, same_file, write_atomic};
+pub use output::{
+    check_output, check_output_folder, is_device_or_pipe, refuse_same_file, same_file, write_atomic,
+};
 
-/// Remove the temporary files of unfinished writes on SIGINT, SIGTERM, SIGHUP and SIGXFSZ, then
-/// end the process by that signal as it would have ended. For programs (the `rendermm` binary
-/// calls it first thing); a library user keeps its own signal handling unless it calls this.
+/// Remove the temporary files of unfinished writes on every signal whose default action ends the
+/// process (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGXFSZ, SIGXCPU, SIGALRM, SIGUSR1, SIGABRT, the
+/// real-time signals, ...; not SIGKILL, which no handler sees), then end the process by that
+/// signal as it would have ended. A signal that is ignored (`nohup`; SIGPIPE, which Rust's
+/// runtime ignores) or has someone else's handler is left alone. For programs (the `rendermm`
+/// binary calls it first thing); a library user keeps its own signal handling unless it calls
+/// this.
 pub fn install_signal_cleanup() {
     #[cfg(target_os = "linux")]
     signals::install();
+}
+
+/// Remove the temporary files of the writes under way now, as the signal handler does. For a
+/// panic hook that ends the process with `std::process::exit` (no unwinding, so no write's own
+/// guard runs): call it there, just before the exit, and a panic in the middle of a write leaves
+/// no temporary file either. Only async-signal-safe calls.
+pub fn remove_unfinished_temporaries() {
+    #[cfg(target_os = "linux")]
+    signals::remove_all();
 }
 
 use crate::error::{Error, Result};

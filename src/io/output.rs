@@ -51,7 +51,13 @@ fn temp_beside(path: &Path) -> Result<PathBuf> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let (dir, name) = split_output(path)?;
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let suffix = format!(".tmp-{}-{n}", std::process::id());
+    Ok(dir.join(temp_name(name, std::process::id(), n)))
+}
+
+/// The name of the temporary file that process `pid` writes, as its `n`th, for the file `name`:
+/// `.{name}.tmp-{pid}-{n}`, the name cut short where the whole would pass `NAME_MAX`.
+fn temp_name(name: &std::ffi::OsStr, pid: u32, n: u64) -> std::ffi::OsString {
+    let suffix = format!(".tmp-{pid}-{n}");
     let mut tmp_name = std::ffi::OsString::from(".");
     #[cfg(unix)]
     {
@@ -63,7 +69,68 @@ fn temp_beside(path: &Path) -> Result<PathBuf> {
     #[cfg(not(unix))]
     tmp_name.push(name);
     tmp_name.push(suffix);
-    Ok(dir.join(tmp_name))
+    tmp_name
+}
+
+/// The process whose temporary file for `name` the file `entry` is, if it is named exactly as
+/// [`temp_name`] names one (`.{name}.tmp-{pid}-{n}`, cut to fit, digits as written by it).
+#[cfg(unix)]
+fn temp_owner(entry: &std::ffi::OsStr, name: &std::ffi::OsStr) -> Option<u32> {
+    use std::os::unix::ffi::OsStrExt;
+    let bytes = entry.as_bytes();
+    let digits = |b: &[u8]| -> Option<u64> {
+        if b.is_empty() || b.len() > 20 || !b.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        std::str::from_utf8(b).ok()?.parse().ok()
+    };
+    let dash = bytes.iter().rposition(|&c| c == b'-')?;
+    let n = digits(&bytes[dash + 1..])?;
+    let head = &bytes[..dash];
+    let dash = head.iter().rposition(|&c| c == b'-')?;
+    let pid = u32::try_from(digits(&head[dash + 1..])?).ok()?;
+    // Rebuilt the way the writer built it: anything else (another counter spelling, another
+    // name, a name cut elsewhere) is not one of ours.
+    (temp_name(name, pid, n) == entry).then_some(pid)
+}
+
+/// Whether process `pid` is alive here: `kill(pid, 0)` fails with `ESRCH` only for none (a
+/// process of another user answers `EPERM`, and counts as alive).
+#[cfg(unix)]
+fn process_lives(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return true;
+    };
+    if pid <= 0 {
+        return true;
+    }
+    // SAFETY: signal 0 sends nothing; it only asks whether the process exists.
+    let r = unsafe { libc::kill(pid, 0) };
+    r == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+}
+
+/// Remove the temporary files of `target` that processes no longer alive left beside it (one
+/// killed by SIGKILL, or by a power cut, which no handler sees): regular files named exactly as
+/// [`temp_name`] names them for this target, whose process is gone. Another live process's
+/// temporary file, and every other file, stays. Best effort: a folder that cannot be listed, or
+/// a file that cannot be removed, is left as it is.
+#[cfg(unix)]
+fn remove_stale_temps(target: &Path) {
+    let Ok((dir, name)) = split_output(target) else {
+        return;
+    };
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let Some(pid) = temp_owner(&entry.file_name(), name) else {
+            continue;
+        };
+        // `file_type` does not follow links: a link or a folder of that name is not ours.
+        if entry.file_type().is_ok_and(|t| t.is_file()) && !process_lives(pid) {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// Whether the operating system lets this process write `path` (for a folder with `search`:
@@ -135,6 +202,9 @@ fn resolve(path: &Path) -> Result<Target> {
         ));
     }
     let in_place = special(path, &ft)?;
+    if !in_place && let Some(why) = locked(&real, false) {
+        return Err(output_error(path, ErrorKind::PermissionDenied, why.into()));
+    }
     if meta.permissions().readonly() && !in_place {
         return Err(output_error(
             path,
@@ -209,8 +279,95 @@ fn special(_path: &Path, ft: &fs::FileType) -> Result<bool> {
     Ok(!ft.is_file())
 }
 
-/// Removes the temporary file when dropped, unless disarmed after a successful rename. Covers
-/// early returns and panics inside `fill` alike; the registration covers signals.
+/// `FS_APPEND_FL` and `FS_IMMUTABLE_FL` of `linux/fs.h`: `chattr +a` and `chattr +i`.
+#[cfg(target_os = "linux")]
+const FS_APPEND_FL: libc::c_int = 0x20;
+#[cfg(target_os = "linux")]
+const FS_IMMUTABLE_FL: libc::c_int = 0x10;
+
+/// The inode flags of a regular file or folder (`FS_IOC_GETFLAGS`, what `lsattr` shows), or
+/// `None` where they cannot be asked: a file system without them (tmpfs before Linux 6.0 answers
+/// `ENOTTY`), a file this user may not open. Opened read-only, non-blocking and never as a
+/// terminal, so that asking has no effect even if the path was swapped for a device meanwhile.
+#[cfg(target_os = "linux")]
+fn inode_flags(path: &Path) -> Option<libc::c_int> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+        .ok()?;
+    let mut flags: libc::c_int = 0;
+    // SAFETY: FS_IOC_GETFLAGS writes one int (the kernel's `unsigned int`) through the pointer.
+    let r = unsafe { libc::ioctl(file.as_raw_fd(), libc::FS_IOC_GETFLAGS, &mut flags) };
+    (r == 0).then_some(flags)
+}
+
+/// A file or folder that no rename may replace or take a name from, even root's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+enum Lock {
+    /// `chattr +a`.
+    AppendOnly,
+    /// `chattr +i`.
+    Immutable,
+}
+
+/// The lock of a regular file or folder, if it has one; `None` also where its flags cannot be
+/// asked (the output is then written as before, and the rename says what the system says).
+#[cfg(target_os = "linux")]
+fn lock_of(path: &Path) -> Option<Lock> {
+    let flags = inode_flags(path)?;
+    if flags & FS_IMMUTABLE_FL != 0 {
+        Some(Lock::Immutable)
+    } else if flags & FS_APPEND_FL != 0 {
+        Some(Lock::AppendOnly)
+    } else {
+        None
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn lock_of(_path: &Path) -> Option<Lock> {
+    None
+}
+
+/// Why no output can be renamed onto an existing regular file (`folder` false) or into a folder
+/// (`folder` true), if so: it is append-only or immutable. Said of itself ("is append-only ..."),
+/// for a line that names it first.
+fn locked(path: &Path, folder: bool) -> Option<&'static str> {
+    Some(match (folder, lock_of(path)?) {
+        (true, Lock::Immutable) => {
+            "is immutable (chattr +i): no file in it can be created, replaced or removed; write it elsewhere"
+        }
+        (true, Lock::AppendOnly) => {
+            "is append-only (chattr +a): a file in it can be created but never replaced or removed; write it elsewhere"
+        }
+        (false, Lock::Immutable) => {
+            "is immutable (chattr +i): it can never be changed, replaced or removed; write it elsewhere"
+        }
+        (false, Lock::AppendOnly) => {
+            "is append-only (chattr +a): it can be added to but never replaced or removed; write it elsewhere"
+        }
+    })
+}
+
+/// Refuse a folder `dir` no output `path` can be renamed into (append-only or immutable),
+/// naming why.
+fn refuse_locked_folder(path: &Path, dir: &Path) -> Result<()> {
+    let why = match locked(dir, true) {
+        None => return Ok(()),
+        Some(why) if path == dir => why.to_string(),
+        Some(why) => format!("{} {why}", dir.display()),
+    };
+    Err(output_error(path, ErrorKind::PermissionDenied, why))
+}
+
+/// Removes the temporary file when dropped while armed: a panic inside `fill` that unwinds (an
+/// error is handled by [`write_atomic`] itself, which says so when the removal fails). The
+/// registration covers signals, and [`remove_unfinished_temporaries`](super::remove_unfinished_temporaries)
+/// a panic hook that exits without unwinding.
 struct TempGuard {
     path: Option<PathBuf>,
     #[cfg(target_os = "linux")]
@@ -226,14 +383,18 @@ impl Drop for TempGuard {
 }
 
 /// Write a file atomically: `fill` writes into a temporary file beside `path`, which is renamed
-/// onto `path` only if `fill` succeeds; on failure, or on SIGINT, SIGTERM, SIGHUP or SIGXFSZ once
-/// [`install_signal_cleanup`](super::install_signal_cleanup) has run, the temporary file is removed.
+/// onto `path` only if `fill` succeeds; on failure, or on a signal that would end the process
+/// once [`install_signal_cleanup`](super::install_signal_cleanup) has run, the temporary file is
+/// removed (and where removing it fails, the error says which file was left).
 ///
 /// The temporary file is `.{file name}.tmp-{pid}-{counter}` in the same directory (the name cut
-/// short to fit `NAME_MAX`), so the rename never crosses file systems. The data is flushed and
-/// synced before the rename. An existing file at `path` is replaced unless it is read-only (like
-/// `cp` without `-f`, even to a user whose rights would allow the rename) or this user may not
-/// write it. A symbolic link is followed (the file it names is replaced, the link stays); a
+/// short to fit `NAME_MAX`), so the rename never crosses file systems; those of this target left
+/// by processes no longer alive (killed by SIGKILL) are removed first. It takes the mode, owner
+/// and group of the file it replaces (as far as this user may) before any data is written. The
+/// data is flushed and synced before the rename. An existing file at `path` is replaced unless
+/// it is read-only (like `cp` without `-f`, even to a user whose rights would allow the rename),
+/// this user may not write it, or it or its folder is append-only or immutable (`chattr +a`,
+/// `+i`). A symbolic link is followed (the file it names is replaced, the link stays); a
 /// character device or FIFO is written in place, never replaced; a socket, a block device or a
 /// folder is refused.
 pub fn write_atomic(
@@ -246,28 +407,59 @@ pub fn write_atomic(
     };
     #[cfg_attr(not(unix), allow(unused_variables))]
     let (dir, _) = split_output(&real)?;
+    refuse_locked_folder(path, dir)?;
+    // The file being replaced: its mode, owner and group go to the new one.
+    #[cfg_attr(not(unix), allow(unused_variables))]
+    let old = fs::metadata(&real).ok().filter(|m| m.is_file());
+    #[cfg(unix)]
+    remove_stale_temps(&real);
     let tmp = temp_beside(&real)?;
     let mut guard = TempGuard {
         #[cfg(target_os = "linux")]
         _registered: super::signals::register(&tmp),
         path: None,
     };
-    let file = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&tmp)
-        .map_err(|e| Error::io(path, e))?;
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    // Never more open than the file it replaces, from the first moment (the umask may only take
+    // bits away); `keep_owner_and_mode` then sets the mode exactly, before any data is written.
+    #[cfg(unix)]
+    if let Some(old) = &old {
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        options.mode(old.permissions().mode() & 0o777);
+    }
+    let file = options.open(&tmp).map_err(|e| Error::io(path, e))?;
     guard.path = Some(tmp.clone());
 
-    let mut writer = BufWriter::with_capacity(1 << 16, file);
-    fill(&mut writer)?;
-    let file: File = writer
-        .into_inner()
-        .map_err(|e| Error::io(path, e.into_error()))?;
-    file.sync_all().map_err(|e| Error::io(path, e))?;
-    drop(file);
-    fs::rename(&tmp, &real).map_err(|e| Error::io(path, e))?;
+    let written = (|| {
+        #[cfg(unix)]
+        if let Some(old) = &old {
+            keep_owner_and_mode(&file, old);
+        }
+        let mut writer = BufWriter::with_capacity(1 << 16, file);
+        fill(&mut writer)?;
+        let file: File = writer
+            .into_inner()
+            .map_err(|e| Error::io(path, e.into_error()))?;
+        file.sync_all().map_err(|e| Error::io(path, e))?;
+        drop(file);
+        fs::rename(&tmp, &real).map_err(|e| Error::io(path, e))
+    })();
     guard.path = None;
+    if let Err(e) = written {
+        // The error line names a temporary file that could not be removed (an append-only
+        // folder, a file system gone read-only), rather than leave it unsaid.
+        return Err(match fs::remove_file(&tmp) {
+            Err(why) if why.kind() != ErrorKind::NotFound => with_note(
+                e,
+                &format!(
+                    "the temporary file {} is left behind: removing it failed ({why}); remove it by hand",
+                    tmp.display()
+                ),
+            ),
+            _ => e,
+        });
+    }
 
     // Make the rename itself durable where the platform allows it; failure here is harmless.
     #[cfg(unix)]
@@ -275,6 +467,87 @@ pub fn write_atomic(
         let _ = d.sync_all();
     }
     Ok(())
+}
+
+/// Give the new file the owner, group and permission bits of the one it replaces (a 0600 file
+/// stays 0600), as far as this user may: the owner and group where the system allows it (root;
+/// a group this user is in), else they stay this user's, silently. The owner first, since a
+/// change of owner clears the set-user-ID bit that the mode then sets again.
+#[cfg(unix)]
+fn keep_owner_and_mode(file: &File, old: &fs::Metadata) {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let fd = file.as_raw_fd();
+    // SAFETY: fchown on a descriptor we own; a failure only leaves the ids as they were.
+    unsafe {
+        if libc::fchown(fd, old.uid(), old.gid()) != 0 {
+            libc::fchown(fd, libc::uid_t::MAX, old.gid());
+        }
+    }
+    let _ = file.set_permissions(fs::Permissions::from_mode(
+        old.permissions().mode() & 0o7777,
+    ));
+}
+
+/// `e` with `note` added to its message, its kind (and so the exit status) kept.
+fn with_note(e: Error, note: &str) -> Error {
+    let add = |s: String| format!("{s}; {note}");
+    match e {
+        Error::Io { path, error } => Error::io(
+            path,
+            std::io::Error::new(error.kind(), add(error.to_string())),
+        ),
+        Error::Format { path, message } => Error::Format {
+            path,
+            message: add(message),
+        },
+        Error::Invalid(s) => Error::Invalid(add(s)),
+        Error::Internal(s) => Error::Internal(add(s)),
+        Error::DeviceLost(s) => Error::DeviceLost(add(s)),
+        Error::Readback(s) => Error::Readback(add(s)),
+        Error::Wgpu {
+            kind,
+            during,
+            message,
+        } => Error::Wgpu {
+            kind,
+            during,
+            message: add(message),
+        },
+        Error::NoAdapter { detail } => Error::NoAdapter {
+            detail: add(detail),
+        },
+        Error::RequestDevice { adapter, reason } => Error::RequestDevice {
+            adapter,
+            reason: add(reason),
+        },
+        Error::MissingFeature {
+            adapter,
+            feature,
+            needed_for,
+        } => Error::MissingFeature {
+            adapter,
+            feature,
+            needed_for: add(needed_for),
+        },
+        Error::FormatCapability {
+            adapter,
+            backend,
+            method,
+            format,
+            capability,
+            hint,
+        } => Error::FormatCapability {
+            adapter,
+            backend,
+            method,
+            format,
+            capability,
+            hint: add(hint),
+        },
+        // The rest are the request's mistakes, said whole with the note after.
+        e => Error::Invalid(add(e.to_string())),
+    }
 }
 
 /// Write into a device or FIFO as it is: opened for writing, neither created nor truncated.
@@ -323,10 +596,10 @@ fn shared_descriptor(_path: &Path) -> Option<File> {
     None
 }
 
-/// Check before any work that a result can be written to `path`: its folder exists and this
-/// user may create files in it, and what is at `path` is one [`write_atomic`] writes (not a
-/// folder, a read-only file, a file this user may not write, a dangling link, a socket or a
-/// block device). Writes through [`write_atomic`] refuse the same cases; this only tells sooner,
+/// Check before any work that a result can be written to `path`: its folder exists, is neither
+/// append-only nor immutable (`chattr +a`, `+i`) and this user may create files in it, and what
+/// is at `path` is one [`write_atomic`] writes (not a folder, a read-only, append-only or
+/// immutable file, a file this user may not write, a dangling link, a socket or a block device). Writes through [`write_atomic`] refuse the same cases; this only tells sooner,
 /// before the ten seconds of computing that would be lost. Nothing is created.
 pub fn check_output(path: &Path) -> Result<()> {
     let (dir, _) = split_output(path)?;
@@ -334,6 +607,7 @@ pub fn check_output(path: &Path) -> Result<()> {
     if let Target::Replace(real) = resolve(path)? {
         let (real_dir, _) = split_output(&real)?;
         check_folder(path, real_dir)?;
+        refuse_locked_folder(path, real_dir)?;
         if let Err(e) = may_write(real_dir, true) {
             return Err(output_error(
                 path,
@@ -361,6 +635,79 @@ fn check_folder(path: &Path, dir: &Path) -> Result<()> {
         )),
         Err(e) => Err(Error::io(path, e)),
     }
+}
+
+/// Check before any work that files can be written into the folder `dir` (the `--out` of a
+/// command that writes several): it is a folder (links followed) that is neither append-only nor
+/// immutable and in which this user may create files, or it does not exist yet and the nearest
+/// folder above it that does is one where this user may create it. Anything else that is there
+/// (a file) is refused in one line naming `label`, the option that gave it. Nothing is created.
+pub fn check_output_folder(dir: &Path, label: &str) -> Result<()> {
+    let refuse = |at: &Path, kind: ErrorKind, why: String| {
+        Err(Error::io(at, std::io::Error::new(kind, why)))
+    };
+    let mut at = dir;
+    loop {
+        match fs::metadata(at) {
+            Ok(m) if m.is_dir() => break,
+            Ok(_) if at == dir => {
+                return refuse(
+                    dir,
+                    ErrorKind::NotADirectory,
+                    format!(
+                        "is a file, not a folder: {label} names the folder the files go into (give a folder, or a path that does not exist yet)"
+                    ),
+                );
+            }
+            Ok(_) => {
+                return refuse(
+                    dir,
+                    ErrorKind::NotADirectory,
+                    format!("{} is not a folder", at.display()),
+                );
+            }
+            // A link to nothing: making the folder would fail after the work.
+            Err(_) if fs::symlink_metadata(at).is_ok_and(|m| m.file_type().is_symlink()) => {
+                let to = fs::read_link(at).unwrap_or_default();
+                let which = if at == dir {
+                    String::new()
+                } else {
+                    format!("{} ", at.display())
+                };
+                return refuse(
+                    dir,
+                    ErrorKind::NotFound,
+                    format!(
+                        "{which}is a symbolic link to {}, which does not exist; refusing to make a folder through a dangling link",
+                        to.display()
+                    ),
+                );
+            }
+            // Missing, or under a file (`A.npy/sub`): the folders above say which.
+            Err(e)
+                if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory)
+                    && at != Path::new(".") => {}
+            Err(e) => return Err(Error::io(at, e)),
+        }
+        at = match at.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            Some(_) => Path::new("."),
+            None => return Err(Error::io(at, ErrorKind::NotFound.into())),
+        };
+    }
+    // A new folder inside an append-only one can be made, and written; an immutable one takes
+    // nothing.
+    if at == dir || lock_of(at) == Some(Lock::Immutable) {
+        refuse_locked_folder(dir, at)?;
+    }
+    if let Err(e) = may_write(at, true) {
+        return refuse(
+            dir,
+            e.kind(),
+            format!("cannot create files in {}: {e}", at.display()),
+        );
+    }
+    Ok(())
 }
 
 /// Refuse an output that is one of the inputs: the same file by device and inode (so whatever
@@ -417,6 +764,36 @@ mod tests {
         let len = tmp.file_name().unwrap().len();
         assert!(len <= NAME_MAX, "temporary name of {len} bytes");
         assert!(tmp.starts_with("/tmp"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_temporary_name_is_known_as_its_writers_and_nothing_else_is() {
+        use std::ffi::OsStr;
+        let long = "b".repeat(250);
+        for name in ["c.npy", "a-1.tmp-2-3", long.as_str()] {
+            let name = OsStr::new(name);
+            for (pid, n) in [(1, 0), (4_194_304, 17), (u32::MAX, u64::MAX)] {
+                let tmp = temp_name(name, pid, n);
+                assert!(tmp.len() <= NAME_MAX);
+                assert_eq!(temp_owner(&tmp, name), Some(pid), "{tmp:?}");
+            }
+        }
+        let c = OsStr::new("c.npy");
+        for other in [
+            ".c.npy.tmp-12-07",
+            ".c.npy.tmp-012-7",
+            ".c.npy.tmp-12-7.bak",
+            ".c.npy.tmp-12",
+            ".c.npy.tmp--7",
+            ".c.npy.tmp-+12-7",
+            "c.npy.tmp-12-7",
+            ".d.npy.tmp-12-7",
+            ".c.npy.tmp-99999999999-7",
+            ".c.npy.TMP-12-7",
+        ] {
+            assert_eq!(temp_owner(OsStr::new(other), c), None, "{other}");
+        }
     }
 
     #[test]

@@ -1,9 +1,13 @@
 //! Temporary files that a signal must not leave behind. An output is written to a temporary file
 //! that is renamed into place at the end; a signal that ends the process in between (Ctrl-C,
-//! `kill`, a closed terminal, a file-size limit) would leave it lying beside the target. The
-//! temporary paths live in a fixed table the handler can walk without allocating or locking, and
-//! the handler removes them, restores the signal's default action and raises it again, so the
-//! process still ends by that signal.
+//! `Ctrl-\`, `kill`, a closed terminal, a file-size or CPU-time limit, a timer, `abort`) would
+//! leave it lying beside the target. Every signal whose default action ends the process is
+//! covered but SIGKILL, which no handler sees (its leftovers are removed by the next write of
+//! the same target), and the faults (SIGSEGV, SIGBUS, SIGFPE, SIGILL), the signs of a broken
+//! program, which Rust's runtime partly handles itself. The temporary paths live in a fixed
+//! table the handler can walk without allocating or locking, and the handler removes them,
+//! restores the signal's default action and raises it again, so the process still ends by that
+//! signal.
 
 use std::ffi::{CString, c_char, c_int};
 use std::path::Path;
@@ -18,8 +22,39 @@ const SLOTS: usize = 64;
 /// pointer out of its slot.
 static PENDING: [AtomicPtr<c_char>; SLOTS] = [const { AtomicPtr::new(null_mut()) }; SLOTS];
 
-/// The signals that end a process by default and can arrive in the middle of a write.
-const SIGNALS: [c_int; 4] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGXFSZ];
+/// The signals that end a process by default (terminate or dump core) and can arrive in the
+/// middle of a write, besides the real-time ones (see [`signals`]). SIGPIPE is among them, but
+/// Rust's runtime ignores it before `main`, so in the `rendermm` binary it stays ignored (a
+/// closed pipe is an `EPIPE` error there, exit 141) and a handler is installed only for a host
+/// program that left it at its default.
+const SIGNALS: [c_int; 18] = [
+    libc::SIGINT,
+    libc::SIGTERM,
+    libc::SIGHUP,
+    libc::SIGXFSZ,
+    libc::SIGQUIT,
+    libc::SIGUSR1,
+    libc::SIGUSR2,
+    libc::SIGALRM,
+    libc::SIGVTALRM,
+    libc::SIGPROF,
+    libc::SIGXCPU,
+    libc::SIGPIPE,
+    libc::SIGIO, // = SIGPOLL
+    libc::SIGPWR,
+    libc::SIGSYS,
+    libc::SIGTRAP,
+    libc::SIGABRT,
+    libc::SIGSTKFLT,
+];
+
+/// [`SIGNALS`] and the real-time signals the C library leaves to programs (`SIGRTMIN` to
+/// `SIGRTMAX`), whose default action ends the process too.
+fn signals() -> impl Iterator<Item = c_int> {
+    SIGNALS
+        .into_iter()
+        .chain(libc::SIGRTMIN()..=libc::SIGRTMAX())
+}
 
 /// A temporary file's entry in the table, removed from it when dropped.
 pub(super) struct Registered(Option<usize>);
@@ -64,6 +99,15 @@ impl Drop for Registered {
 /// handler was installed with `SA_RESETHAND`, so the default action is back). Only
 /// async-signal-safe calls: atomic swaps, `unlink`, `raise`.
 extern "C" fn remove_and_reraise(sig: c_int) {
+    remove_all();
+    // SAFETY: raising a signal is async-signal-safe; its default action ends the process.
+    unsafe { libc::raise(sig) };
+}
+
+/// Remove every registered temporary file (each once: whoever swaps a path out of its slot
+/// removes it). Async-signal-safe: atomic swaps and `unlink` only. Also for a panic hook that
+/// ends the process without unwinding, so that no write's guard would ever run.
+pub(super) fn remove_all() {
     for slot in &PENDING {
         let p = slot.swap(null_mut(), Ordering::SeqCst);
         if !p.is_null() {
@@ -71,16 +115,15 @@ extern "C" fn remove_and_reraise(sig: c_int) {
             unsafe { libc::unlink(p) };
         }
     }
-    // SAFETY: raising a signal is async-signal-safe; its default action ends the process.
-    unsafe { libc::raise(sig) };
 }
 
-/// Install the handlers (once; later calls do nothing). A signal that is ignored (`nohup`) or
-/// already has a handler of someone else's is left as it is.
+/// Install the handlers (once; later calls do nothing). A signal that is ignored (`nohup`;
+/// SIGPIPE, which Rust's runtime ignores) or already has a handler of someone else's is left as
+/// it is.
 pub fn install() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
-        for sig in SIGNALS {
+        for sig in signals() {
             // SAFETY: plain sigaction calls on zero-initialised structs; the handler above only
             // makes async-signal-safe calls.
             unsafe {
