@@ -492,6 +492,68 @@ fn a_file_this_user_may_not_write_is_refused_as_the_os_would() {
     assert_eq!(dir.names(), ["c.npy", "rendermm"]);
 }
 
+/// Another user's 0666 file in a sticky folder (mode 1777, as /tmp): this user may write into it
+/// but may not rename over it, which replacing it takes, so it is refused before the work in
+/// one line (it used to be computed, then refused by the rename as "Operation not permitted").
+#[test]
+fn another_users_file_in_a_sticky_folder_is_refused_before_work() {
+    if !is_root() {
+        println!("skipped: needs root, to run the binary as nobody against a root-owned file");
+        return;
+    }
+    if Command::new("setpriv")
+        .arg("--help")
+        .stdout(Stdio::null())
+        .status()
+        .is_err()
+    {
+        println!("skipped: setpriv is not installed");
+        return;
+    }
+    let dir = Scratch::new("sticky");
+    fs::set_permissions(&dir.0, fs::Permissions::from_mode(0o1777)).unwrap();
+    let exe = dir.path("rendermm");
+    fs::copy(bin(), &exe).unwrap();
+    fs::set_permissions(&exe, fs::Permissions::from_mode(0o755)).unwrap();
+    let target = dir.path("c.npy");
+    fs::write(&target, b"root's file").unwrap();
+    fs::set_permissions(&target, fs::Permissions::from_mode(0o666)).unwrap();
+    let as_nobody = |args: &[&str]| {
+        Command::new("setpriv")
+            .args(["--reuid=nobody", "--regid=nogroup", "--clear-groups"])
+            .arg(&exe)
+            .args(args)
+            .current_dir(&dir.0)
+            .env("XDG_RUNTIME_DIR", &dir.0)
+            .output()
+    };
+    if !as_nobody(&["--version"]).is_ok_and(|o| o.status.success()) {
+        println!("skipped: nobody cannot run a binary in {}", dir.0.display());
+        return;
+    }
+    let started = std::time::Instant::now();
+    let out = as_nobody(&[
+        "multiply",
+        "--method",
+        "cpu-naive",
+        "--random",
+        "1500x1500x1500",
+        "--out",
+        "c.npy",
+    ])
+    .unwrap();
+    let line = assert_clean_error(&out, "sticky folder");
+    assert!(line.contains("not replaced"), "{line}");
+    // Refused before the product, which takes seconds here.
+    assert!(
+        started.elapsed().as_secs_f64() < 2.0,
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(fs::read(&target).unwrap(), b"root's file");
+    assert_eq!(dir.names(), ["c.npy", "rendermm"]);
+}
+
 /// The signals whose default action ends a process that the handler must catch: all but SIGKILL,
 /// SIGSTOP's kin, the faults Rust's runtime handles, and SIGPIPE, which Rust's runtime ignores.
 const CAUGHT: &[(i32, &str)] = &[

@@ -220,10 +220,34 @@ fn resolve(path: &Path) -> Result<Target> {
             format!("this user may not write it ({e}); refusing to replace it"),
         ));
     }
+    #[cfg(unix)]
+    if !in_place && let Some(why) = sticky_elsewhere(&real, &meta) {
+        return Err(output_error(path, ErrorKind::PermissionDenied, why));
+    }
     Ok(if in_place {
         Target::InPlace
     } else {
         Target::Replace(real)
+    })
+}
+
+/// Another user's file in a sticky folder (`/tmp`, mode 1777): this user may write into it but
+/// not rename over it or remove it, which replacing it takes (the rename would fail with
+/// "Operation not permitted" after the work). Root may; so may the file's or the folder's owner.
+#[cfg(unix)]
+fn sticky_elsewhere(real: &Path, meta: &fs::Metadata) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    let (dir, _) = split_output(real).ok()?;
+    let folder = fs::metadata(dir).ok()?;
+    // SAFETY: geteuid has no preconditions.
+    let me = unsafe { libc::geteuid() };
+    let sticky = folder.mode() & libc::S_ISVTX as u32 != 0;
+    (sticky && me != 0 && meta.uid() != me && folder.uid() != me).then(|| {
+        format!(
+            "is another user's file in {}, a sticky folder (mode {:o}): it may be written into but not replaced or removed by this user; write the result to another name",
+            dir.display(),
+            folder.mode() & 0o7777
+        )
     })
 }
 
