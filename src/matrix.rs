@@ -108,9 +108,9 @@ impl Matrix {
         Ok(())
     }
 
-    /// Error at the first NaN or infinity, naming its row and column.
+    /// Error at the first NaN or infinity, naming its row and column ([`first_nonfinite`]).
     pub fn check_finite(&self, name: &str) -> Result<()> {
-        match self.data.iter().position(|v| !v.is_finite()) {
+        match first_nonfinite(&self.data) {
             None => Ok(()),
             Some(idx) => Err(Error::NonFinite {
                 name: name.into(),
@@ -125,6 +125,46 @@ impl Matrix {
     pub fn max_abs(&self) -> f32 {
         self.data.iter().fold(0.0f32, |m, v| m.max(v.abs()))
     }
+}
+
+/// The index of the first NaN or infinity in `v`, if any.
+///
+/// Every multiply scans both inputs before any work, so the scan must cost little beside the
+/// product: a plain `position(|x| !x.is_finite())` took 40 ms for two 4096² matrices on the
+/// H200's host, as long as the product's whole upload. Here each block of 4096 values is tested
+/// without an early exit (exponent bits all ones), which the compiler vectorises, the first block
+/// that holds one is searched value by value, and a large input is split over the host's cores.
+pub fn first_nonfinite(v: &[f32]) -> Option<usize> {
+    const BLOCK: usize = 1 << 12;
+    const EXPONENT: u32 = 0x7f80_0000;
+    let any = |b: &[f32]| {
+        b.iter().fold(0u32, |acc, x| {
+            acc | u32::from(x.to_bits() & EXPONENT == EXPONENT)
+        }) != 0
+    };
+    let scan = |start: usize, part: &[f32]| -> Option<usize> {
+        let (i, b) = part.chunks(BLOCK).enumerate().find(|(_, b)| any(b))?;
+        Some(start + i * BLOCK + b.iter().position(|x| !x.is_finite())?)
+    };
+    #[cfg(not(target_arch = "wasm32"))]
+    if v.len() >= 1 << 22 {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+        if threads > 1 {
+            let per = v.len().div_ceil(threads);
+            return std::thread::scope(|s| {
+                let parts: Vec<_> = v
+                    .chunks(per)
+                    .enumerate()
+                    .map(|(t, part)| s.spawn(move || scan(t * per, part)))
+                    .collect();
+                parts
+                    .into_iter()
+                    .filter_map(|h| h.join().ok().flatten())
+                    .min()
+            });
+        }
+    }
+    scan(0, v)
 }
 
 /// Check that `a · b` is a valid product of non-empty matrices.
@@ -204,4 +244,38 @@ pub fn parse_mkn(s: &str) -> Result<(usize, usize, usize)> {
         }
     }
     Ok((v[0], v[1], v[2]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_nonfinite;
+
+    /// The fast scan finds the first NaN or infinity wherever it lies — first or last element,
+    /// at a block's edge, in a later thread's part of a large input with another one after it —
+    /// and nothing in a finite input (largest, smallest and subnormal values included).
+    #[test]
+    fn the_scan_finds_the_first_non_finite_value_wherever_it_lies() {
+        for len in [1usize, 4095, 4096, 4097, (1 << 22) + 12_345] {
+            let mut v = vec![1.5f32; len];
+            v[len / 3] = f32::MAX;
+            v[len / 2] = f32::MIN_POSITIVE / 4.0;
+            assert_eq!(first_nonfinite(&v), None, "len {len}");
+            let spots = [0, 4095, 4096, len / 2 + 1, len - 1];
+            for (bad, &at) in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY]
+                .iter()
+                .cycle()
+                .zip(&spots)
+            {
+                if at >= len {
+                    continue;
+                }
+                let mut w = v.clone();
+                w[at] = *bad;
+                if at + 7 < len {
+                    w[len - 1] = f32::NAN; // a later one is not the first
+                }
+                assert_eq!(first_nonfinite(&w), Some(at), "len {len}, {bad} at {at}");
+            }
+        }
+    }
 }

@@ -51,18 +51,21 @@ def rust_calls(
 
 
 def python_calls(a: np.ndarray, b: np.ndarray, method: str, repeats: int) -> list[dict]:
+    """The wall time of each `rendermm.multiply` call (numpy in, numpy out) by this script's
+    own clock, and the timings the call reports: `wall_ms` is the library's call inside it."""
     calls = []
     for _ in range(repeats):
         start = time.perf_counter()
         r = rendermm.multiply(a, b, method=method, result=True)
         wall = (time.perf_counter() - start) * 1e3
-        calls.append({"wall_ms": wall, **r.timings})
+        calls.append({**r.timings, "stopwatch_ms": wall})
     return calls
 
 
 def torch_calls(a: np.ndarray, b: np.ndarray, repeats: int) -> list[float] | None:
     """PyTorch's numpy → GPU → numpy for the same product (CUDA), where torch and a GPU are
-    here: the wall time of copying A and B up, multiplying in f32 and copying C back."""
+    here: the wall time of copying A and B up, multiplying in their dtype (f32 without TF32,
+    or f16) and copying C back."""
     try:
         import torch
     except ImportError:
@@ -99,27 +102,38 @@ def main() -> None:
         rust = rust_calls(a_path, b_path, args.method, args.repeats + 1, args.rust_example)
     py = python_calls(a, b, args.method, args.repeats + 1)
     info = rendermm.info()["adapter"]
-    # The first call of each builds the pipelines; the medians are of the warm calls after it.
-    rust_ms = statistics.median(c["wall_ms"] for c in rust[1:])
-    py_ms = statistics.median(c["wall_ms"] for c in py[1:])
+    med = lambda calls, key: statistics.median(c[key] for c in calls[1:])  # noqa: E731
+    # The first call of each builds the pipelines: reported apart, never in the warm medians.
+    rust_ms = med(rust, "wall_ms")
+    phases = med(rust, "total_ms")
+    py_ms = med(py, "stopwatch_ms")
+    inside = med(py, "wall_ms")
     print(f"adapter        {info['name']} ({info['backend']})")
-    print(f"product        {n}x{n}x{n} by {args.method}, {args.repeats} warm calls each")
-    print(f"rust           median {rust_ms:9.2f} ms  (plan::multiply; report total "
-          f"{statistics.median(c['total_ms'] for c in rust[1:]):.2f} ms, compute "
-          f"{statistics.median(c['compute_ms'] for c in rust[1:]):.2f} ms)")
-    print(f"python         median {py_ms:9.2f} ms  (rendermm.multiply, numpy in and out)")
-    print(f"overhead       {100 * (py_ms - rust_ms) / rust_ms:+.1f} %  (python median over rust median)")
-    # The same call seen from both sides: the wall time around rendermm.multiply less the
-    # report's host-to-host total of that call (what plan::multiply timed). Free of the drift
-    # between two processes on a shared machine.
-    own = statistics.median(c["wall_ms"] - c["total_ms"] for c in py[1:])
-    print(f"in the call    {own:9.2f} ms outside plan::multiply's phases, "
-          f"{100 * own / statistics.median(c['total_ms'] for c in py[1:]):+.1f} % of them")
-    torch_ms = torch_calls(a, b, args.repeats + 1)
+    print(f"product        {n}x{n}x{n} by {args.method}, {args.repeats} warm calls each "
+          "(medians; host to host = a stopwatch around the call)")
+    print(f"rust           {rust_ms:9.2f} ms  plan::multiply, host to host (its own wall_ms "
+          f"{med(rust, 'library_wall_ms'):.2f} ms); phases {phases:.2f} ms, compute "
+          f"{med(rust, 'compute_ms'):.2f} ms; outside the phases {rust_ms - phases:.2f} ms")
+    print(f"python         {py_ms:9.2f} ms  rendermm.multiply, numpy in and out; the library's "
+          f"call inside it {inside:.2f} ms, the binding {py_ms - inside:.2f} ms")
+    print(f"goal rust      wall / phases = {rust_ms / phases:.2f} (goal <= 1.10: "
+          f"{'met' if rust_ms <= 1.10 * phases else 'not met'})")
+    print(f"goal python    python / rust = {py_ms / rust_ms:.2f} (goal <= 1.05: "
+          f"{'met' if py_ms <= 1.05 * rust_ms else 'not met'})")
+    # PyTorch in the dtype the method computes from: f32 for every f32 method; coop reads f16,
+    # which PyTorch is given as float16 numpy arrays (half the bytes rendermm's float32 moves).
+    half = args.method == "coop"
+    torch_ms = torch_calls(a.astype(np.float16) if half else a,
+                           b.astype(np.float16) if half else b, args.repeats + 1)
     if torch_ms is not None:
-        print(f"pytorch        median {statistics.median(torch_ms[1:]):9.2f} ms  (numpy → CUDA → numpy, f32 without TF32)")
-    print(f"setup_ms       python call 1: {py[0]['setup_ms']:.2f} ms, call 2: {py[1]['setup_ms']:.2f} ms"
-          f"  (rust call 1: {rust[0]['setup_ms']:.2f} ms, call 2: {rust[1]['setup_ms']:.2f} ms)")
+        t = statistics.median(torch_ms[1:])
+        what = "float16 numpy → CUDA f16 matmul → numpy" if half else "numpy → CUDA → numpy, f32 without TF32"
+        print(f"pytorch        {t:9.2f} ms  ({what}); first call {torch_ms[0]:.2f} ms")
+        print(f"vs pytorch     rust {t / rust_ms:.2f}x, python {t / py_ms:.2f}x "
+              "(above 1: rendermm faster, same work, same clock)")
+    print(f"first call     python {py[0]['stopwatch_ms']:.2f} ms (setup {py[0]['setup_ms']:.2f} ms), "
+          f"rust {rust[0]['wall_ms']:.2f} ms (setup {rust[0]['setup_ms']:.2f} ms); "
+          f"second call setup: python {py[1]['setup_ms']:.2f} ms, rust {rust[1]['setup_ms']:.2f} ms")
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ pipeline; "model": the pipeline alone) and the result is outside what the judge 
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Union
 
@@ -60,6 +61,9 @@ _TIMING_KEYS = (
     "copy_ms",
     "readback_ms",
     "total_ms",
+    "wall_ms",
+    "outside_ms",
+    "python_wall_ms",
     "device_ms",
     "upload_bytes",
     "readback_bytes",
@@ -86,8 +90,12 @@ class Result:
         block: Hall–Carr–Hart's b, where the method has one.
         passes: render passes or slices the method ran (one block's when tiled).
         tiling: how the product was tiled, or None.
-        timings: setup/upload/compute/copy/readback/total milliseconds, device_ms (timestamp
-            queries, where the adapter has them), bytes moved, gflops.
+        timings: host to host — ``python_wall_ms``, this call's wall clock from the numpy
+            arrays in to C out as a numpy array, and ``wall_ms``, the library's call inside it
+            (the Rust ``plan::multiply``) — then its breakdown: setup/upload/compute/copy/readback
+            milliseconds, ``total_ms`` (those phases summed) and ``outside_ms`` (the library's
+            call outside them); device_ms (timestamp queries, where the adapter has them),
+            bytes moved, gflops.
         verdict: the judge's verdict against the f64 CPU reference (``check=True``), else None;
             ``verdict["held"]`` says what the result was held to in one line.
         notes: remarks on the run (fallbacks, float64 inputs rounded to float32, ...).
@@ -212,6 +220,7 @@ def multiply(
         RuntimeError: the GPU or its driver failed.
         CheckFailed: ``check`` is set and C is outside what the judge holds it to.
     """
+    started = time.perf_counter()
     # A float64 value past f32's range is refused or, allowed, taken as an infinity by the
     # native side, in the command line's words; numpy's own warning would only repeat it.
     with np.errstate(over="ignore"):
@@ -232,7 +241,9 @@ def multiply(
             check=check,
         )
     if result:
-        return Result._of(c, json.loads(report))
+        report = json.loads(report)
+        report["python_wall_ms"] = (time.perf_counter() - started) * 1e3
+        return Result._of(c, report)
     return c
 
 

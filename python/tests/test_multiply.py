@@ -150,3 +150,15 @@ def test_a_float64_value_past_f32s_range_is_refused_unless_allowed():
         rendermm.multiply(a, np.eye(2), method="cs-naive")
     text = str(e.value)
     assert "\n" not in text and "row 1, column 1" in text and "allow_nonfinite" in text, text
+
+
+def test_host_to_host_is_a_wall_clock_that_holds_the_phases(rng):
+    """`python_wall_ms` is this call's wall clock (numpy in, numpy out), `wall_ms` the library's
+    call inside it, `total_ms` the timed phases inside that: each holds the next, and
+    `outside_ms` is what the library's call spent outside its phases."""
+    a = rng.uniform(-1, 1, size=(96, 80)).astype(np.float32)
+    b = rng.uniform(-1, 1, size=(80, 64)).astype(np.float32)
+    r = rendermm.multiply(a, b, method="cs-tiled-16", result=True)
+    t = r.timings
+    assert t["python_wall_ms"] >= t["wall_ms"] >= t["total_ms"] > 0, t
+    assert abs(t["outside_ms"] - (t["wall_ms"] - t["total_ms"])) < 1e-6, t

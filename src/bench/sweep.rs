@@ -91,6 +91,11 @@ pub struct SweepRow {
     pub copy_ms: f64,
     #[serde(deserialize_with = "nan_if_null")]
     pub readback_ms: f64,
+    /// Host to host for one product: a stopwatch around the call (`Timings::wall_ms`), with one
+    /// compute phase (the median), as a caller's clock reads it; what any comparison with a
+    /// peer's wall time uses. The phases above are its breakdown.
+    #[serde(default = "nan", deserialize_with = "nan_if_null")]
+    pub wall_ms: f64,
     #[serde(default)]
     pub upload_bytes: u64,
     #[serde(default)]
@@ -283,6 +288,7 @@ fn skipped(method: Method, precision: Precision, n: usize, why: String) -> Sweep
         upload_ms: f64::NAN,
         copy_ms: f64::NAN,
         readback_ms: f64::NAN,
+        wall_ms: f64::NAN,
         upload_bytes: 0,
         readback_bytes: 0,
         upload_gbps: f64::NAN,
@@ -363,6 +369,9 @@ fn median_timings(times: &[Timings], last: &Timings, med: f64, clock: Clock) -> 
         upload_bytes: last.upload_bytes,
         readback_bytes: last.readback_bytes,
         repeats_ms: vec![],
+        // Host to host for one product: each call's wall less its compute phase (which holds
+        // every repetition where the compute repeats inside one call), plus the median compute.
+        wall_ms: med_of(|t| t.wall_ms - t.compute_ms) + med,
     };
     if clock == Clock::GpuTimestamp {
         med_timings.device_ms = Some(med);
@@ -510,6 +519,7 @@ fn run_row(
         upload_ms: med_timings.upload_ms,
         copy_ms: med_timings.copy_ms,
         readback_ms: med_timings.readback_ms,
+        wall_ms: med_timings.wall_ms,
         upload_bytes: med_timings.upload_bytes,
         readback_bytes: med_timings.readback_bytes,
         upload_gbps: med_timings.upload_bytes as f64 / (med_timings.upload_ms.max(1e-9) * 1e6),
@@ -602,12 +612,12 @@ pub fn table(s: &Sweep) -> String {
 /// The sweep as CSV.
 pub fn csv(s: &Sweep) -> String {
     let mut out = String::from(
-        "method,precision,n,runs,clock,compute_median_ms,compute_min_ms,compute_max_ms,upload_ms,copy_ms,readback_ms,gflops,gbops,model_gbps,model_ginst_per_s,ceiling,ceiling_fraction,checked,passed,rel_err,skipped,setup_ms,upload_bytes,readback_bytes,upload_gbps,readback_gbps,ran,variant,inputs,sums\n",
+        "method,precision,n,runs,clock,compute_median_ms,compute_min_ms,compute_max_ms,upload_ms,copy_ms,readback_ms,gflops,gbops,model_gbps,model_ginst_per_s,ceiling,ceiling_fraction,checked,passed,rel_err,skipped,setup_ms,upload_bytes,readback_bytes,upload_gbps,readback_gbps,ran,variant,inputs,sums,wall_ms\n",
     );
     let opt = |x: Option<f64>| x.map_or(String::new(), |v| format!("{v}"));
     for r in &s.rows {
         out.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},\"{}\",{},{},\"{}\",{},{},{},{},{},{},\"{}\",{},{}\n",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},\"{}\",{},{},\"{}\",{},{},{},{},{},{},\"{}\",{},{},{}\n",
             r.method,
             r.precision,
             r.n,
@@ -638,6 +648,7 @@ pub fn csv(s: &Sweep) -> String {
             r.variant.clone().unwrap_or_default(),
             r.inputs.clone().unwrap_or_default(),
             r.sums.clone().unwrap_or_default(),
+            r.wall_ms,
         ));
     }
     out

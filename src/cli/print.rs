@@ -10,8 +10,8 @@ pub fn print_report(r: &Report) {
     println!("shape     {}x{} · {}x{}", r.m, r.k, r.k, r.n);
     println!("passes    {}", r.passes);
     println!(
-        "time      upload {:.3} ms, compute {:.3} ms, copy {:.3} ms, readback {:.3} ms, total {:.3} ms",
-        r.upload_ms, r.compute_ms, r.copy_ms, r.readback_ms, r.total_ms
+        "time      {:.3} ms host to host (the call's wall clock): upload {:.3} ms, compute {:.3} ms, copy {:.3} ms, readback {:.3} ms ({:.3} ms in these phases), {:.3} ms outside them",
+        r.wall_ms, r.upload_ms, r.compute_ms, r.copy_ms, r.readback_ms, r.total_ms, r.outside_ms
     );
     if let Some(d) = r.device_ms {
         match r.timing {

@@ -55,12 +55,24 @@ pub struct Timings {
     pub upload_bytes: u64,
     /// Bytes read back from the device to the host.
     pub readback_bytes: u64,
+    /// Host to host: what a stopwatch around the library's call reads, from the request to C in
+    /// the caller's hands (`plan::multiply`), the phases and everything outside them (checks of
+    /// the inputs, layouts, C's allocation and cropping). 0 until the plan sets it.
+    pub wall_ms: f64,
 }
 
 impl Timings {
-    /// Host to host: setup, upload, compute, copies and readback.
+    /// The timed phases summed: setup, upload, compute, copies and readback. Not host to host:
+    /// the call also spends time outside them ([`Timings::outside_ms`]); host to host is
+    /// [`Timings::wall_ms`].
     pub fn total_ms(&self) -> f64 {
         self.setup_ms + self.upload_ms + self.compute_ms + self.copy_ms + self.readback_ms
+    }
+
+    /// The call's time outside its timed phases: `wall_ms` − the phases (0 before the plan set
+    /// `wall_ms`).
+    pub fn outside_ms(&self) -> f64 {
+        (self.wall_ms - self.total_ms()).max(0.0)
     }
 
     /// The best figure for the compute phase: device time where timestamps exist, else the wall
@@ -391,6 +403,7 @@ pub async fn run_async(
             upload_bytes,
             readback_bytes,
             repeats_ms: repeats_ms.clone(),
+            wall_ms: 0.0,
         },
         notes,
         variant,

@@ -241,6 +241,7 @@ fn sticky_elsewhere(real: &Path, meta: &fs::Metadata) -> Option<String> {
     let folder = fs::metadata(dir).ok()?;
     // SAFETY: geteuid has no preconditions.
     let me = unsafe { libc::geteuid() };
+    #[allow(clippy::unnecessary_cast)] // mode_t is u32 on Linux, u16 elsewhere
     let sticky = folder.mode() & libc::S_ISVTX as u32 != 0;
     (sticky && me != 0 && meta.uid() != me && folder.uid() != me).then(|| {
         format!(

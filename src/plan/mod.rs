@@ -50,13 +50,22 @@ pub fn precision_refusal(method: Method, precision: Precision) -> Option<String>
 /// Products past the adapter's limits, the memory budget or the driver's loop cap are tiled
 /// ([`tiled`]).
 pub fn multiply(ctx: Option<&GpuContext>, req: Request) -> Result<Outcome> {
-    pollster::block_on(multiply_awaiting(ctx, req))
+    pollster::block_on(multiply_timed(ctx, req))
 }
 
 /// [`multiply`] for hosts where nothing may block (a browser): the same validation, plan,
 /// tiling and methods — the same code — with the device awaited instead of waited for.
 pub async fn multiply_async(ctx: &GpuContext, req: Request<'_>) -> Result<Outcome> {
-    multiply_awaiting(Some(ctx), req).await
+    multiply_timed(Some(ctx), req).await
+}
+
+/// [`multiply_awaiting`] with a stopwatch around it: the outcome's `timings.wall_ms`, host to
+/// host as the caller's own clock would read it.
+async fn multiply_timed(ctx: Option<&GpuContext>, req: Request<'_>) -> Result<Outcome> {
+    let started = crate::clock::Instant::now();
+    let mut out = multiply_awaiting(ctx, req).await?;
+    out.timings.wall_ms = started.elapsed().as_secs_f64() * 1e3;
+    Ok(out)
 }
 
 /// Measure the driver's loop cap in the stage `method` loops in, as far as an m×k·k×n product

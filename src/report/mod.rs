@@ -47,8 +47,15 @@ pub struct Report {
     pub compute_ms: f64,
     pub copy_ms: f64,
     pub readback_ms: f64,
-    /// Host to host: setup, upload, compute, copies, readback.
+    /// The timed phases summed (setup, upload, compute, copies, readback): the breakdown of
+    /// `wall_ms`, not host to host.
     pub total_ms: f64,
+    /// Host to host: a stopwatch around the library's call, from the request to C in the
+    /// caller's hands ([`rendermm::gpu::run::Timings::wall_ms`]); what a comparison with a
+    /// peer's wall time uses.
+    pub wall_ms: f64,
+    /// `wall_ms` less the phases: the call's time outside them.
+    pub outside_ms: f64,
     /// Bytes the upload and the readback moved.
     pub upload_bytes: u64,
     pub readback_bytes: u64,
@@ -177,12 +184,15 @@ impl Report {
             copy_ms: t.copy_ms,
             readback_ms: t.readback_ms,
             total_ms: t.total_ms(),
+            wall_ms: t.wall_ms,
+            outside_ms: t.outside_ms(),
             upload_bytes: t.upload_bytes,
             readback_bytes: t.readback_bytes,
             device_ms: t.device_ms,
             timing: t.compute_time().1.on(ctx),
             gflops: flops / (t.compute_time().0.max(1e-9) * 1e6),
-            gbops: (precision == Precision::U8).then(|| byte_ops / (t.total_ms().max(1e-9) * 1e6)),
+            gbops: (precision == Precision::U8)
+                .then(|| byte_ops / (t.wall_ms.max(t.total_ms()).max(1e-9) * 1e6)),
             model_bytes,
             model_gbps: model_bytes.map(per_s),
             model_instructions: model.as_ref().map(|md| md.total_instructions),

@@ -612,9 +612,9 @@ def rendermm_run(args):
 
 
 def cli_product(page_params, a, b, flags):
-    """C as `rendermm multiply --method M --precision P FLAGS --a A.npy --b B.npy --check` computes it
-    on this machine's GPU (the model-checked pipeline the page runs in the browser), or the CLI's
-    error."""
+    """C as `rendermm multiply --method M --precision P FLAGS --a A.npy --b B.npy --check model`
+    computes it on this machine's GPU (held, as the page holds it, to the pipeline's model: a u8
+    run may be far from the exact product by design), or the CLI's error."""
     tmp = tempfile.mkdtemp(prefix="rendermm-web-")
     try:
         paths = {n: os.path.join(tmp, f"{n}.npy") for n in ("a", "b", "c")}
@@ -622,7 +622,7 @@ def cli_product(page_params, a, b, flags):
         np.save(paths["b"], b.astype(np.float32))
         code, _, err = rendermm_run(["multiply", "--method", page_params["method"], "--precision",
                                      page_params.get("precision", "f32"), "--a", paths["a"], "--b",
-                                     paths["b"], "--out", paths["c"], "--check", *flags])
+                                     paths["b"], "--out", paths["c"], "--check", "model", *flags])
         if code != 0:
             return None, err.strip()
         return np.load(paths["c"]), None
