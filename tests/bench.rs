@@ -544,7 +544,7 @@ fn sweep_rows_name_the_kernel_that_ran_and_its_number_formats() {
         csv.lines()
             .next()
             .unwrap()
-            .ends_with(",ran,variant,inputs,sums"),
+            .ends_with(",ran,variant,inputs,sums,wall_ms"),
         "{csv}"
     );
     let json = serde_json::to_value(&s).unwrap();
