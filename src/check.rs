@@ -913,7 +913,7 @@ pub fn judge_sampled(
         let row = Matrix {
             rows: 1,
             cols: k,
-            data: a.data[i * k..(i + 1) * k].to_vec(),
+            data: a.data[i * k..(i + 1) * k].to_vec().into(),
         };
         let col = Matrix {
             rows: k,
@@ -923,7 +923,7 @@ pub fn judge_sampled(
         let cij = Matrix {
             rows: 1,
             cols: 1,
-            data: vec![c.get(i, j)],
+            data: vec![c.get(i, j)].into(),
         };
         let reference = Reference::new(&row, &col);
         let v = judge_against(arith, &row, &col, &cij, &reference);

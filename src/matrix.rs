@@ -2,13 +2,194 @@
 
 use crate::error::{Error, Result};
 use rand::{Rng, SeedableRng, rngs::StdRng};
+use std::any::Any;
+use std::fmt;
+use std::ops::{Deref, DerefMut};
+use std::sync::Arc;
 
 /// A dense row-major `f32` matrix. Element (i, j) lives at `data[i * cols + j]`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Matrix {
     pub rows: usize,
     pub cols: usize,
-    pub data: Vec<f32>,
+    pub data: Data,
+}
+
+/// A matrix's values: a `Vec<f32>` of its own, or memory it reads in place (a caller's array,
+/// see [`Matrix::borrowed`]) so a large input is not copied before its upload. Either way it
+/// reads as a `[f32]`; writing to a borrowed one first copies it into a Vec of its own (copy on
+/// write), and a clone always owns its values.
+#[derive(Default)]
+pub struct Data(Repr);
+
+enum Repr {
+    Owned(Vec<f32>),
+    Borrowed(Borrowed),
+}
+
+impl Default for Repr {
+    fn default() -> Self {
+        Repr::Owned(Vec::new())
+    }
+}
+
+/// Values read in place: `len` f32 at `ptr`, kept valid and unmodified by the caller of
+/// [`Matrix::borrowed`] for as long as the `Data` lives, and `owner`, held alive with it.
+struct Borrowed {
+    ptr: *const f32,
+    len: usize,
+    /// Whatever keeps the memory alive, held as long as the values are (dropped with them).
+    _owner: Option<Arc<dyn Any + Send + Sync>>,
+}
+
+// SAFETY: a `Borrowed` only ever reads its memory (never writes it, never frees it), and
+// `Matrix::borrowed`'s caller guarantees that memory stays valid and unmodified for as long as
+// the `Data` lives, from whichever thread. Shared reads of unchanging `f32`s from any number of
+// threads are sound, so moving or sharing it across threads is as safe as for a `&[f32]`.
+// The owner handle is itself `Send + Sync`.
+unsafe impl Send for Borrowed {}
+// SAFETY: as for `Send` above: only shared reads of memory that does not change.
+unsafe impl Sync for Borrowed {}
+
+impl Data {
+    /// Whether the values are read in place from memory the matrix does not own.
+    pub fn is_borrowed(&self) -> bool {
+        matches!(self.0, Repr::Borrowed(_))
+    }
+
+    /// The values as a Vec: an owned one moved out as it is (no copy, no reallocation), a
+    /// borrowed one copied.
+    pub fn into_vec(self) -> Vec<f32> {
+        match self.0 {
+            Repr::Owned(v) => v,
+            Repr::Borrowed(_) => self.to_vec(),
+        }
+    }
+
+    /// The values as a Vec of their own, copied first where they are borrowed.
+    pub fn to_mut(&mut self) -> &mut Vec<f32> {
+        if let Repr::Borrowed(_) = self.0 {
+            self.0 = Repr::Owned(self.to_vec());
+        }
+        match &mut self.0 {
+            Repr::Owned(v) => v,
+            Repr::Borrowed(_) => unreachable!("a borrowed Data was just made owned"),
+        }
+    }
+}
+
+impl Deref for Data {
+    type Target = [f32];
+
+    #[inline]
+    fn deref(&self) -> &[f32] {
+        match &self.0 {
+            Repr::Owned(v) => v,
+            // SAFETY: `Matrix::borrowed`'s caller guarantees `len` initialised f32 at `ptr`,
+            // valid and unmodified while this `Data` lives; the slice borrows `self`.
+            Repr::Borrowed(b) => unsafe { std::slice::from_raw_parts(b.ptr, b.len) },
+        }
+    }
+}
+
+impl DerefMut for Data {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut [f32] {
+        self.to_mut()
+    }
+}
+
+impl Clone for Data {
+    fn clone(&self) -> Self {
+        Data(Repr::Owned(self.to_vec()))
+    }
+}
+
+impl fmt::Debug for Data {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}
+
+impl PartialEq for Data {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl PartialEq<Vec<f32>> for Data {
+    fn eq(&self, other: &Vec<f32>) -> bool {
+        **self == **other
+    }
+}
+
+impl PartialEq<[f32]> for Data {
+    fn eq(&self, other: &[f32]) -> bool {
+        **self == *other
+    }
+}
+
+impl PartialEq<&[f32]> for Data {
+    fn eq(&self, other: &&[f32]) -> bool {
+        **self == **other
+    }
+}
+
+impl<const N: usize> PartialEq<[f32; N]> for Data {
+    fn eq(&self, other: &[f32; N]) -> bool {
+        **self == other[..]
+    }
+}
+
+impl<const N: usize> PartialEq<&[f32; N]> for Data {
+    fn eq(&self, other: &&[f32; N]) -> bool {
+        **self == other[..]
+    }
+}
+
+impl PartialEq<Data> for Vec<f32> {
+    fn eq(&self, other: &Data) -> bool {
+        **self == **other
+    }
+}
+
+impl PartialEq<Data> for [f32] {
+    fn eq(&self, other: &Data) -> bool {
+        *self == **other
+    }
+}
+
+impl PartialEq<Data> for &[f32] {
+    fn eq(&self, other: &Data) -> bool {
+        **self == **other
+    }
+}
+
+impl From<Vec<f32>> for Data {
+    fn from(v: Vec<f32>) -> Self {
+        Data(Repr::Owned(v))
+    }
+}
+
+impl From<Data> for Vec<f32> {
+    fn from(d: Data) -> Self {
+        d.into_vec()
+    }
+}
+
+impl<'a> IntoIterator for &'a Data {
+    type Item = &'a f32;
+    type IntoIter = std::slice::Iter<'a, f32>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl FromIterator<f32> for Data {
+    fn from_iter<I: IntoIterator<Item = f32>>(iter: I) -> Self {
+        Data(Repr::Owned(iter.into_iter().collect()))
+    }
 }
 
 impl Matrix {
@@ -21,7 +202,57 @@ impl Matrix {
                 rows * cols
             )));
         }
-        Ok(Self { rows, cols, data })
+        Ok(Self {
+            rows,
+            cols,
+            data: data.into(),
+        })
+    }
+
+    /// A matrix that reads `len` f32 at `ptr` in place, without copying them: the values of a
+    /// caller's array handed straight to the upload. `owner`, if given, is held for as long as
+    /// the matrix's values are (dropped with them). Writing to the matrix's values copies them
+    /// first ([`Data`] is copy on write), and a clone owns a copy, so the memory is only read.
+    /// `len` must be `rows * cols`.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` must point at `len` initialised, properly aligned `f32` in one allocation, and that
+    /// memory must stay valid (not freed, not moved) and unmodified (by no one, through no
+    /// alias) for as long as the returned `Matrix` lives — from whichever thread it is read.
+    /// Clones own their values and carry no such obligation; a `Vec` from
+    /// [`Data::into_vec`] is a copy.
+    pub unsafe fn borrowed(
+        rows: usize,
+        cols: usize,
+        ptr: *const f32,
+        len: usize,
+        owner: Option<Arc<dyn Any + Send + Sync>>,
+    ) -> Result<Self> {
+        if Some(len) != rows.checked_mul(cols) {
+            return Err(Error::Invalid(format!(
+                "matrix data has {len} elements but {rows}x{cols} needs {}",
+                rows.saturating_mul(cols)
+            )));
+        }
+        if len == 0 {
+            // An empty slice still needs a non-null, aligned pointer: own an empty Vec instead.
+            return Self::new(rows, cols, Vec::new());
+        }
+        if ptr.is_null() || !ptr.is_aligned() {
+            return Err(Error::Internal(format!(
+                "Matrix::borrowed: {ptr:p} is not an aligned f32 pointer"
+            )));
+        }
+        Ok(Self {
+            rows,
+            cols,
+            data: Data(Repr::Borrowed(Borrowed {
+                ptr,
+                len,
+                _owner: owner,
+            })),
+        })
     }
 
     /// A matrix filled with zeros.
@@ -34,7 +265,7 @@ impl Matrix {
         Self {
             rows,
             cols,
-            data: vec![value; rows * cols],
+            data: vec![value; rows * cols].into(),
         }
     }
 
@@ -46,7 +277,11 @@ impl Matrix {
                 data.push(f(i, j));
             }
         }
-        Self { rows, cols, data }
+        Self {
+            rows,
+            cols,
+            data: data.into(),
+        }
     }
 
     /// [`Matrix::random`], or an error naming the shape and the memory it would take when the
@@ -62,7 +297,11 @@ impl Matrix {
         })?;
         let mut rng = StdRng::seed_from_u64(seed);
         data.extend((0..len).map(|_| rng.random_range(lo..hi)));
-        Ok(Self { rows, cols, data })
+        Ok(Self {
+            rows,
+            cols,
+            data: data.into(),
+        })
     }
 
     /// Uniform random values in `[lo, hi)` from a seeded generator, so runs can be replayed.
@@ -248,7 +487,110 @@ pub fn parse_mkn(s: &str) -> Result<(usize, usize, usize)> {
 
 #[cfg(test)]
 mod tests {
-    use super::first_nonfinite;
+    use super::{Data, Matrix, first_nonfinite};
+    use std::sync::Arc;
+
+    /// A matrix over `src` read in place (the test keeps `src` alive and unwritten meanwhile).
+    fn over(src: &[f32], rows: usize, cols: usize) -> Matrix {
+        // SAFETY: `src` outlives every matrix the tests make with it and is not written while
+        // they live (each test drops or mutates its copy before touching `src`).
+        unsafe { Matrix::borrowed(rows, cols, src.as_ptr(), src.len(), None) }.unwrap()
+    }
+
+    /// A borrowed matrix reads the source memory itself, not a copy.
+    #[test]
+    fn a_borrowed_matrix_reads_its_source_in_place() {
+        let src: Vec<f32> = (0..12).map(|i| i as f32).collect();
+        let m = over(&src, 3, 4);
+        assert!(m.data.is_borrowed());
+        assert_eq!(m.data.as_ptr(), src.as_ptr());
+        assert_eq!(m.data.len(), 12);
+        assert_eq!(m.get(2, 1), 9.0);
+        assert_eq!(m.max_abs(), 11.0);
+        assert_eq!(m, Matrix::new(3, 4, src.clone()).unwrap());
+    }
+
+    /// Writing through `DerefMut` copies first: the matrix owns new memory and the source keeps
+    /// its values.
+    #[test]
+    fn writing_to_a_borrowed_matrix_copies_it_first() {
+        let src = vec![1.0f32, 2.0, 3.0, 4.0];
+        let mut m = over(&src, 2, 2);
+        m.set(0, 1, 20.0);
+        assert!(!m.data.is_borrowed());
+        assert_ne!(m.data.as_ptr(), src.as_ptr());
+        assert_eq!(m.data, [1.0, 20.0, 3.0, 4.0]);
+        assert_eq!(src, [1.0, 2.0, 3.0, 4.0]);
+        let mut n = over(&src, 2, 2);
+        n.data.fill(0.0);
+        assert_eq!(n.data, [0.0; 4]);
+        assert_eq!(src, [1.0, 2.0, 3.0, 4.0]);
+    }
+
+    /// A clone owns a copy of the values, and a borrowed `into_vec` copies too.
+    #[test]
+    fn a_clone_of_a_borrowed_matrix_owns_its_values() {
+        let src = vec![5.0f32, 6.0, 7.0];
+        let m = over(&src, 1, 3);
+        let c = m.clone();
+        assert!(!c.data.is_borrowed());
+        assert_ne!(c.data.as_ptr(), src.as_ptr());
+        assert_eq!(c, m);
+        let v = m.data.into_vec();
+        assert_ne!(v.as_ptr(), src.as_ptr());
+        assert_eq!(v, src);
+    }
+
+    /// An owned matrix's values move out of `into_vec` without a copy or a reallocation.
+    #[test]
+    fn into_vec_of_an_owned_matrix_moves_the_vec_out() {
+        let mut v = Vec::with_capacity(100);
+        v.extend([1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0]);
+        let (ptr, cap) = (v.as_ptr(), v.capacity());
+        let m = Matrix::new(2, 3, v).unwrap();
+        assert!(!m.data.is_borrowed());
+        assert_eq!(m.data.as_ptr(), ptr);
+        let back = m.data.into_vec();
+        assert_eq!((back.as_ptr(), back.capacity()), (ptr, cap));
+    }
+
+    /// Equality is by values, whatever holds them; `Debug` prints the values as a list.
+    #[test]
+    fn data_compares_by_values() {
+        let src = vec![1.0f32, -0.0, 2.5];
+        let borrowed = over(&src, 1, 3);
+        let owned = Data::from(vec![1.0f32, 0.0, 2.5]);
+        assert_eq!(borrowed.data, owned); // -0.0 == 0.0, as for Vec<f32>
+        assert_eq!(borrowed.data, vec![1.0, 0.0, 2.5]);
+        assert_ne!(borrowed.data, Data::from(vec![1.0f32, 0.0]));
+        assert_ne!(Data::from(vec![f32::NAN]), Data::from(vec![f32::NAN]));
+        assert_eq!(format!("{:?}", borrowed.data), "[1.0, -0.0, 2.5]");
+        assert_eq!(Data::default().len(), 0);
+    }
+
+    /// The owner handle is held while the matrix is and let go with it; a wrong length, a null
+    /// or misaligned pointer is refused, and an empty matrix owns an empty Vec.
+    #[test]
+    fn borrowed_keeps_its_owner_and_checks_its_pointer() {
+        let owner: Arc<Vec<f32>> = Arc::new(vec![1.0, 2.0]);
+        let any: Arc<dyn std::any::Any + Send + Sync> = owner.clone();
+        // SAFETY: the values live in `owner`, which the matrix itself keeps alive, unwritten.
+        let m = unsafe { Matrix::borrowed(2, 1, owner.as_ptr(), 2, Some(any)) }.unwrap();
+        assert_eq!(Arc::strong_count(&owner), 2);
+        assert_eq!(m.data.as_ptr(), owner.as_ptr());
+        drop(m);
+        assert_eq!(Arc::strong_count(&owner), 1);
+        let src = [0.0f32; 4];
+        // SAFETY: each of these is refused or empty before any memory is read.
+        unsafe {
+            assert!(Matrix::borrowed(3, 1, src.as_ptr(), 4, None).is_err());
+            assert!(Matrix::borrowed(1, 1, std::ptr::null(), 1, None).is_err());
+            let odd = src.as_ptr().cast::<u8>().wrapping_add(1).cast::<f32>();
+            assert!(Matrix::borrowed(1, 1, odd, 1, None).is_err());
+            let empty = Matrix::borrowed(0, 3, std::ptr::null(), 0, None).unwrap();
+            assert!(!empty.data.is_borrowed() && empty.data.is_empty());
+        }
+    }
 
     /// The fast scan finds the first NaN or infinity wherever it lies — first or last element,
     /// at a block's edge, in a later thread's part of a large input with another one after it —

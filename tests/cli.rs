@@ -831,7 +831,7 @@ fn writing_a_matrix_whose_data_does_not_fit_its_shape_is_an_internal_error() {
     let m = rendermm::Matrix {
         rows: 2,
         cols: 2,
-        data: vec![1.0; 3],
+        data: vec![1.0; 3].into(),
     };
     let path = scratch("internal").join("c.npy");
     let e = rendermm::io::write_matrix(&path, &m).expect_err("a 2x2 matrix with 3 elements");

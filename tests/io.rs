@@ -284,7 +284,10 @@ fn npy_f64_big_endian_and_npyz_written() {
     }
     let p = dir.write("npyz.npy", &buf);
     let m = read_matrix(&p).unwrap();
-    assert_eq!((m.rows, m.cols, m.data), (2, 2, vec![1.0, 2.0, 3.0, 0.5]));
+    assert_eq!(
+        (m.rows, m.cols, m.data.into_vec()),
+        (2, 2, vec![1.0, 2.0, 3.0, 0.5])
+    );
 }
 
 #[test]
@@ -697,7 +700,7 @@ fn csv_files() {
     );
 
     let m = read_matrix(&dir.write("one.csv", "42\n")).unwrap();
-    assert_eq!((m.rows, m.cols, m.data), (1, 1, vec![42.0]));
+    assert_eq!((m.rows, m.cols, m.data.into_vec()), (1, 1, vec![42.0]));
 
     let m = read_matrix(&dir.write("nan.csv", "nan,inf,-inf,NaN\n")).unwrap();
     assert!(
@@ -768,7 +771,7 @@ fn unknown_extensions_and_missing_files() {
     let bad = Matrix {
         rows: 2,
         cols: 2,
-        data: vec![1.0],
+        data: vec![1.0].into(),
     };
     assert!(matches!(
         write_matrix(&dir.path("bad.npy"), &bad),

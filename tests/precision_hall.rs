@@ -185,7 +185,11 @@ fn u8_reads_exactly_one_where_the_model_saturates() {
                 let a = Matrix::new(1, 2, vec![1.0, 1.0 / 255.0]).unwrap();
                 let b = Matrix::new(2, 1, vec![1.0, 1.0]).unwrap();
                 let md = model(method, &a, &b, block, 1);
-                assert_eq!((md.c.data.clone(), md.saturated), (vec![1.0], 1), "{label}");
+                assert_eq!(
+                    (md.c.data.to_vec(), md.saturated),
+                    (vec![1.0], 1),
+                    "{label}"
+                );
                 assert_eq!(
                     run(method, &a, &b, opts(Precision::U8, block, acc, false))
                         .0

@@ -193,8 +193,9 @@ def multiply(
 
     Args:
         a, b: 2-D numpy arrays, float32 (float64 is rounded to float32 and C returned as
-            float64, as the command line does). Any memory order or strides; copied to rows
-            when they are not already.
+            float64, as the command line does). A C-contiguous float32 array is read in place,
+            not copied (do not write to it from another thread during the call); any other
+            memory order or stride is copied to rows first, and the notes say so.
         method: a name from ``methods()``: "lm" (Larsen–McAllister 2001), "hall-blocked",
             "hall-packed" (Hall–Carr–Hart 2003), "frag-mrt", "cs-naive", "cs-tiled-16", the 5kk73
             ladder, "cannon", "dns", "cs-fast", "coop", "cpu-naive", "cpu-fast", ...

@@ -56,9 +56,13 @@ fn value_error(line: String) -> PyErr {
     PyValueError::new_err(line)
 }
 
-/// One operand, as rendermm computes with it.
-struct Operand {
-    /// Row-major f32: float32 as is, float64 rounded.
+/// One operand, as rendermm computes with it. A C-contiguous float32 array is read in place:
+/// `m` then points into the array's own memory, and `_read` is the numpy borrow that keeps that
+/// memory alive and unwritten by Rust, so an Operand is always kept whole while `m` is used (its
+/// `Drop` makes moving `m` out of it a compile error).
+struct Operand<'py> {
+    /// Row-major f32: float32 as is (read in place where the array is row-major and aligned),
+    /// float64 rounded.
     m: Matrix,
     /// Whether the array was float64.
     wide: bool,
@@ -66,12 +70,34 @@ struct Operand {
     /// `allow_nonfinite`): its values as given, from which the check's reference is computed,
     /// as the command line does for such a file.
     given: Option<Vec<f64>>,
+    /// Why a float32 array was copied rather than read in place, as a note for the result
+    /// (`None` for one read in place and for float64, which the float64 note covers).
+    copied: Option<String>,
+    /// The read-only borrow of the array `m` reads in place (`None` when `m` owns a copy).
+    /// Declared after `m`, so it is dropped after it.
+    _read: Option<numpy::PyReadonlyArray2<'py, f32>>,
 }
 
-/// An operand as a row-major f32 matrix: float32 as is, float64 rounded to f32; any memory
-/// order or stride is copied into rows (numpy makes the copy, or hands back an array that
-/// already is one).
-fn operand(name: &str, x: &Bound<'_, PyAny>, allow_nonfinite: bool) -> PyResult<Operand> {
+impl Drop for Operand<'_> {
+    /// A copy's memory goes back to [`spare`] for the next call; memory read in place is the
+    /// caller's and is left alone. (This `Drop` also keeps `m` from being moved out of an
+    /// Operand, which would outlive the borrow in `_read`.)
+    fn drop(&mut self) {
+        if !self.m.data.is_borrowed() {
+            spare::give_back(std::mem::take(&mut self.m.data).into_vec());
+        }
+    }
+}
+
+/// An operand as a row-major f32 matrix: a C-contiguous, aligned float32 array read in place
+/// (no copy: the upload reads the array's memory); any other memory order or stride copied into
+/// rows, and float64 rounded to f32 (numpy makes the row-major array, then it is copied into
+/// memory kept between calls).
+fn operand<'py>(
+    name: &str,
+    x: &Bound<'py, PyAny>,
+    allow_nonfinite: bool,
+) -> PyResult<Operand<'py>> {
     let py = x.py();
     let np = py.import("numpy")?;
     let Ok(arr) = x.cast::<numpy::PyUntypedArray>() else {
@@ -96,30 +122,94 @@ fn operand(name: &str, x: &Bound<'_, PyAny>, allow_nonfinite: bool) -> PyResult<
         )));
     }
     let (rows, cols) = (arr.shape()[0], arr.shape()[1]);
-    let mut given = None;
-    if wide {
-        let rows64 = np.call_method1("ascontiguousarray", (x, "float64"))?;
-        let rows64 = rows64.cast::<PyArray2<f64>>()?.readonly();
-        let values = rows64.as_slice()?;
-        let past = values
-            .iter()
-            .position(|v| v.is_finite() && v.abs() > f64::from(f32::MAX));
-        if let Some(idx) = past {
-            if !allow_nonfinite {
-                return Err(value_error(format!(
-                    "{name}: row {}, column {}: {:e} is past f32's range (largest ≈3.4e38), which rendermm computes in (pass allow_nonfinite=True to take it as an infinity)",
-                    idx / cols.max(1),
-                    idx % cols.max(1),
-                    values[idx]
-                )));
-            }
-            given = Some(values.to_vec());
+    if !wide {
+        let arr32 = x.cast::<PyArray2<f32>>()?;
+        let copied = if !arr.is_c_contiguous() {
+            let why = if arr.is_fortran_contiguous() {
+                "it is Fortran-ordered"
+            } else {
+                "it is a strided view"
+            };
+            Some(("into row-major order", why))
+        } else if dtype.is_native_byteorder() == Some(false) {
+            Some(("into native byte order", "its bytes are swapped"))
+        } else if !arr32.data().cast_const().is_aligned() {
+            Some((
+                "into aligned memory",
+                "its memory is not aligned for float32",
+            ))
+        } else {
+            None
+        };
+        if copied.is_none() {
+            let read = arr32
+                .try_readonly()
+                .map_err(|e| PyRuntimeError::new_err(format!("{name} cannot be read: {e}")))?;
+            let values = read.as_slice().map_err(|e| {
+                PyRuntimeError::new_err(format!("rendermm bug (please report it): {name}: {e}"))
+            })?;
+            // SAFETY: `values` is the array's own memory: `rows * cols` initialised, aligned
+            // (checked above), native-order f32 in one allocation. It stays valid and unmodified
+            // for as long as `m` lives because `m` lives inside the Operand next to `read`, and
+            // the Operand is kept whole (its `Drop` forbids moving `m` out) until after the call
+            // that reads `m` returns, `py.detach` included:
+            // - valid: `read` holds a strong reference to the array, and the array holds its
+            //   base, so the buffer is not freed; numpy refuses to resize an array in place while
+            //   other references to it exist;
+            // - unmodified: `read` is a numpy shared borrow, registered in numpy's borrow
+            //   checker, so no Rust extension can take a mutable borrow of this memory (or of any
+            //   view overlapping it) until it is released. Python code in another thread could
+            //   still write the array while the GIL is released — as it could during any numpy
+            //   operation that releases the GIL — and the Python docs ask callers not to.
+            let m = unsafe { Matrix::borrowed(rows, cols, values.as_ptr(), values.len(), None) }
+                .map_err(to_py)?;
+            return Ok(Operand {
+                m,
+                wide,
+                given: None,
+                copied: None,
+                _read: Some(read),
+            });
         }
+        let rows32 = np.call_method1("ascontiguousarray", (x, "float32"))?;
+        let rows32 = rows32.cast::<PyArray2<f32>>()?.readonly();
+        let m = Matrix::new(rows, cols, spare::copy_in(rows32.as_slice()?)).map_err(to_py)?;
+        return Ok(Operand {
+            m,
+            wide,
+            given: None,
+            copied: copied.map(|(how, why)| format!("{name} was copied {how} ({why})")),
+            _read: None,
+        });
+    }
+    let mut given = None;
+    let rows64 = np.call_method1("ascontiguousarray", (x, "float64"))?;
+    let rows64 = rows64.cast::<PyArray2<f64>>()?.readonly();
+    let values = rows64.as_slice()?;
+    let past = values
+        .iter()
+        .position(|v| v.is_finite() && v.abs() > f64::from(f32::MAX));
+    if let Some(idx) = past {
+        if !allow_nonfinite {
+            return Err(value_error(format!(
+                "{name}: row {}, column {}: {:e} is past f32's range (largest ≈3.4e38), which rendermm computes in (pass allow_nonfinite=True to take it as an infinity)",
+                idx / cols.max(1),
+                idx % cols.max(1),
+                values[idx]
+            )));
+        }
+        given = Some(values.to_vec());
     }
     let rows32 = np.call_method1("ascontiguousarray", (x, "float32"))?;
     let rows32 = rows32.cast::<PyArray2<f32>>()?.readonly();
     let m = Matrix::new(rows, cols, spare::copy_in(rows32.as_slice()?)).map_err(to_py)?;
-    Ok(Operand { m, wide, given })
+    Ok(Operand {
+        m,
+        wide,
+        given,
+        copied: None,
+        _read: None,
+    })
 }
 
 /// Memory for the operands' row-major copies, kept from one call to the next. A fresh 64 MiB
@@ -308,7 +398,7 @@ fn names(pick: impl Fn(Method) -> bool) -> String {
 /// C as a numpy array: float64 when an input was (as numpy would promote), else float32.
 fn to_numpy<'py>(py: Python<'py>, c: Matrix, wide: bool) -> PyResult<Bound<'py, PyAny>> {
     let (rows, cols) = (c.rows, c.cols);
-    let arr = c.data.into_pyarray(py).reshape([rows, cols])?;
+    let arr = c.data.into_vec().into_pyarray(py).reshape([rows, cols])?;
     if wide {
         Ok(arr.call_method1("astype", ("float64",))?)
     } else {
@@ -385,9 +475,10 @@ fn multiply<'py>(
         report.notes.extend(notes);
         Ok((outcome, report))
     });
-    spare::give_back(a.m.data);
-    spare::give_back(b.m.data);
     let (outcome, mut report) = outcome.map_err(to_py)?;
+    report
+        .notes
+        .extend([&a.copied, &b.copied].into_iter().flatten().cloned());
     if wide {
         report.notes.push(
             "the float64 inputs were rounded to float32; C is computed and held in float32, returned as float64"
@@ -629,10 +720,11 @@ fn slices<'py>(
                 .into(),
         ));
     }
-    let a = operand("a", a, false)?.m;
-    let b = operand("b", b, false)?.m;
+    // Kept whole (not just `.m`): an operand read in place holds the borrow of its array.
+    let a = operand("a", a, false)?;
+    let b = operand("b", b, false)?;
     let ctx = context(py)?;
-    let (m, n) = (a.rows, b.cols);
+    let (m, n) = (a.m.rows, b.m.cols);
     let mut obs = Slices {
         m,
         n,
@@ -642,7 +734,7 @@ fn slices<'py>(
     let outcome = py.detach(|| {
         plan::multiply(
             Some(ctx),
-            Request::new(method, &a, &b)
+            Request::new(method, &a.m, &b.m)
                 .options(options)
                 .observed(&mut obs),
         )

@@ -47,7 +47,11 @@ pub(super) fn parse(path: &Path, text: &str) -> Result<Matrix> {
         rows += 1;
     }
     let cols = width.map_or(0, |(w, _)| w);
-    Ok(Matrix { rows, cols, data })
+    Ok(Matrix {
+        rows,
+        cols,
+        data: data.into(),
+    })
 }
 
 /// Write one row per line, comma separated, every value printed to read back exactly.

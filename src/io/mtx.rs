@@ -305,7 +305,11 @@ fn array<'t>(
             ),
         ));
     }
-    Ok(Matrix { rows, cols, data })
+    Ok(Matrix {
+        rows,
+        cols,
+        data: data.into(),
+    })
 }
 
 /// The entries of a `coordinate` file, summed into a dense matrix.
@@ -403,7 +407,11 @@ fn coordinate<'t>(
             format!("the file ends after {k} of the {nnz} entries declared on line {size_line}"),
         ));
     }
-    Ok(Matrix { rows, cols, data })
+    Ok(Matrix {
+        rows,
+        cols,
+        data: data.into(),
+    })
 }
 
 /// Write a dense `array real general` file, column-major.

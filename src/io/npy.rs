@@ -101,7 +101,7 @@ pub(super) fn matrix_of(path: &Path, a: Array) -> Result<(Matrix, Dtype)> {
             Matrix {
                 rows,
                 cols,
-                data: a.data,
+                data: a.data.into(),
             },
             a.dtype,
         )),
@@ -131,7 +131,7 @@ pub(super) fn batch_of(path: &Path, a: Array) -> Result<(Vec<Matrix>, Dtype)> {
         [rows, cols] => Ok(vec![Matrix {
             rows,
             cols,
-            data: a.data,
+            data: a.data.into(),
         }]),
         [batch, rows, cols] => {
             // Exact whenever batch > 0: the total was checked against the file length.
@@ -141,13 +141,13 @@ pub(super) fn batch_of(path: &Path, a: Array) -> Result<(Vec<Matrix>, Dtype)> {
                 out.extend((0..batch).map(|_| Matrix {
                     rows,
                     cols,
-                    data: Vec::new(),
+                    data: Vec::new().into(),
                 }));
             } else {
                 out.extend(a.data.chunks_exact(per).map(|c| Matrix {
                     rows,
                     cols,
-                    data: c.to_vec(),
+                    data: c.to_vec().into(),
                 }));
             }
             Ok(out)

@@ -10,7 +10,11 @@ pub(super) fn sub(x: &Matrix, r0: usize, rows: usize, c0: usize, cols: usize) ->
     for i in r0..r0 + rows {
         data.extend_from_slice(&x.data[i * x.cols + c0..i * x.cols + c0 + cols]);
     }
-    Matrix { rows, cols, data }
+    Matrix {
+        rows,
+        cols,
+        data: data.into(),
+    }
 }
 
 /// Copy `blk` into `c` at (r0, c0).
