@@ -409,11 +409,11 @@ pub fn f32_element_bounds(a: &Matrix, b: &Matrix, r: &Reference) -> Vec<f64> {
 /// The f32 bound in words.
 fn f32_bound_words(k: usize, elements: usize) -> String {
     format!(
-        "every element within the least of: gamma_(k+1)·S (worst case); 2u·(2k·W + S)/(1 - (k+1)·2u) \
-         (partial sums); and, where the terms cancel (2W·sqrt(k) <= 16·S), lambda·2u·sqrt(k)·(2W + T) \
-         (statistical, lambda = {:.1}: a correct result fails with probability under {STATISTICAL_RISK:e}); \
-         plus 2^-126·(2k + 2); S = sum|a||b|, W = the widest run of consecutive terms, T = the largest term, \
-         gamma_n = n·2u/(1 - n·2u), u = 2^-24 (f32 sums in any order of runs, one ulp per rounding, k = {k})",
+        "every element within the least of gamma_(k+1)·S, 2u·(2k·W + S)/(1 - (k+1)·2u) and, where \
+         the terms cancel, lambda·2u·sqrt(k)·(2W + T) (lambda = {:.1}: a correct result fails with \
+         probability under {STATISTICAL_RISK:e}), plus 2^-126·(2k + 2); S = sum|a||b|, W = the widest \
+         run of terms, T = the largest, gamma_n = n·2u/(1 - n·2u), u = 2^-24, k = {k} \
+         (check::f32_element_bounds)",
         statistical_lambda(elements)
     )
 }

@@ -2,9 +2,11 @@
 
 use crate::error::{Error, Result};
 use rand::{Rng, SeedableRng, rngs::StdRng};
+#[cfg(not(target_arch = "wasm32"))]
 use std::any::Any;
 use std::fmt;
 use std::ops::{Deref, DerefMut};
+#[cfg(not(target_arch = "wasm32"))]
 use std::sync::Arc;
 
 /// A dense row-major `f32` matrix. Element (i, j) lives at `data[i * cols + j]`.
@@ -24,6 +26,7 @@ pub struct Data(Repr);
 
 enum Repr {
     Owned(Vec<f32>),
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     Borrowed(Borrowed),
 }
 
@@ -35,6 +38,7 @@ impl Default for Repr {
 
 /// Values read in place: `len` f32 at `ptr`, kept valid and unmodified by the caller of
 /// [`Matrix::borrowed`] for as long as the `Data` lives, and `owner`, held alive with it.
+#[cfg(not(target_arch = "wasm32"))]
 struct Borrowed {
     ptr: *const f32,
     len: usize,
@@ -42,13 +46,36 @@ struct Borrowed {
     _owner: Option<Arc<dyn Any + Send + Sync>>,
 }
 
+/// In a browser nothing is read in place (the page owns its inputs): the variant cannot exist,
+/// and every read of a matrix compiles to a plain Vec's, as small as before.
+#[cfg(target_arch = "wasm32")]
+enum Borrowed {}
+
+impl Borrowed {
+    #[cfg(not(target_arch = "wasm32"))]
+    #[inline]
+    fn values(&self) -> &[f32] {
+        // SAFETY: `Matrix::borrowed`'s caller guarantees `len` initialised f32 at `ptr`,
+        // valid and unmodified while this `Data` lives; the slice borrows `self`.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+
+    #[cfg(target_arch = "wasm32")]
+    #[inline]
+    fn values(&self) -> &[f32] {
+        match *self {}
+    }
+}
+
 // SAFETY: a `Borrowed` only ever reads its memory (never writes it, never frees it), and
 // `Matrix::borrowed`'s caller guarantees that memory stays valid and unmodified for as long as
 // the `Data` lives, from whichever thread. Shared reads of unchanging `f32`s from any number of
 // threads are sound, so moving or sharing it across threads is as safe as for a `&[f32]`.
 // The owner handle is itself `Send + Sync`.
+#[cfg(not(target_arch = "wasm32"))]
 unsafe impl Send for Borrowed {}
 // SAFETY: as for `Send` above: only shared reads of memory that does not change.
+#[cfg(not(target_arch = "wasm32"))]
 unsafe impl Sync for Borrowed {}
 
 impl Data {
@@ -85,9 +112,7 @@ impl Deref for Data {
     fn deref(&self) -> &[f32] {
         match &self.0 {
             Repr::Owned(v) => v,
-            // SAFETY: `Matrix::borrowed`'s caller guarantees `len` initialised f32 at `ptr`,
-            // valid and unmodified while this `Data` lives; the slice borrows `self`.
-            Repr::Borrowed(b) => unsafe { std::slice::from_raw_parts(b.ptr, b.len) },
+            Repr::Borrowed(b) => b.values(),
         }
     }
 }
@@ -222,6 +247,7 @@ impl Matrix {
     /// alias) for as long as the returned `Matrix` lives — from whichever thread it is read.
     /// Clones own their values and carry no such obligation; a `Vec` from
     /// [`Data::into_vec`] is a copy.
+    #[cfg(not(target_arch = "wasm32"))]
     pub unsafe fn borrowed(
         rows: usize,
         cols: usize,
