@@ -437,11 +437,14 @@ fn an_output_that_is_one_of_the_inputs_is_refused_before_work() {
     assert_eq!(fs::read(dir.path("X.csv")).unwrap(), xcsv);
 }
 
-#[test]
-fn a_file_this_user_may_not_write_is_refused_as_the_os_would() {
+/// A scratch folder of `mode` holding a copy of the binary that `nobody` can run, and a
+/// root-owned `c.npy` of `file_mode` holding "root's file"; `None` (with the reason printed)
+/// where the test cannot run as another user: not root, no `setpriv`, or folders above the
+/// scratch that `nobody` may not pass.
+fn nobody_beside_roots_file(name: &str, mode: u32, file_mode: u32) -> Option<(Scratch, PathBuf)> {
     if !is_root() {
         println!("skipped: needs root, to run the binary as nobody against a root-owned file");
-        return;
+        return None;
     }
     if Command::new("setpriv")
         .arg("--help")
@@ -450,30 +453,43 @@ fn a_file_this_user_may_not_write_is_refused_as_the_os_would() {
         .is_err()
     {
         println!("skipped: setpriv is not installed");
-        return;
+        return None;
     }
-    let dir = Scratch::new("nobody");
-    fs::set_permissions(&dir.0, fs::Permissions::from_mode(0o777)).unwrap();
+    let dir = Scratch::new(name);
+    fs::set_permissions(&dir.0, fs::Permissions::from_mode(mode)).unwrap();
     let exe = dir.path("rendermm");
     fs::copy(bin(), &exe).unwrap();
     fs::set_permissions(&exe, fs::Permissions::from_mode(0o755)).unwrap();
     let target = dir.path("c.npy");
     fs::write(&target, b"root's file").unwrap();
-    fs::set_permissions(&target, fs::Permissions::from_mode(0o600)).unwrap();
-    // The folders above must let nobody reach the copy.
-    let reachable = Command::new("setpriv")
-        .args(["--reuid=nobody", "--regid=nogroup", "--clear-groups"])
-        .arg(&exe)
-        .arg("--version")
-        .output();
-    if !reachable.is_ok_and(|o| o.status.success()) {
+    fs::set_permissions(&target, fs::Permissions::from_mode(file_mode)).unwrap();
+    if !as_nobody(&dir, &["--version"]).status.success() {
         println!("skipped: nobody cannot run a binary in {}", dir.0.display());
-        return;
+        return None;
     }
-    let out = Command::new("setpriv")
+    Some((dir, target))
+}
+
+/// The copy of the binary in `dir` run as `nobody` with `args`, in `dir`.
+fn as_nobody(dir: &Scratch, args: &[&str]) -> std::process::Output {
+    Command::new("setpriv")
         .args(["--reuid=nobody", "--regid=nogroup", "--clear-groups"])
-        .arg(&exe)
-        .args([
+        .arg(dir.path("rendermm"))
+        .args(args)
+        .current_dir(&dir.0)
+        .env("XDG_RUNTIME_DIR", &dir.0)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_file_this_user_may_not_write_is_refused_as_the_os_would() {
+    let Some((dir, target)) = nobody_beside_roots_file("nobody", 0o777, 0o600) else {
+        return;
+    };
+    let out = as_nobody(
+        &dir,
+        &[
             "multiply",
             "--method",
             "cpu-naive",
@@ -481,11 +497,8 @@ fn a_file_this_user_may_not_write_is_refused_as_the_os_would() {
             "4x4x4",
             "--out",
             "c.npy",
-        ])
-        .current_dir(&dir.0)
-        .env("XDG_RUNTIME_DIR", &dir.0)
-        .output()
-        .unwrap();
+        ],
+    );
     assert_clean_error(&out, "may not write");
     assert_eq!(fs::read(&target).unwrap(), b"root's file");
     assert_eq!(fs::metadata(&target).unwrap().uid(), 0);
@@ -497,51 +510,22 @@ fn a_file_this_user_may_not_write_is_refused_as_the_os_would() {
 /// one line (it used to be computed, then refused by the rename as "Operation not permitted").
 #[test]
 fn another_users_file_in_a_sticky_folder_is_refused_before_work() {
-    if !is_root() {
-        println!("skipped: needs root, to run the binary as nobody against a root-owned file");
+    let Some((dir, target)) = nobody_beside_roots_file("sticky", 0o1777, 0o666) else {
         return;
-    }
-    if Command::new("setpriv")
-        .arg("--help")
-        .stdout(Stdio::null())
-        .status()
-        .is_err()
-    {
-        println!("skipped: setpriv is not installed");
-        return;
-    }
-    let dir = Scratch::new("sticky");
-    fs::set_permissions(&dir.0, fs::Permissions::from_mode(0o1777)).unwrap();
-    let exe = dir.path("rendermm");
-    fs::copy(bin(), &exe).unwrap();
-    fs::set_permissions(&exe, fs::Permissions::from_mode(0o755)).unwrap();
-    let target = dir.path("c.npy");
-    fs::write(&target, b"root's file").unwrap();
-    fs::set_permissions(&target, fs::Permissions::from_mode(0o666)).unwrap();
-    let as_nobody = |args: &[&str]| {
-        Command::new("setpriv")
-            .args(["--reuid=nobody", "--regid=nogroup", "--clear-groups"])
-            .arg(&exe)
-            .args(args)
-            .current_dir(&dir.0)
-            .env("XDG_RUNTIME_DIR", &dir.0)
-            .output()
     };
-    if !as_nobody(&["--version"]).is_ok_and(|o| o.status.success()) {
-        println!("skipped: nobody cannot run a binary in {}", dir.0.display());
-        return;
-    }
     let started = std::time::Instant::now();
-    let out = as_nobody(&[
-        "multiply",
-        "--method",
-        "cpu-naive",
-        "--random",
-        "1500x1500x1500",
-        "--out",
-        "c.npy",
-    ])
-    .unwrap();
+    let out = as_nobody(
+        &dir,
+        &[
+            "multiply",
+            "--method",
+            "cpu-naive",
+            "--random",
+            "1500x1500x1500",
+            "--out",
+            "c.npy",
+        ],
+    );
     let line = assert_clean_error(&out, "sticky folder");
     assert!(line.contains("not replaced"), "{line}");
     // Refused before the product, which takes seconds here.
