@@ -526,7 +526,7 @@ fn tour_shows_a_spinner_per_row_on_a_terminal_and_nothing_in_a_pipe() {
         .env("TERM", "xterm")
         .output()
     else {
-        eprintln!("skipped the terminal half: no `script` command");
+        common::skip("the terminal half: no `script` command");
         return;
     };
     assert!(tty.status.success(), "{}", stdout(&tty));

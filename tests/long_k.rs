@@ -148,7 +148,7 @@ fn sweep(ctx: &GpuContext, methods: &[Method], opts: impl Fn(Method, usize) -> O
                         t.elapsed().as_secs_f64()
                     ),
                     Ok(Some(why)) => {
-                        println!("{method} skipped on {:?}: {why}", ctx.info.backend);
+                        common::skip(&format!("{method} on {:?}: {why}", ctx.info.backend));
                         break 'depths;
                     }
                     Err(e) => failures.push(e),
@@ -302,7 +302,7 @@ fn render_pass_methods_are_exact_past_the_loop_cap_on_vulkan() {
 #[test]
 fn render_pass_methods_are_exact_past_the_loop_cap_on_opengl() {
     let Some(ctx) = gl() else {
-        println!("skipped: no OpenGL adapter on this machine");
+        common::skip("no OpenGL adapter on this machine");
         return;
     };
     sweep(ctx, RENDER, render_options);
@@ -317,7 +317,7 @@ fn a_product_past_the_loop_cap_with_tiling_off_is_refused_naming_the_cap() {
     let ctx = vulkan();
     let cap = ctx.loop_cap().unwrap();
     let Some(compute) = cap.compute.filter(|c| c.capped()) else {
-        println!("skipped: {} shows no loop cap", ctx.describe());
+        common::skip(&format!("{} shows no loop cap", ctx.describe()));
         return;
     };
     let k = compute.first as usize + 1;
@@ -343,7 +343,7 @@ fn a_product_past_the_loop_cap_with_tiling_off_is_refused_naming_the_cap() {
 fn a_split_for_the_loop_cap_says_so() {
     let ctx = vulkan();
     let Some(compute) = ctx.loop_cap().unwrap().compute.filter(|c| c.capped()) else {
-        println!("skipped: {} shows no loop cap", ctx.describe());
+        common::skip(&format!("{} shows no loop cap", ctx.describe()));
         return;
     };
     let k = compute.first as usize + 2;

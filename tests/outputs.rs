@@ -78,7 +78,7 @@ fn is_root() -> bool {
 /// a printed reason where it cannot be made.
 fn mknod(path: &Path, major: u32, minor: u32) -> bool {
     if !is_root() {
-        println!("skipped: making a device node needs root");
+        common::skip("making a device node needs root");
         return false;
     }
     let ok = Command::new("mknod")
@@ -87,10 +87,10 @@ fn mknod(path: &Path, major: u32, minor: u32) -> bool {
         .status()
         .is_ok_and(|s| s.success());
     if !ok {
-        println!(
-            "skipped: mknod {} c {major} {minor} failed here",
+        common::skip(&format!(
+            "mknod {} c {major} {minor} failed here",
             path.display()
-        );
+        ));
     }
     ok
 }
@@ -443,7 +443,7 @@ fn an_output_that_is_one_of_the_inputs_is_refused_before_work() {
 /// scratch that `nobody` may not pass.
 fn nobody_beside_roots_file(name: &str, mode: u32, file_mode: u32) -> Option<(Scratch, PathBuf)> {
     if !is_root() {
-        println!("skipped: needs root, to run the binary as nobody against a root-owned file");
+        common::skip("needs root, to run the binary as nobody against a root-owned file");
         return None;
     }
     if Command::new("setpriv")
@@ -452,7 +452,7 @@ fn nobody_beside_roots_file(name: &str, mode: u32, file_mode: u32) -> Option<(Sc
         .status()
         .is_err()
     {
-        println!("skipped: setpriv is not installed");
+        common::skip("setpriv is not installed");
         return None;
     }
     let dir = Scratch::new(name);
@@ -464,7 +464,10 @@ fn nobody_beside_roots_file(name: &str, mode: u32, file_mode: u32) -> Option<(Sc
     fs::write(&target, b"root's file").unwrap();
     fs::set_permissions(&target, fs::Permissions::from_mode(file_mode)).unwrap();
     if !as_nobody(&dir, &["--version"]).status.success() {
-        println!("skipped: nobody cannot run a binary in {}", dir.0.display());
+        common::skip(&format!(
+            "nobody cannot run a binary in {}",
+            dir.0.display()
+        ));
         return None;
     }
     Some((dir, target))
@@ -863,7 +866,7 @@ fn replacing_an_output_keeps_its_mode_and_owner() {
     );
     assert_eq!(mode_of(&big), 0o600);
     if !is_root() {
-        println!("skipped the owner: giving a file to another user needs root");
+        common::skip("the owner: giving a file to another user needs root");
         return;
     }
     let theirs = dir.path("theirs.npy");
@@ -891,15 +894,15 @@ impl Attrs {
                 true
             }
             Ok(o) => {
-                println!(
-                    "skipped: chattr {flag} {} failed here: {}",
+                common::skip(&format!(
+                    "chattr {flag} {} failed here: {}",
                     path.display(),
                     String::from_utf8_lossy(&o.stderr).trim()
-                );
+                ));
                 false
             }
             Err(e) => {
-                println!("skipped: chattr cannot be run here ({e})");
+                common::skip(&format!("chattr cannot be run here ({e})"));
                 false
             }
         }

@@ -287,7 +287,7 @@ fn cli(args: &[&str]) -> std::process::Output {
 #[test]
 fn cli_lm_u8_16_16_on_files_matches_its_model_exactly() {
     if !has_norm16() {
-        eprintln!("skipped: the adapter has no 16-bit normalized targets");
+        common::skip("the adapter has no 16-bit normalized targets");
         return;
     }
     let dir = std::env::temp_dir().join(format!("rendermm-u8-widths-{}", std::process::id()));

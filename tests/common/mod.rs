@@ -118,3 +118,29 @@ pub fn report_blessed(golden: &std::path::Path, changed: bool) {
         }
     );
 }
+
+/// Where the tests of a `cargo test` run list what they skipped (`skip`): the harness hides a
+/// passing test's output, so a test that could not do its work would otherwise read as passed.
+/// `.ci/run` empties it before `cargo test` and prints it after.
+pub const SKIPS: &str = concat!(env!("CARGO_TARGET_TMPDIR"), "/skipped-tests.txt");
+
+/// Say that the calling test skips `what` (all of itself, or a part) and why: on standard error,
+/// and as a line of [`SKIPS`] naming the test, so that the run's summary shows it.
+#[track_caller]
+pub fn skip(why: &str) {
+    use std::io::Write;
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("a test")
+        .to_string();
+    let at = std::panic::Location::caller();
+    let line = format!("{}:{} {test}: skipped: {why}", at.file(), at.line());
+    eprintln!("{line}");
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(SKIPS)
+    {
+        let _ = writeln!(f, "{line}");
+    }
+}
