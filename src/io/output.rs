@@ -10,7 +10,6 @@ use crate::error::{Error, Result};
 use std::fs::{self, File, OpenOptions};
 use std::io::{BufWriter, ErrorKind};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Longest file name most file systems take (`NAME_MAX`), in bytes.
 #[cfg_attr(not(unix), allow(dead_code))]
@@ -45,93 +44,10 @@ pub(super) fn split_output(path: &Path) -> Result<(&Path, &std::ffi::OsStr)> {
     Ok((dir, name))
 }
 
-/// `.{file name}.tmp-{pid}-{counter}` beside `path`, the file name cut short where the whole
-/// would pass `NAME_MAX` (a legal 250-byte name still gets a temporary file).
-fn temp_beside(path: &Path) -> Result<PathBuf> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let (dir, name) = split_output(path)?;
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    Ok(dir.join(temp_name(name, std::process::id(), n)))
-}
-
-/// The name of the temporary file that process `pid` writes, as its `n`th, for the file `name`:
-/// `.{name}.tmp-{pid}-{n}`, the name cut short where the whole would pass `NAME_MAX`.
-fn temp_name(name: &std::ffi::OsStr, pid: u32, n: u64) -> std::ffi::OsString {
-    let suffix = format!(".tmp-{pid}-{n}");
-    let mut tmp_name = std::ffi::OsString::from(".");
-    #[cfg(unix)]
-    {
-        use std::os::unix::ffi::OsStrExt;
-        let room = NAME_MAX - 1 - suffix.len();
-        let bytes = name.as_bytes();
-        tmp_name.push(std::ffi::OsStr::from_bytes(&bytes[..bytes.len().min(room)]));
-    }
-    #[cfg(not(unix))]
-    tmp_name.push(name);
-    tmp_name.push(suffix);
-    tmp_name
-}
-
-/// The process whose temporary file for `name` the file `entry` is, if it is named exactly as
-/// [`temp_name`] names one (`.{name}.tmp-{pid}-{n}`, cut to fit, digits as written by it).
+mod temps;
 #[cfg(unix)]
-fn temp_owner(entry: &std::ffi::OsStr, name: &std::ffi::OsStr) -> Option<u32> {
-    use std::os::unix::ffi::OsStrExt;
-    let bytes = entry.as_bytes();
-    let digits = |b: &[u8]| -> Option<u64> {
-        if b.is_empty() || b.len() > 20 || !b.iter().all(u8::is_ascii_digit) {
-            return None;
-        }
-        std::str::from_utf8(b).ok()?.parse().ok()
-    };
-    let dash = bytes.iter().rposition(|&c| c == b'-')?;
-    let n = digits(&bytes[dash + 1..])?;
-    let head = &bytes[..dash];
-    let dash = head.iter().rposition(|&c| c == b'-')?;
-    let pid = u32::try_from(digits(&head[dash + 1..])?).ok()?;
-    // Rebuilt the way the writer built it: anything else (another counter spelling, another
-    // name, a name cut elsewhere) is not one of ours.
-    (temp_name(name, pid, n) == entry).then_some(pid)
-}
-
-/// Whether process `pid` is alive here: `kill(pid, 0)` fails with `ESRCH` only for none (a
-/// process of another user answers `EPERM`, and counts as alive).
-#[cfg(unix)]
-fn process_lives(pid: u32) -> bool {
-    let Ok(pid) = libc::pid_t::try_from(pid) else {
-        return true;
-    };
-    if pid <= 0 {
-        return true;
-    }
-    // SAFETY: signal 0 sends nothing; it only asks whether the process exists.
-    let r = unsafe { libc::kill(pid, 0) };
-    r == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
-}
-
-/// Remove the temporary files of `target` that processes no longer alive left beside it (one
-/// killed by SIGKILL, or by a power cut, which no handler sees): regular files named exactly as
-/// [`temp_name`] names them for this target, whose process is gone. Another live process's
-/// temporary file, and every other file, stays. Best effort: a folder that cannot be listed, or
-/// a file that cannot be removed, is left as it is.
-#[cfg(unix)]
-fn remove_stale_temps(target: &Path) {
-    let Ok((dir, name)) = split_output(target) else {
-        return;
-    };
-    let Ok(entries) = fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let Some(pid) = temp_owner(&entry.file_name(), name) else {
-            continue;
-        };
-        // `file_type` does not follow links: a link or a folder of that name is not ours.
-        if entry.file_type().is_ok_and(|t| t.is_file()) && !process_lives(pid) {
-            let _ = fs::remove_file(entry.path());
-        }
-    }
-}
+use temps::remove_stale_temps;
+use temps::temp_beside;
 
 /// Whether the operating system lets this process write `path` (for a folder with `search`:
 /// create files in it), asked with the effective ids as `open` would use them.
@@ -304,79 +220,8 @@ fn special(_path: &Path, ft: &fs::FileType) -> Result<bool> {
     Ok(!ft.is_file())
 }
 
-/// `FS_APPEND_FL` and `FS_IMMUTABLE_FL` of `linux/fs.h`: `chattr +a` and `chattr +i`.
-#[cfg(target_os = "linux")]
-const FS_APPEND_FL: libc::c_int = 0x20;
-#[cfg(target_os = "linux")]
-const FS_IMMUTABLE_FL: libc::c_int = 0x10;
-
-/// The inode flags of a regular file or folder (`FS_IOC_GETFLAGS`, what `lsattr` shows), or
-/// `None` where they cannot be asked: a file system without them (tmpfs before Linux 6.0 answers
-/// `ENOTTY`), a file this user may not open. Opened read-only, non-blocking and never as a
-/// terminal, so that asking has no effect even if the path was swapped for a device meanwhile.
-#[cfg(target_os = "linux")]
-fn inode_flags(path: &Path) -> Option<libc::c_int> {
-    use std::os::fd::AsRawFd;
-    use std::os::unix::fs::OpenOptionsExt;
-    let file = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(path)
-        .ok()?;
-    let mut flags: libc::c_int = 0;
-    // SAFETY: FS_IOC_GETFLAGS writes one int (the kernel's `unsigned int`) through the pointer.
-    let r = unsafe { libc::ioctl(file.as_raw_fd(), libc::FS_IOC_GETFLAGS, &mut flags) };
-    (r == 0).then_some(flags)
-}
-
-/// A file or folder that no rename may replace or take a name from, even root's.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
-enum Lock {
-    /// `chattr +a`.
-    AppendOnly,
-    /// `chattr +i`.
-    Immutable,
-}
-
-/// The lock of a regular file or folder, if it has one; `None` also where its flags cannot be
-/// asked (the output is then written as before, and the rename says what the system says).
-#[cfg(target_os = "linux")]
-fn lock_of(path: &Path) -> Option<Lock> {
-    let flags = inode_flags(path)?;
-    if flags & FS_IMMUTABLE_FL != 0 {
-        Some(Lock::Immutable)
-    } else if flags & FS_APPEND_FL != 0 {
-        Some(Lock::AppendOnly)
-    } else {
-        None
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn lock_of(_path: &Path) -> Option<Lock> {
-    None
-}
-
-/// Why no output can be renamed onto an existing regular file (`folder` false) or into a folder
-/// (`folder` true), if so: it is append-only or immutable. Said of itself ("is append-only ..."),
-/// for a line that names it first.
-fn locked(path: &Path, folder: bool) -> Option<&'static str> {
-    Some(match (folder, lock_of(path)?) {
-        (true, Lock::Immutable) => {
-            "is immutable (chattr +i): no file in it can be created, replaced or removed; write it elsewhere"
-        }
-        (true, Lock::AppendOnly) => {
-            "is append-only (chattr +a): a file in it can be created but never replaced or removed; write it elsewhere"
-        }
-        (false, Lock::Immutable) => {
-            "is immutable (chattr +i): it can never be changed, replaced or removed; write it elsewhere"
-        }
-        (false, Lock::AppendOnly) => {
-            "is append-only (chattr +a): it can be added to but never replaced or removed; write it elsewhere"
-        }
-    })
-}
+mod locks;
+use locks::{Lock, lock_of, locked};
 
 /// Refuse a folder `dir` no output `path` can be renamed into (append-only or immutable),
 /// naming why.
@@ -779,6 +624,7 @@ fn identity(path: &Path) -> Option<PathBuf> {
 
 #[cfg(test)]
 mod tests {
+    use super::temps::{temp_name, temp_owner};
     use super::*;
 
     #[test]
