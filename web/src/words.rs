@@ -151,8 +151,14 @@ fn how_far(v: &Verdict) -> String {
         return if steps <= 1e-3 && v.close {
             format!("equals the 8-bit model ({} off f64)", pct(v.stats.rel_err))
         } else if steps <= 1e-3 {
+            // Why it is not close: the elements that left the 8-bit range, else the distance.
+            let why = match (v.saturated, v.u8_zero) {
+                (Some(n), _) if n > 0 => format!("{n} elements of C saturated at 1.0"),
+                (_, Some(n)) if n > 0 => format!("{n} elements of C rounded to 0"),
+                _ => "far from exact".into(),
+            };
             format!(
-                "equals the 8-bit model, but far from exact ({} off f64)",
+                "equals the 8-bit model, but {why} ({} off f64)",
                 pct(v.stats.rel_err)
             )
         } else {
