@@ -167,7 +167,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 true,
                 n,
                 n,
-            )?;
+            )?
+            .0;
             wait()?;
             Ok::<_, rendermm::error::Error>(t)
         })?;

@@ -301,10 +301,21 @@ fn both_layout_paths_transpose_and_pad_bit_for_bit_as_written_plainly() {
                     "layout_rows {r}x{c} transpose={transpose} to {rows}x{cols}"
                 );
                 for at in [Where::Device, Where::Host] {
-                    let buf = upload_laid_out_at(ctx(), at, "operand", &m, transpose, rows, cols)
-                        .unwrap_or_else(|e| {
-                            panic!("{r}x{c} t={transpose} to {rows}x{cols} {at:?}: {e}")
-                        });
+                    let (buf, finite) =
+                        upload_laid_out_at(ctx(), at, "operand", &m, transpose, rows, cols)
+                            .unwrap_or_else(|e| {
+                                panic!("{r}x{c} t={transpose} to {rows}x{cols} {at:?}: {e}")
+                            });
+                    assert!(finite, "{r}x{c} t={transpose} {at:?}: finite input seen as not");
+                    // The same upload with one NaN in it says so (the scan rides on the copy).
+                    if r * c > 0 {
+                        let mut bad = m.clone();
+                        bad.data[(r * c) / 2] = f32::NAN;
+                        let (_, finite) =
+                            upload_laid_out_at(ctx(), at, "operand", &bad, transpose, rows, cols)
+                                .unwrap();
+                        assert!(!finite, "{r}x{c} t={transpose} {at:?}: a NaN went unseen");
+                    }
                     let got = buf.read_matrix(ctx()).unwrap();
                     assert_eq!((got.rows, got.cols), (rows, cols));
                     let same = got

@@ -101,9 +101,15 @@ impl MatrixBuffer {
 
     /// Upload a matrix into a new storage buffer.
     pub fn upload(ctx: &GpuContext, label: &str, m: &Matrix) -> Result<Self> {
+        Ok(Self::upload_scanned(ctx, label, m)?.0)
+    }
+
+    /// [`MatrixBuffer::upload`], saying whether every value of `m` was finite (tested as it
+    /// was copied, [`MatrixBuffer::write_scanned`]).
+    pub fn upload_scanned(ctx: &GpuContext, label: &str, m: &Matrix) -> Result<(Self, bool)> {
         let buf = Self::new(ctx, label, m.rows, m.cols)?;
-        buf.write(ctx, &m.data)?;
-        Ok(buf)
+        let finite = buf.write_scanned(ctx, &m.data)?;
+        Ok((buf, finite))
     }
 
     /// A new output buffer, poisoned with NaN so that unwritten elements show.
@@ -126,6 +132,12 @@ impl MatrixBuffer {
 
     /// Write `rows·cols` values into the buffer.
     pub fn write(&self, ctx: &GpuContext, data: &[f32]) -> Result<()> {
+        self.write_scanned(ctx, data).map(|_| ())
+    }
+
+    /// [`MatrixBuffer::write`], saying whether every value was finite: the values are tested
+    /// as they are copied ([`super::host::copy_f32_scanned`]), not in a pass of their own.
+    pub fn write_scanned(&self, ctx: &GpuContext, data: &[f32]) -> Result<bool> {
         if data.len() != self.rows * self.cols {
             return Err(Error::Invalid(format!(
                 "buffer upload: {} values given, a {}x{} matrix needs {}",
@@ -136,13 +148,14 @@ impl MatrixBuffer {
             )));
         }
         if data.is_empty() {
-            return Ok(());
+            return Ok(true);
         }
-        let bytes: &[u8] = bytemuck::cast_slice(data);
+        let mut finite = true;
         ctx.staging
-            .upload(ctx, &self.buffer, 0, bytes.len() as u64, |w| {
-                super::host::copy_into(w, bytes)
-            })
+            .upload(ctx, &self.buffer, 0, (data.len() * 4) as u64, |w| {
+                finite = super::host::copy_f32_scanned(w, data)
+            })?;
+        Ok(finite)
     }
 
     /// Fill the buffer through mapped staging memory: `fill` gets the whole buffer's bytes,

@@ -249,6 +249,17 @@ pub struct Operands {
 impl Operands {
     /// Check the sizes, then create and fill the buffers `plan` needs for `a · b`.
     pub fn upload(ctx: &GpuContext, plan: &Plan, a: &Matrix, b: &Matrix) -> Result<Self> {
+        Ok(Self::upload_scanned(ctx, plan, a, b)?.0)
+    }
+
+    /// [`Operands::upload`], saying whether every value of A and B was finite (tested as they
+    /// were copied up, [`MatrixBuffer::write_scanned`]).
+    pub fn upload_scanned(
+        ctx: &GpuContext,
+        plan: &Plan,
+        a: &Matrix,
+        b: &Matrix,
+    ) -> Result<(Self, bool)> {
         let (m, k, n) = (a.rows, a.cols, b.cols);
         if plan.trusted.is_some() {
             // Its kernels index in range only on the padded layout its method uploads.
@@ -275,10 +286,13 @@ impl Operands {
             check_storage_size(&ctx.limits, &format!("{}: {what}", plan.method), bytes)?;
         }
         plan.check(&ctx.limits)?;
-        let ab = MatrixBuffer::upload(ctx, "A", a)?;
-        let bb = MatrixBuffer::upload(ctx, "B", b)?;
+        let (ab, a_finite) = MatrixBuffer::upload_scanned(ctx, "A", a)?;
+        let (bb, b_finite) = MatrixBuffer::upload_scanned(ctx, "B", b)?;
         let c = MatrixBuffer::output(ctx, "C", m, n)?;
-        Self::from_buffers(ctx, plan, ab, bb, c, (m, k, n))
+        Ok((
+            Self::from_buffers(ctx, plan, ab, bb, c, (m, k, n))?,
+            a_finite && b_finite,
+        ))
     }
 
     /// Operands from buffers a method made and filled itself (padded, transposed or converted

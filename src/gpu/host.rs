@@ -208,6 +208,47 @@ pub fn copy_into(mut dst: wgpu::WriteOnly<'_, [u8]>, src: &[u8]) {
     );
 }
 
+/// [`copy_into`] for f32 values, saying whether every one is finite: each thread tests a block
+/// of values ([`crate::matrix::all_finite`]) and copies it while it is in cache, so the scan
+/// reads nothing from memory that the copy does not read anyway. An upload that must refuse a
+/// NaN or an infinity learns it here, instead of from a pass of its own over the input.
+pub fn copy_f32_scanned(mut dst: wgpu::WriteOnly<'_, [u8]>, src: &[f32]) -> bool {
+    let bytes = std::mem::size_of_val(src);
+    assert_eq!(dst.len(), bytes, "copy_f32_scanned: lengths differ");
+    // Values per block: 16 KiB, well inside the first-level cache.
+    const BLOCK: usize = 4096;
+    let blocks = src.len().div_ceil(BLOCK);
+    let bad = std::sync::atomic::AtomicBool::new(false);
+    let base = dst.as_raw_element_ptr().as_ptr();
+    split_rows(
+        blocks,
+        threads_for(bytes),
+        |d: &mut Span, n| d.take(n * BLOCK * 4),
+        Span(base, bytes),
+        |out: Span, first, n| {
+            let part = &src[first * BLOCK..((first + n) * BLOCK).min(src.len())];
+            let mut finite = true;
+            for (i, block) in part.chunks(BLOCK).enumerate() {
+                finite &= crate::matrix::all_finite(block);
+                // SAFETY: `out` is this thread's piece of `dst`, `part`'s bytes long, written
+                // by this thread alone; block i lies i·BLOCK values into it, and mapped device
+                // memory does not overlap a host slice.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(
+                        block.as_ptr().cast::<u8>(),
+                        out.0.add(i * BLOCK * 4),
+                        std::mem::size_of_val(block),
+                    )
+                };
+            }
+            if !finite {
+                bad.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+        },
+    );
+    !bad.into_inner()
+}
+
 /// Fill write-only (mapped staging) memory `dst` with `rows` rows of `row_len` elements of `T`,
 /// `pitch` bytes apart (at least a row's bytes; a texture's staging rows are padded to 256), on
 /// [`threads_for`] threads: `fill(row, out)` writes the whole of row `row` into `out`, a scratch
@@ -348,6 +389,32 @@ mod tests {
                 })
                 .collect();
             assert!(dst == want, "{rows}x{row_len} + {pad}");
+        }
+    }
+
+    /// The scanning copy copies every value, and says a NaN or an infinity anywhere (first
+    /// block, a block boundary, the last value, a thread's part past the first) is there.
+    #[test]
+    fn the_scanning_copy_copies_and_finds_every_nonfinite_value() {
+        for len in [0usize, 1, 4095, 4097, PARALLEL_MIN / 4 + 4099] {
+            let src: Vec<f32> = (0..len).map(|i| (i % 977) as f32 - 400.5).collect();
+            let mut dst = vec![0u8; len * 4];
+            let finite = copy_f32_scanned(wgpu::WriteOnly::from_mut(&mut dst[..]), &src);
+            assert!(finite, "len {len}");
+            assert!(dst == bytemuck::cast_slice::<f32, u8>(&src), "len {len}");
+            for at in [0, 4095, 4096, len / 2 + 1, len.saturating_sub(1)] {
+                if at >= len {
+                    continue;
+                }
+                for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+                    let mut w = src.clone();
+                    w[at] = bad;
+                    let mut dst = vec![0u8; len * 4];
+                    let finite = copy_f32_scanned(wgpu::WriteOnly::from_mut(&mut dst[..]), &w);
+                    assert!(!finite, "len {len}: {bad} at {at} not seen");
+                    assert_eq!(dst[at * 4..at * 4 + 4], bad.to_ne_bytes(), "len {len}");
+                }
+            }
         }
     }
 

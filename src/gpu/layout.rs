@@ -85,6 +85,19 @@ pub fn upload_laid_out(
     rows: usize,
     cols: usize,
 ) -> Result<MatrixBuffer> {
+    Ok(upload_laid_out_scanned(ctx, label, m, transpose, rows, cols)?.0)
+}
+
+/// [`upload_laid_out`], saying whether every value of `m` was finite: tested as the one copy
+/// out of `m` is made (into the staging buffer), not in a pass of its own.
+pub fn upload_laid_out_scanned(
+    ctx: &GpuContext,
+    label: &str,
+    m: &Matrix,
+    transpose: bool,
+    rows: usize,
+    cols: usize,
+) -> Result<(MatrixBuffer, bool)> {
     upload_laid_out_at(
         ctx,
         Where::for_adapter(ctx),
@@ -96,9 +109,9 @@ pub fn upload_laid_out(
     )
 }
 
-/// [`upload_laid_out`] with the layout done `at` the host or the device. On the device, `m`
-/// goes up as it is and one compute pass lays it out (submitted; the runner's wait covers it).
-/// A matrix that needs no layout is uploaded straight into the buffer either way.
+/// [`upload_laid_out_scanned`] with the layout done `at` the host or the device. On the device,
+/// `m` goes up as it is and one compute pass lays it out (submitted; the runner's wait covers
+/// it). A matrix that needs no layout is uploaded straight into the buffer either way.
 #[allow(clippy::too_many_arguments)]
 pub fn upload_laid_out_at(
     ctx: &GpuContext,
@@ -108,7 +121,7 @@ pub fn upload_laid_out_at(
     transpose: bool,
     rows: usize,
     cols: usize,
-) -> Result<MatrixBuffer> {
+) -> Result<(MatrixBuffer, bool)> {
     let (r, c) = if transpose {
         (m.cols, m.rows)
     } else {
@@ -121,24 +134,24 @@ pub fn upload_laid_out_at(
     }
     if !transpose && (rows, cols) == (m.rows, m.cols) || rows * cols == 0 {
         let buf = MatrixBuffer::new(ctx, label, rows, cols)?;
-        if rows * cols > 0 {
-            buf.write(ctx, &m.data)?;
-        }
-        return Ok(buf);
+        let finite = rows * cols == 0 || buf.write_scanned(ctx, &m.data)?;
+        return Ok((buf, finite));
     }
     // Check the laid-out size before the source goes up.
     let out = MatrixBuffer::new(ctx, label, rows, cols)?;
     if at == Where::Host {
         let row_bytes = cols * 4;
+        let mut finite = true;
         out.write_with(ctx, |mut w| {
             let mut to = 0;
             super::buffer::layout_rows(m, transpose, rows, cols, |row| {
+                finite &= crate::matrix::all_finite(row);
                 w.slice(to..to + row_bytes)
                     .copy_from_slice(bytemuck::cast_slice(row));
                 to += row_bytes;
             });
         })?;
-        return Ok(out);
+        return Ok((out, finite));
     }
     if m.data.is_empty() {
         // All padding (a pooled buffer holds what its last user left).
@@ -148,9 +161,9 @@ pub fn upload_laid_out_at(
             ctx.queue.submit([enc.finish()]);
             Ok(())
         })?;
-        return Ok(out);
+        return Ok((out, true));
     }
-    let src = MatrixBuffer::upload(ctx, &format!("{label}, as given"), m)?;
+    let (src, finite) = MatrixBuffer::upload_scanned(ctx, &format!("{label}, as given"), m)?;
     let groups = [cols.div_ceil(TILE), rows.div_ceil(TILE)].map(|g| g as u32);
     let grid = [groups[0], groups[1], 1];
     super::compute::check_grid(&ctx.limits, &format!("laying out {label}"), grid)?;
@@ -198,5 +211,5 @@ pub fn upload_laid_out_at(
         ctx.queue.submit([enc.finish()]);
         Ok(())
     })?;
-    Ok(out)
+    Ok((out, finite))
 }

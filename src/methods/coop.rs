@@ -530,17 +530,18 @@ pub fn plan(v: &Variant, m: usize, k: usize, n: usize) -> Plan {
 /// none), for the runner.
 pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix, p: &Params) -> Result<Work> {
     let v = Variant::chosen(p.kernels.coop, ctx.info.vendor, a.rows, b.cols);
-    record_variant(ctx, &v, a, b, p.repeats)
+    record_variant(ctx, &v, a, b, p)
 }
 
-/// Record `a · b` with variant `v`: the not-supported error first, then the f16 range check;
-/// A and B converted to f16 and padded on the way up, C cropped on the way back.
+/// Record `a · b` with variant `v`: the not-supported error first; A and B converted to f16
+/// and padded on the way up, and refused there if a value lies outside f16's range (or is not
+/// finite, unless `p` allows it); C cropped on the way back.
 pub fn record_variant(
     ctx: &GpuContext,
     v: &Variant,
     a: &Matrix,
     b: &Matrix,
-    repeats: usize,
+    p: &Params,
 ) -> Result<Work> {
     crate::matrix::check_product(a, b)?;
     supported(ctx)?;
@@ -554,21 +555,25 @@ pub fn record_variant(
             ),
         });
     }
-    check_f16_range(a, "A")?;
-    check_f16_range(b, "B")?;
     let (m, k, n) = (a.rows, a.cols, b.cols);
-    let p = plan(v, m, k, n);
+    let plan = plan(v, m, k, n);
     let (mp, kp, np) = padded(v, m, k, n);
-    p.check(&ctx.limits)?;
+    plan.check(&ctx.limits)?;
     let (la, lb) = match v.fragments {
         true => (Layout::FragmentsByRow, Layout::FragmentsByColumn),
         false => (Layout::RowMajor, Layout::RowMajor),
     };
-    let ab = f16_operand(ctx, "A (f16, padded)", a, mp, kp, la)?;
-    let bb = f16_operand(ctx, "B (f16, padded)", b, kp, np, lb)?;
+    let (ab, a_inside) = f16_operand(ctx, "A (f16, padded)", a, mp, kp, la)?;
+    let (bb, b_inside) = f16_operand(ctx, "B (f16, padded)", b, kp, np, lb)?;
+    if !(a_inside && b_inside) {
+        // Which value, in the words of the checks a pass of their own would have made.
+        super::refuse_nonfinite(p, false, a, b)?;
+        check_f16_range(a, "A")?;
+        check_f16_range(b, "B")?;
+    }
     let c = MatrixBuffer::output(ctx, "C (padded)", mp, np)?;
-    let ops = Operands::from_buffers(ctx, &p, ab, bb, c, (mp, kp, np))?;
-    let mut work = compute::record(ctx, &p, ops, (m, n), repeats)?;
+    let ops = Operands::from_buffers(ctx, &plan, ab, bb, c, (mp, kp, np))?;
+    let mut work = compute::record(ctx, &plan, ops, (m, n), p.repeats)?;
     work.variant = Some(v.name.to_string());
     work.inputs = Some(crate::precision::Precision::F16);
     Ok(work)
@@ -615,66 +620,33 @@ impl Layout {
     }
 }
 
-/// `x` rounded to f16, zero-padded to `rows × cols` (multiples of 16) and laid out as `layout`.
-/// Bands of 16 rows are contiguous in the row-major and by-row fragment layouts, so large operands
-/// in those are packed a band range per thread (`gpu::host::threads_for`; at n = 4096 one thread
-/// took 80 ms per operand on the H100 machine); rows convert with `half`'s slice conversion (F16C
-/// where the CPU has it).
+/// The model of an f16 operand: `x` rounded to f16, zero-padded to `rows × cols` (multiples of
+/// 16) and laid out as `layout`, element by element through [`Layout::index`]. The tests hold
+/// the upload ([`f16_operand`]) to it.
+#[cfg(test)]
 pub fn f16_packed(
     x: &Matrix,
     rows: usize,
     cols: usize,
     layout: Layout,
 ) -> (usize, usize, Vec<half::f16>) {
-    assert!(
-        rows >= x.rows && cols >= x.cols && rows.is_multiple_of(FRAG) && cols.is_multiple_of(FRAG)
-    );
     let mut halves = vec![half::f16::ZERO; rows * cols];
-    // Rows first_row.. (a whole number of bands) into `out`, which starts at element
-    // first_row·cols of the layout: a band of 16 rows is its 16·cols elements in both layouts.
-    let fill = |first_row: usize, out: &mut [half::f16]| {
-        let base = first_row * cols;
-        let last = (first_row + out.len() / cols).min(x.rows);
-        for i in first_row..last {
-            let src = &x.data[i * x.cols..(i + 1) * x.cols];
-            if layout == Layout::RowMajor {
-                f16_row(x, i, &mut out[i * cols - base..(i + 1) * cols - base]);
-            } else {
-                for (j, &v) in src.iter().enumerate() {
-                    out[layout.index(i, j, rows, cols) - base] = half::f16::from_f32(v);
-                }
-            }
+    for i in 0..x.rows {
+        for j in 0..x.cols {
+            halves[layout.index(i, j, rows, cols)] = half::f16::from_f32(x.data[i * x.cols + j]);
         }
-    };
-    let threads = crate::gpu::host::threads_for(rows * cols * 2);
-    if layout == Layout::FragmentsByColumn || threads == 1 {
-        if layout == Layout::FragmentsByColumn {
-            for i in 0..x.rows {
-                for j in 0..x.cols {
-                    halves[layout.index(i, j, rows, cols)] =
-                        half::f16::from_f32(x.data[i * x.cols + j]);
-                }
-            }
-        } else {
-            fill(0, &mut halves);
-        }
-        return (rows, cols, halves);
     }
-    let bands_each = (rows / FRAG).div_ceil(threads);
-    std::thread::scope(|s| {
-        for (t, chunk) in halves.chunks_mut(bands_each * FRAG * cols).enumerate() {
-            let fill = &fill;
-            s.spawn(move || fill(t * bands_each * FRAG, chunk));
-        }
-    });
     (rows, cols, halves)
 }
 
 /// `x` rounded to f16, zero-padded to `rows × cols` and laid out as `layout`, in a storage
-/// buffer. Row-major operands are converted row by row straight into the mapped staging buffer
-/// (`gpu::host::fill_rows`, on threads), with no intermediate f16 matrix: at n = 4096 that
-/// matrix's fresh pages cost more than the conversion. The fragment layouts go through
-/// [`f16_packed`].
+/// buffer; and whether every value of `x` lay inside f16's range (±65504; a NaN or an infinity
+/// does not), tested as it was converted. The operand is written straight into the mapped
+/// staging buffer on threads (`gpu::host::fill_rows`), with no intermediate f16 matrix, in
+/// units that are contiguous in the layout: a row (row-major), a band of 16 rows (A's
+/// fragments) or a band of 16 columns (B's fragments). At n = 4096 on the H200's host the
+/// by-column fragments packed into a matrix of their own on one thread, after a scan of their
+/// own for the range, took most of coop's 61 ms upload.
 fn f16_operand(
     ctx: &GpuContext,
     label: &str,
@@ -682,59 +654,77 @@ fn f16_operand(
     rows: usize,
     cols: usize,
     layout: Layout,
-) -> Result<MatrixBuffer> {
-    if layout != Layout::RowMajor {
-        return f16_buffer(ctx, label, &f16_packed(x, rows, cols, layout));
-    }
-    assert!(rows >= x.rows && cols >= x.cols && cols.is_multiple_of(2));
+) -> Result<(MatrixBuffer, bool)> {
+    assert!(
+        rows >= x.rows && cols >= x.cols && rows.is_multiple_of(FRAG) && cols.is_multiple_of(FRAG)
+    );
     check_storage_size(
         &ctx.limits,
         &format!("coop: {label}, a {rows}x{cols} f16 storage buffer"),
         (rows * cols * 2) as u64,
     )?;
     let buf = MatrixBuffer::new(ctx, label, rows, cols / 2)?;
+    let (units, unit_len) = match layout {
+        Layout::RowMajor => (rows, cols),
+        Layout::FragmentsByRow => (rows / FRAG, FRAG * cols),
+        Layout::FragmentsByColumn => (cols / FRAG, FRAG * rows),
+    };
+    let outside = std::sync::atomic::AtomicBool::new(false);
     // Every byte is written: a pooled staging buffer holds what its last upload left.
     ctx.staging
         .upload(ctx, &buf.buffer, 0, (rows * cols * 2) as u64, |w| {
-            crate::gpu::host::fill_rows(w, rows, cols, cols * 2, |i, out: &mut [half::f16]| {
-                f16_row(x, i, out)
+            crate::gpu::host::fill_rows(w, units, unit_len, unit_len * 2, |u, out| {
+                if !f16_unit(x, layout, rows, cols, u, out) {
+                    outside.store(true, std::sync::atomic::Ordering::Relaxed);
+                }
             })
         })?;
-    Ok(buf)
+    Ok((buf, !outside.into_inner()))
 }
 
-/// Row `i` of `x` rounded to f16 into `out` (a row of the padded operand), zeros past `x`'s
-/// columns, and all zeros past its rows; `half`'s slice conversion (F16C where the CPU has it).
-fn f16_row(x: &Matrix, i: usize, out: &mut [half::f16]) {
-    use half::slice::HalfFloatSliceExt;
-    let valid = if i < x.rows { x.cols } else { 0 };
-    if valid > 0 {
-        out[..valid].convert_from_f32_slice(&x.data[i * x.cols..(i + 1) * x.cols]);
+/// Unit `u` of `x`'s f16 operand in `layout` (see [`f16_operand`]) into `out`; whether every
+/// value of `x` it took lay inside f16's range.
+fn f16_unit(
+    x: &Matrix,
+    layout: Layout,
+    rows: usize,
+    cols: usize,
+    u: usize,
+    out: &mut [half::f16],
+) -> bool {
+    // Columns lo..hi of row i of x (as far as x has them) into `to`, zeros after.
+    let put = |to: &mut [half::f16], i: usize, lo: usize, hi: usize| -> bool {
+        use half::slice::HalfFloatSliceExt;
+        let (lo, hi) = (lo.min(x.cols), hi.min(x.cols));
+        let src: &[f32] = if i < x.rows {
+            &x.data[i * x.cols + lo..i * x.cols + hi]
+        } else {
+            &[]
+        };
+        to[..src.len()].convert_from_f32_slice(src);
+        to[src.len()..].fill(half::f16::ZERO);
+        src.iter().fold(true, |ok, v| ok & (v.abs() <= F16_MAX))
+    };
+    let mut inside = true;
+    match layout {
+        Layout::RowMajor => inside &= put(out, u, 0, cols),
+        // Fragment (u, P) is at P·256; row r of it holds row 16u + r, columns 16P..16P + 16.
+        Layout::FragmentsByRow => {
+            for r in 0..FRAG {
+                for p in 0..cols / FRAG {
+                    let at = p * FRAG * FRAG + r * FRAG;
+                    inside &= put(&mut out[at..at + FRAG], u * FRAG + r, p * FRAG, (p + 1) * FRAG);
+                }
+            }
+        }
+        // Fragment (P, u) is at P·256, so row i of the band, columns 16u..16u + 16, is at 16i.
+        Layout::FragmentsByColumn => {
+            for i in 0..rows {
+                inside &= put(&mut out[i * FRAG..(i + 1) * FRAG], i, u * FRAG, (u + 1) * FRAG);
+            }
+        }
     }
-    out[valid..].fill(half::f16::ZERO);
-}
-
-/// A packed f16 operand in a storage buffer (two f16 per word; `cols` is even because it is a
-/// multiple of 16).
-fn f16_buffer(
-    ctx: &GpuContext,
-    label: &str,
-    packed: &(usize, usize, Vec<half::f16>),
-) -> Result<MatrixBuffer> {
-    let (rows, cols, halves) = packed;
-    let (rows, cols) = (*rows, *cols);
-    check_storage_size(
-        &ctx.limits,
-        &format!("coop: {label}, a {rows}x{cols} f16 storage buffer"),
-        (rows * cols * 2) as u64,
-    )?;
-    let buf = MatrixBuffer::new(ctx, label, rows, cols / 2)?;
-    let bytes: &[u8] = bytemuck::cast_slice(halves);
-    ctx.staging
-        .upload(ctx, &buf.buffer, 0, bytes.len() as u64, |w| {
-            crate::gpu::host::copy_into(w, bytes)
-        })?;
-    Ok(buf)
+    inside
 }
 
 /// The elementwise error bound `coop` is held to ([`crate::check::f16_inputs_bound`], where

@@ -579,28 +579,31 @@ pub fn loop_iterations(k: usize) -> u64 {
 pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix, p: &Params) -> Result<Work> {
     let cpu = ctx.info.device_type == wgpu::DeviceType::Cpu;
     let v = Variant::chosen(p.kernels.cs_fast, a.rows, b.cols, cpu);
-    record_variant(ctx, &v, a, b, p.repeats)
+    record_variant(ctx, &v, a, b, p)
 }
 
-/// Record `a · b` with variant `v`: A transposed and both padded to the tiles on the way up,
-/// the padding cropped off C on the way back.
+/// Record `a · b` with variant `v`: A transposed and both padded to the tiles on the way up
+/// (each tested for NaN and infinity as it is copied, refused unless `p` allows them), the
+/// padding cropped off C on the way back.
 pub fn record_variant(
     ctx: &GpuContext,
     v: &Variant,
     a: &Matrix,
     b: &Matrix,
-    repeats: usize,
+    p: &Params,
 ) -> Result<Work> {
     crate::matrix::check_product(a, b)?;
     let (m, k, n) = (a.rows, a.cols, b.cols);
-    let p = plan(v, m, k, n)?;
+    let plan = plan(v, m, k, n)?;
     let (mp, kp, np) = padded(v, m, k, n);
-    p.check(&ctx.limits)?;
-    let at = crate::gpu::layout::upload_laid_out(ctx, "A transposed (padded)", a, true, kp, mp)?;
-    let bb = crate::gpu::layout::upload_laid_out(ctx, "B (padded)", b, false, kp, np)?;
+    plan.check(&ctx.limits)?;
+    let up = crate::gpu::layout::upload_laid_out_scanned;
+    let (at, a_finite) = up(ctx, "A transposed (padded)", a, true, kp, mp)?;
+    let (bb, b_finite) = up(ctx, "B (padded)", b, false, kp, np)?;
+    super::refuse_nonfinite(p, a_finite && b_finite, a, b)?;
     let c = MatrixBuffer::output(ctx, "C (padded)", mp, np)?;
-    let ops = Operands::from_buffers(ctx, &p, at, bb, c, (mp, kp, np))?;
-    let mut work = compute::record(ctx, &p, ops, (m, n), repeats)?;
+    let ops = Operands::from_buffers(ctx, &plan, at, bb, c, (mp, kp, np))?;
+    let mut work = compute::record(ctx, &plan, ops, (m, n), p.repeats)?;
     work.variant = Some(v.name.to_string());
     Ok(work)
 }

@@ -604,6 +604,13 @@ impl Method {
         self.loops().is_some_and(|l| l.stage == Stage::Fragment)
     }
 
+    /// Whether the method's recording tests A and B for NaN and infinity as it uploads them
+    /// (and refuses them there, [`refuse_nonfinite`]), so the entry point need not scan them
+    /// in a pass of its own first: the compute-harness methods, cs-fast and coop.
+    pub fn scans_inputs_on_upload(self) -> bool {
+        self.is_compute() || matches!(self, Method::CsFast | Method::Coop)
+    }
+
     /// Whether the method runs a plan on the shared compute harness.
     pub fn is_compute(self) -> bool {
         matches!(self.info().runs, Runs::Compute { .. })
@@ -690,6 +697,19 @@ pub struct Params {
     /// Compute-harness methods: submit the compute pass this many times back to back, each
     /// timed on its own (the bench); 0 or 1 runs it once.
     pub repeats: usize,
+}
+
+/// Refuse a NaN or an infinity that an upload saw in `a` or `b` as it copied them (`finite`
+/// false), in [`Matrix::check_finite`]'s words, unless `p` allows them: the methods whose
+/// uploads test the values on the way up ([`Method::scans_inputs_on_upload`]) call this in
+/// place of a pass of their own over the inputs before any work. Only when the upload saw one
+/// are the inputs searched for it, to name its place.
+pub(crate) fn refuse_nonfinite(p: &Params, finite: bool, a: &Matrix, b: &Matrix) -> Result<()> {
+    if finite || p.allow_nonfinite {
+        return Ok(());
+    }
+    a.check_finite("A")?;
+    b.check_finite("B")
 }
 
 #[cfg(test)]

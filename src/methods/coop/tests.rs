@@ -3,31 +3,71 @@
 
 use super::*;
 
-/// The row-major operand written straight into staging is the f16 matrix `f16_packed`
-/// builds, byte for byte, padding included, even when the pooled staging buffer still holds
-/// another upload's bytes (uploaded just before, of the same size, all 0x7BFF = 65504).
+/// Each layout's operand, written straight into staging unit by unit (on threads where it is
+/// large enough), is the model `f16_packed` builds, byte for byte, padding included, even when
+/// the pooled staging buffer still holds another upload's bytes (uploaded just before, of the
+/// same size, all 0x7BFF = 65504).
 #[test]
-fn f16_operands_uploaded_row_by_row_match_the_packed_matrix() {
+fn f16_operands_uploaded_unit_by_unit_match_the_layout_model() {
     let ctx = GpuContext::new().expect("an adapter");
     for &(m, n, rows, cols, seed) in &[
         (1, 1, 16, 16, 1u64),
         (7, 13, 16, 16, 2),
         (33, 17, 48, 32, 3),
         (40, 70, 48, 80, 4),
+        (2000, 2050, 2048, 2064, 5),
     ] {
         let x = Matrix::random(m, n, seed, -2.0, 2.0);
         let dirty = Matrix::from_fn(rows, cols, |_, _| F16_MAX);
-        drop(f16_operand(&ctx, "dirty", &dirty, rows, cols, Layout::RowMajor).unwrap());
-        let buf = f16_operand(&ctx, "x", &x, rows, cols, Layout::RowMajor).unwrap();
-        let got =
-            crate::gpu::buffer::read_buffer_bytes(&ctx, &buf.buffer, (rows * cols * 2) as u64)
-                .unwrap();
-        let (_, _, want) = f16_packed(&x, rows, cols, Layout::RowMajor);
-        assert_eq!(
-            &got[..],
-            bytemuck::cast_slice::<half::f16, u8>(&want),
-            "{m}x{n}"
-        );
+        for layout in [
+            Layout::RowMajor,
+            Layout::FragmentsByRow,
+            Layout::FragmentsByColumn,
+        ] {
+            drop(f16_operand(&ctx, "dirty", &dirty, rows, cols, layout).unwrap());
+            let (buf, inside) = f16_operand(&ctx, "x", &x, rows, cols, layout).unwrap();
+            assert!(inside, "{m}x{n} {layout:?}: values in range seen as outside");
+            let got = crate::gpu::buffer::read_buffer_bytes(
+                &ctx,
+                &buf.buffer,
+                (rows * cols * 2) as u64,
+            )
+            .unwrap();
+            let (_, _, want) = f16_packed(&x, rows, cols, layout);
+            assert!(
+                got[..] == *bytemuck::cast_slice::<half::f16, u8>(&want),
+                "{m}x{n} {layout:?}"
+            );
+        }
+    }
+}
+
+/// The upload says when a value lies outside f16's range, wherever it is in the operand and
+/// whatever the layout: just past ±65504, an infinity or a NaN; 65504 itself is inside.
+#[test]
+fn f16_operands_say_when_a_value_lies_outside_f16s_range() {
+    let ctx = GpuContext::new().expect("an adapter");
+    let x = Matrix::random(37, 50, 7, -2.0, 2.0);
+    for layout in [
+        Layout::RowMajor,
+        Layout::FragmentsByRow,
+        Layout::FragmentsByColumn,
+    ] {
+        for (value, outside) in [
+            (F16_MAX, false),
+            (-F16_MAX, false),
+            (65505.0, true),
+            (-65505.0, true),
+            (f32::INFINITY, true),
+            (f32::NAN, true),
+        ] {
+            for (i, j) in [(0, 0), (36, 49), (17, 33)] {
+                let mut y = x.clone();
+                y.set(i, j, value);
+                let (_, inside) = f16_operand(&ctx, "y", &y, 48, 64, layout).unwrap();
+                assert_eq!(inside, !outside, "{value} at ({i}, {j}), {layout:?}");
+            }
+        }
     }
 }
 
@@ -70,29 +110,6 @@ fn the_bound_covers_a_cpu_model_of_f16_inputs_and_f32_accumulation() {
             "{m}x{k}x{n}: bound too loose? {:?}",
             v.f16_bound_ratio
         );
-    }
-}
-
-/// Packing split across threads (an operand large enough for several) puts every element
-/// where the one-element formula does, in every layout, padding zero.
-#[test]
-fn threaded_packing_matches_the_layout_formula() {
-    let x = Matrix::random(2000, 2050, 9, -2.0, 2.0);
-    let (rows, cols) = (2048, 2064);
-    assert!(crate::gpu::host::threads_for(rows * cols * 2) >= 1);
-    for layout in [
-        Layout::RowMajor,
-        Layout::FragmentsByRow,
-        Layout::FragmentsByColumn,
-    ] {
-        let (_, _, got) = f16_packed(&x, rows, cols, layout);
-        let mut want = vec![half::f16::ZERO; rows * cols];
-        for i in 0..x.rows {
-            for j in 0..x.cols {
-                want[layout.index(i, j, rows, cols)] = half::f16::from_f32(x.get(i, j));
-            }
-        }
-        assert!(got == want, "{layout:?}");
     }
 }
 
