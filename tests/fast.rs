@@ -399,3 +399,32 @@ fn host_to_host_is_the_calls_wall_clock_and_little_of_it_is_outside_the_phases()
         t.wall_ms
     );
 }
+
+/// C read back into memory the caller keeps (`Request::reusing`): the same bits as a product
+/// read into fresh memory, in the caller's memory itself where it is large enough (the
+/// outcome's C starts where the vector did) for the compute methods, which read C back as it
+/// lies; grown where it is not. lm, which decodes its texture on the host, gives the same C.
+#[test]
+fn c_read_back_into_memory_the_caller_keeps() {
+    use rendermm::plan::{self, Request};
+    for method in [Method::CsFast, Method::CsNaive, Method::Lm] {
+        for &(m, k, n) in &[(1, 1, 1), (37, 19, 131), (130, 7, 66)] {
+            let a = Matrix::random(m, k, 3, -1.0, 1.0);
+            let b = Matrix::random(k, n, 4, -1.0, 1.0);
+            let fresh = plan::multiply(Some(ctx()), Request::new(method, &a, &b)).unwrap();
+            // Memory of the right size full of other values, then memory too short.
+            for memory in [vec![f32::NAN; m * n + 5], vec![7.0; 1]] {
+                let (at, fits) = (memory.as_ptr(), memory.capacity() >= m * n);
+                let out = plan::multiply(Some(ctx()), Request::new(method, &a, &b).reusing(memory))
+                    .unwrap();
+                let same = out.c.rows == m
+                    && out.c.cols == n
+                    && out.c.data.iter().zip(fresh.c.data.iter()).all(|(x, y)| x.to_bits() == y.to_bits());
+                assert!(same, "{method} {m}x{k}x{n}: C differs from a fresh read");
+                if fits && method != Method::Lm {
+                    assert_eq!(out.c.data.as_ptr(), at, "{method} {m}x{k}x{n}: not read into the caller's memory");
+                }
+            }
+        }
+    }
+}

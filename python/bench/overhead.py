@@ -4,7 +4,8 @@ Not a test: a measurement to read and record. It multiplies the same two matrice
 told otherwise) by one method
 
   - from Rust, with `python/examples/rust_multiply.rs` (one context, the calls back to back in one
-    process, as the binding does): the wall time of `plan::multiply`;
+    process, as the binding does): the wall time of `plan::multiply`, C in fresh memory each
+    call, and again with C read back into memory kept from the last call;
   - from Python, with `rendermm.multiply` (numpy in, numpy out): the wall time of the call;
 
 (and PyTorch's numpy → GPU → numpy, where torch and a CUDA GPU are there) and prints the medians
@@ -99,7 +100,11 @@ def main() -> None:
         a_path, b_path = Path(tmp, "a.npy"), Path(tmp, "b.npy")
         np.save(a_path, a)
         np.save(b_path, b)
-        rust = rust_calls(a_path, b_path, args.method, args.repeats + 1, args.rust_example)
+        calls = rust_calls(a_path, b_path, args.method, args.repeats + 1, args.rust_example)
+    # C in fresh memory each call (like for like with Python and PyTorch), then C read back into
+    # the last call's memory (`Request::reusing`), for a Rust caller that keeps it.
+    rust = [c for c in calls if not c.get("reused")]
+    kept = [c for c in calls if c.get("reused")]
     py = python_calls(a, b, args.method, args.repeats + 1)
     info = rendermm.info()["adapter"]
     med = lambda calls, key: statistics.median(c[key] for c in calls[1:])  # noqa: E731
@@ -114,6 +119,12 @@ def main() -> None:
     print(f"rust           {rust_ms:9.2f} ms  plan::multiply, host to host (its own wall_ms "
           f"{med(rust, 'library_wall_ms'):.2f} ms); phases {phases:.2f} ms, compute "
           f"{med(rust, 'compute_ms'):.2f} ms; outside the phases {rust_ms - phases:.2f} ms")
+    if kept:
+        kept_ms = statistics.median(c["wall_ms"] for c in kept)
+        print(f"rust, C kept   {kept_ms:9.2f} ms  plan::multiply with C read back into the last "
+              f"call's memory (Request::reusing); readback "
+              f"{statistics.median(c['readback_ms'] for c in kept):.2f} ms against "
+              f"{med(rust, 'readback_ms'):.2f} ms into fresh memory")
     print(f"python         {py_ms:9.2f} ms  rendermm.multiply, numpy in and out; the library's "
           f"call inside it {inside:.2f} ms, the binding {py_ms - inside:.2f} ms")
     print(f"goal rust      wall / phases = {rust_ms / phases:.2f} (goal <= 1.10: "

@@ -159,6 +159,17 @@ struct Staged {
 /// asked for, then one wait for all of them. Returns their bytes in order and when the last
 /// mapping completed (the copies out of the mapped memory come after it).
 pub async fn read_all(ctx: &GpuContext, reads: &[Read]) -> Result<(Vec<Bytes>, Instant)> {
+    read_all_into(ctx, reads, Vec::new()).await
+}
+
+/// [`read_all`], the first read's bytes copied into `memory` (a caller's, kept from product to
+/// product; [`Bytes::copied_rows_into`]) where it is not empty.
+pub async fn read_all_into(
+    ctx: &GpuContext,
+    reads: &[Read],
+    memory: Vec<u32>,
+) -> Result<(Vec<Bytes>, Instant)> {
+    let mut memory = Some(memory);
     let mut staged = Vec::with_capacity(reads.len());
     ctx.scoped("reading the results back", || {
         let mut enc = ctx.device.create_command_encoder(&Default::default());
@@ -194,7 +205,8 @@ pub async fn read_all(ctx: &GpuContext, reads: &[Read]) -> Result<(Vec<Bytes>, I
             let view = buffer
                 .get_mapped_range(..)
                 .map_err(|e| Error::Readback(e.to_string()))?;
-            Bytes::copied_rows(&view, s.rows, s.row_bytes, s.pitch)
+            let into = memory.take().unwrap_or_default();
+            Bytes::copied_rows_into(into, &view, s.rows, s.row_bytes, s.pitch)
         };
         buffer.unmap();
         if s.pooled {

@@ -7,7 +7,7 @@
 
 use super::context::GpuContext;
 pub use super::readback::Read;
-use super::readback::{read_all, read_buffer_bytes, settle};
+use super::readback::{read_all_into, read_buffer_bytes, settle};
 pub use super::staging::Bytes;
 use super::texture::MatrixTexture;
 use super::timer::{Clock, Span};
@@ -328,6 +328,19 @@ pub async fn run_async(
     observer: Option<&mut (dyn Observer + '_)>,
     record: impl FnOnce() -> Result<Work>,
 ) -> Result<Ran> {
+    run_async_into(ctx, observer, Vec::new(), record).await
+}
+
+/// [`run_async`], the first read (C, for a method that reads back one matrix) copied into
+/// `memory` where it is not empty: a caller's, kept from product to product
+/// ([`crate::plan::Request::reusing`]).
+pub async fn run_async_into(
+    ctx: &GpuContext,
+    observer: Option<&mut (dyn Observer + '_)>,
+    memory: Vec<f32>,
+    record: impl FnOnce() -> Result<Work>,
+) -> Result<Ran> {
+    let memory: Vec<u32> = bytemuck::allocation::cast_vec(memory);
     let t0 = Instant::now();
     let uploaded = ctx.staging.uploaded();
     let work = record()?;
@@ -361,7 +374,7 @@ pub async fn run_async(
             ctx.queue.submit(steps.into_iter().map(|s| s.commands));
             Ok(())
         })?;
-        let (bytes, mapped) = read_all(ctx, &reads).await?;
+        let (bytes, mapped) = read_all_into(ctx, &reads, memory).await?;
         notes.push(ONE_WAIT_NOTE.to_string());
         let compute_ms = mapped.duration_since(t).as_secs_f64() * 1e3;
         (compute_ms, 0.0, None, bytes, mapped)
@@ -383,7 +396,7 @@ pub async fn run_async(
             None => submit_steps(ctx, steps, passes, observer).await?,
         };
         let t2 = Instant::now();
-        let (bytes, _) = read_all(ctx, &reads).await?;
+        let (bytes, _) = read_all_into(ctx, &reads, memory).await?;
         (compute_ms, copy_ms, device_ms, bytes, t2)
     };
 

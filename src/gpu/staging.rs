@@ -509,8 +509,22 @@ impl Bytes {
     /// memory that is never zeroed first ([`super::host::copy_rows_raw`], on several threads
     /// when large).
     pub fn copied_rows(src: &[u8], rows: usize, row_bytes: usize, pitch: usize) -> Bytes {
+        Self::copied_rows_into(Vec::new(), src, rows, row_bytes, pitch)
+    }
+
+    /// [`Bytes::copied_rows`] into `memory` (its old contents dropped, grown only if too
+    /// short): memory a caller keeps from product to product, whose pages are already in, so
+    /// the copy runs at the speed of memory it has touched before.
+    pub fn copied_rows_into(
+        mut words: Vec<u32>,
+        src: &[u8],
+        rows: usize,
+        row_bytes: usize,
+        pitch: usize,
+    ) -> Bytes {
         let len = rows * row_bytes;
-        let mut words: Vec<u32> = Vec::with_capacity(len.div_ceil(4));
+        words.clear();
+        words.reserve_exact(len.div_ceil(4));
         huge_pages(words.spare_capacity_mut());
         // SAFETY: the capacity holds `len` bytes (rounded up to whole words); copy_rows_raw
         // writes all `len` of them, and the last word's tail bytes are set below before any

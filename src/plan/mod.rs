@@ -17,7 +17,7 @@ use crate::check::Arith;
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::gpu::compute;
-use crate::gpu::run::run_async;
+use crate::gpu::run::{run_async, run_async_into};
 use crate::matrix::{self, Matrix};
 use crate::methods::{
     Method, Observer, RanKernel, RunOutput, Runs, Timings, Work, larsen_mcallister,
@@ -101,6 +101,7 @@ async fn multiply_awaiting(ctx: Option<&GpuContext>, req: Request<'_>) -> Result
         options: opts,
         observer,
         progress,
+        reuse,
     } = req;
     if !more_channels.is_empty() {
         let ctx = ctx.ok_or_else(|| needs_gpu(method))?;
@@ -124,11 +125,12 @@ async fn multiply_awaiting(ctx: Option<&GpuContext>, req: Request<'_>) -> Result
         let out = tiled::multiply_tiled(c, method, a, b, &opts, &t, progress).await?;
         return finish(method, a, b, out, Some(t), &opts);
     }
-    let out = run_whole(ctx, method, a, b, &opts, observer).await?;
+    let out = run_whole(ctx, method, a, b, &opts, observer, reuse).await?;
     finish(method, a, b, out, None, &opts)
 }
 
-/// Run `a · b` whole by `method`: its recorded work on the GPU (awaited), or the CPU method.
+/// Run `a · b` whole by `method`: its recorded work on the GPU (awaited, C read back into
+/// `reuse` where it is not empty), or the CPU method.
 async fn run_whole(
     ctx: Option<&GpuContext>,
     method: Method,
@@ -136,13 +138,17 @@ async fn run_whole(
     b: &Matrix,
     opts: &Options,
     observer: Option<&mut (dyn Observer + '_)>,
+    reuse: Vec<f32>,
 ) -> Result<RunOutput> {
     Ok(match method.info().runs {
         Runs::Cpu(f) => cpu_run(method, a, b, f),
         Runs::Record(_) | Runs::Compute { .. } => {
             let ctx = ctx.ok_or_else(|| needs_gpu(method))?;
             let observe = observer.is_some();
-            let ran = run_async(ctx, observer, || record(ctx, method, a, b, opts, observe)).await?;
+            let ran = run_async_into(ctx, observer, reuse, || {
+                record(ctx, method, a, b, opts, observe)
+            })
+            .await?;
             let runs = compute_runs_as(method, &ctx.limits, a.rows, a.cols, b.cols);
             ran.into_output_as(runs.name(), opts.precision)?
         }

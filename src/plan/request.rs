@@ -85,6 +85,10 @@ pub struct Request<'a> {
     pub observer: Option<&'a mut dyn Observer>,
     /// Told as the blocks of a tiled product finish.
     pub progress: Option<Progress<'a>>,
+    /// Memory for C that the caller keeps from product to product (the last outcome's
+    /// `c.data.into_vec()`; empty for none): a method that reads C back whole copies it straight
+    /// into this memory, grown only if too short, instead of into fresh pages.
+    pub reuse: Vec<f32>,
 }
 
 impl<'a> Request<'a> {
@@ -98,7 +102,16 @@ impl<'a> Request<'a> {
             options: Options::default(),
             observer: None,
             progress: None,
+            reuse: Vec::new(),
         }
+    }
+
+    /// The same request, C read back into `memory` (see [`Request::reuse`]): a loop of
+    /// products hands each outcome's C back for the next, and no product faults in fresh
+    /// memory for its result.
+    pub fn reusing(mut self, memory: Vec<f32>) -> Self {
+        self.reuse = memory;
+        self
     }
 
     /// The same request with these options.

@@ -301,7 +301,7 @@ pub(super) async fn generic_block(
             allow_nonfinite: true,
             ..opts.clone()
         };
-        let out = super::super::run_whole(Some(ctx), method, x, y, &o, None).await?;
+        let out = super::super::run_whole(Some(ctx), method, x, y, &o, None, Vec::new()).await?;
         t.upload_ms += out.timings.upload_ms;
         t.compute_ms += out.timings.compute_ms;
         t.copy_ms += out.timings.copy_ms;
