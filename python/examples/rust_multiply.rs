@@ -42,7 +42,7 @@ fn run() -> rendermm::Result<()> {
     // (`Request::reusing`): the second kind marked `"reused": true`.
     let mut kept = Vec::new();
     for i in 0..2 * repeats - 1 {
-        let reused = i >= *repeats;
+        let reused = i >= repeats;
         let mut req = Request::new(method, &a, &b);
         if reused {
             req = req.reusing(std::mem::take(&mut kept));
