@@ -8,9 +8,11 @@
 //! both costs divide by the number of threads. Below [`PARALLEL_MIN`] bytes, or on wasm32 (no
 //! threads), the copy stays on the calling thread.
 //!
-//! The bar is low: on the H200's host a 1024² product's two 4 MiB operands went up on one
-//! thread each at about 6 GB/s (1.3 ms of a 2.5 ms call), where starting a thread costs tens of
-//! microseconds; half a MiB per thread pays for its start several times over.
+//! The parts run on rayon's pool, threads started once per process: started per copy, seven
+//! scoped threads took longer to start than their 4 MiB copy took (on the H200's host a 1024²
+//! operand's fill of its staging buffer took 0.33–0.53 ms that way). So the bar is low: on one
+//! thread each of that product's two operands went up at about 6 GB/s (1.3 ms of a 2.5 ms call),
+//! and handing a part to a waiting thread costs microseconds.
 
 /// Copies at least this large are split across threads.
 pub const PARALLEL_MIN: usize = 1 << 20;
@@ -30,9 +32,8 @@ pub fn threads_for(bytes: usize) -> usize {
     cores.min(THREADS_MAX).min(bytes / PER_THREAD_MIN).max(1)
 }
 
-/// Run `f(first_row, rows)` over `rows` rows split into `parts` contiguous runs, each on its own
-/// scoped thread (the first on the calling thread); `chunks` are the matching pieces of the
-/// destination, split at whole rows of `row_bytes`.
+/// Run `f(first_row, rows)` over `rows` rows split into `parts` contiguous runs, each a task on
+/// rayon's pool; `take` splits the matching pieces off the destination, at whole rows.
 fn split_rows<D: Send>(
     rows: usize,
     parts: usize,
@@ -43,22 +44,17 @@ fn split_rows<D: Send>(
     #[cfg(not(target_arch = "wasm32"))]
     if parts > 1 {
         let per = rows.div_ceil(parts).max(1);
-        std::thread::scope(|s| {
-            let mut first = 0;
-            let mut own = None;
-            while first < rows {
-                let n = per.min(rows - first);
-                let piece = take(&mut dst, n);
-                if own.is_none() {
-                    own = Some((piece, first, n));
-                } else {
-                    let f = &f;
-                    s.spawn(move || f(piece, first, n));
-                }
-                first += n;
-            }
-            if let Some((piece, first, n)) = own {
-                f(piece, first, n);
+        let mut pieces = Vec::with_capacity(parts);
+        let mut first = 0;
+        while first < rows {
+            let n = per.min(rows - first);
+            pieces.push((take(&mut dst, n), first, n));
+            first += n;
+        }
+        rayon::scope(|s| {
+            for (piece, first, n) in pieces {
+                let f = &f;
+                s.spawn(move |_| f(piece, first, n));
             }
         });
         return;
@@ -311,12 +307,15 @@ pub fn by_rows<T: Send>(out: &mut [T], row_len: usize, fill: impl Fn(usize, &mut
         return;
     }
     let per = rows.div_ceil(threads);
-    std::thread::scope(|s| {
+    #[cfg(not(target_arch = "wasm32"))]
+    rayon::scope(|s| {
         for (t, band) in out.chunks_mut(per * row_len).enumerate() {
             let fill = &fill;
-            s.spawn(move || fill(t * per, band));
+            s.spawn(move |_| fill(t * per, band));
         }
     });
+    #[cfg(target_arch = "wasm32")]
+    let _ = per;
 }
 
 #[cfg(test)]

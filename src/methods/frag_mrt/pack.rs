@@ -227,18 +227,7 @@ impl Layout {
         };
         // Large results a band of rows per thread (the 64 MiB of a 4096² product took most of
         // frag-mrt's readback on one thread).
-        let threads = crate::gpu::host::threads_for(m * n * 4);
-        if threads <= 1 {
-            fill(0, &mut data);
-        } else {
-            let rows_each = m.div_ceil(threads);
-            std::thread::scope(|sc| {
-                for (t, chunk) in data.chunks_mut(rows_each * n).enumerate() {
-                    let fill = &fill;
-                    sc.spawn(move || fill(t * rows_each, chunk));
-                }
-            });
-        }
+        crate::gpu::host::by_rows(&mut data, n, fill);
         Matrix::new(m, n, data)
     }
 }
