@@ -726,3 +726,32 @@ fn a_second_product_of_a_kind_builds_no_pipeline() {
         "later products spent {later_per_product:.2} ms a round on setup, the first {first_setup:.1} ms"
     );
 }
+
+/// Submissions gathered in a batch (`gpu::batch::batched`) reach the queue in the order they
+/// were made, all of them and only once the batch ends: two uploads into one buffer leave the
+/// second's values; a batch whose body fails submits nothing, so the buffer keeps what it held;
+/// a batch inside a batch joins it.
+#[test]
+fn a_batch_submits_its_uploads_in_order_and_only_when_it_succeeds() {
+    use rendermm::gpu::batch::batched;
+    use rendermm::gpu::buffer::MatrixBuffer;
+    let ctx = ctx();
+    let (first, second) = (vec![1.0f32; 300], vec![2.0f32; 300]);
+    let buf = MatrixBuffer::new(ctx, "x", 10, 30).unwrap();
+    batched(ctx, || {
+        buf.write(ctx, &first)?;
+        batched(ctx, || buf.write(ctx, &second))
+    })
+    .unwrap();
+    assert_eq!(buf.read_matrix(ctx).unwrap().data.to_vec(), second, "order kept");
+    let failed: rendermm::Result<()> = batched(ctx, || {
+        buf.write(ctx, &first)?;
+        Err(rendermm::Error::Invalid("planted".into()))
+    });
+    assert!(failed.is_err());
+    assert_eq!(
+        buf.read_matrix(ctx).unwrap().data.to_vec(),
+        second,
+        "a failed batch's upload was submitted"
+    );
+}

@@ -125,7 +125,7 @@ impl MatrixBuffer {
             let mut enc = ctx.device.create_command_encoder(&Default::default());
             ctx.staging
                 .poison(ctx, &mut enc, &self.buffer, 0, self.buffer.size())?;
-            ctx.queue.submit([enc.finish()]);
+            super::batch::submit(ctx, [enc.finish()]);
             Ok(())
         })
     }

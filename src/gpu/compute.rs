@@ -286,9 +286,12 @@ impl Operands {
             check_storage_size(&ctx.limits, &format!("{}: {what}", plan.method), bytes)?;
         }
         plan.check(&ctx.limits)?;
-        let (ab, a_finite) = MatrixBuffer::upload_scanned(ctx, "A", a)?;
-        let (bb, b_finite) = MatrixBuffer::upload_scanned(ctx, "B", b)?;
-        let c = MatrixBuffer::output(ctx, "C", m, n)?;
+        // The copies and C's poison go to the queue in one submission.
+        let (ab, a_finite, bb, b_finite, c) = super::batch::batched(ctx, || {
+            let (ab, a_finite) = MatrixBuffer::upload_scanned(ctx, "A", a)?;
+            let (bb, b_finite) = MatrixBuffer::upload_scanned(ctx, "B", b)?;
+            Ok((ab, a_finite, bb, b_finite, MatrixBuffer::output(ctx, "C", m, n)?))
+        })?;
         Ok((
             Self::from_buffers(ctx, plan, ab, bb, c, (m, k, n))?,
             a_finite && b_finite,

@@ -158,7 +158,7 @@ pub fn upload_laid_out_at(
         ctx.scoped(&format!("zeroing {label}"), || {
             let mut enc = ctx.device.create_command_encoder(&Default::default());
             enc.clear_buffer(&out.buffer, 0, None);
-            ctx.queue.submit([enc.finish()]);
+            super::batch::submit(ctx, [enc.finish()]);
             Ok(())
         })?;
         return Ok((out, true));
@@ -208,7 +208,7 @@ pub fn upload_laid_out_at(
             pass.set_bind_group(0, &bind, &[]);
             pass.dispatch_workgroups(groups[0], groups[1], 1);
         }
-        ctx.queue.submit([enc.finish()]);
+        super::batch::submit(ctx, [enc.finish()]);
         Ok(())
     })?;
     Ok((out, finite))

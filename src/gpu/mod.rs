@@ -2,6 +2,7 @@
 //! 256-byte row padding), storage buffers and
 //! compute dispatch, and timing. Methods only describe their passes.
 
+pub mod batch;
 pub mod buffer;
 pub mod cache;
 pub mod compute;

@@ -251,7 +251,7 @@ impl Staging {
 
     /// Once the copies out of `buf` (submitted) have run, map it again and return it to the
     /// pool: the mapping completes at the next device poll, in the background.
-    fn recycle_write(&self, buf: wgpu::Buffer) {
+    pub(super) fn recycle_write(&self, buf: wgpu::Buffer) {
         if buf.size() > POOL_MAX_BYTES {
             return;
         }
@@ -440,10 +440,13 @@ impl Staging {
         ctx.scoped(during, || {
             let mut enc = ctx.device.create_command_encoder(&Default::default());
             record(&mut enc, &staging);
-            ctx.queue.submit([enc.finish()]);
+            super::batch::submit(ctx, [enc.finish()]);
             Ok(())
         })?;
-        self.recycle_write(staging);
+        // Inside a batch the copy is not submitted yet: the buffer goes back after it is.
+        if let Some(staging) = super::batch::after_submit(ctx, staging) {
+            self.recycle_write(staging);
+        }
         self.count_upload(counted);
         Ok(())
     }

@@ -563,15 +563,18 @@ pub fn record_variant(
         true => (Layout::FragmentsByRow, Layout::FragmentsByColumn),
         false => (Layout::RowMajor, Layout::RowMajor),
     };
-    let (ab, a_inside) = f16_operand(ctx, "A (f16, padded)", a, mp, kp, la)?;
-    let (bb, b_inside) = f16_operand(ctx, "B (f16, padded)", b, kp, np, lb)?;
-    if !(a_inside && b_inside) {
-        // Which value, in the words of the checks a pass of their own would have made.
-        super::refuse_nonfinite(p, false, a, b)?;
-        check_f16_range(a, "A")?;
-        check_f16_range(b, "B")?;
-    }
-    let c = MatrixBuffer::output(ctx, "C (padded)", mp, np)?;
+    // The copies and C's poison go to the queue in one submission.
+    let (ab, bb, c) = crate::gpu::batch::batched(ctx, || {
+        let (ab, a_inside) = f16_operand(ctx, "A (f16, padded)", a, mp, kp, la)?;
+        let (bb, b_inside) = f16_operand(ctx, "B (f16, padded)", b, kp, np, lb)?;
+        if !(a_inside && b_inside) {
+            // Which value, in the words of the checks a pass of their own would have made.
+            super::refuse_nonfinite(p, false, a, b)?;
+            check_f16_range(a, "A")?;
+            check_f16_range(b, "B")?;
+        }
+        Ok((ab, bb, MatrixBuffer::output(ctx, "C (padded)", mp, np)?))
+    })?;
     let ops = Operands::from_buffers(ctx, &plan, ab, bb, c, (mp, kp, np))?;
     let mut work = compute::record(ctx, &plan, ops, (m, n), p.repeats)?;
     work.variant = Some(v.name.to_string());

@@ -598,10 +598,13 @@ pub fn record_variant(
     let (mp, kp, np) = padded(v, m, k, n);
     plan.check(&ctx.limits)?;
     let up = crate::gpu::layout::upload_laid_out_scanned;
-    let (at, a_finite) = up(ctx, "A transposed (padded)", a, true, kp, mp)?;
-    let (bb, b_finite) = up(ctx, "B (padded)", b, false, kp, np)?;
-    super::refuse_nonfinite(p, a_finite && b_finite, a, b)?;
-    let c = MatrixBuffer::output(ctx, "C (padded)", mp, np)?;
+    // The copies, the layout pass and C's poison go to the queue in one submission.
+    let (at, bb, c) = crate::gpu::batch::batched(ctx, || {
+        let (at, a_finite) = up(ctx, "A transposed (padded)", a, true, kp, mp)?;
+        let (bb, b_finite) = up(ctx, "B (padded)", b, false, kp, np)?;
+        super::refuse_nonfinite(p, a_finite && b_finite, a, b)?;
+        Ok((at, bb, MatrixBuffer::output(ctx, "C (padded)", mp, np)?))
+    })?;
     let ops = Operands::from_buffers(ctx, &plan, at, bb, c, (mp, kp, np))?;
     let mut work = compute::record(ctx, &plan, ops, (m, n), p.repeats)?;
     work.variant = Some(v.name.to_string());
