@@ -414,7 +414,10 @@ pub fn all_finite(block: &[f32]) -> bool {
 pub fn first_nonfinite(v: &[f32]) -> Option<usize> {
     const BLOCK: usize = 1 << 12;
     let scan = |start: usize, part: &[f32]| -> Option<usize> {
-        let (i, b) = part.chunks(BLOCK).enumerate().find(|(_, b)| !all_finite(b))?;
+        let (i, b) = part
+            .chunks(BLOCK)
+            .enumerate()
+            .find(|(_, b)| !all_finite(b))?;
         Some(start + i * BLOCK + b.iter().position(|x| !x.is_finite())?)
     };
     #[cfg(not(target_arch = "wasm32"))]

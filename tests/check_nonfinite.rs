@@ -59,13 +59,20 @@ fn methods_that_scan_on_upload_refuse_nonfinite_inputs_like_the_entry_point() {
         .copied()
         .filter(|m| m.scans_inputs_on_upload())
         .collect();
-    for m in [Method::CsFast, Method::Coop, Method::CsNaive, Method::CsTiled16] {
+    for m in [
+        Method::CsFast,
+        Method::Coop,
+        Method::CsNaive,
+        Method::CsTiled16,
+    ] {
         assert!(scanned.contains(&m), "{m} should scan on upload");
     }
     // lm scans first, as every render-pass method: the same words either way.
     let coop = rendermm::methods::coop::supported(ctx).is_ok();
     if !coop {
-        common::skip("coop's refusals of non-finite and out-of-range inputs: the adapter has no cooperative matrices");
+        common::skip(
+            "coop's refusals of non-finite and out-of-range inputs: the adapter has no cooperative matrices",
+        );
     }
     let methods: Vec<Method> = [Method::CsFast, Method::Coop, Method::CsNaive, Method::Lm]
         .into_iter()
@@ -79,7 +86,11 @@ fn methods_that_scan_on_upload_refuse_nonfinite_inputs_like_the_entry_point() {
             if method == Method::Lm && k > 1000 {
                 continue; // lm's passes over k = 4099 add time and nothing to this test
             }
-            for (at, bad) in [(0, f32::NAN), (last, f32::INFINITY), (last / 2, f32::NEG_INFINITY)] {
+            for (at, bad) in [
+                (0, f32::NAN),
+                (last, f32::INFINITY),
+                (last / 2, f32::NEG_INFINITY),
+            ] {
                 let mut x = a.clone();
                 x.data[at] = bad;
                 let mut y = b.clone();

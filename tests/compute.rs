@@ -743,7 +743,11 @@ fn a_batch_submits_its_uploads_in_order_and_only_when_it_succeeds() {
         batched(ctx, || buf.write(ctx, &second))
     })
     .unwrap();
-    assert_eq!(buf.read_matrix(ctx).unwrap().data.to_vec(), second, "order kept");
+    assert_eq!(
+        buf.read_matrix(ctx).unwrap().data.to_vec(),
+        second,
+        "order kept"
+    );
     let failed: rendermm::Result<()> = batched(ctx, || {
         buf.write(ctx, &first)?;
         Err(rendermm::Error::Invalid("planted".into()))

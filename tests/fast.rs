@@ -306,7 +306,10 @@ fn both_layout_paths_transpose_and_pad_bit_for_bit_as_written_plainly() {
                             .unwrap_or_else(|e| {
                                 panic!("{r}x{c} t={transpose} to {rows}x{cols} {at:?}: {e}")
                             });
-                    assert!(finite, "{r}x{c} t={transpose} {at:?}: finite input seen as not");
+                    assert!(
+                        finite,
+                        "{r}x{c} t={transpose} {at:?}: finite input seen as not"
+                    );
                     // The same upload with one NaN in it says so (the scan rides on the copy).
                     if r * c > 0 {
                         let mut bad = m.clone();
@@ -419,10 +422,19 @@ fn c_read_back_into_memory_the_caller_keeps() {
                     .unwrap();
                 let same = out.c.rows == m
                     && out.c.cols == n
-                    && out.c.data.iter().zip(fresh.c.data.iter()).all(|(x, y)| x.to_bits() == y.to_bits());
+                    && out
+                        .c
+                        .data
+                        .iter()
+                        .zip(fresh.c.data.iter())
+                        .all(|(x, y)| x.to_bits() == y.to_bits());
                 assert!(same, "{method} {m}x{k}x{n}: C differs from a fresh read");
                 if fits && method != Method::Lm {
-                    assert_eq!(out.c.data.as_ptr(), at, "{method} {m}x{k}x{n}: not read into the caller's memory");
+                    assert_eq!(
+                        out.c.data.as_ptr(),
+                        at,
+                        "{method} {m}x{k}x{n}: not read into the caller's memory"
+                    );
                 }
             }
         }

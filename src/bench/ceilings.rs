@@ -268,7 +268,8 @@ fn blend(ctx: &GpuContext, module: &wgpu::ShaderModule, s: &Sizes) -> Result<Cei
             }
         }
     }
-    let (rate, side, layers, shape, clock) = top.expect("six configurations were tried");
+    let (rate, side, layers, shape, clock) =
+        top.ok_or_else(|| Error::Internal("the blend-rate ceiling tried no configuration".into()))?;
     Ok(ceiling(
         "blend-r32f",
         rate,

@@ -441,7 +441,10 @@ pub fn tune_variants(
         }
         times.sort_by(f64::total_cmp);
         let median = times[times.len() / 2];
-        let (rel_err, passed) = check_last(last.as_ref().expect("at least one run"), a, b);
+        let last = last
+            .as_ref()
+            .ok_or_else(|| Error::Internal(format!("{name}: timed with no run to check")))?;
+        let (rel_err, passed) = check_last(last, a, b);
         points.push(VariantPoint {
             variant: name.clone(),
             compute_ms: median,

@@ -41,7 +41,7 @@ pub fn tuning_bar(total: u64, hidden: bool, method: Method) -> ProgressBar {
         ProgressStyle::with_template(
             "tuning {prefix} [{bar:30}] {pos}/{len} runs, {msg} ({elapsed})",
         )
-        .expect("a valid template")
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
         .progress_chars("=> "),
     );
     bar.set_prefix(method.name());
@@ -73,7 +73,7 @@ pub fn tiling_bar(hidden: bool, method: Method) -> ProgressBar {
         ProgressStyle::with_template(
             "tiling {prefix} [{bar:30}] {pos}/{len} blocks of C ({elapsed})",
         )
-        .expect("a valid template")
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
         .progress_chars("=> "),
     );
     bar.set_prefix(method.name());

@@ -120,8 +120,10 @@ pub enum OutDtype {
 
 impl std::fmt::Display for OutDtype {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let v = self.to_possible_value().expect("no value is skipped");
-        f.write_str(v.get_name())
+        match self.to_possible_value() {
+            Some(v) => f.write_str(v.get_name()),
+            None => Err(std::fmt::Error),
+        }
     }
 }
 

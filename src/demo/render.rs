@@ -298,7 +298,15 @@ impl Renderer {
         self.update_bind_group(ctx, frame)?;
 
         let pipelines = &self.pipelines[&format];
-        let bind_group = &self.bind_group.as_ref().expect("bind group made above").1;
+        let bind_group = &self
+            .bind_group
+            .as_ref()
+            .ok_or_else(|| {
+                crate::error::Error::Internal(
+                    "a demo frame drawn before its bind group was made".into(),
+                )
+            })?
+            .1;
         ctx.scoped("drawing a demo frame", || {
             let mut enc = ctx.device.create_command_encoder(&Default::default());
             {
@@ -386,7 +394,13 @@ impl Renderer {
 
     fn update_bind_group(&mut self, ctx: &GpuContext, frame: &Frame) -> Result<()> {
         let t = &frame.scene.textures;
-        let text = &self.text.as_ref().expect("text mask made first").0;
+        let text = &self
+            .text
+            .as_ref()
+            .ok_or_else(|| {
+                crate::error::Error::Internal("a demo bind group made before its text mask".into())
+            })?
+            .0;
         let bound: Bound = [
             t.a.texture.clone(),
             t.b.texture.clone(),

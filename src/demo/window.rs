@@ -158,7 +158,9 @@ impl App {
             surface.configure(&ctx.device, &config);
             Ok(())
         })?;
-        let inputs = self.inputs.take().expect("inputs are taken once");
+        let inputs = self.inputs.take().ok_or_else(|| {
+            crate::error::Error::Internal("the demo's inputs were taken twice".into())
+        })?;
         let mut state = DemoState::new(ctx.clone(), self.settings, inputs)?;
         state.speed = self.opts.speed;
         for note in &state.notes {

@@ -5,29 +5,22 @@ use super::*;
 /// Two 4×4 0/1 matrices in the spirit of the L-M paper's figure 2 (white is 1, black is 0),
 /// chosen so that C has zeros, ones, and sums of two that saturate to white in 8 bits.
 pub fn lm_fig2_inputs() -> (Matrix, Matrix) {
-    let a = Matrix::new(
-        4,
-        4,
-        vec![
-            1., 0., 1., 0., //
-            0., 1., 0., 0., //
-            1., 0., 1., 1., //
-            0., 0., 0., 1.,
-        ],
+    const A: [[f32; 4]; 4] = [
+        [1., 0., 1., 0.],
+        [0., 1., 0., 0.],
+        [1., 0., 1., 1.],
+        [0., 0., 0., 1.],
+    ];
+    const B: [[f32; 4]; 4] = [
+        [1., 0., 0., 1.],
+        [0., 1., 0., 0.],
+        [1., 0., 1., 0.],
+        [0., 0., 1., 0.],
+    ];
+    (
+        Matrix::from_fn(4, 4, |i, j| A[i][j]),
+        Matrix::from_fn(4, 4, |i, j| B[i][j]),
     )
-    .expect("4x4");
-    let b = Matrix::new(
-        4,
-        4,
-        vec![
-            1., 0., 0., 1., //
-            0., 1., 0., 0., //
-            1., 0., 1., 0., //
-            0., 0., 1., 0.,
-        ],
-    )
-    .expect("4x4");
-    (a, b)
 }
 
 /// Grey of a 0..1 value, as the L-M paper draws its matrices (white is 1, black is 0).

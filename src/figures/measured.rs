@@ -109,11 +109,13 @@ fn lm_fig3_md(ctx: &GpuContext, rows: &[LmRow]) -> String {
     md.push_str("L-M figure 3, re-measured: `lm` on every shape with sides 16, 64 and 256, one warm-up run then one timed run each; operations per second are the paper's (2·m·k·n − m·n) over the total time (upload, passes, readback), as its timings included conversion and transfer.\n\n");
     md.push_str("| precision | best shape (m×k×n) | total ms | M operations/s | the paper (GeForce3, u8) |\n|---|---|---|---|---|\n");
     for precision in [Precision::U8, Precision::F32] {
-        let best = rows
+        let Some(best) = rows
             .iter()
             .filter(|r| r.0 == precision)
             .max_by(|x, y| x.5.total_cmp(&y.5))
-            .expect("rows ran");
+        else {
+            continue;
+        };
         let paper = if precision == Precision::U8 {
             "4400 (4.4 GBops, its best)"
         } else {

@@ -290,7 +290,13 @@ impl Operands {
         let (ab, a_finite, bb, b_finite, c) = super::batch::batched(ctx, || {
             let (ab, a_finite) = MatrixBuffer::upload_scanned(ctx, "A", a)?;
             let (bb, b_finite) = MatrixBuffer::upload_scanned(ctx, "B", b)?;
-            Ok((ab, a_finite, bb, b_finite, MatrixBuffer::output(ctx, "C", m, n)?))
+            Ok((
+                ab,
+                a_finite,
+                bb,
+                b_finite,
+                MatrixBuffer::output(ctx, "C", m, n)?,
+            ))
         })?;
         Ok((
             Self::from_buffers(ctx, plan, ab, bb, c, (m, k, n))?,

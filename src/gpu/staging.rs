@@ -99,9 +99,9 @@ fn keep_within(pool: &mut Vec<wgpu::Buffer>, buf: wgpu::Buffer, buffers: usize, 
         && (pool.len() + 1 > buffers
             || pool.iter().map(|b| b.size()).sum::<u64>() + buf.size() > bytes)
     {
-        let smallest = (0..pool.len())
-            .min_by_key(|&i| pool[i].size())
-            .expect("the pool is not empty");
+        let Some(smallest) = (0..pool.len()).min_by_key(|&i| pool[i].size()) else {
+            break;
+        };
         pool.swap_remove(smallest);
     }
     pool.push(buf);
@@ -143,10 +143,10 @@ impl Staging {
         build: impl FnOnce(&GpuContext) -> Result<super::layout::LayoutPipeline>,
     ) -> Result<Arc<super::layout::LayoutPipeline>> {
         let mut slot = relock(&self.layout);
-        if slot.is_none() {
-            *slot = Some(Arc::new(build(ctx)?));
+        if let Some(pipeline) = slot.as_ref() {
+            return Ok(pipeline.clone());
         }
-        Ok(slot.clone().expect("set above"))
+        Ok(slot.insert(Arc::new(build(ctx)?)).clone())
     }
 
     /// A storage buffer of exactly `size` bytes with `usage`: one a dropped matrix buffer gave
@@ -463,19 +463,21 @@ impl Staging {
     ) -> Result<()> {
         let src = {
             let mut p = relock(&self.poison);
-            if p.is_none() {
-                *p = Some(ctx.scoped("creating the poison source", || {
-                    Ok(super::buffer::create_buffer_init(
-                        &ctx.device,
-                        &wgpu::util::BufferInitDescriptor {
-                            label: Some("poison source"),
-                            contents: &vec![0xFF; POISON_BYTES as usize],
-                            usage: wgpu::BufferUsages::COPY_SRC,
-                        },
-                    ))
-                })?);
+            match p.as_ref() {
+                Some(src) => src.clone(),
+                None => p
+                    .insert(ctx.scoped("creating the poison source", || {
+                        Ok(super::buffer::create_buffer_init(
+                            &ctx.device,
+                            &wgpu::util::BufferInitDescriptor {
+                                label: Some("poison source"),
+                                contents: &vec![0xFF; POISON_BYTES as usize],
+                                usage: wgpu::BufferUsages::COPY_SRC,
+                            },
+                        ))
+                    })?)
+                    .clone(),
             }
-            p.clone().expect("set above")
         };
         let mut done = 0;
         while done < bytes {

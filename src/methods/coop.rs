@@ -716,14 +716,24 @@ fn f16_unit(
             for r in 0..FRAG {
                 for p in 0..cols / FRAG {
                     let at = p * FRAG * FRAG + r * FRAG;
-                    inside &= put(&mut out[at..at + FRAG], u * FRAG + r, p * FRAG, (p + 1) * FRAG);
+                    inside &= put(
+                        &mut out[at..at + FRAG],
+                        u * FRAG + r,
+                        p * FRAG,
+                        (p + 1) * FRAG,
+                    );
                 }
             }
         }
         // Fragment (P, u) is at P·256, so row i of the band, columns 16u..16u + 16, is at 16i.
         Layout::FragmentsByColumn => {
             for i in 0..rows {
-                inside &= put(&mut out[i * FRAG..(i + 1) * FRAG], i, u * FRAG, (u + 1) * FRAG);
+                inside &= put(
+                    &mut out[i * FRAG..(i + 1) * FRAG],
+                    i,
+                    u * FRAG,
+                    (u + 1) * FRAG,
+                );
             }
         }
     }

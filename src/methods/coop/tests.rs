@@ -26,13 +26,13 @@ fn f16_operands_uploaded_unit_by_unit_match_the_layout_model() {
         ] {
             drop(f16_operand(&ctx, "dirty", &dirty, rows, cols, layout).unwrap());
             let (buf, inside) = f16_operand(&ctx, "x", &x, rows, cols, layout).unwrap();
-            assert!(inside, "{m}x{n} {layout:?}: values in range seen as outside");
-            let got = crate::gpu::buffer::read_buffer_bytes(
-                &ctx,
-                &buf.buffer,
-                (rows * cols * 2) as u64,
-            )
-            .unwrap();
+            assert!(
+                inside,
+                "{m}x{n} {layout:?}: values in range seen as outside"
+            );
+            let got =
+                crate::gpu::buffer::read_buffer_bytes(&ctx, &buf.buffer, (rows * cols * 2) as u64)
+                    .unwrap();
             let (_, _, want) = f16_packed(&x, rows, cols, layout);
             assert!(
                 got[..] == *bytemuck::cast_slice::<half::f16, u8>(&want),

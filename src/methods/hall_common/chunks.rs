@@ -100,7 +100,8 @@ pub(crate) async fn multiply_chunks(
             Ok(work)
         })
         .await?;
-        let rec = recorded.expect("the work was recorded");
+        let rec = recorded
+            .ok_or_else(|| Error::Internal("a chunk of k ran without being recorded".into()))?;
         add_timings(&mut t, &mut device, &ran.timings);
         passes += rec.passes;
         if first.is_none() {
@@ -116,7 +117,7 @@ pub(crate) async fn multiply_chunks(
         }
         sum = Some(rec.result);
     }
-    let mut c = c.expect("the last chunk read the sum back");
+    let mut c = c.ok_or_else(|| Error::Internal("the last chunk of k read no sum back".into()))?;
     t.device_ms = device;
     let mut notes = first.unwrap_or_default();
     let (more, rescale) =

@@ -80,7 +80,11 @@ pub(super) async fn lm_block(
     }
     let ran =
         last.ok_or_else(|| Error::Internal("a tiled block needs at least one chunk of k".into()))?;
-    let mut c = ran.cs.into_iter().next().expect("one read, one matrix");
+    let mut c = ran
+        .cs
+        .into_iter()
+        .next()
+        .ok_or_else(|| Error::Internal("a tiled block's run read back no matrix".into()))?;
     if opts.scale_by_depth {
         c.data.iter_mut().for_each(|v| *v *= k as f32);
         notes.push(format!(
@@ -146,7 +150,9 @@ impl Ready {
                 });
             }
         }
-        Ok(ready.as_ref().expect("made above"))
+        ready
+            .as_ref()
+            .ok_or_else(|| Error::Internal("a tiled chunk's operands were not made".into()))
     }
 }
 
@@ -173,7 +179,9 @@ fn accumulate<'a>(
         work.push(enc.finish(), Phase::Compute);
         return Ok(acc.insert(made));
     }
-    let s = acc.as_ref().expect("checked above");
+    let s = acc
+        .as_ref()
+        .ok_or_else(|| Error::Internal("the block accumulator was not made".into()))?;
     match adder {
         Some(add) => {
             work.push(add.encode(ctx, part, s)?, Phase::Compute);
@@ -237,7 +245,10 @@ pub(super) async fn compute_block(
             Ok(work)
         })
         .await?;
-        let plan = &ready.as_ref().expect("made by the run").plan;
+        let plan = &ready
+            .as_ref()
+            .ok_or_else(|| Error::Internal("a tiled chunk ran without its operands".into()))?
+            .plan;
         passes += plan.dispatches() + usize::from(i > 0);
         add_timings(&mut t, &ran.timings);
         if notes.is_empty() {
@@ -248,7 +259,7 @@ pub(super) async fn compute_block(
         }
     }
     Ok(RunOutput {
-        c: c.expect("the last chunk reads C"),
+        c: c.ok_or_else(|| Error::Internal("the last chunk of a tiled block read no C".into()))?,
         passes,
         timings: t,
         notes,
