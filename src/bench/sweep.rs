@@ -134,6 +134,10 @@ pub struct SweepRow {
     /// Why the row did not run, if it did not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skipped: Option<String>,
+    /// The row did not run because the adapter lacks a feature its method needs (cooperative
+    /// matrices, f16 shaders): a skip the sweep accepts even when the method ran nowhere.
+    #[serde(skip)]
+    pub lacks_feature: bool,
 }
 
 impl SweepRow {
@@ -176,9 +180,32 @@ pub struct Sweep {
 }
 
 impl Sweep {
-    /// Whether every row that ran passed its check.
+    /// Whether every row that ran passed its check, and every method and precision ran at
+    /// least one size: one refused at every size fails the sweep, unless the adapter lacks a
+    /// feature it needs ([`Sweep::refused_everywhere`]).
     pub fn all_passed(&self) -> bool {
         self.rows.iter().all(|r| r.skipped.is_some() || r.passed)
+            && self.refused_everywhere().is_empty()
+    }
+
+    /// The methods (and precisions) that ran at no size for a reason other than a feature the
+    /// adapter lacks: a refusal of every product is a fault of the method, not a skip.
+    pub fn refused_everywhere(&self) -> Vec<String> {
+        let mut out: Vec<String> = vec![];
+        for r in &self.rows {
+            let key = format!("{} {}", r.method, r.precision);
+            let group = || {
+                self.rows
+                    .iter()
+                    .filter(|s| s.method == r.method && s.precision == r.precision)
+            };
+            if !out.contains(&key)
+                && group().all(|s| s.skipped.is_some() && !s.lacks_feature)
+            {
+                out.push(key);
+            }
+        }
+        out
     }
 }
 
@@ -247,7 +274,10 @@ pub fn run(
                                 }
                                 row
                             }
-                            Err(e) => skipped(method, precision, n, e.to_string()),
+                            Err(e) => SweepRow {
+                                lacks_feature: matches!(e, Error::MissingFeature { .. }),
+                                ..skipped(method, precision, n, e.to_string())
+                            },
                         }
                     }
                 };
@@ -304,6 +334,7 @@ fn skipped(method: Method, precision: Precision, n: usize, why: String) -> Sweep
         passed: false,
         rel_err: None,
         skipped: Some(why),
+        lacks_feature: false,
     }
 }
 
@@ -536,6 +567,7 @@ fn run_row(
         passed,
         rel_err,
         skipped: None,
+        lacks_feature: false,
     };
     Ok((row, one_run_s))
 }
@@ -652,4 +684,44 @@ pub fn csv(s: &Sweep) -> String {
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod refusals {
+    use super::*;
+
+    fn sweep(rows: Vec<SweepRow>) -> Sweep {
+        Sweep {
+            adapter: "test".into(),
+            backend: "test".into(),
+            ceilings: None,
+            rows,
+        }
+    }
+
+    /// A method refused at every size fails the sweep unless the adapter lacks a feature it
+    /// needs; one refused at some sizes only (too large, too slow) does not.
+    #[test]
+    fn a_method_refused_at_every_size_fails_the_sweep_unless_a_feature_is_missing() {
+        let refused = |n| skipped(Method::CsNaive, Precision::F32, n, "refused".into());
+        let lacking = |n| SweepRow {
+            lacks_feature: true,
+            ..skipped(Method::Coop, Precision::F32, n, "no cooperative matrices".into())
+        };
+        let ran = |n| SweepRow {
+            passed: true,
+            skipped: None,
+            ..skipped(Method::CsFast, Precision::F32, n, String::new())
+        };
+        let s = sweep(vec![ran(64), ran(128), lacking(64), lacking(128)]);
+        assert!(s.all_passed() && s.refused_everywhere().is_empty());
+        let s = sweep(vec![ran(64), refused(64), refused(128)]);
+        assert!(!s.all_passed());
+        assert_eq!(s.refused_everywhere(), vec!["cs-naive f32".to_string()]);
+        let mut once = refused(128);
+        once.skipped = None;
+        once.passed = true;
+        let s = sweep(vec![ran(64), refused(64), once]);
+        assert!(s.all_passed(), "{:?}", s.refused_everywhere());
+    }
 }

@@ -127,6 +127,13 @@ pub fn run(args: BenchArgs) -> Result<()> {
         return Err(nothing_ran(&ctx, &opts, &result));
     }
     write_sweep(&args, &result)?;
+    let refused = result.refused_everywhere();
+    if !refused.is_empty() {
+        check_failed!(
+            "{} ran at no size: every product was refused, and not for a feature the adapter lacks (the table says why)",
+            refused.join(", ")
+        );
+    }
     if !result.all_passed() {
         check_failed!("some rows failed their check against the f64 reference");
     }
