@@ -199,9 +199,7 @@ impl Sweep {
                     .iter()
                     .filter(|s| s.method == r.method && s.precision == r.precision)
             };
-            if !out.contains(&key)
-                && group().all(|s| s.skipped.is_some() && !s.lacks_feature)
-            {
+            if !out.contains(&key) && group().all(|s| s.skipped.is_some() && !s.lacks_feature) {
                 out.push(key);
             }
         }
@@ -706,7 +704,12 @@ mod refusals {
         let refused = |n| skipped(Method::CsNaive, Precision::F32, n, "refused".into());
         let lacking = |n| SweepRow {
             lacks_feature: true,
-            ..skipped(Method::Coop, Precision::F32, n, "no cooperative matrices".into())
+            ..skipped(
+                Method::Coop,
+                Precision::F32,
+                n,
+                "no cooperative matrices".into(),
+            )
         };
         let ran = |n| SweepRow {
             passed: true,

@@ -116,6 +116,15 @@ pub struct Layout {
     pub text_scale: u32,
 }
 
+/// Colour scales: ± this much is full blue / red on the diverging map.
+#[derive(Clone, Copy, Debug)]
+pub struct Scales {
+    pub a: f32,
+    pub b: f32,
+    pub slice: f32,
+    pub c: f32,
+}
+
 /// What the layout needs to know of a demo's state.
 #[derive(Clone, Debug)]
 pub struct View {
@@ -131,7 +140,7 @@ pub struct View {
     pub block: (u32, u32),
     /// Hall–Carr–Hart b.
     pub b: u32,
-    pub scales: super::scene::Scales,
+    pub scales: Scales,
     /// Key hints at the bottom (the window shows them; image files do not).
     pub keys: bool,
     /// A status line (the error against the CPU once done).

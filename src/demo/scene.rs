@@ -7,7 +7,7 @@
 //! Nothing here waits on the device, so it all builds for the browser.
 
 use super::cube::OrbitCamera;
-use super::layout::View;
+use super::layout::{Scales, View};
 use super::{Inputs, Kind, Settings};
 use crate::check::Verdict;
 use crate::error::Result;
@@ -17,15 +17,6 @@ use crate::matrix::Matrix;
 use crate::methods::hall_blocked;
 use crate::methods::hall_packed::upload_packed;
 use crate::precision::Precision;
-
-/// Colour scales: ± this much is full blue / red on the diverging map.
-#[derive(Clone, Copy, Debug)]
-pub struct Scales {
-    pub a: f32,
-    pub b: f32,
-    pub slice: f32,
-    pub c: f32,
-}
 
 /// The input textures the renderer reads.
 pub struct SceneTextures {

@@ -15,7 +15,8 @@ use crate::precision::Precision;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use super::scene::{Scales, SceneTextures};
+pub use super::layout::Scales;
+pub use super::scene::SceneTextures;
 
 /// How long a step may wait for the method's next pass before the demo reports it stuck.
 const STEP_TIMEOUT: Duration = Duration::from_secs(120);

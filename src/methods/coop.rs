@@ -321,7 +321,7 @@ impl Variant {
 
     /// Look a variant up by name.
     pub fn parse(name: &str) -> Result<Variant> {
-        super::variants::parse(VARIANTS, |v| v.name, Method::Coop.name(), name)
+        super::named::parse(VARIANTS, |v| v.name, Method::Coop.name(), name)
     }
 
     /// The variant an m×n product runs on an adapter of PCI vendor `vendor` when

@@ -442,7 +442,7 @@ impl Variant {
 
     /// Look a variant up by name.
     pub fn parse(name: &str) -> Result<Variant> {
-        super::variants::parse(VARIANTS, |v| v.name, Method::CsFast.name(), name)
+        super::named::parse(VARIANTS, |v| v.name, Method::CsFast.name(), name)
     }
 
     /// Error unless the shader's preconditions on its constants hold: an entry point of

@@ -21,6 +21,7 @@ pub mod hall_common;
 pub mod hall_packed;
 pub mod kk73;
 pub mod larsen_mcallister;
+pub mod named;
 pub mod resident;
 pub mod u8_pass;
 pub mod variants;

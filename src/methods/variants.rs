@@ -1,27 +1,9 @@
-//! Named variants of a tunable method (cs-fast's tile shapes, coop's fragment layouts): look one
-//! up by name; and [`Kernels`], the variants a request names.
+//! [`Kernels`]: the named variants of the tunable methods (cs-fast's tile shapes, coop's
+//! fragment layouts, frag-mrt's shapes) that a request names. Each method looks its own up by
+//! name with [`super::named::parse`].
 
 use super::{Method, RanKernel, coop, cs_fast, frag_mrt};
 use crate::error::{Error, Result};
-
-/// The variant of `all` called `name`; the error lists the known names (`what` names the method).
-pub fn parse<T: Copy>(
-    all: &[T],
-    name_of: impl Fn(&T) -> &str,
-    what: &str,
-    name: &str,
-) -> Result<T> {
-    all.iter()
-        .copied()
-        .find(|v| name_of(v) == name)
-        .ok_or_else(|| {
-            let names: Vec<&str> = all.iter().map(&name_of).collect();
-            Error::Invalid(format!(
-                "unknown {what} variant '{name}'; known: {}",
-                names.join(", ")
-            ))
-        })
-}
 
 /// The kernel variants a request names for the tunable methods; `None` lets the method pick
 /// ([`cs_fast::Variant::for_product`], [`coop::Variant::for_product`], [`frag_mrt::Shape::DEFAULT`]).
