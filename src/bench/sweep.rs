@@ -217,7 +217,17 @@ pub fn run(
         // host checks a product, the H100's SM clock fell from 1980 to 360-540 MHz within
         // seconds (docs/performance.md). Each row's timed runs follow a warm-up run back to back.
         let precisions: Vec<Precision> = if method.takes_precision() {
-            opts.precisions.clone()
+            let taken: Vec<Precision> = opts
+                .precisions
+                .iter()
+                .copied()
+                .filter(|&p| method.takes(p))
+                .collect();
+            if taken.is_empty() {
+                vec![Precision::F32]
+            } else {
+                taken
+            }
         } else {
             vec![Precision::F32]
         };
