@@ -308,3 +308,40 @@ fn pass(
         // ANCHOR_END: arbfp_pass
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pass_program_is_the_setup_b_products_and_the_accumulation() {
+        for (texels, product, accumulate) in [
+            (
+                Texels::F32,
+                "MAD sum, a, b, sum;",
+                "ADD result.color, sum, prev;",
+            ),
+            (Texels::Unorm8, "FLR a, a;", "MIN t, t, unorm.x;"),
+        ] {
+            let text = program(3, texels).unwrap();
+            assert!(
+                text.starts_with("!!ARBfp1.0\n") && text.ends_with("END\n"),
+                "{text}"
+            );
+            assert_eq!(text.matches("!!ARBfp1.0").count(), 1);
+            assert_eq!(text.matches(product).count(), 3, "{text}");
+            assert_eq!(text.matches("ADD c, c, step;").count(), 3, "{text}");
+            assert_eq!(text.matches(accumulate).count(), 1, "{text}");
+            // The anchors mark the sections in the file; none reaches the driver.
+            assert!(!text.contains("ANCHOR"), "{text}");
+        }
+    }
+
+    #[test]
+    fn the_u8_program_is_exact_while_its_integers_fit_in_f32() {
+        assert!(u8_exact(129, 1));
+        assert!(!u8_exact(130, 1));
+        assert!(u8_exact(32, 32_000));
+        assert!(!u8_exact(32, 50_000));
+    }
+}
