@@ -185,7 +185,8 @@ impl Sweep {
 /// The ceiling that bounds `method`, and how to turn a row into the ceiling's unit.
 pub fn yardstick(method: Method) -> Option<&'static str> {
     match method {
-        Method::Lm => Some("blend-r32f"),
+        // L-M in wgpu and in OpenGL 1.x: one blended fragment per product.
+        Method::Lm | Method::LmGl1 => Some("blend-r32f"),
         Method::CsFast => Some("compute-fma"),
         // Tensor cores in f16: their own ceiling, the same fragments multiplied in registers
         // (absent where the adapter has no cooperative matrices). Its target is torch float16.
