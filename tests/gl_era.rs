@@ -462,3 +462,33 @@ fn hall_arbfp_u8_with_the_polygon_colour_1_over_k_equals_hall_blocked_and_the_mo
         }
     }
 }
+
+/// Every EGL platform this machine has gives a compatibility context with what the methods
+/// need: Mesa's surfaceless platform here, its software EGL device (the code path of NVIDIA's
+/// headless driver, `EGL_EXT_platform_device`), the default display.
+#[test]
+fn each_egl_platform_that_exists_gives_a_compatibility_context() {
+    use rendermm::gl::Platform;
+    if !have_gl() {
+        return;
+    }
+    let mut worked = vec![];
+    for platform in [Platform::Device, Platform::Surfaceless, Platform::Default] {
+        match GlContext::on("test", Some(platform)) {
+            Ok(c) => {
+                for ext in ["GL_ARB_fragment_program", "GL_ARB_texture_rectangle"] {
+                    assert!(
+                        c.info.has(ext),
+                        "{platform:?}: no {ext} in {}",
+                        c.info.name()
+                    );
+                }
+                assert!(c.info.version.contains("Compatibility") || !c.version_at_least((3, 2)));
+                eprintln!("{platform:?}: {}", c.info.name());
+                worked.push(platform);
+            }
+            Err(e) => common::skip(&format!("{platform:?}: {e}")),
+        }
+    }
+    assert!(!worked.is_empty());
+}

@@ -87,13 +87,34 @@ fn refuse(method: &str, missing: impl Into<String>) -> Error {
     }
 }
 
+/// The kinds of EGL display, in the order [`GlContext::new`] tries them (devices: hardware ones
+/// first, Mesa's software device last).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Platform {
+    /// `EGL_EXT_platform_device`: an EGL device (NVIDIA's headless driver; Mesa's software one).
+    Device,
+    /// `EGL_MESA_platform_surfaceless`.
+    Surfaceless,
+    /// `eglGetDisplay(EGL_DEFAULT_DISPLAY)`, with a 1×1 pbuffer where surfaceless contexts are
+    /// missing.
+    Default,
+}
+
 impl GlContext {
     /// Make a compatibility-profile context for `method` (named in a refusal) and make it
-    /// current on this thread.
+    /// current on this thread, on the first display that gives one.
     pub fn new(method: &str) -> Result<GlContext> {
+        Self::on(method, None)
+    }
+
+    /// [`GlContext::new`] on displays of `platform` only (every one where `None`).
+    pub fn on(method: &str, platform: Option<Platform>) -> Result<GlContext> {
         let lib = egl_library().map_err(|m| refuse(method, m))?;
         let mut tried = vec![];
-        for (platform, display) in displays(lib) {
+        let displays = displays(lib)
+            .into_iter()
+            .filter(|(_, kind, _)| platform.is_none_or(|p| p == *kind));
+        for (platform, _, display) in displays {
             match context_on(lib, platform, display) {
                 Ok(ctx) => return Ok(ctx),
                 Err(why) => tried.push(format!("{platform}: {why}")),
@@ -184,7 +205,7 @@ fn egl_extensions(lib: &Egl, display: Option<egl::Display>) -> String {
 
 /// The displays to try, in order (see the module's doc): hardware EGL devices, Mesa's
 /// surfaceless platform, the default display, software EGL devices.
-fn displays(lib: &Egl) -> Vec<(&'static str, egl::Display)> {
+fn displays(lib: &Egl) -> Vec<(&'static str, Platform, egl::Display)> {
     let client = egl_extensions(lib, None);
     let has = |e: &str| client.split_whitespace().any(|x| x == e);
     let get_platform: Option<GetPlatformDisplayExt> = lib
@@ -205,9 +226,9 @@ fn displays(lib: &Egl) -> Vec<(&'static str, egl::Display)> {
         for (device, is_software) in devices(lib) {
             if let Some(d) = platform_display(PLATFORM_DEVICE_EXT, device) {
                 if is_software {
-                    software.push(("device (software)", d));
+                    software.push(("device (software)", Platform::Device, d));
                 } else {
-                    hardware.push(("device", d));
+                    hardware.push(("device", Platform::Device, d));
                 }
             }
         }
@@ -216,11 +237,11 @@ fn displays(lib: &Egl) -> Vec<(&'static str, egl::Display)> {
     if has("EGL_MESA_platform_surfaceless")
         && let Some(d) = platform_display(PLATFORM_SURFACELESS_MESA, std::ptr::null_mut())
     {
-        out.push(("surfaceless", d));
+        out.push(("surfaceless", Platform::Surfaceless, d));
     }
     // SAFETY: EGL_DEFAULT_DISPLAY is a valid native display for eglGetDisplay.
     if let Some(d) = unsafe { lib.get_display(egl::DEFAULT_DISPLAY) } {
-        out.push(("default (pbuffer)", d));
+        out.push(("default (pbuffer)", Platform::Default, d));
     }
     out.extend(software);
     out

@@ -20,7 +20,7 @@
 mod context;
 pub mod texture;
 
-pub use context::{GlContext, GlInfo};
+pub use context::{GlContext, GlInfo, Platform};
 
 /// The generated OpenGL 3.0 compatibility-profile bindings with the ARB extensions the methods
 /// call (see `build.rs`): `Gl`, a struct of function pointers, and the enums as constants.
