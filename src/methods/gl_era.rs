@@ -18,7 +18,7 @@ pub fn texels(method: Method, opts: &Params) -> Result<Texels> {
                     opts.u8_bits.product, opts.u8_bits.sum
                 ),
                 method: method.name(),
-                why: "it runs an 8-bit framebuffer, whose products and sums keep 8 bits".into(),
+                why: "runs 2001's 8-bit framebuffer, whose products and sums keep 8 bits".into(),
             });
         }
         Precision::U8 => Texels::Unorm8,
@@ -27,7 +27,7 @@ pub fn texels(method: Method, opts: &Params) -> Result<Texels> {
             return Err(Error::Unsupported {
                 option: "precision f16".into(),
                 method: method.name(),
-                why: "the GL-era methods run the formats of their papers' model: u8 (8-bit textures and framebuffer) or f32".into(),
+                why: "runs the formats of its paper's API only: u8 (8-bit textures and framebuffer) or f32".into(),
             });
         }
     };

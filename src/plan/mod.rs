@@ -32,7 +32,7 @@ pub fn precision_refusal(method: Method, precision: Precision) -> Option<String>
     }
     if method.is_host_api() {
         return Some(
-            "it runs the formats of its paper's API: u8 (8-bit textures and framebuffer) or f32 (float textures, clamping off)"
+            "runs the formats of its paper's API only: u8 (8-bit textures and framebuffer) or f32 (float textures, clamping off)"
                 .into(),
         );
     }
