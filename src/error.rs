@@ -32,6 +32,13 @@ pub enum Error {
         capability: &'static str,
         hint: String,
     },
+    /// A GL-era method (`lm-gl1`, `hall-arbfp`) cannot run here: no EGL, no compatibility-profile
+    /// OpenGL context, or no extension it needs; `missing` names what.
+    #[error("{method} cannot run here: {missing}")]
+    HostGl { method: String, missing: String },
+    /// The OpenGL driver reported an error while a GL-era method ran.
+    #[error("OpenGL: {0}")]
+    Gl(String),
     /// A dimension exceeds one of the adapter's limits.
     #[error("{what} = {value} exceeds the adapter's {limit} = {max}")]
     Limit {
@@ -180,6 +187,8 @@ impl Error {
             | Error::RequestDevice { .. }
             | Error::MissingFeature { .. }
             | Error::FormatCapability { .. }
+            | Error::HostGl { .. }
+            | Error::Gl(_)
             | Error::Wgpu { .. }
             | Error::DeviceLost(_)
             | Error::Readback(_) => Kind::Gpu,

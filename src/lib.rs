@@ -8,6 +8,8 @@
 //! 2. [`io`], [`cpu`], [`precision`], [`check`] — files, the CPU reference, number formats and
 //!    their models, the compare helper;
 //! 3. [`gpu`] — the harness: context, textures, buffers, pipeline helpers, timer, runner;
+//!    beside it `gl` (native only), the headless OpenGL compatibility context of the GL-era
+//!    methods;
 //! 4. [`methods`] — one file per method and the table of methods;
 //! 5. [`plan`] — the entry point: validation, limits, tiling, dispatch;
 //! 6. [`draw`] — the pictures' drawing: matrix panels, charts, the one text style (no GPU);
@@ -20,6 +22,8 @@ pub mod check;
 pub mod clock;
 pub mod cpu;
 pub mod error;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod gl;
 pub mod gpu;
 #[cfg(feature = "readers")]
 pub mod io;

@@ -392,6 +392,19 @@ impl Matrix {
     }
 }
 
+/// Refuse a NaN or an infinity that an upload saw in `a` or `b` as it copied them (`finite`
+/// false), in [`Matrix::check_finite`]'s words, unless `allowed`: the methods whose uploads
+/// test the values on the way up ([`crate::methods::Method::scans_inputs_on_upload`]) call this
+/// in place of a pass of their own over the inputs before any work. Only when the upload saw
+/// one are the inputs searched for it, to name its place.
+pub fn refuse_nonfinite(finite: bool, allowed: bool, a: &Matrix, b: &Matrix) -> Result<()> {
+    if finite || allowed {
+        return Ok(());
+    }
+    a.check_finite("A")?;
+    b.check_finite("B")
+}
+
 /// Whether every value of `block` is finite: one test of the exponent bits (all ones in a NaN
 /// or an infinity) per value, with no early exit, which the compiler vectorises. The uploads
 /// that scan the inputs as they copy them ([`crate::gpu::host::copy_f32_scanned`]) test each

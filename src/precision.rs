@@ -9,8 +9,9 @@ use serde::Serialize;
 mod u8_model;
 
 pub use u8_model::{
-    Pipeline, U8Bits, U8Model, check_wide_depth, u8_model, u8_model_bits, u8_model_blocked,
-    u8_model_packed, u8_model_passes, u8_slice_steps,
+    Pipeline, SliceRounding, U8Bits, U8Model, check_wide_depth, u8_model, u8_model_bits,
+    u8_model_blocked, u8_model_packed, u8_model_passes, u8_model_rounding, u8_slice_steps,
+    u8_slice_steps_fixed_function,
 };
 
 /// Number format of textures and framebuffer.
@@ -145,7 +146,8 @@ impl std::fmt::Display for Precision {
     }
 }
 
-fn to_unorm8(v: f32) -> u8 {
+/// An element of [0, 1] as the 8-bit unorm texel that holds it: round(v·255).
+pub fn to_unorm8(v: f32) -> u8 {
     (v.clamp(0.0, 1.0) * 255.0).round() as u8
 }
 

@@ -168,6 +168,8 @@ class Method:
     summary: str
     gpu: bool
     precisions: List[str]
+    #: Whether u8 takes L-M §4's widths (``u8_product_bits``, ``u8_sum_bits``).
+    u8_widths: bool
     block: bool
     accumulate: bool
 

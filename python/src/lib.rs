@@ -768,11 +768,17 @@ fn methods(py: Python<'_>) -> PyResult<Vec<Bound<'_, pyo3::types::PyDict>>> {
             d.set_item("gpu", row.method.is_gpu())?;
             d.set_item(
                 "precisions",
-                if row.takes.precision {
-                    vec!["f32", "f16", "u8"]
-                } else {
-                    vec!["f32"]
-                },
+                [Precision::F32, Precision::F16, Precision::U8]
+                    .into_iter()
+                    .filter(|&p| row.method.takes(p))
+                    .map(Precision::name)
+                    .collect::<Vec<_>>(),
+            )?;
+            // The widths of L-M §4 (u8_product_bits, u8_sum_bits): the wgpu render passes; the
+            // GL-era methods keep 2001's 8-bit framebuffer.
+            d.set_item(
+                "u8_widths",
+                row.takes.precision && !row.method.is_host_api(),
             )?;
             d.set_item("block", row.takes.block)?;
             d.set_item("accumulate", row.takes.accumulate)?;

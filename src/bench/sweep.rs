@@ -210,7 +210,8 @@ impl Sweep {
 /// The ceiling that bounds `method`, and how to turn a row into the ceiling's unit.
 pub fn yardstick(method: Method) -> Option<&'static str> {
     match method {
-        Method::Lm => Some("blend-r32f"),
+        // L-M in wgpu and in OpenGL 1.x: one blended fragment per product.
+        Method::Lm | Method::LmGl1 => Some("blend-r32f"),
         Method::CsFast => Some("compute-fma"),
         // Tensor cores in f16: their own ceiling, the same fragments multiplied in registers
         // (absent where the adapter has no cooperative matrices). Its target is torch float16.
@@ -242,7 +243,17 @@ pub fn run(
         // host checks a product, the H100's SM clock fell from 1980 to 360-540 MHz within
         // seconds (docs/performance.md). Each row's timed runs follow a warm-up run back to back.
         let precisions: Vec<Precision> = if method.takes_precision() {
-            opts.precisions.clone()
+            let taken: Vec<Precision> = opts
+                .precisions
+                .iter()
+                .copied()
+                .filter(|&p| method.takes(p))
+                .collect();
+            if taken.is_empty() {
+                vec![Precision::F32]
+            } else {
+                taken
+            }
         } else {
             vec![Precision::F32]
         };

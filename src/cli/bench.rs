@@ -460,11 +460,12 @@ fn run_sweep(
         .methods
         .iter()
         .map(|m| {
-            let precisions = if m.takes_precision() {
-                opts.precisions.len()
-            } else {
-                1
-            };
+            let precisions = opts
+                .precisions
+                .iter()
+                .filter(|&&p| m.takes(p))
+                .count()
+                .max(1);
             (opts.sizes.len() * precisions) as u64
         })
         .sum();

@@ -27,7 +27,13 @@ fn row(method: Method) -> Row {
         source: i.source,
         summary: i.summary,
         file: i.file,
-        runs_on: if method.is_gpu() { "gpu" } else { "cpu" },
+        runs_on: if method.is_host_api() {
+            "gpu (opengl compatibility profile)"
+        } else if method.is_gpu() {
+            "gpu"
+        } else {
+            "cpu"
+        },
         takes: i.takes,
     }
 }

@@ -303,7 +303,8 @@ fn load(args: &MultiplyArgs, req: &Asked) -> Result<(Operands, Vec<String>)> {
 
 /// The GPU context of a GPU method (the adapter named on stderr unless the output is JSON).
 fn open_gpu(method: Method, json: bool) -> Result<Option<GpuContext>> {
-    if !method.is_gpu() {
+    // The CPU methods need none; the GL-era methods make their own OpenGL context.
+    if !method.uses_wgpu() {
         return Ok(None);
     }
     let ctx = GpuContext::new()?;

@@ -159,8 +159,13 @@ fn tour_row(
         Ok(r) => r,
         // A single-workgroup method given a product larger than one workgroup says which sizes
         // it accepts; that is a skip, not a failure. So is a method the adapter lacks the
-        // feature for (coop without cooperative matrices).
-        Err(e @ (rendermm::Error::Limit { .. } | rendermm::Error::MissingFeature { .. })) => {
+        // feature for (coop without cooperative matrices), and a GL-era method on a machine
+        // without an OpenGL compatibility context.
+        Err(
+            e @ (rendermm::Error::Limit { .. }
+            | rendermm::Error::MissingFeature { .. }
+            | rendermm::Error::HostGl { .. }),
+        ) => {
             println!("{:<25} skipped: {e}", method.name());
             return Ok(Row::Skipped(e));
         }

@@ -569,7 +569,7 @@ pub fn record_variant(
         let (bb, b_inside) = f16_operand(ctx, "B (f16, padded)", b, kp, np, lb)?;
         if !(a_inside && b_inside) {
             // Which value, in the words of the checks a pass of their own would have made.
-            super::refuse_nonfinite(p, false, a, b)?;
+            crate::matrix::refuse_nonfinite(false, p.allow_nonfinite, a, b)?;
             check_f16_range(a, "A")?;
             check_f16_range(b, "B")?;
         }

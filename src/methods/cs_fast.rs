@@ -602,7 +602,7 @@ pub fn record_variant(
     let (at, bb, c) = crate::gpu::batch::batched(ctx, || {
         let (at, a_finite) = up(ctx, "A transposed (padded)", a, true, kp, mp)?;
         let (bb, b_finite) = up(ctx, "B (padded)", b, false, kp, np)?;
-        super::refuse_nonfinite(p, a_finite && b_finite, a, b)?;
+        crate::matrix::refuse_nonfinite(a_finite && b_finite, p.allow_nonfinite, a, b)?;
         Ok((at, bb, MatrixBuffer::output(ctx, "C (padded)", mp, np)?))
     })?;
     let ops = Operands::from_buffers(ctx, &plan, at, bb, c, (mp, kp, np))?;

@@ -16,11 +16,17 @@ pub mod dns;
 pub mod dns_blocks;
 pub mod dns_tiled;
 pub mod frag_mrt;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod gl_era;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod hall_arbfp;
 pub mod hall_blocked;
 pub mod hall_common;
 pub mod hall_packed;
 pub mod kk73;
 pub mod larsen_mcallister;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod lm_gl1;
 pub mod named;
 pub mod resident;
 pub mod u8_pass;
@@ -44,8 +50,14 @@ use serde::Serialize;
 pub enum Method {
     /// Larsen–McAllister 2001: k textured quads summed by additive blending.
     Lm,
+    /// Larsen–McAllister 2001 §3 in OpenGL 1.x's own calls: fixed-function `GL_MODULATE` on two
+    /// texture units, `glBlendFunc(GL_ONE, GL_ONE)`, `glReadPixels`.
+    LmGl1,
     /// Hall–Carr–Hart 2003 §3: ⌈k/b⌉ blocked fragment-shader passes, accumulated between passes.
     HallBlocked,
+    /// Hall–Carr–Hart 2003 §3 (algorithm 5) as an `!!ARBfp1.0` fragment program, ping-pong
+    /// between two framebuffer objects.
+    HallArbfp,
     /// Hall–Carr–Hart 2003 §4: the 2×2 RGBA channel-packed blocked multiply.
     HallPacked,
     /// Hall §4's packing taken further: 4 rows / 4 columns per RGBA32F texel, a register
@@ -228,6 +240,31 @@ pub enum Runs {
     },
     /// On the CPU.
     Cpu(fn(&Matrix, &Matrix) -> Matrix),
+    /// Through a host graphics API of its era rather than wgpu (the GL-era methods: OpenGL's
+    /// compatibility profile through EGL, [`crate::gl`]); needs no wgpu context.
+    Host(HostFn),
+}
+
+/// Runs 1 or 4 pairs `a[c] · b[c]` (one per colour channel) through a host graphics API:
+/// the run of the first pair, and C of the others.
+pub type HostFn = fn(&[&Matrix], &[&Matrix], &Params) -> Result<(RunOutput, Vec<Matrix>)>;
+
+#[cfg(not(target_arch = "wasm32"))]
+const RUN_LM_GL1: HostFn = lm_gl1::run;
+#[cfg(not(target_arch = "wasm32"))]
+const RUN_HALL_ARBFP: HostFn = hall_arbfp::run;
+#[cfg(target_arch = "wasm32")]
+const RUN_LM_GL1: HostFn = |_, _, _| Err(in_browser(Method::LmGl1));
+#[cfg(target_arch = "wasm32")]
+const RUN_HALL_ARBFP: HostFn = |_, _, _| Err(in_browser(Method::HallArbfp));
+
+/// The refusal of a GL-era method in a browser.
+#[cfg(target_arch = "wasm32")]
+fn in_browser(method: Method) -> Error {
+    Error::HostGl {
+        method: method.name().into(),
+        missing: "no OpenGL compatibility profile in a browser (WebGL has neither the fixed-function pipeline nor GL_ARB_fragment_program)".into(),
+    }
 }
 
 /// One row of [`TABLE`].
@@ -292,6 +329,22 @@ pub const TABLE: &[Info] = &[
         loops: fragment_loops(|_, _, _, _| larsen_mcallister::loop_iterations()),
     },
     Info {
+        method: Method::LmGl1,
+        name: "lm-gl1",
+        era: Era::Blending2001,
+        source: "Larsen & McAllister 2001, §3, in OpenGL 1.x",
+        summary: "k quads, GL_MODULATE on two texture units, glBlendFunc(GL_ONE, GL_ONE): no shader",
+        file: "methods/lm_gl1.rs",
+        takes: Takes {
+            precision: true,
+            block: false,
+            accumulate: false,
+            channels: true,
+        },
+        runs: Runs::Host(RUN_LM_GL1),
+        loops: None,
+    },
+    Info {
         method: Method::HallBlocked,
         name: "hall-blocked",
         era: Era::Shaders2003,
@@ -306,6 +359,22 @@ pub const TABLE: &[Info] = &[
         },
         runs: Runs::Record(hall_blocked::record),
         loops: fragment_loops(|_, _, k, _| hall_blocked::loop_iterations(k)),
+    },
+    Info {
+        method: Method::HallArbfp,
+        name: "hall-arbfp",
+        era: Era::Shaders2003,
+        source: "Hall, Carr & Hart 2003, §3 (algorithm 5), as an ARB fragment program",
+        summary: "an !!ARBfp1.0 program of b multiply-adds a pass, ping-pong between two FBOs",
+        file: "methods/hall_arbfp.rs",
+        takes: Takes {
+            precision: true,
+            block: true,
+            accumulate: false,
+            channels: false,
+        },
+        runs: Runs::Host(RUN_HALL_ARBFP),
+        loops: None,
     },
     Info {
         method: Method::HallPacked,
@@ -594,9 +663,21 @@ impl Method {
         format!("{}: {} ({})", i.era.name(), i.summary, i.source)
     }
 
-    /// Whether the method runs on the GPU.
+    /// Whether the method runs on the GPU (through wgpu or, for the GL-era methods, a host
+    /// graphics API).
     pub fn is_gpu(self) -> bool {
         !matches!(self.info().runs, Runs::Cpu(_))
+    }
+
+    /// Whether the method runs through wgpu and so needs a [`GpuContext`]; the GL-era methods
+    /// make their own context ([`Runs::Host`]).
+    pub fn uses_wgpu(self) -> bool {
+        matches!(self.info().runs, Runs::Record(_) | Runs::Compute { .. })
+    }
+
+    /// Whether the method runs through a host graphics API of its era ([`Runs::Host`]).
+    pub fn is_host_api(self) -> bool {
+        matches!(self.info().runs, Runs::Host(_))
     }
 
     /// Whether the method draws through a render pipeline (its loops run in fragment shaders:
@@ -606,7 +687,7 @@ impl Method {
     }
 
     /// Whether the method's recording tests A and B for NaN and infinity as it uploads them
-    /// (and refuses them there, [`refuse_nonfinite`]), so the entry point need not scan them
+    /// (and refuses them there, [`crate::matrix::refuse_nonfinite`]), so the entry point need not scan them
     /// in a pass of its own first: the compute-harness methods, cs-fast and coop.
     pub fn scans_inputs_on_upload(self) -> bool {
         self.is_compute() || matches!(self, Method::CsFast | Method::Coop)
@@ -617,9 +698,21 @@ impl Method {
         matches!(self.info().runs, Runs::Compute { .. })
     }
 
-    /// Whether the method has u8 / f16 modes (the render-pass methods).
+    /// Whether the method has u8 / f16 modes (the render-pass methods; the GL-era methods u8
+    /// only).
     pub fn takes_precision(self) -> bool {
         self.info().takes.precision
+    }
+
+    /// Whether the method computes in `precision`: f32 every method; u8 the render-pass and
+    /// GL-era methods; f16 the render-pass methods (the GL-era methods run their papers' formats,
+    /// 8-bit and f32, only).
+    pub fn takes(self, precision: Precision) -> bool {
+        match precision {
+            Precision::F32 => true,
+            Precision::U8 => self.takes_precision(),
+            Precision::F16 => self.takes_precision() && !self.is_host_api(),
+        }
     }
 
     /// Its shader loops, for drivers that cap them ([`Loops`]); `None` for the CPU methods.
@@ -639,7 +732,8 @@ impl Method {
         let block = block.unwrap_or(precision::DEFAULT_BLOCK).max(1);
         match self {
             Method::Lm => Some(Pipeline::Slices),
-            Method::HallBlocked => Some(Pipeline::Blocked { block }),
+            Method::LmGl1 => Some(Pipeline::FixedFunction),
+            Method::HallBlocked | Method::HallArbfp => Some(Pipeline::Blocked { block }),
             Method::HallPacked => Some(Pipeline::Packed { block }),
             _ => None,
         }
@@ -700,75 +794,5 @@ pub struct Params {
     pub repeats: usize,
 }
 
-/// Refuse a NaN or an infinity that an upload saw in `a` or `b` as it copied them (`finite`
-/// false), in [`Matrix::check_finite`]'s words, unless `p` allows them: the methods whose
-/// uploads test the values on the way up ([`Method::scans_inputs_on_upload`]) call this in
-/// place of a pass of their own over the inputs before any work. Only when the upload saw one
-/// are the inputs searched for it, to name its place.
-pub(crate) fn refuse_nonfinite(p: &Params, finite: bool, a: &Matrix, b: &Matrix) -> Result<()> {
-    if finite || p.allow_nonfinite {
-        return Ok(());
-    }
-    a.check_finite("A")?;
-    b.check_finite("B")
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The render-pass methods, those the page offers on WebGL2, are the five that draw.
-    #[test]
-    fn the_render_pass_methods_are_the_ones_that_draw() {
-        let drawn: Vec<Method> = Method::ALL
-            .iter()
-            .copied()
-            .filter(|m| m.is_render_pass())
-            .collect();
-        assert_eq!(
-            drawn,
-            [
-                Method::Lm,
-                Method::HallBlocked,
-                Method::HallPacked,
-                Method::FragMrt,
-                Method::FragMrtF16
-            ]
-        );
-    }
-
-    #[test]
-    fn every_gpu_method_says_how_its_loops_grow_with_k() {
-        let limits = wgpu::Limits::default();
-        for &m in Method::ALL {
-            let Some(loops) = m.loops() else {
-                assert!(!m.is_gpu(), "{m}: a GPU method without its loop count");
-                continue;
-            };
-            assert!(m.is_gpu(), "{m}: a CPU method has no shader loops");
-            // Never fewer iterations for a deeper product, and at least one per pass of a loop.
-            let mut last = 0;
-            for k in [1, 2, 7, 16, 17, 1000, 65_535, 65_536, 1 << 21] {
-                let it = (loops.iterations)(&limits, 3, k, 2);
-                assert!(it >= last && it >= 1, "{m} at k = {k}: {it} after {last}");
-                last = it;
-            }
-        }
-        // The counts the numbers follow from (lavapipe unrolls some of these loops).
-        assert_eq!(cs_naive::loop_iterations(65_535), 65_536);
-        assert_eq!(cs_tiled::loop_iterations(16, 16 * 65_535), 18 * 65_535 + 1);
-        assert_eq!(kk73::outer_product::loop_iterations(16), 295 + 35);
-        assert_eq!(k_steps(17, 16, 18, 1), 37);
-    }
-
-    #[test]
-    fn every_row_sits_at_its_variants_index_and_names_are_unique() {
-        for (i, info) in TABLE.iter().enumerate() {
-            assert_eq!(info.method as usize, i, "{} is out of order", info.name);
-        }
-        let mut names: Vec<&str> = TABLE.iter().map(|i| i.name).collect();
-        names.sort();
-        names.dedup();
-        assert_eq!(names.len(), TABLE.len());
-    }
-}
+mod tests;

@@ -204,7 +204,8 @@ pub fn try_model_with(
     // (b, passes, fragments/pass, bytes/fragment, total bytes, instructions/fragment, total
     // instructions, formulas)
     let (b, passes, frags, bpf, bytes, ipf, inst, fb, fi) = match method {
-        Method::Lm => (
+        // L-M's dataflow, through wgpu or OpenGL 1.x's fixed function alike.
+        Method::Lm | Method::LmGl1 => (
             None,
             kc,
             mc * nc,
@@ -216,7 +217,8 @@ pub fn try_model_with(
             "2n³",
         ),
         // ANCHOR: hall_counts
-        Method::HallBlocked => {
+        // §3's blocked passes, as WGSL or as the ARB program.
+        Method::HallBlocked | Method::HallArbfp => {
             let bb = Count::from(b);
             let p = kc.div_ceil(bb);
             let f = mc * nc;

@@ -27,8 +27,14 @@ use crate::precision::{self, Precision};
 /// Why `method` does not take `precision`, or `None` where it does: the one wording of this
 /// refusal, for the library's check and the command line's early one alike.
 pub fn precision_refusal(method: Method, precision: Precision) -> Option<String> {
-    if precision == Precision::F32 || method.takes_precision() {
+    if method.takes(precision) {
         return None;
+    }
+    if method.is_host_api() {
+        return Some(
+            "runs the formats of its paper's API only: u8 (8-bit textures and framebuffer) or f32 (float textures, clamping off)"
+                .into(),
+        );
     }
     let takes: Vec<&str> = Method::ALL
         .iter()
@@ -103,6 +109,14 @@ async fn multiply_awaiting(ctx: Option<&GpuContext>, req: Request<'_>) -> Result
         progress,
         reuse,
     } = req;
+    if method.is_host_api() {
+        if observer.is_some() {
+            return Err(Error::Invalid(format!(
+                "{method} draws through OpenGL, not wgpu: it has no accumulation texture for an observer"
+            )));
+        }
+        return host(method, a, b, &more_channels, &opts);
+    }
     if !more_channels.is_empty() {
         let ctx = ctx.ok_or_else(|| needs_gpu(method))?;
         return channels(ctx, a, b, &more_channels, &opts).await;
@@ -142,6 +156,7 @@ async fn run_whole(
 ) -> Result<RunOutput> {
     Ok(match method.info().runs {
         Runs::Cpu(f) => cpu_run(method, a, b, f),
+        Runs::Host(f) => f(&[a], &[b], &opts.params(false))?.0,
         Runs::Record(_) | Runs::Compute { .. } => {
             let ctx = ctx.ok_or_else(|| needs_gpu(method))?;
             let observe = observer.is_some();
@@ -166,11 +181,11 @@ fn validate(req: &Request, scan_finite: bool) -> Result<()> {
     let (method, opts) = (req.method, &req.options);
     let pairs = std::iter::once((req.a, req.b)).chain(req.more_channels.iter().copied());
     if !req.more_channels.is_empty() {
-        if method != Method::Lm || req.more_channels.len() != 3 {
+        if !method.info().takes.channels || req.more_channels.len() != 3 {
             return Err(Error::Unsupported {
                 option: format!("{} (A, B) pairs", req.more_channels.len() + 1),
                 method: method.name(),
-                why: "four channels (RGBA) is a mode of lm only, and takes exactly 4 pairs".into(),
+                why: "four channels (RGBA) is a mode of lm and lm-gl1 only, and takes exactly 4 pairs".into(),
             });
         }
         if req.observer.is_some() {
@@ -191,7 +206,7 @@ fn validate(req: &Request, scan_finite: bool) -> Result<()> {
             a.check_finite("A")?;
             b.check_finite("B")?;
         }
-        if method.is_render_pass() {
+        if method.is_render_pass() || method.is_host_api() {
             refuse_subnormal(method, a, "A")?;
             refuse_subnormal(method, b, "B")?;
         }
@@ -272,6 +287,28 @@ async fn channels(
     })
 }
 
+/// A GL-era method ([`Runs::Host`]): its own context, 1 or 4 pairs, no tiling by the plan (it
+/// splits k past its texture side itself), what ran recorded as for every method.
+fn host(
+    method: Method,
+    a: &Matrix,
+    b: &Matrix,
+    more: &[(&Matrix, &Matrix)],
+    opts: &Options,
+) -> Result<Outcome> {
+    let Runs::Host(run) = method.info().runs else {
+        return Err(Error::Internal(format!(
+            "{method} is not a host-API method"
+        )));
+    };
+    let xs: Vec<&Matrix> = std::iter::once(a).chain(more.iter().map(|p| p.0)).collect();
+    let ys: Vec<&Matrix> = std::iter::once(b).chain(more.iter().map(|p| p.1)).collect();
+    let (out, rest) = run(&xs, &ys, &opts.params(false))?;
+    let mut outcome = finish(method, a, b, out, None, opts)?;
+    outcome.more_channels = rest;
+    Ok(outcome)
+}
+
 /// The run's output made an outcome: f16 sums checked against f16's range, and the arithmetic
 /// the judge will hold C to, from the kernel that ran.
 fn finish(
@@ -287,7 +324,7 @@ fn finish(
     }
     // Hall's b (32 unless asked); frag-mrt's passes over k only where asked.
     let block = match method {
-        Method::HallBlocked | Method::HallPacked => Some(
+        Method::HallBlocked | Method::HallPacked | Method::HallArbfp => Some(
             opts.block
                 .unwrap_or(crate::methods::hall_blocked::DEFAULT_BLOCK),
         ),
@@ -329,7 +366,7 @@ fn record(
                 Err(Error::Internal(format!("{runs} is not a compute method")))
             })?;
             let (ops, finite) = compute::Operands::upload_scanned(ctx, &plan, a, b)?;
-            crate::methods::refuse_nonfinite(&opts.params(observe), finite, a, b)?;
+            crate::matrix::refuse_nonfinite(finite, opts.allow_nonfinite, a, b)?;
             let mut work = compute::record(ctx, &plan, ops, (m, n), opts.repeats)?;
             if runs != method {
                 let why = compute_plan(method, &ctx.limits, m, k, n)
@@ -343,7 +380,7 @@ fn record(
             }
             Ok(work)
         }
-        Runs::Cpu(_) => Err(Error::Internal(format!(
+        Runs::Cpu(_) | Runs::Host(_) => Err(Error::Internal(format!(
             "{method} does not record its work for the runner"
         ))),
     }

@@ -143,7 +143,12 @@ impl Report {
         let channels = 1 + out.more_channels.len();
         let precision = kernel.sums;
         let t = &out.timings;
+        let gl = out.notes.iter().find_map(|n| n.strip_prefix("ran on "));
         let (adapter, backend) = match (method.is_gpu(), ctx) {
+            (true, _) if method.is_host_api() => (
+                gl.unwrap_or("an OpenGL context").to_string(),
+                "OpenGL (EGL)".to_string(),
+            ),
             (true, Some(c)) => (c.info.name.clone(), format!("{:?}", c.info.backend)),
             _ => ("CPU".to_string(), "cpu".to_string()),
         };

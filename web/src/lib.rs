@@ -111,6 +111,11 @@ pub fn catalogue() -> String {
                 "summary": i.summary,
                 "render": m.is_render_pass(),
                 "precision": m.takes_precision(),
+                // The GL-era methods run the papers' own OpenGL calls natively only: a browser's
+                // WebGL has neither the fixed-function pipeline nor ARB fragment programs.
+                "unavailable": m.is_host_api().then_some(
+                    "native only: WebGL has neither OpenGL 1.x's fixed function nor GL_ARB_fragment_program",
+                ),
             })
         })
         .collect();

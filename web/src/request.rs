@@ -135,6 +135,12 @@ pub(crate) fn parse_request(params: &js_sys::Map) -> Result<Request> {
             "method {method} runs on the CPU; the page runs the GPU methods (the CPU's f64 reference checks every run)"
         )));
     }
+    if method.is_host_api() {
+        return Err(Error::HostGl {
+            method: method.name().into(),
+            missing: "no OpenGL compatibility profile in a browser (WebGL has neither OpenGL 1.x's fixed function nor GL_ARB_fragment_program); run it with the rendermm command".into(),
+        });
+    }
     let given = match (given_matrix(params, "A")?, given_matrix(params, "B")?) {
         (Some(a), Some(b)) => {
             if a.cols != b.rows {
@@ -209,6 +215,11 @@ pub(crate) fn parse_request(params: &js_sys::Map) -> Result<Request> {
             if !m.is_gpu() {
                 return Err(Error::Invalid(format!(
                     "vs={m}: {m} runs on the CPU; compare mode runs a second GPU method on the same A and B"
+                )));
+            }
+            if m.is_host_api() {
+                return Err(Error::Invalid(format!(
+                    "vs={m}: {m} runs the papers' own OpenGL calls, which a browser does not have"
                 )));
             }
             Some(m)

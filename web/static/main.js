@@ -175,6 +175,12 @@ async function main() {
     o.textContent = m.render ? m.name : `${m.name} (compute, WebGPU)`;
     if (!m.render && !webgpu) o.disabled = true;
     o.title = `${m.era}: ${m.summary} (${m.source})`;
+    if (m.unavailable) {
+      // The GL-era methods (lm-gl1, hall-arbfp): listed, never run in a browser.
+      o.textContent = `${m.name} (${m.unavailable.split(":")[0]})`;
+      o.disabled = true;
+      o.title = `${o.title}; ${m.unavailable}`;
+    }
     select.appendChild(o);
   }
   // Compare mode's second method: any GPU method (a chapter's frame shows the field only when
@@ -185,6 +191,7 @@ async function main() {
     o.value = m.name;
     o.textContent = m.render ? m.name : `${m.name} (compute, WebGPU)`;
     if (!m.render && !webgpu) o.disabled = true;
+    if (m.unavailable) o.disabled = true;
     vsSelect.appendChild(o);
   }
   const ol = document.querySelector("#eras ol");
