@@ -353,8 +353,8 @@ pub(crate) fn changes(
         && let Some(v) = &out.kernel.variant
         && v != cs_fast::VARIANTS[0].name
     {
-        let why = if v == cs_fast::TINY_VARIANT {
-            "on a CPU adapter (this browser's software WebGPU) a C this small gets more, smaller tiles, so that more of its cores work".to_string()
+        let why = if v == cs_fast::CPU_VARIANT {
+            "on a CPU adapter (this browser's software WebGPU), where cores run the workgroups, a C below the default's 256 tiles gets 8×8 register blocks, more multiply-adds for each value loaded".to_string()
         } else if v == cs_fast::VARIANTS[1].name {
             format!(
                 "C ({m}×{n}) holds fewer than {} of the default's 128×64 tiles, and smaller tiles keep more of the GPU busy",
