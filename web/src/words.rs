@@ -6,6 +6,7 @@
 use super::*;
 use rendermm::check::Verdict;
 use rendermm::methods::cs_fast;
+use rendermm::methods::frag_mrt::Shape;
 
 /// One run's words: a column of the status (two side by side in compare mode).
 pub(crate) struct Words {
@@ -367,6 +368,12 @@ pub(crate) fn changes(
             "cs-fast ran its {v} variant ({}): {why}.",
             variant_words(v)
         ));
+    }
+    let attachments = gpu.ctx.limits.max_color_attachments;
+    if matches!(req.method, Method::FragMrt | Method::FragMrtF16)
+        && Shape::DEFAULT.attachments() > attachments
+    {
+        said.push(format!("{ran} wrote a 4×4 block of C per fragment, not its 4×8: this browser offers {attachments} colour attachments, and a 4×8 block takes 8 (a 4×4 block, 4)."));
     }
     for note in &out.notes {
         if note.starts_with("quad sharing off") {
