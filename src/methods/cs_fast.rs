@@ -613,7 +613,10 @@ mod tests {
         let on_cpu = Variant::parse(CPU_VARIANT).unwrap();
         assert_eq!((big.bm(), big.bn()), (128, 64));
         assert_eq!(small.name, "64x64x8-4x8");
-        assert_eq!((on_cpu.bm(), on_cpu.bn(), on_cpu.rm, on_cpu.rn), (64, 64, 8, 8));
+        assert_eq!(
+            (on_cpu.bm(), on_cpu.bn(), on_cpu.rm, on_cpu.rn),
+            (64, 64, 8, 8)
+        );
         for (m, n, want) in [
             (4096, 4096, big),
             (2048, 2048, big),
