@@ -775,3 +775,16 @@ fn the_run_records_the_shape_it_ran_and_its_number_formats() {
         }
     }
 }
+
+/// Without a named shape, an adapter with fewer colour attachments than the default's 8 (WebGL2
+/// in headless Chromium 148 has 6) gets the 4×4 block in 4; a named shape is taken as named.
+#[test]
+fn an_adapter_with_fewer_attachments_takes_the_4x4_block() {
+    assert_eq!(Shape::chosen_for(None, 8), Shape::DEFAULT);
+    assert_eq!(Shape::chosen_for(None, 6), Shape::NARROW);
+    assert_eq!((Shape::NARROW.rows, Shape::NARROW.cols), (4, 4));
+    assert_eq!(Shape::NARROW.attachments(), 4);
+    Shape::NARROW.validate().unwrap();
+    let named = Shape::parse("8x4").unwrap();
+    assert_eq!(Shape::chosen_for(Some(named), 6), named);
+}

@@ -213,8 +213,8 @@ fn json(out: &Output) -> serde_json::Value {
 fn cs_fast_knob_reaches_the_run_and_the_report_names_and_models_that_variant() {
     let named = cs_fast::VARIANTS[0];
     let (m, k, n) = (64, 64, 64);
-    // What the size picks on this machine's adapter (a CPU adapter's smallest products take
-    // the 32×64 tile).
+    // What the size picks on this machine's adapter (a CPU adapter's small products take the
+    // 8×8-blocked 64×64 tile).
     let cpu =
         rendermm::gpu::GpuContext::new().is_ok_and(|c| c.info.device_type == wgpu::DeviceType::Cpu);
     let picked = cs_fast::Variant::for_product(m, n, cpu);

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# The page's methods beside TensorFlow.js in one headless Chromium session (bench/web/bench.py):
-# installs what is missing (Chromium, chromedriver, selenium as the browser tests do; tfjs at
-# the version package-lock.json pins, with `npm ci`), builds the page (skip with
-# RENDERMM_WEB_BUILT=1 when web/dist is fresh), serves the repository on 127.0.0.1 and prints
-# the table. Arguments go to bench.py (e.g. --sizes 64). Exit status: bench.py's (1 when a
-# product failed its check or a backend was missing; nothing is asserted about time).
-#   bench/web/run.sh                      n = 64, 128, 256, 512
+# The page's methods beside TensorFlow.js in one headless Chromium session (bench/web/bench.py),
+# timed as a user waits: Run clicked until the result shows, and the multiply alone; one
+# product per driver call. Installs what is missing (Chromium, chromedriver, selenium and numpy
+# as the browser tests do; tfjs at the version package-lock.json pins, with `npm ci`), builds
+# the page (skip with RENDERMM_WEB_BUILT=1 when web/dist is fresh), serves the repository on
+# 127.0.0.1 and prints the table, whatever fails. Arguments go to bench.py (e.g. --sizes 64).
+# Exit status: bench.py's (0 when every cell has its times and every product passed its
+# check; nothing is asserted about time).
+#   bench/web/run.sh                      n = 64, 96, 256, 384, 768, 1024
 #   bench/web/run.sh --sizes 64           what CI runs, to keep it working
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"

@@ -371,7 +371,15 @@ pub async fn run_async_into(
     let (compute_ms, copy_ms, device_ms, bytes, t2) = if once {
         let t = Instant::now();
         ctx.scoped("submitting recorded GPU work", || {
-            ctx.queue.submit(steps.into_iter().map(|s| s.commands));
+            let mut commands: Vec<wgpu::CommandBuffer> =
+                steps.into_iter().map(|s| s.commands).collect();
+            // A kernel recorded once (`Work::repeat` with 1) goes in the same submission.
+            if let Some((_, record)) = &repeated {
+                let mut enc = ctx.device.create_command_encoder(&Default::default());
+                record(&mut enc)?;
+                commands.push(enc.finish());
+            }
+            ctx.queue.submit(commands);
             Ok(())
         })?;
         let (bytes, mapped) = read_all_into(ctx, &reads, memory).await?;
@@ -454,11 +462,12 @@ fn matrices(finish: Option<Finish>, bytes: Vec<Bytes>, reads: &[Read]) -> Result
 pub const ONE_WAIT_NOTE: &str = "times: waited for the GPU once (in a browser each wait is a trip through the page's event loop): upload is the time to queue the uploads, compute runs from the passes' submission until C was mapped, with the copies in and out";
 
 /// Whether `work` is waited for once: in a browser, with nothing to time apart (no GPU
-/// timestamps to read, no copy steps, no observer to show passes to, no repeats).
+/// timestamps to read, no copy steps, no observer to show passes to, no repeats: a compute
+/// kernel recorded once, `Work::repeat` with 1, counts as none).
 fn waits_once(ctx: &GpuContext, work: &Work, observed: bool) -> bool {
     cfg!(target_arch = "wasm32")
         && !observed
-        && work.repeated.is_none()
+        && work.repeated.as_ref().is_none_or(|(times, _)| *times == 1)
         && work
             .steps
             .iter()

@@ -119,13 +119,10 @@ pub const ENTRIES: &[Entry] = &[
 /// runs the smaller-tiled second variant ([`Variant::for_product`]).
 pub const SMALL_PRODUCT_TILES: usize = 256;
 
-/// Below this many 64×64 tiles of C (m·n under 256², about), an m×n product on a CPU adapter
-/// runs the 32×64 tile ([`TINY_VARIANT`]): twice the workgroups, for a C too small to give
-/// every core one of the larger tiles ([`Variant::for_product`]).
-pub const TINY_PRODUCT_TILES: usize = 16;
-
-/// The variant for the smallest products ([`TINY_PRODUCT_TILES`]).
-pub const TINY_VARIANT: &str = "32x64x8-4x8";
+/// The variant every product below [`SMALL_PRODUCT_TILES`] runs on a CPU adapter (lavapipe, a
+/// browser's software WebGPU), whatever its size: 8×8 register blocks on a 64×64 tile, twice
+/// the multiply-adds per value loaded of the GPU's `64x64x8-4x8` ([`Variant::for_product`]).
+pub const CPU_VARIANT: &str = "64x64x8-8x8";
 
 /// The variants, the default first: the fastest at n = 2048 and 4096 on the H100; the second the
 /// one for small products ([`Variant::for_product`], `docs/performance.md`).
@@ -412,26 +409,24 @@ impl Variant {
     /// (`64x64x8-4x8`), whose smaller tiles of fewer invocations keep more multiprocessors
     /// busy on a small product (at 1000×777×513 it ran 10.1 TFLOP/s against 7.3,
     /// `docs/performance.md`); and on a CPU adapter (`cpu`: lavapipe, a browser's software
-    /// WebGPU), below [`TINY_PRODUCT_TILES`] of those 64×64 tiles, the 32×64 tile of
-    /// [`TINY_VARIANT`]: twice as many workgroups, so more of the CPU's cores work (in a browser
-    /// on SwiftShader a 64³ product took 0.76× the time; on an H200, where one workgroup or two
-    /// of 132 multiprocessors makes no difference, the smaller tile was 10-17 % slower at
-    /// n = 64–192, a few microseconds).
+    /// WebGPU) [`CPU_VARIANT`] below the default's tile count, at every size: where cores, not
+    /// multiprocessors, run the workgroups, loads per multiply-add count more than workgroups
+    /// (in headless Chromium on SwiftShader its multiply took 0.6-0.8× the time of the 4×8
+    /// blocks', 64x64x8-4x8 or 32x64x8-4x8, at n = 64 to 1024, `docs/web.md`).
     pub fn for_product(m: usize, n: usize, cpu: bool) -> Variant {
         let big = VARIANTS[0];
         let tiles = m.div_ceil(big.bm() as usize) * n.div_ceil(big.bn() as usize);
         let small = VARIANTS[1];
-        let small_tiles = m.div_ceil(small.bm() as usize) * n.div_ceil(small.bn() as usize);
         if tiles >= SMALL_PRODUCT_TILES {
             big
-        } else if !cpu || small_tiles >= TINY_PRODUCT_TILES {
-            small
-        } else {
+        } else if cpu {
             VARIANTS
                 .iter()
                 .copied()
-                .find(|v| v.name == TINY_VARIANT)
+                .find(|v| v.name == CPU_VARIANT)
                 .unwrap_or(small)
+        } else {
+            small
         }
     }
 
@@ -616,15 +611,18 @@ mod tests {
     use super::*;
 
     /// Without RENDERMM_CS_FAST, large products take the default, small ones the smaller-tiled
-    /// variant and, on a CPU adapter, the smallest the 32×64 tile, at the tile counts the rule
-    /// names.
+    /// variant on a GPU and the 8×8-blocked 64×64 tile on a CPU adapter, at the tile count the
+    /// rule names.
     #[test]
     fn products_below_the_tile_count_take_the_small_variant() {
         let (big, small) = (VARIANTS[0], VARIANTS[1]);
-        let tiny = Variant::parse(TINY_VARIANT).unwrap();
+        let on_cpu = Variant::parse(CPU_VARIANT).unwrap();
         assert_eq!((big.bm(), big.bn()), (128, 64));
         assert_eq!(small.name, "64x64x8-4x8");
-        assert_eq!((tiny.bm(), tiny.bn()), (32, 64));
+        assert_eq!(
+            (on_cpu.bm(), on_cpu.bn(), on_cpu.rm, on_cpu.rn),
+            (64, 64, 8, 8)
+        );
         for (m, n, want) in [
             (4096, 4096, big),
             (2048, 2048, big),
@@ -634,20 +632,18 @@ mod tests {
             (1920, 1024, small),
             (1024, 1024, small),
             (1000, 513, small),
-            // 4 × 4 = 16 tiles of 64×64: the smallest that takes the small variant.
             (256, 256, small),
-            (193, 256, small),
-            (192, 256, tiny),
-            (64, 64, tiny),
-            (1, 1, tiny),
+            (96, 96, small),
+            (64, 64, small),
+            (1, 1, small),
             (1, 1 << 20, big),
         ] {
-            assert_eq!(Variant::for_product(m, n, true), want, "{m}x{n} on a CPU");
-            let on_a_gpu = if want == tiny { small } else { want };
+            assert_eq!(Variant::for_product(m, n, false), want, "{m}x{n} on a GPU");
+            let on_a_cpu = if want == small { on_cpu } else { want };
             assert_eq!(
-                Variant::for_product(m, n, false),
-                on_a_gpu,
-                "{m}x{n} on a GPU"
+                Variant::for_product(m, n, true),
+                on_a_cpu,
+                "{m}x{n} on a CPU"
             );
         }
     }

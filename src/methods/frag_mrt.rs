@@ -160,15 +160,16 @@ pub fn loop_iterations(k: usize) -> u64 {
     k as u64 + 5
 }
 
-/// Record `a · b` with the block shape the request names (default [`Shape::DEFAULT`]).
+/// Record `a · b` with the block shape the request names (default [`Shape::DEFAULT`], or
+/// [`Shape::NARROW`] on an adapter with fewer colour attachments: [`Shape::chosen_for`]).
 pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &Params) -> Result<Work> {
-    let shape = Shape::chosen(opts.kernels.frag_mrt);
+    let shape = Shape::chosen_for(opts.kernels.frag_mrt, ctx.limits.max_color_attachments);
     record_with(ctx, a, b, opts, shape, Inputs::F32)
 }
 
 /// [`record`] with A and B rounded to f16 (`frag-mrt-f16`).
 pub fn record_f16(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &Params) -> Result<Work> {
-    let shape = Shape::chosen(opts.kernels.frag_mrt);
+    let shape = Shape::chosen_for(opts.kernels.frag_mrt, ctx.limits.max_color_attachments);
     record_with(ctx, a, b, opts, shape, Inputs::F16)
 }
 

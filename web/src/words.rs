@@ -6,6 +6,7 @@
 use super::*;
 use rendermm::check::Verdict;
 use rendermm::methods::cs_fast;
+use rendermm::methods::frag_mrt::Shape;
 
 /// One run's words: a column of the status (two side by side in compare mode).
 pub(crate) struct Words {
@@ -353,8 +354,8 @@ pub(crate) fn changes(
         && let Some(v) = &out.kernel.variant
         && v != cs_fast::VARIANTS[0].name
     {
-        let why = if v == cs_fast::TINY_VARIANT {
-            "on a CPU adapter (this browser's software WebGPU) a C this small gets more, smaller tiles, so that more of its cores work".to_string()
+        let why = if v == cs_fast::CPU_VARIANT {
+            "on a CPU adapter (this browser's software WebGPU), where cores run the workgroups, a C below the default's 256 tiles gets 8×8 register blocks, more multiply-adds for each value loaded".to_string()
         } else if v == cs_fast::VARIANTS[1].name {
             format!(
                 "C ({m}×{n}) holds fewer than {} of the default's 128×64 tiles, and smaller tiles keep more of the GPU busy",
@@ -367,6 +368,12 @@ pub(crate) fn changes(
             "cs-fast ran its {v} variant ({}): {why}.",
             variant_words(v)
         ));
+    }
+    let attachments = gpu.ctx.limits.max_color_attachments;
+    if matches!(req.method, Method::FragMrt | Method::FragMrtF16)
+        && Shape::DEFAULT.attachments() > attachments
+    {
+        said.push(format!("{ran} wrote a 4×4 block of C per fragment, not its 4×8: this browser offers {attachments} colour attachments, and a 4×8 block takes 8 (a 4×4 block, 4)."));
     }
     for note in &out.notes {
         if note.starts_with("quad sharing off") {

@@ -56,6 +56,12 @@ impl Shape {
         prefetch: false,
     };
 
+    /// 4×4 outputs (4 attachments): [`Shape::DEFAULT`] for adapters with fewer than 8.
+    pub const NARROW: Shape = Shape {
+        cols: 4,
+        ..Shape::DEFAULT
+    };
+
     /// Colour attachments written per fragment: R·C/4.
     pub fn attachments(&self) -> u32 {
         self.rows * self.cols / 4
@@ -152,6 +158,18 @@ impl Shape {
     /// The shape a request named, or [`Shape::DEFAULT`] where it named none.
     pub fn chosen(named: Option<Shape>) -> Shape {
         named.unwrap_or(Shape::DEFAULT)
+    }
+
+    /// [`Shape::chosen`] on an adapter with `max_color_attachments`: where a request named none
+    /// and the default's 8 attachments are more than the adapter has, the 4×4 block
+    /// ([`Shape::NARROW`], 4 attachments), so that frag-mrt runs where WebGL2 offers 6 (headless
+    /// Chromium 148) rather than being refused. A named shape is taken as named.
+    pub fn chosen_for(named: Option<Shape>, max_color_attachments: u32) -> Shape {
+        match named {
+            Some(s) => s,
+            None if Shape::DEFAULT.attachments() > max_color_attachments => Shape::NARROW,
+            None => Shape::DEFAULT,
+        }
     }
 
     /// Checks that need no adapter: multiples of 4, an unroll the sharing can split.
