@@ -11,8 +11,28 @@
 
 use super::context::GpuContext;
 use crate::error::Result;
+#[cfg(not(target_arch = "wasm32"))]
 use std::cell::RefCell;
 
+// In a browser an upload is a `writeBuffer` the browser stages itself, with no submission of
+// ours ([`super::staging::Staging::upload`]): there is nothing to gather, and every call below
+// passes straight through.
+#[cfg(target_arch = "wasm32")]
+pub fn batched<T>(_ctx: &GpuContext, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    f()
+}
+
+#[cfg(target_arch = "wasm32")]
+pub fn submit(ctx: &GpuContext, commands: impl IntoIterator<Item = wgpu::CommandBuffer>) {
+    ctx.queue.submit(commands);
+}
+
+#[cfg(target_arch = "wasm32")]
+pub fn after_submit(_ctx: &GpuContext, buffer: wgpu::Buffer) -> Option<wgpu::Buffer> {
+    Some(buffer)
+}
+
+#[cfg(not(target_arch = "wasm32"))]
 /// This thread's gathered submissions to one context, and the staging buffers to hand back to
 /// the pool once they are submitted.
 struct Batch {
@@ -21,14 +41,17 @@ struct Batch {
     recycle: Vec<wgpu::Buffer>,
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 thread_local! {
     static BATCH: RefCell<Option<Batch>> = const { RefCell::new(None) };
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 fn id(ctx: &GpuContext) -> usize {
     std::ptr::from_ref(ctx) as usize
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 /// Run `f` with this thread's submissions to `ctx` gathered, then submit them in one call, in
 /// order (where `f` succeeded; a failed `f`'s are dropped unsubmitted). Inside another batch,
 /// `f` simply joins it.
@@ -62,6 +85,7 @@ pub fn batched<T>(ctx: &GpuContext, f: impl FnOnce() -> Result<T>) -> Result<T> 
     out
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 /// Submit `commands` to `ctx`'s queue now, or, inside a [`batched`] call on this thread for
 /// `ctx`, add them to its batch.
 pub fn submit(ctx: &GpuContext, commands: impl IntoIterator<Item = wgpu::CommandBuffer>) {
@@ -77,6 +101,7 @@ pub fn submit(ctx: &GpuContext, commands: impl IntoIterator<Item = wgpu::Command
     }
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 /// Whether a staging buffer whose copy was just [`submit`]ted must wait for the batch to be
 /// submitted before it goes back to the pool (it is kept until then, and `Some` is handed
 /// back to recycle now).

@@ -78,9 +78,17 @@ use crate::matrix::Matrix;
 use crate::methods::Method;
 use crate::precision::{F16_MAX, f16_range};
 
+#[cfg(not(target_arch = "wasm32"))]
 const SHADER: &str = include_str!(concat!(env!("OUT_DIR"), "/shaders/coop.wgsl"));
 /// The variants with several subgroups per workgroup (`sm`·`sn` > 1).
+#[cfg(not(target_arch = "wasm32"))]
 const SHADER_MULTI: &str = include_str!(concat!(env!("OUT_DIR"), "/shaders/coop_multi.wgsl"));
+// A browser's WebGPU has no cooperative matrices: coop is refused there before any shader is
+// built ([`supported`]), so the page's download carries no kernel text of it.
+#[cfg(target_arch = "wasm32")]
+const SHADER: &str = "";
+#[cfg(target_arch = "wasm32")]
+const SHADER_MULTI: &str = "";
 
 /// The knob that names the variant (read by the command line, [`super::Kernels::from_knobs`]).
 pub const ENV: &str = "RENDERMM_COOP";
