@@ -7,8 +7,8 @@
 mod common;
 
 use rendermm::demo::Kind;
+use rendermm::demo::layout::Scales;
 use rendermm::demo::layout::{self, Look, View};
-use rendermm::demo::scene::Scales;
 use rendermm::figures::{self, KK73_ACCESS};
 use rendermm::precision::Precision;
 use std::path::{Path, PathBuf};
