@@ -451,7 +451,7 @@ fn params_buffer(ctx: &GpuContext, iterations: u32) -> wgpu::Buffer {
         bytemuck::bytes_of(&0u32),
     ]
     .concat();
-    crate::gpu::buffer::create_buffer_init(
+    crate::gpu::staging::create_buffer_init(
         &ctx.device,
         &wgpu::util::BufferInitDescriptor {
             label: Some("ceiling params"),
@@ -568,7 +568,7 @@ fn dispatch_mma<'a>(
     // `sink` (4096 f32), the sizes made here; its loop runs `params.iterations` steps.
     let module = unsafe { ctx.shader_trusted("ceiling_mma.wgsl", SHADER_MMA) }?;
     let (src, sink) = ctx.scoped("ceiling cs_mma", || {
-        let src = crate::gpu::buffer::create_buffer_init(
+        let src = crate::gpu::staging::create_buffer_init(
             &ctx.device,
             &wgpu::util::BufferInitDescriptor {
                 label: Some("mma src"),

@@ -529,7 +529,9 @@ pub async fn read_frame(ctx: &GpuContext, texture: &wgpu::Texture) -> Result<Vec
 #[cfg(feature = "native")]
 pub fn read_image(ctx: &GpuContext, texture: &wgpu::Texture) -> Result<image::RgbaImage> {
     let (w, h) = (texture.width(), texture.height());
-    let bytes = crate::gpu::texture::read_texture_bytes(ctx, texture, h as usize, w as usize, 4)?;
+    let bytes = crate::gpu::readback::blocking::read_texture_bytes(
+        ctx, texture, h as usize, w as usize, 4,
+    )?;
     image::RgbaImage::from_raw(w, h, bytes)
         .ok_or_else(|| Error::Readback("frame size does not match its bytes".into()))
 }

@@ -7,10 +7,11 @@
 
 use super::context::GpuContext;
 pub use super::readback::Read;
-use super::readback::{read_all_into, read_buffer_bytes, settle};
+use super::readback::{read_all_into, read_buffer_bytes};
 pub use super::staging::Bytes;
 use super::texture::MatrixTexture;
 use super::timer::{Clock, Span};
+use super::wait::settle;
 use crate::clock::Instant;
 use crate::error::Result;
 use crate::matrix::Matrix;

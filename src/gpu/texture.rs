@@ -157,27 +157,6 @@ impl MatrixTexture {
         Ok(t)
     }
 
-    /// Read back a texture of `precision` with `channels` channels as one matrix per channel.
-    pub fn read_channels(
-        &self,
-        ctx: &GpuContext,
-        precision: Precision,
-        channels: usize,
-    ) -> Result<Vec<Matrix>> {
-        if self.format != precision.format(channels as u32) {
-            return Err(Error::Internal(format!(
-                "texture is {:?}, not {precision} with {channels} channel(s)",
-                self.format
-            )));
-        }
-        split_channels(
-            self.rows,
-            self.cols,
-            precision.decode(&self.read_bytes(ctx)?),
-            channels,
-        )
-    }
-
     /// Write tightly packed texel rows into the whole texture, through a pooled staging buffer
     /// that is already mapped ([`super::staging::Staging::upload_texture`]): the rows are copied
     /// into it at the 256-byte pitch a buffer-to-texture copy wants, on several threads when
@@ -208,23 +187,6 @@ impl MatrixTexture {
         self.format
             .block_copy_size(None)
             .expect("matrix textures use plain colour formats")
-    }
-
-    /// Read the texture back as tightly packed rows of texels.
-    pub fn read_bytes(&self, ctx: &GpuContext) -> Result<super::staging::Bytes> {
-        pollster::block_on(super::readback::read_texture_bytes(ctx, self))
-    }
-
-    /// Read an `R32Float` texture back as a matrix.
-    pub fn read_matrix(&self, ctx: &GpuContext) -> Result<Matrix> {
-        if self.format != wgpu::TextureFormat::R32Float {
-            return Err(Error::Internal(format!(
-                "read_matrix needs an R32Float texture, this one is {:?}",
-                self.format
-            )));
-        }
-        let bytes = self.read_bytes(ctx)?;
-        Matrix::new(self.rows, self.cols, bytes.into_f32s())
     }
 }
 
@@ -312,27 +274,6 @@ pub fn padded_bytes_per_row(cols: usize, bytes_per_texel: u32) -> u32 {
     unpadded.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT
 }
 
-/// Copy a texture into a staging buffer (rows padded to 256 bytes), map it and return the tightly
-/// packed rows, blocking ([`super::readback::read_texture_bytes`] is the runner's, awaited form).
-/// For the layers above the methods (demos, benchmarks, tests); methods ask the runner.
-pub fn read_texture_bytes(
-    ctx: &GpuContext,
-    texture: &wgpu::Texture,
-    rows: usize,
-    cols: usize,
-    bytes_per_texel: u32,
-) -> Result<Vec<u8>> {
-    let tex = MatrixTexture {
-        texture: texture.clone(),
-        view: texture.create_view(&Default::default()),
-        rows,
-        cols,
-        format: texture.format(),
-    };
-    let _ = bytes_per_texel;
-    Ok(pollster::block_on(super::readback::read_texture_bytes(ctx, &tex))?.to_vec())
-}
-
 /// A pooled `MAP_READ` staging buffer that the copy of `tex` recorded in `enc` fills (rows
 /// padded to 256 bytes); the caller submits `enc`, maps the buffer and gives it back to
 /// [`GpuContext::staging`].
@@ -358,14 +299,4 @@ pub fn stage_readback(
         extent(rows, cols),
     );
     Ok(buffer)
-}
-
-/// Map a `MAP_READ` buffer, wait, and hand its bytes to `f` (blocking; see
-/// [`super::readback::map_read`]).
-pub fn map_read<T>(
-    ctx: &GpuContext,
-    buffer: &wgpu::Buffer,
-    f: impl FnOnce(&[u8]) -> T,
-) -> Result<T> {
-    pollster::block_on(super::readback::map_read(ctx, buffer, f))
 }

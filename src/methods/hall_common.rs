@@ -377,7 +377,7 @@ fn block_uniforms(
             start, len, shader[0], shader[1], shader[2], shader[3],
         ]));
     }
-    crate::gpu::buffer::create_buffer_init(
+    crate::gpu::staging::create_buffer_init(
         dev,
         &wgpu::util::BufferInitDescriptor {
             label: Some("hall blocks"),

@@ -41,7 +41,7 @@ pub(super) fn copy_bandwidth(
         let mut enc = ctx.device.create_command_encoder(&Default::default());
         enc.copy_buffer_to_buffer(src, 0, dst, 0, bytes);
         ctx.queue.submit([enc.finish()]);
-        crate::gpu::texture::map_read(ctx, dst, |b| {
+        crate::gpu::readback::blocking::map_read(ctx, dst, |b| {
             if let Some(h) = host {
                 h.copy_from_slice(&b[..bytes as usize]);
             }
@@ -86,7 +86,7 @@ pub(super) fn copy_bandwidth(
                 let mut enc = ctx.device.create_command_encoder(&Default::default());
                 enc.copy_buffer_to_buffer(&src, 0, &dst, 0, bytes);
                 ctx.queue.submit([enc.finish()]);
-                let got = crate::gpu::texture::map_read(ctx, &dst, |b| {
+                let got = crate::gpu::readback::blocking::map_read(ctx, &dst, |b| {
                     crate::gpu::staging::Bytes::copied_rows(b, 1, bytes as usize, bytes as usize)
                 })?;
                 drop(std::hint::black_box(got));
