@@ -619,7 +619,10 @@ const GPU_LAYERS: &[(&str, &[&str])] = &[
         "memory",
         &["host", "batch", "staging", "buffer", "texture", "readback"],
     ),
-    ("execution", &["timer", "run", "compute", "layout"]),
+    (
+        "execution",
+        &["submit", "timer", "run", "compute", "layout"],
+    ),
 ];
 
 /// Every import in `graph` from a module of a later layer of `layers` than the importer's, as
@@ -686,4 +689,32 @@ fn the_layer_check_sees_a_planted_upward_import() {
         vec!["b (low) → c (high)".to_string()]
     );
     assert_eq!(upward_imports(&g(&[("d", &[])]), layers).len(), 1);
+}
+
+/// Every line of library code (comments left out) outside `src/gpu/` that names one of
+/// `needles`, as `path:line: text`; `under` narrows the scan to one folder of `src/`.
+fn outside_gpu_naming(under: &str, needles: &[&str]) -> Vec<String> {
+    library_files()
+        .into_iter()
+        .filter(|(p, _)| !p.starts_with("src/gpu/") && p.starts_with(&format!("src/{under}")))
+        .flat_map(|(p, text)| {
+            text.lines()
+                .enumerate()
+                .filter(|(_, l)| needles.iter().any(|n| code(l).contains(n)))
+                .map(|(i, l)| format!("{p}:{}: {}", i + 1, l.trim()))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// One door to the queue: every submission goes through the harness (the runner, the operands'
+/// batch, or `gpu::submit`), so nothing above `src/gpu/` submits.
+#[test]
+fn nothing_outside_the_gpu_harness_submits() {
+    let found = outside_gpu_naming("", &[".submit("]);
+    assert!(
+        found.is_empty(),
+        "submissions outside src/gpu/ (submit through gpu::submit or the runner):\n{}",
+        found.join("\n")
+    );
 }

@@ -11,6 +11,7 @@ use crate::draw::font::{self, Mask};
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::gpu::pipeline::{texture_entry, uniform_entry};
+use crate::gpu::submit::submit;
 use crate::gpu::texture::MatrixTexture;
 use crate::precision::Precision;
 use glam::Vec3;
@@ -343,7 +344,7 @@ impl Renderer {
                 pass.set_pipeline(&pipelines.text);
                 pass.draw(0..3, 0..1);
             }
-            ctx.queue.submit([enc.finish()]);
+            submit(ctx, [enc.finish()]);
             Ok(())
         })
     }

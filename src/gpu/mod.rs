@@ -9,7 +9,8 @@
 //!    are made), [`staging`] (uploads through mapped memory, the poison), [`buffer`] (matrices
 //!    as storage buffers), [`texture`] (matrices as textures, 256-byte row padding),
 //!    [`readback`] (reading results back);
-//! 3. execution — [`timer`] (GPU timestamps), [`run`] (the runner: submission, waits, timings),
+//! 3. execution — [`submit`] (submissions of the layers above the methods), [`timer`] (GPU
+//!    timestamps), [`run`] (the runner: submission, waits, timings),
 //!    [`compute`] (compute dispatch), [`layout`] (the operands' layout pass).
 //!
 //! Methods only describe their passes.
@@ -28,6 +29,7 @@ pub mod probe;
 pub mod readback;
 pub mod run;
 pub mod staging;
+pub mod submit;
 pub mod texture;
 pub mod timer;
 pub mod wait;
