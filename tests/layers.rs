@@ -718,3 +718,27 @@ fn nothing_outside_the_gpu_harness_submits() {
         found.join("\n")
     );
 }
+
+/// Methods record; the runner waits. No file of `src/methods/` polls the device, maps a buffer,
+/// blocks on a future, or runs its pieces of work one by one itself (the runner's
+/// `run_in_turn_async` runs them in turn).
+#[test]
+fn no_method_waits_on_the_device() {
+    let found = outside_gpu_naming(
+        "methods/",
+        &[
+            ".poll(",
+            ".wait()",
+            "map_async",
+            "block_on",
+            "settle(",
+            "map_read(",
+            "run_async(",
+        ],
+    );
+    assert!(
+        found.is_empty(),
+        "methods wait on the device (record into a Work and let the runner wait):\n{}",
+        found.join("\n")
+    );
+}
