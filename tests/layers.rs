@@ -742,3 +742,53 @@ fn no_method_waits_on_the_device() {
         found.join("\n")
     );
 }
+
+/// Every `.expect(` and `.unwrap()` in library code outside its tests, as `path:line: text`:
+/// test files (`tests.rs`, `*_tests.rs`, a `tests/` folder) are left out, and a file's code
+/// from its first `#[cfg(test)]` on.
+fn panics_in_library_code(files: &[(String, String)]) -> Vec<String> {
+    let mut found = vec![];
+    for (path, text) in files {
+        let name = path.rsplit('/').next().unwrap_or("");
+        if name == "tests.rs" || name.ends_with("_tests.rs") || path.contains("/tests/") {
+            continue;
+        }
+        for (i, line) in text.lines().enumerate() {
+            if line.trim() == "#[cfg(test)]" {
+                break;
+            }
+            let c = code(line);
+            if c.contains(".expect(") || c.contains(".unwrap()") {
+                found.push(format!("{path}:{}: {}", i + 1, line.trim()));
+            }
+        }
+    }
+    found
+}
+
+/// No request reaches a panic: the library's internal invariants are `Error::Internal`, not
+/// `.expect()` or `.unwrap()`.
+#[test]
+fn library_code_neither_expects_nor_unwraps() {
+    let found = panics_in_library_code(&library_files());
+    assert!(
+        found.is_empty(),
+        "panics in library code (return Error::Internal instead):\n{}",
+        found.join("\n")
+    );
+    // The scan sees one, and leaves tests alone.
+    let file = |path: &str, text: &str| vec![(path.to_string(), text.to_string())];
+    let planted = "let f = parse(x).expect(\"parses\");";
+    assert_eq!(
+        panics_in_library_code(&file("src/draw/font.rs", planted)).len(),
+        1
+    );
+    assert!(panics_in_library_code(&file("src/methods/coop/tests.rs", planted)).is_empty());
+    assert!(
+        panics_in_library_code(&file(
+            "src/draw/font.rs",
+            &format!("#[cfg(test)]\n{planted}")
+        ))
+        .is_empty()
+    );
+}

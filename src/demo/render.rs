@@ -175,6 +175,7 @@ fn gpu_panels(lay: &Layout) -> [GpuPanel; MAX_PANELS] {
 
 impl Renderer {
     pub fn new(ctx: &GpuContext) -> Result<Self> {
+        font::check()?;
         let module = ctx.shader("demo.wgsl", SHADER)?;
         ctx.scoped("building the demo renderer", || {
             let dev = &ctx.device;

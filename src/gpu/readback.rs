@@ -150,9 +150,9 @@ pub async fn read_all_into(
 fn stage(ctx: &GpuContext, enc: &mut wgpu::CommandEncoder, r: &Read) -> Result<Staged> {
     match r {
         Read::Texture(tex) => {
-            let (rows, row_bytes) = (tex.rows, tex.cols * tex.bytes_per_texel() as usize);
-            let pitch =
-                super::texture::padded_bytes_per_row(tex.cols, tex.bytes_per_texel()) as usize;
+            let bpt = tex.texel_bytes()?;
+            let (rows, row_bytes) = (tex.rows, tex.cols * bpt as usize);
+            let pitch = super::texture::padded_bytes_per_row(tex.cols, bpt) as usize;
             let buffer = super::texture::stage_readback(ctx, enc, tex)?;
             Ok(Staged {
                 buffer: Some(buffer),

@@ -66,6 +66,7 @@ impl MatrixTexture {
     ) -> Result<Self> {
         ctx.check_texture_dim(&format!("{label} height (rows)"), rows)?;
         ctx.check_texture_dim(&format!("{label} width (columns)"), cols)?;
+        texel_bytes(format)?;
         if usage.contains(wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC) {
             check_target(ctx, label, rows, cols, format)?;
         }
@@ -164,7 +165,7 @@ impl MatrixTexture {
     /// on one thread instead, which at 64 MiB cost the render-pass methods many times what
     /// the same bytes cost as a buffer.
     pub fn write_bytes(&self, ctx: &GpuContext, bytes: &[u8]) -> Result<()> {
-        let bpt = self.bytes_per_texel();
+        let bpt = self.texel_bytes()?;
         let expected = self.rows * self.cols * bpt as usize;
         if bytes.len() != expected {
             return Err(Error::Invalid(format!(
@@ -182,12 +183,28 @@ impl MatrixTexture {
             })
     }
 
-    /// Bytes per texel of this texture's format.
-    pub fn bytes_per_texel(&self) -> u32 {
-        self.format
-            .block_copy_size(None)
-            .expect("matrix textures use plain colour formats")
+    /// Bytes per texel of this texture's format; an internal error for a format without one
+    /// texel size (depth-stencil, planar), which no matrix texture has ([`MatrixTexture::new`]
+    /// refuses one).
+    pub fn texel_bytes(&self) -> Result<u32> {
+        texel_bytes(self.format)
     }
+
+    /// Bytes per texel of this texture's format, for a size in a report; 0 for a format without
+    /// one texel size ([`MatrixTexture::texel_bytes`] is the checked form, which the uploads and
+    /// readbacks use).
+    pub fn bytes_per_texel(&self) -> u32 {
+        self.format.block_copy_size(None).unwrap_or(0)
+    }
+}
+
+/// Bytes per texel of `format`; an internal error for a format without one texel size.
+fn texel_bytes(format: wgpu::TextureFormat) -> Result<u32> {
+    format.block_copy_size(None).ok_or_else(|| {
+        Error::Internal(format!(
+            "a matrix texture of {format:?}: not a plain colour format"
+        ))
+    })
 }
 
 /// Interleaved texel values of a `rows × cols` texture with `channels` channels, as one matrix per
@@ -282,7 +299,7 @@ pub fn stage_readback(
     enc: &mut wgpu::CommandEncoder,
     tex: &MatrixTexture,
 ) -> Result<wgpu::Buffer> {
-    let (rows, cols, bpt) = (tex.rows, tex.cols, tex.bytes_per_texel());
+    let (rows, cols, bpt) = (tex.rows, tex.cols, tex.texel_bytes()?);
     let size = check_readback_size(ctx, "texture", rows, cols, bpt)?;
     let padded = padded_bytes_per_row(cols, bpt);
     let buffer = ctx.staging.take_read(ctx, size)?;
@@ -299,4 +316,17 @@ pub fn stage_readback(
         extent(rows, cols),
     );
     Ok(buffer)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_format_without_one_texel_size_is_an_internal_error_not_a_panic() {
+        assert_eq!(texel_bytes(wgpu::TextureFormat::R32Float).ok(), Some(4));
+        assert_eq!(texel_bytes(wgpu::TextureFormat::Rgba16Float).ok(), Some(8));
+        let err = texel_bytes(wgpu::TextureFormat::Depth24PlusStencil8);
+        assert!(matches!(err, Err(Error::Internal(_))), "{err:?}");
+    }
 }
