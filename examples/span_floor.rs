@@ -182,7 +182,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     q.submit([z.finish()]);
                 }
             }
-            let ticks: Vec<u64> = pollster::block_on(rendermm::gpu::readback::map_read(
+            let ticks: Vec<u64> = pollster::block_on(rendermm::gpu::wait::map_read(
                 &ctx,
                 &read,
                 bytemuck::pod_collect_to_vec,

@@ -7,7 +7,9 @@
 //! 1. [`error`], [`matrix`], [`clock`] — the types everything shares;
 //! 2. [`io`], [`cpu`], [`precision`], [`check`] — files, the CPU reference, number formats and
 //!    their models, the compare helper;
-//! 3. [`gpu`] — the harness: context, textures, buffers, pipeline helpers, timer, runner;
+//! 3. [`gpu`] — the harness, in three layers of its own: the device (context, pipeline cache and
+//!    helpers, pools, the loop-cap probe), memory (staging, buffers, textures, readback) and
+//!    execution (timer, runner, compute dispatch, layout pass);
 //!    beside it `gl` (native only), the headless OpenGL compatibility context of the GL-era
 //!    methods;
 //! 4. [`methods`] — one file per method and the table of methods;

@@ -228,7 +228,7 @@ fn replot_draws_a_saved_sweep_and_refuses_other_json() {
 fn staging_pools_stay_bounded_and_are_reused() {
     let _timed = timed();
     use rendermm::gpu::buffer::MatrixBuffer;
-    use rendermm::gpu::staging::POOL_BUFFERS;
+    use rendermm::gpu::pools::POOL_BUFFERS;
     use rendermm::matrix::Matrix;
     let ctx = ctx();
     for n in 1..=10usize {

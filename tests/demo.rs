@@ -17,7 +17,7 @@ use rendermm::demo::state::{DemoState, Scales};
 use rendermm::demo::stepper::Progress;
 use rendermm::demo::{Inputs, Kind, Settings};
 use rendermm::gpu::GpuContext;
-use rendermm::gpu::texture::read_texture_bytes;
+use rendermm::gpu::readback::blocking::read_texture_bytes;
 use rendermm::matrix::Matrix;
 use rendermm::precision::Precision;
 use std::path::{Path, PathBuf};

@@ -500,6 +500,21 @@ fn sibling_imports(text: &str, folder: &str, siblings: &[String]) -> Vec<String>
     out
 }
 
+/// The import graph of the folder `src/<folder>` whose modules are `modules` (name, file):
+/// each module with the siblings it imports.
+fn import_graph(folder: &str, modules: &[(String, PathBuf)]) -> Vec<(String, Vec<String>)> {
+    let names: Vec<String> = modules.iter().map(|(m, _)| m.clone()).collect();
+    modules
+        .iter()
+        .filter_map(|(m, p)| {
+            let text = std::fs::read_to_string(p).ok()?;
+            let mut to = sibling_imports(&text, &folder.replace('/', "::"), &names);
+            to.retain(|t| t != m);
+            Some((m.clone(), to))
+        })
+        .collect()
+}
+
 /// A circle among `graph`'s modules (module → the siblings it imports), if there is one.
 fn a_circle(graph: &[(String, Vec<String>)]) -> Option<Vec<String>> {
     fn visit(
@@ -533,8 +548,7 @@ fn a_circle(graph: &[(String, Vec<String>)]) -> Option<Vec<String>> {
 
 /// Within each folder of the library the modules import one way: no file reaches, through its
 /// siblings, back to itself (the demos' layout and scene, the variant names and the methods
-/// that have variants once did). The harness below the methods, `src/gpu/`, is not yet layered
-/// and is left out.
+/// that have variants once did, and the harness's buffers, staging, textures and readback).
 #[test]
 fn no_folder_of_the_library_has_an_import_circle() {
     let mut folders = vec![root().join("src")];
@@ -559,19 +573,10 @@ fn no_folder_of_the_library_has_an_import_circle() {
                 modules.push((stem, p));
             }
         }
-        if folder.is_empty() || folder == "gpu" {
+        if folder.is_empty() {
             continue;
         }
-        let names: Vec<String> = modules.iter().map(|(m, _)| m.clone()).collect();
-        let graph: Vec<(String, Vec<String>)> = modules
-            .iter()
-            .filter_map(|(m, p)| {
-                let text = std::fs::read_to_string(p).ok()?;
-                let mut to = sibling_imports(&text, &folder.replace('/', "::"), &names);
-                to.retain(|t| t != m);
-                Some((m.clone(), to))
-            })
-            .collect();
+        let graph = import_graph(&folder, &modules);
         if let Some(c) = a_circle(&graph) {
             circles.push(format!("src/{folder}: {}", c.join(" → ")));
         }
@@ -597,4 +602,193 @@ fn the_circle_finder_sees_a_planted_circle() {
     let names = ["layout".to_string(), "scene".to_string()];
     let found = sibling_imports("use super::{Kind, layout::View};\n", "demo", &names);
     assert_eq!(found, vec!["layout".to_string()]);
+}
+
+/// The harness's layers, lowest first, and the files of each: the device (what every product
+/// shares on one device: its pipelines, its pools, the context, its waits, the loop-cap probe),
+/// memory (host copies, uploads, buffers, textures, readback), execution (the runner, timing,
+/// compute dispatch, the layout pass). A file imports from its own layer and those before it.
+const GPU_LAYERS: &[(&str, &[&str])] = &[
+    (
+        "device",
+        &[
+            "cache", "pipeline", "loop_cap", "pools", "context", "wait", "probe",
+        ],
+    ),
+    (
+        "memory",
+        &["host", "batch", "staging", "buffer", "texture", "readback"],
+    ),
+    (
+        "execution",
+        &["submit", "timer", "run", "compute", "layout"],
+    ),
+];
+
+/// Every import in `graph` from a module of a later layer of `layers` than the importer's, as
+/// `from (layer) → to (layer)`, and every module of `graph` that no layer names.
+fn upward_imports(graph: &[(String, Vec<String>)], layers: &[(&str, &[&str])]) -> Vec<String> {
+    let layer_of = |m: &str| layers.iter().position(|(_, files)| files.contains(&m));
+    let mut found = vec![];
+    for (from, to) in graph {
+        let Some(at) = layer_of(from) else {
+            found.push(format!("{from}: in no layer"));
+            continue;
+        };
+        for t in to {
+            match layer_of(t) {
+                Some(up) if up > at => found.push(format!(
+                    "{from} ({}) → {t} ({})",
+                    layers[at].0, layers[up].0
+                )),
+                Some(_) => {}
+                None => found.push(format!("{t}: in no layer")),
+            }
+        }
+    }
+    found
+}
+
+/// `src/gpu/` in layers: no file imports from a layer above its own, and every file is in one.
+#[test]
+fn the_gpu_layers_import_only_downward() {
+    let dir = root().join("src/gpu");
+    let mut modules = vec![];
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        let stem = p.file_stem().unwrap().to_string_lossy().to_string();
+        if p.is_dir() {
+            modules.push((stem, p.join("mod.rs")));
+        } else if p.extension().is_some_and(|x| x == "rs") && stem != "mod" {
+            modules.push((stem, p));
+        }
+    }
+    assert!(modules.len() > 10, "only {} gpu modules", modules.len());
+    let found = upward_imports(&import_graph("gpu", &modules), GPU_LAYERS);
+    assert!(
+        found.is_empty(),
+        "src/gpu/ imports upward (or a file is in no layer of GPU_LAYERS):\n{}",
+        found.join("\n")
+    );
+}
+
+/// The layer check sees a planted upward import and a file left out of the table, and passes
+/// imports within a layer and downward.
+#[test]
+fn the_layer_check_sees_a_planted_upward_import() {
+    let layers: &[(&str, &[&str])] = &[("low", &["a", "b"]), ("high", &["c"])];
+    let g = |edges: &[(&str, &[&str])]| -> Vec<(String, Vec<String>)> {
+        edges
+            .iter()
+            .map(|(m, to)| (m.to_string(), to.iter().map(|t| t.to_string()).collect()))
+            .collect()
+    };
+    assert!(upward_imports(&g(&[("a", &["b"]), ("c", &["a", "b"])]), layers).is_empty());
+    assert_eq!(
+        upward_imports(&g(&[("b", &["c"])]), layers),
+        vec!["b (low) → c (high)".to_string()]
+    );
+    assert_eq!(upward_imports(&g(&[("d", &[])]), layers).len(), 1);
+}
+
+/// Every line of library code (comments left out) outside `src/gpu/` that names one of
+/// `needles`, as `path:line: text`; `under` narrows the scan to one folder of `src/`.
+fn outside_gpu_naming(under: &str, needles: &[&str]) -> Vec<String> {
+    library_files()
+        .into_iter()
+        .filter(|(p, _)| !p.starts_with("src/gpu/") && p.starts_with(&format!("src/{under}")))
+        .flat_map(|(p, text)| {
+            text.lines()
+                .enumerate()
+                .filter(|(_, l)| needles.iter().any(|n| code(l).contains(n)))
+                .map(|(i, l)| format!("{p}:{}: {}", i + 1, l.trim()))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// One door to the queue: every submission goes through the harness (the runner, the operands'
+/// batch, or `gpu::submit`), so nothing above `src/gpu/` submits.
+#[test]
+fn nothing_outside_the_gpu_harness_submits() {
+    let found = outside_gpu_naming("", &[".submit("]);
+    assert!(
+        found.is_empty(),
+        "submissions outside src/gpu/ (submit through gpu::submit or the runner):\n{}",
+        found.join("\n")
+    );
+}
+
+/// Methods record; the runner waits. No file of `src/methods/` polls the device, maps a buffer,
+/// blocks on a future, or runs its pieces of work one by one itself (the runner's
+/// `run_in_turn_async` runs them in turn).
+#[test]
+fn no_method_waits_on_the_device() {
+    let found = outside_gpu_naming(
+        "methods/",
+        &[
+            ".poll(",
+            ".wait()",
+            "map_async",
+            "block_on",
+            "settle(",
+            "map_read(",
+            "run_async(",
+        ],
+    );
+    assert!(
+        found.is_empty(),
+        "methods wait on the device (record into a Work and let the runner wait):\n{}",
+        found.join("\n")
+    );
+}
+
+/// Every `.expect(` and `.unwrap()` in library code outside its tests, as `path:line: text`:
+/// test files (`tests.rs`, `*_tests.rs`, a `tests/` folder) are left out, and a file's code
+/// from its first `#[cfg(test)]` on.
+fn panics_in_library_code(files: &[(String, String)]) -> Vec<String> {
+    let mut found = vec![];
+    for (path, text) in files {
+        let name = path.rsplit('/').next().unwrap_or("");
+        if name == "tests.rs" || name.ends_with("_tests.rs") || path.contains("/tests/") {
+            continue;
+        }
+        for (i, line) in text.lines().enumerate() {
+            if line.trim() == "#[cfg(test)]" {
+                break;
+            }
+            let c = code(line);
+            if c.contains(".expect(") || c.contains(".unwrap()") {
+                found.push(format!("{path}:{}: {}", i + 1, line.trim()));
+            }
+        }
+    }
+    found
+}
+
+/// No request reaches a panic: the library's internal invariants are `Error::Internal`, not
+/// `.expect()` or `.unwrap()`.
+#[test]
+fn library_code_neither_expects_nor_unwraps() {
+    let found = panics_in_library_code(&library_files());
+    assert!(
+        found.is_empty(),
+        "panics in library code (return Error::Internal instead):\n{}",
+        found.join("\n")
+    );
+    // The scan sees one, and leaves tests alone.
+    let file = |path: &str, text: &str| vec![(path.to_string(), text.to_string())];
+    let planted = "let f = parse(x).expect(\"parses\");";
+    assert_eq!(
+        panics_in_library_code(&file("src/draw/font.rs", planted)).len(),
+        1
+    );
+    assert!(panics_in_library_code(&file("src/methods/coop/tests.rs", planted)).is_empty());
+    assert!(
+        panics_in_library_code(&file(
+            "src/draw/font.rs",
+            &format!("#[cfg(test)]\n{planted}")
+        ))
+        .is_empty()
+    );
 }

@@ -7,6 +7,7 @@
 
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
+use crate::gpu::submit::{submit, submit_and_wait};
 use crate::gpu::timer::{Clock, Span};
 use serde::{Deserialize, Serialize};
 
@@ -425,8 +426,7 @@ fn best(
     // Only the work goes between the timestamps, in one submission with them: pipelines and
     // resources are built before (a pipeline built inside the span put its compile time into
     // the first FMA ceilings), and the work is recorded before the span begins.
-    ctx.queue.submit([f()?]);
-    ctx.wait()?;
+    submit_and_wait(ctx, [f()?])?;
     let mut best = (f64::INFINITY, Clock::WallClock);
     for _ in 0..repeats.max(1) {
         let work = f()?;
@@ -451,7 +451,7 @@ fn params_buffer(ctx: &GpuContext, iterations: u32) -> wgpu::Buffer {
         bytemuck::bytes_of(&0u32),
     ]
     .concat();
-    crate::gpu::buffer::create_buffer_init(
+    crate::gpu::staging::create_buffer_init(
         &ctx.device,
         &wgpu::util::BufferInitDescriptor {
             label: Some("ceiling params"),
@@ -568,7 +568,7 @@ fn dispatch_mma<'a>(
     // `sink` (4096 f32), the sizes made here; its loop runs `params.iterations` steps.
     let module = unsafe { ctx.shader_trusted("ceiling_mma.wgsl", SHADER_MMA) }?;
     let (src, sink) = ctx.scoped("ceiling cs_mma", || {
-        let src = crate::gpu::buffer::create_buffer_init(
+        let src = crate::gpu::staging::create_buffer_init(
             &ctx.device,
             &wgpu::util::BufferInitDescriptor {
                 label: Some("mma src"),
@@ -704,7 +704,7 @@ impl<'a> ClockGuard<'a> {
     /// Submit the dispatch back to back for about 300 ms (one of `ms` each) and wait.
     fn burst(&self, ms: f64) -> Result<()> {
         for _ in 0..(300.0 / ms.max(1e-3)).ceil().clamp(1.0, 600.0) as usize {
-            self.ctx.queue.submit([(self.dispatch)()?]);
+            submit(self.ctx, [(self.dispatch)()?]);
         }
         self.ctx.wait()
     }

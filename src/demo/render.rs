@@ -11,6 +11,7 @@ use crate::draw::font::{self, Mask};
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::gpu::pipeline::{texture_entry, uniform_entry};
+use crate::gpu::submit::submit;
 use crate::gpu::texture::MatrixTexture;
 use crate::precision::Precision;
 use glam::Vec3;
@@ -174,6 +175,7 @@ fn gpu_panels(lay: &Layout) -> [GpuPanel; MAX_PANELS] {
 
 impl Renderer {
     pub fn new(ctx: &GpuContext) -> Result<Self> {
+        font::check()?;
         let module = ctx.shader("demo.wgsl", SHADER)?;
         ctx.scoped("building the demo renderer", || {
             let dev = &ctx.device;
@@ -343,7 +345,7 @@ impl Renderer {
                 pass.set_pipeline(&pipelines.text);
                 pass.draw(0..3, 0..1);
             }
-            ctx.queue.submit([enc.finish()]);
+            submit(ctx, [enc.finish()]);
             Ok(())
         })
     }
@@ -529,7 +531,9 @@ pub async fn read_frame(ctx: &GpuContext, texture: &wgpu::Texture) -> Result<Vec
 #[cfg(feature = "native")]
 pub fn read_image(ctx: &GpuContext, texture: &wgpu::Texture) -> Result<image::RgbaImage> {
     let (w, h) = (texture.width(), texture.height());
-    let bytes = crate::gpu::texture::read_texture_bytes(ctx, texture, h as usize, w as usize, 4)?;
+    let bytes = crate::gpu::readback::blocking::read_texture_bytes(
+        ctx, texture, h as usize, w as usize, 4,
+    )?;
     image::RgbaImage::from_raw(w, h, bytes)
         .ok_or_else(|| Error::Readback("frame size does not match its bytes".into()))
 }

@@ -13,6 +13,7 @@
 use super::Kind;
 use crate::check::Verdict;
 use crate::error::{Error, Result};
+use crate::gpu::submit::submit;
 use crate::gpu::texture::extent;
 use crate::gpu::{GpuContext, MatrixTexture};
 use crate::matrix::Matrix;
@@ -112,7 +113,7 @@ impl Observer for ShowObserver {
                 dst.as_image_copy(),
                 extent(acc.rows, acc.cols),
             );
-            ctx.queue.submit([enc.finish()]);
+            submit(ctx, [enc.finish()]);
             Ok(())
         })?;
         let _ = self.reports.send(Report::Shown { pass, passes });

@@ -6,6 +6,7 @@
 //! renderer builds for the browser too, where the rest of `draw` (figures, charts, the `image`
 //! crate) is not compiled; `draw::text` draws its figures and charts with them.
 
+use crate::error::{Error, Result};
 use ab_glyph::{Font, FontRef, PxScale, ScaleFont, point};
 use std::sync::OnceLock;
 
@@ -30,9 +31,23 @@ pub const SMALL: f32 = 13.0;
 /// `draw::text::LABEL` + 3: a little larger than the figures' panel titles, in large frames.
 pub const LARGE: f32 = 18.0;
 
-fn font() -> &'static FontRef<'static> {
-    static F: OnceLock<FontRef<'static>> = OnceLock::new();
-    F.get_or_init(|| FontRef::try_from_slice(FONT).expect("the bundled DejaVu Sans parses"))
+/// The bundled font, parsed once; `None` if the bytes compiled in are not a font (which
+/// [`check`] reports, and with which the measures below are 0 and nothing is drawn).
+fn font() -> Option<&'static FontRef<'static>> {
+    static F: OnceLock<Option<FontRef<'static>>> = OnceLock::new();
+    F.get_or_init(|| FontRef::try_from_slice(FONT).ok())
+        .as_ref()
+}
+
+/// An internal error if the bundled font does not parse: what a user of the labels (the demos'
+/// renderer) asks before it draws any.
+pub fn check() -> Result<()> {
+    match FontRef::try_from_slice(FONT) {
+        Ok(_) => Ok(()),
+        Err(e) => Err(Error::Internal(format!(
+            "the bundled DejaVu Sans does not parse: {e}"
+        ))),
+    }
 }
 
 /// Pixel size of the text at a layout's text scale (1 in small frames, 2 from 900×420 up): the
@@ -43,7 +58,10 @@ pub fn px(scale: u32) -> f32 {
 
 /// Width in pixels of `text` at `px` (kerning included).
 pub fn width_px(text: &str, px: f32) -> f32 {
-    let f = font().as_scaled(PxScale::from(px));
+    let Some(font) = font() else {
+        return 0.0;
+    };
+    let f = font.as_scaled(PxScale::from(px));
     let mut x = 0.0;
     let mut prev = None;
     for c in text.chars() {
@@ -59,7 +77,10 @@ pub fn width_px(text: &str, px: f32) -> f32 {
 
 /// Height of a line's box at `px`: ascent to descent.
 pub fn height_px(px: f32) -> f32 {
-    let f = font().as_scaled(PxScale::from(px));
+    let Some(font) = font() else {
+        return 0.0;
+    };
+    let f = font.as_scaled(PxScale::from(px));
     f.ascent() - f.descent()
 }
 
@@ -71,7 +92,10 @@ pub fn line_px(px: f32) -> f32 {
 /// Rasterize `text` at `px` with its line box's top-left corner at (`x`, `y`), calling `put(x, y,
 /// coverage)` for every pixel it touches (coverage in 0..=1; the caller clips).
 pub fn raster(text: &str, px: f32, x: f32, y: f32, mut put: impl FnMut(i32, i32, f32)) {
-    let f = font().as_scaled(PxScale::from(px));
+    let Some(font) = font() else {
+        return;
+    };
+    let f = font.as_scaled(PxScale::from(px));
     let baseline = y + f.ascent();
     let mut pen = x;
     let mut prev = None;
@@ -81,7 +105,7 @@ pub fn raster(text: &str, px: f32, x: f32, y: f32, mut put: impl FnMut(i32, i32,
             pen += f.kern(p, id);
         }
         let glyph = id.with_scale_and_position(PxScale::from(px), point(pen, baseline));
-        if let Some(g) = font().outline_glyph(glyph) {
+        if let Some(g) = font.outline_glyph(glyph) {
             let b = g.px_bounds();
             g.draw(|gx, gy, cov| put(b.min.x as i32 + gx as i32, b.min.y as i32 + gy as i32, cov));
         }

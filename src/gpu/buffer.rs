@@ -61,7 +61,7 @@ pub struct MatrixBuffer {
 
 impl Drop for MatrixBuffer {
     fn drop(&mut self) {
-        super::staging::give_storage(&self.pool, self.buffer.clone());
+        super::pools::give_storage(&self.pool, self.buffer.clone());
     }
 }
 
@@ -169,22 +169,6 @@ impl MatrixBuffer {
         ctx.staging
             .upload(ctx, &self.buffer, 0, self.buffer.size(), fill)
     }
-
-    /// Copy the buffer into a staging buffer, map it and return the matrix.
-    pub fn read_matrix(&self, ctx: &GpuContext) -> Result<Matrix> {
-        let bytes = read_buffer_bytes(ctx, &self.buffer, (self.rows * self.cols * 4) as u64)?;
-        Matrix::new(self.rows, self.cols, bytes.into_f32s())
-    }
-}
-
-/// Read the first `len` bytes of a `COPY_SRC` buffer back to the host through a `MAP_READ`
-/// staging buffer, blocking ([`super::readback::read_buffer_bytes`] is the runner's form).
-pub fn read_buffer_bytes(
-    ctx: &GpuContext,
-    buffer: &wgpu::Buffer,
-    len: u64,
-) -> Result<super::staging::Bytes> {
-    pollster::block_on(super::readback::read_buffer_bytes(ctx, buffer, len))
 }
 
 /// Hand `m` (or `mᵀ` when `transpose`), zero-padded to `rows × cols`, to `put` one whole row of
@@ -265,36 +249,4 @@ pub fn uniform(ctx: &GpuContext, label: &str, bytes: &[u8]) -> Result<wgpu::Buff
         ctx.queue.write_buffer(&buf, 0, bytes);
         Ok(buf)
     })
-}
-
-/// `wgpu::util::DeviceExt::create_buffer_init` without its panic: wgpu's version `expect`s the
-/// mapping of the new buffer to succeed, which it does not on a lost device. Here a failed
-/// mapping leaves an invalid buffer whose creation error the caller's error scope has already
-/// captured (call this inside [`GpuContext::scoped`]), so the run ends in a typed error.
-pub fn create_buffer_init(
-    device: &wgpu::Device,
-    desc: &wgpu::util::BufferInitDescriptor<'_>,
-) -> wgpu::Buffer {
-    let len = desc.contents.len() as u64;
-    // As wgpu's: a multiple of COPY_BUFFER_ALIGNMENT, at least one unit.
-    let align = wgpu::COPY_BUFFER_ALIGNMENT;
-    let size = len.div_ceil(align).max(1) * align;
-    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
-        label: desc.label,
-        size,
-        usage: desc.usage,
-        mapped_at_creation: true,
-    });
-    let mapped = match buffer.get_mapped_range_mut(..) {
-        Ok(mut view) => {
-            view.slice(..desc.contents.len())
-                .copy_from_slice(desc.contents);
-            true
-        }
-        Err(_) => false,
-    };
-    if mapped {
-        buffer.unmap();
-    }
-    buffer
 }

@@ -1,7 +1,7 @@
 //! A headless wgpu adapter and device, chosen the way wgpu's own tools choose them
 //! (`WGPU_BACKEND`, `WGPU_ADAPTER_NAME`), preferring Vulkan, with the adapter's real limits.
 
-use super::loop_cap::{Stage, StageLoops};
+use super::loop_cap::StageLoops;
 use crate::error::{Error, Result};
 use serde::Serialize;
 #[cfg(not(target_arch = "wasm32"))]
@@ -35,10 +35,10 @@ pub struct GpuContext {
     /// collects only its own, so one thread's fault never fails another's run.
     uncaptured: Arc<Mutex<Vec<(std::thread::ThreadId, String)>>>,
     /// Staging buffers kept between uploads and readbacks, and the poison source.
-    pub staging: super::staging::Staging,
+    pub staging: super::pools::Staging,
     /// The driver's shader loop caps, each stage measured when first needed
     /// ([`GpuContext::stage_loops`]): compute, fragment.
-    loops: Mutex<[Option<StageLoops>; 2]>,
+    pub(super) loops: Mutex<[Option<StageLoops>; 2]>,
     /// Every pipeline built on this device, kept for the next product of its kind.
     pub pipelines: super::cache::PipelineCache,
 }
@@ -359,96 +359,9 @@ impl GpuContext {
         format!("{} ({}, {} {})", s.name, s.backend, s.driver, s.driver_info)
     }
 
-    /// The driver's shader loop caps of both stages ([`super::loop_cap`]), each probed with
-    /// [`ASKED`](super::loop_cap::ASKED) iterations the first time they are asked for, then
-    /// kept; a probe that fails (a lost device) is an error of its own, tried again at the next
-    /// call. What `rendermm info` reports; the plan asks [`GpuContext::stage_loops`] for what
-    /// one product needs.
-    pub fn loop_cap(&self) -> Result<super::loop_cap::LoopCap> {
-        use super::loop_cap::{ASKED, LoopCap, Stage};
-        let compute = self.stage_loops(Stage::Compute, ASKED as u64 + 1)?;
-        let fragment = self
-            .stage_loops(Stage::Fragment, ASKED as u64 + 1)?
-            .ok_or_else(|| Error::Internal("no fragment loop cap was measured".into()))?;
-        Ok(LoopCap {
-            asked: ASKED,
-            compute,
-            fragment,
-        })
-    }
-
-    /// What one stage's loops run on this driver, measured far enough for an invocation that
-    /// needs `need` loop iterations ([`StageLoops::covers`]): a stage is probed with
-    /// [`QUICK`](super::loop_cap::QUICK) iterations first, and again with
-    /// [`ASKED`](super::loop_cap::ASKED) only for a need past what the first probe saw; `None`
-    /// for compute on an adapter without compute shaders. Blocks on the probe; in a browser,
-    /// where nothing may block, [`GpuContext::stage_loops_async`] measures it first and this
-    /// gives what was measured, whatever `need` (a smaller measured budget only splits k more).
-    pub fn stage_loops(&self, stage: Stage, need: u64) -> Result<Option<StageLoops>> {
-        if let Some(known) = self.known_loops(stage, need) {
-            return Ok(known);
-        }
-        #[cfg(not(target_arch = "wasm32"))]
-        {
-            pollster::block_on(self.stage_loops_async(stage, need))
-        }
-        #[cfg(target_arch = "wasm32")]
-        {
-            match relock(&self.loops)[stage as usize] {
-                Some(s) => Ok(Some(s)),
-                None => Err(Error::Invalid(format!(
-                    "the driver's {} loop cap is not measured yet: await GpuContext::stage_loops_async first",
-                    stage.name()
-                ))),
-            }
-        }
-    }
-
-    /// [`GpuContext::stage_loops`], awaiting the probe instead of blocking on it.
-    pub async fn stage_loops_async(&self, stage: Stage, need: u64) -> Result<Option<StageLoops>> {
-        use super::loop_cap::{ASKED, QUICK};
-        if let Some(known) = self.known_loops(stage, need) {
-            return Ok(known);
-        }
-        let asked = if need <= QUICK as u64 { QUICK } else { ASKED };
-        let measured = super::loop_cap::probe_stage(self, stage, asked).await?;
-        match measured {
-            Some(s) => relock(&self.loops)[stage as usize] = Some(s),
-            None => return Ok(None),
-        }
-        Ok(measured)
-    }
-
-    /// What has been measured of `stage` so far, without probing (`None`: not yet).
-    pub fn measured_loops(&self, stage: Stage) -> Option<StageLoops> {
-        relock(&self.loops)[stage as usize]
-    }
-
-    /// The kept measurement of `stage` if it covers `need` (`Some(None)`: a stage this adapter
-    /// lacks); `None` when the stage must be probed (again).
-    fn known_loops(&self, stage: Stage, need: u64) -> Option<Option<StageLoops>> {
-        if stage == Stage::Compute && !super::loop_cap::has_compute(self) {
-            return Some(None);
-        }
-        relock(&self.loops)[stage as usize]
-            .filter(|s| s.covers(need))
-            .map(Some)
-    }
-
     /// Whether the device has `f`.
     pub fn has(&self, f: wgpu::Features) -> bool {
         self.features.contains(f)
-    }
-
-    /// What `rendermm info --json` and the Python binding's `info()` report: the adapter, the
-    /// features and limits that decide what runs here, and the driver's measured loop cap.
-    pub fn info_report(&self) -> Result<InfoReport> {
-        Ok(InfoReport {
-            adapter: self.summary(),
-            features: self.key_features().into_iter().collect(),
-            limits: self.key_limits().into_iter().collect(),
-            loop_cap: self.loop_cap()?,
-        })
     }
 
     /// The features that decide what rendermm runs here, by name, and whether the device has
@@ -759,7 +672,7 @@ fn flatten(s: &str) -> String {
 
 /// Lock a mutex even if a thread panicked while holding it: the data (a message, a list of
 /// messages) is never left half-written, and a panic elsewhere must not become one here.
-fn relock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub(super) fn relock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 

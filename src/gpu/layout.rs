@@ -178,7 +178,9 @@ pub fn upload_laid_out_at(
         0,
     ];
     let params = uniform(ctx, "layout params", bytemuck::cast_slice(&params))?;
-    let lp = ctx.staging.layout_pipeline(ctx, LayoutPipeline::new)?;
+    let lp = ctx
+        .pipelines
+        .get_or_build(&"layout.wgsl", || LayoutPipeline::new(ctx))?;
     ctx.scoped(&format!("laying out {label} on the device"), || {
         let bind = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("layout"),

@@ -7,12 +7,14 @@
 //! runs longer then returns a short sum as if nothing had happened — `cs-naive` stopped at
 //! k = 65 535, the tiled kernels at 16 × 65 535.
 //!
-//! Rather than guess the cap from a driver's name or version, [`probe_stage`] measures it in both
+//! Rather than guess the cap from a driver's name or version, the probe
+//! ([`super::probe::probe_stage`]) measures it in both
 //! stages the methods loop in: `shaders/loop_cap.wgsl` (one compute invocation) and
 //! `shaders/loop_cap_fragment.wgsl` (one fragment) each run two loops in a row, each asked for
 //! [`ASKED`] iterations, and report how many each ran ([`StageLoops`]). The context runs the
 //! probe of a stage once it is first needed and keeps the answer
-//! ([`super::GpuContext::stage_loops`]). What a method's loops need at a given k is the method's
+//! ([`super::GpuContext::stage_loops`]). This file holds what is measured; the probe, which
+//! runs on a context, sits above the context. What a method's loops need at a given k is the method's
 //! fact (`methods::Loops`); the splitting of k so that no invocation runs past the cap is the
 //! plan's (`plan/tiled.rs`).
 //!
@@ -25,14 +27,8 @@
 //! invocation's loops within them, at most `ASKED`, the most this probe has seen run, which costs
 //! a product nothing below k ≈ 4·10⁶ (cs-naive's loop, one iteration per k) and splits k above it.
 
-use super::context::GpuContext;
-use super::texture::MatrixTexture;
 use crate::error::{Error, Result};
 use serde::Serialize;
-
-const SHADER: &str = include_str!(concat!(env!("OUT_DIR"), "/shaders/loop_cap.wgsl"));
-const FRAGMENT_SHADER: &str =
-    include_str!(concat!(env!("OUT_DIR"), "/shaders/loop_cap_fragment.wgsl"));
 
 /// Iterations each probe loop is asked for at most: past any cap worth knowing of (Mesa's is
 /// 65 535), and few enough that a GPU without a cap runs the two loops of one invocation in
@@ -146,156 +142,4 @@ impl LoopCap {
             .map_or("no compute shaders".to_string(), |s| s.describe());
         format!("compute: {compute}; fragment: {}", self.fragment.describe())
     }
-}
-
-/// The `Probe` uniform of both probe shaders.
-#[repr(C)]
-#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
-struct Probe {
-    asked: u32,
-    pad: [u32; 3],
-}
-
-/// Measure one stage's loop cap on `ctx`, each loop asked for `asked` iterations (see the
-/// module notes); `None` for compute on an adapter without compute shaders. Use
-/// [`GpuContext::stage_loops`], which keeps the answer.
-pub async fn probe_stage(ctx: &GpuContext, stage: Stage, asked: u32) -> Result<Option<StageLoops>> {
-    let uniform = super::buffer::uniform(
-        ctx,
-        "loop cap probe",
-        bytemuck::bytes_of(&Probe { asked, pad: [0; 3] }),
-    )?;
-    match stage {
-        Stage::Compute if !has_compute(ctx) => Ok(None),
-        Stage::Compute => probe_compute(ctx, &uniform, asked).await.map(Some),
-        Stage::Fragment => probe_fragment(ctx, &uniform, asked).await.map(Some),
-    }
-}
-
-/// Whether the adapter runs compute shaders (WebGL2 does not).
-pub fn has_compute(ctx: &GpuContext) -> bool {
-    ctx.adapter
-        .get_downlevel_capabilities()
-        .flags
-        .contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
-}
-
-/// The two counts of an invocation's loops, as the shader wrote them.
-fn counts(words: &[u32], what: &str, asked: u32) -> Result<StageLoops> {
-    match words {
-        [first, second, ..] => Ok(StageLoops {
-            asked,
-            first: *first,
-            second: *second,
-        }),
-        _ => Err(Error::Readback(format!(
-            "the {what} loop-cap probe read back {} words, not 2",
-            words.len()
-        ))),
-    }
-}
-
-async fn probe_compute(ctx: &GpuContext, uniform: &wgpu::Buffer, asked: u32) -> Result<StageLoops> {
-    let module = ctx.shader("loop_cap.wgsl", SHADER)?;
-    let out = ctx.scoped("running the compute loop-cap probe", || {
-        let out = ctx.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("loop cap counts"),
-            size: 16,
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
-        let pipeline = ctx
-            .device
-            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some("loop_cap.wgsl"),
-                layout: None,
-                module: &module,
-                entry_point: Some("main"),
-                compilation_options: Default::default(),
-                cache: None,
-            });
-        let group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("loop cap probe"),
-            layout: &pipeline.get_bind_group_layout(0),
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: uniform.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: out.as_entire_binding(),
-                },
-            ],
-        });
-        let mut enc = ctx.device.create_command_encoder(&Default::default());
-        {
-            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("loop cap probe"),
-                timestamp_writes: None,
-            });
-            pass.set_pipeline(&pipeline);
-            pass.set_bind_group(0, &group, &[]);
-            pass.dispatch_workgroups(1, 1, 1);
-        }
-        ctx.queue.submit([enc.finish()]);
-        Ok(out)
-    })?;
-    let bytes = super::readback::read_buffer_bytes(ctx, &out, 8).await?;
-    let words: Vec<u32> = bytes.into_f32s().iter().map(|f| f.to_bits()).collect();
-    counts(&words, "compute", asked)
-}
-
-async fn probe_fragment(
-    ctx: &GpuContext,
-    uniform: &wgpu::Buffer,
-    asked: u32,
-) -> Result<StageLoops> {
-    let format = wgpu::TextureFormat::Rgba32Uint;
-    let target = MatrixTexture::new(
-        ctx,
-        "loop cap probe target",
-        1,
-        1,
-        format,
-        wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-    )?;
-    let module = ctx.shader("loop_cap_fragment.wgsl", FRAGMENT_SHADER)?;
-    ctx.scoped("running the fragment loop-cap probe", || {
-        let pipeline = super::pipeline::fullscreen(
-            &ctx.device,
-            "loop_cap_fragment.wgsl",
-            None,
-            &module,
-            "vs_main",
-            wgpu::PrimitiveTopology::TriangleList,
-            "fs_main",
-            &[Some(wgpu::ColorTargetState {
-                format,
-                blend: None,
-                write_mask: wgpu::ColorWrites::ALL,
-            })],
-        );
-        let group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("loop cap probe"),
-            layout: &pipeline.get_bind_group_layout(0),
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: uniform.as_entire_binding(),
-            }],
-        });
-        let mut enc = ctx.device.create_command_encoder(&Default::default());
-        {
-            let mut pass =
-                super::pipeline::color_pass(&mut enc, "loop cap probe", &[&target.view], true);
-            pass.set_pipeline(&pipeline);
-            pass.set_bind_group(0, &group, &[]);
-            pass.draw(0..3, 0..1);
-        }
-        ctx.queue.submit([enc.finish()]);
-        Ok(())
-    })?;
-    let bytes = super::readback::read_texture_bytes(ctx, &target).await?;
-    let words: Vec<u32> = bytes.into_f32s().iter().map(|f| f.to_bits()).collect();
-    counts(&words, "fragment", asked)
 }

@@ -1,18 +1,18 @@
-//! Waiting for the device and reading results back: [`settle`] (every submitted command buffer
-//! has run), [`map_read`], and the reads a run asks for ([`Read`]) — one at a time
+//! Reading results back: the reads a run asks for ([`Read`]) — one at a time
 //! ([`read`]), or all of a run's together ([`read_all`]): their copies in one command buffer
 //! and one submission, every staging buffer's mapping asked for before any is awaited, so a
 //! run with eight attachments to read waits once, not eight times. In a browser each wait is
 //! a trip through the page's event loop (on WebGL2 until the page next polls wgpu's fences).
 
+use super::buffer::MatrixBuffer;
 use super::context::GpuContext;
 use super::staging::Bytes;
-use super::texture::MatrixTexture;
+use super::texture::{MatrixTexture, split_channels};
+use super::wait::oneshot;
 use crate::clock::Instant;
 use crate::error::{Error, Result};
-use std::future::Future;
-use std::sync::{Arc, Mutex};
-use std::task::{Poll, Waker};
+use crate::matrix::Matrix;
+use crate::precision::Precision;
 
 /// Something the host wants back once the work is done: a texture (read through a staging
 /// buffer with rows padded to 256 bytes, de-padded on the way out), the first `len` bytes of
@@ -30,48 +30,6 @@ pub enum Read {
         row_bytes: usize,
         pitch: usize,
     },
-}
-
-/// Wait until every submitted command buffer has run.
-pub async fn settle(ctx: &GpuContext) -> Result<()> {
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        ctx.wait()
-    }
-    #[cfg(target_arch = "wasm32")]
-    {
-        let (tx, rx) = oneshot();
-        ctx.queue.on_submitted_work_done(move || tx(()));
-        rx.await;
-        ctx.check_lost()
-    }
-}
-
-/// Map `buffer` for reading and wait until it is mapped.
-pub async fn map(ctx: &GpuContext, buffer: &wgpu::Buffer) -> Result<()> {
-    let (tx, rx) = oneshot();
-    buffer.map_async(wgpu::MapMode::Read, .., tx);
-    #[cfg(not(target_arch = "wasm32"))]
-    ctx.wait()?;
-    rx.await.map_err(|e| Error::Readback(e.to_string()))?;
-    ctx.check_lost()
-}
-
-/// Map a `MAP_READ` buffer, await it, and hand its bytes to `f`.
-pub async fn map_read<T>(
-    ctx: &GpuContext,
-    buffer: &wgpu::Buffer,
-    f: impl FnOnce(&[u8]) -> T,
-) -> Result<T> {
-    map(ctx, buffer).await?;
-    let out = {
-        let view = buffer
-            .get_mapped_range(..)
-            .map_err(|e| Error::Readback(e.to_string()))?;
-        f(&view)
-    };
-    buffer.unmap();
-    Ok(out)
 }
 
 /// Read `r` back: copy it into a pooled staging buffer, map it, and copy the wanted bytes
@@ -111,36 +69,6 @@ pub async fn read_rows(
         pitch,
     };
     read(ctx, &r).await
-}
-
-/// A one-shot channel whose receiver is a future: what a wgpu callback completes.
-fn oneshot<T: Send + 'static>() -> (impl FnOnce(T) + Send + 'static, impl Future<Output = T>) {
-    let shared: Arc<Mutex<(Option<T>, Option<Waker>)>> = Arc::new(Mutex::new((None, None)));
-    let tx = {
-        let shared = shared.clone();
-        move |v: T| {
-            let mut s = shared
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            s.0 = Some(v);
-            if let Some(w) = s.1.take() {
-                w.wake();
-            }
-        }
-    };
-    let rx = std::future::poll_fn(move |cx| {
-        let mut s = shared
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        match s.0.take() {
-            Some(v) => Poll::Ready(v),
-            None => {
-                s.1 = Some(cx.waker().clone());
-                Poll::Pending
-            }
-        }
-    });
-    (tx, rx)
 }
 
 /// One read on its way: the staging buffer its copy writes (or the mappable buffer itself,
@@ -222,9 +150,9 @@ pub async fn read_all_into(
 fn stage(ctx: &GpuContext, enc: &mut wgpu::CommandEncoder, r: &Read) -> Result<Staged> {
     match r {
         Read::Texture(tex) => {
-            let (rows, row_bytes) = (tex.rows, tex.cols * tex.bytes_per_texel() as usize);
-            let pitch =
-                super::texture::padded_bytes_per_row(tex.cols, tex.bytes_per_texel()) as usize;
+            let bpt = tex.texel_bytes()?;
+            let (rows, row_bytes) = (tex.rows, tex.cols * bpt as usize);
+            let pitch = super::texture::padded_bytes_per_row(tex.cols, bpt) as usize;
             let buffer = super::texture::stage_readback(ctx, enc, tex)?;
             Ok(Staged {
                 buffer: Some(buffer),
@@ -290,4 +218,101 @@ fn stage_rows(
 fn span_len(rows: usize, row_bytes: usize, pitch: usize) -> u64 {
     let span = ((rows - 1) * pitch + row_bytes) as u64;
     span.div_ceil(wgpu::COPY_BUFFER_ALIGNMENT) * wgpu::COPY_BUFFER_ALIGNMENT
+}
+
+/// The blocking forms of the reads, for the layers above the methods (demos, benchmarks,
+/// tests) and the harness's own checks: each waits for the device before it returns. Methods
+/// ask the runner instead ([`Read`]).
+impl MatrixTexture {
+    /// Read back a texture of `precision` with `channels` channels as one matrix per channel.
+    pub fn read_channels(
+        &self,
+        ctx: &GpuContext,
+        precision: Precision,
+        channels: usize,
+    ) -> Result<Vec<Matrix>> {
+        if self.format != precision.format(channels as u32) {
+            return Err(Error::Internal(format!(
+                "texture is {:?}, not {precision} with {channels} channel(s)",
+                self.format
+            )));
+        }
+        split_channels(
+            self.rows,
+            self.cols,
+            precision.decode(&self.read_bytes(ctx)?),
+            channels,
+        )
+    }
+
+    /// Read the texture back as tightly packed rows of texels.
+    pub fn read_bytes(&self, ctx: &GpuContext) -> Result<Bytes> {
+        pollster::block_on(read_texture_bytes(ctx, self))
+    }
+
+    /// Read an `R32Float` texture back as a matrix.
+    pub fn read_matrix(&self, ctx: &GpuContext) -> Result<Matrix> {
+        if self.format != wgpu::TextureFormat::R32Float {
+            return Err(Error::Internal(format!(
+                "read_matrix needs an R32Float texture, this one is {:?}",
+                self.format
+            )));
+        }
+        let bytes = self.read_bytes(ctx)?;
+        Matrix::new(self.rows, self.cols, bytes.into_f32s())
+    }
+}
+
+impl MatrixBuffer {
+    /// Copy the buffer into a staging buffer, map it and return the matrix.
+    pub fn read_matrix(&self, ctx: &GpuContext) -> Result<Matrix> {
+        let bytes =
+            blocking::read_buffer_bytes(ctx, &self.buffer, (self.rows * self.cols * 4) as u64)?;
+        Matrix::new(self.rows, self.cols, bytes.into_f32s())
+    }
+}
+
+/// Blocking reads of plain buffers and textures (the awaited forms are this file's).
+pub mod blocking {
+    use crate::error::Result;
+    use crate::gpu::context::GpuContext;
+    use crate::gpu::staging::Bytes;
+    use crate::gpu::texture::MatrixTexture;
+
+    /// Read the first `len` bytes of a `COPY_SRC` buffer back to the host through a `MAP_READ`
+    /// staging buffer, blocking ([`super::read_buffer_bytes`] is the runner's form).
+    pub fn read_buffer_bytes(ctx: &GpuContext, buffer: &wgpu::Buffer, len: u64) -> Result<Bytes> {
+        pollster::block_on(super::read_buffer_bytes(ctx, buffer, len))
+    }
+
+    /// Copy a texture into a staging buffer (rows padded to 256 bytes), map it and return the tightly
+    /// packed rows, blocking ([`super::read_texture_bytes`] is the runner's, awaited form).
+    /// For the layers above the methods (demos, benchmarks, tests); methods ask the runner.
+    pub fn read_texture_bytes(
+        ctx: &GpuContext,
+        texture: &wgpu::Texture,
+        rows: usize,
+        cols: usize,
+        bytes_per_texel: u32,
+    ) -> Result<Vec<u8>> {
+        let tex = MatrixTexture {
+            texture: texture.clone(),
+            view: texture.create_view(&Default::default()),
+            rows,
+            cols,
+            format: texture.format(),
+        };
+        let _ = bytes_per_texel;
+        Ok(pollster::block_on(super::read_texture_bytes(ctx, &tex))?.to_vec())
+    }
+
+    /// Map a `MAP_READ` buffer, wait, and hand its bytes to `f` (blocking; see
+    /// [`crate::gpu::wait::map_read`]).
+    pub fn map_read<T>(
+        ctx: &GpuContext,
+        buffer: &wgpu::Buffer,
+        f: impl FnOnce(&[u8]) -> T,
+    ) -> Result<T> {
+        pollster::block_on(crate::gpu::wait::map_read(ctx, buffer, f))
+    }
 }

@@ -7,10 +7,11 @@
 
 use super::context::GpuContext;
 pub use super::readback::Read;
-use super::readback::{read_all_into, read_buffer_bytes, settle};
+use super::readback::{read_all_into, read_buffer_bytes};
 pub use super::staging::Bytes;
 use super::texture::MatrixTexture;
 use super::timer::{Clock, Span};
+use super::wait::settle;
 use crate::clock::Instant;
 use crate::error::Result;
 use crate::matrix::Matrix;
@@ -329,6 +330,22 @@ pub async fn run_async(
     record: impl FnOnce() -> Result<Work>,
 ) -> Result<Ran> {
     run_async_into(ctx, observer, Vec::new(), record).await
+}
+
+/// Run `count` pieces of work in turn, awaiting each: `record(i)` records the `i`-th only
+/// once the one before it has run (submitted, waited for, read back), so that a piece may start
+/// from what the one before left on the GPU and only one piece's inputs are uploaded at a time.
+/// The waiting is the runner's alone; the caller records. One [`Ran`] per piece, in order.
+pub async fn run_in_turn_async(
+    ctx: &GpuContext,
+    count: usize,
+    mut record: impl FnMut(usize) -> Result<Work>,
+) -> Result<Vec<Ran>> {
+    let mut ran = Vec::with_capacity(count);
+    for i in 0..count {
+        ran.push(run_async(ctx, None, || record(i)).await?);
+    }
+    Ok(ran)
 }
 
 /// [`run_async`], the first read (C, for a method that reads back one matrix) copied into

@@ -13,174 +13,19 @@
 //! - Poisoning an output with NaN from the host meant a host vector as large as the output and
 //!   an upload of it; a GPU copy from a small poison buffer does the same on the device.
 //!
-//! Pools are bounded ([`POOL_BUFFERS`] buffers and [`POOL_MAX_BYTES`] each), so a long-running
-//! process does not grow.
+//! The pools themselves, and their bounds, are the context's ([`super::pools`]); this file fills
+//! and empties them.
 
 use super::context::GpuContext;
 use super::host::copy_rows_raw;
+use super::pools::{POOL_MAX_BYTES, Staging, fits, relock, rounded, take_fitting};
 use crate::error::{Error, Result};
-use std::sync::{Arc, Mutex};
-
-/// Buffers kept per pool (read and write).
-pub const POOL_BUFFERS: usize = 4;
-
-/// Bytes a pool keeps in all (a larger staging buffer is used once and dropped).
-pub const POOL_MAX_BYTES: u64 = 1 << 30;
 
 /// Bytes of the device-side poison source (0xFF bytes: a NaN in every float format), copied
 /// over an output as many times as needed.
 const POISON_BYTES: u64 = 4 << 20;
 
-/// Staging buffers kept between calls, and the poison source.
-#[derive(Default)]
-pub struct Staging {
-    /// Unmapped `MAP_READ | COPY_DST` buffers.
-    read: Mutex<Vec<wgpu::Buffer>>,
-    /// `MAP_WRITE | COPY_SRC` buffers that are mapped and ready to write.
-    write: Arc<Mutex<Vec<wgpu::Buffer>>>,
-    /// The sizes of the write buffers given back whose mapping has not completed yet.
-    remapping: Arc<Mutex<Vec<u64>>>,
-    poison: Mutex<Option<wgpu::Buffer>>,
-    /// Device storage buffers given back by dropped [`super::buffer::MatrixBuffer`]s, for the
-    /// next buffer of the same size ([`Staging::take_storage`]).
-    storage: Arc<Mutex<Vec<wgpu::Buffer>>>,
-    /// The operand layout pipeline ([`super::layout`]), built on first use.
-    layout: Mutex<Option<Arc<super::layout::LayoutPipeline>>>,
-    /// Bytes uploaded through this context so far ([`Staging::uploaded`]).
-    uploaded: std::sync::atomic::AtomicU64,
-    /// Staging buffers created so far ([`Staging::created`]).
-    created: std::sync::atomic::AtomicU64,
-    /// Readback buffers are not kept for reuse ([`Staging::read_once`]).
-    read_once: std::sync::atomic::AtomicBool,
-}
-
-fn relock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-/// Take the smallest pooled buffer of at least `size` bytes (and at most 4× it, so a small
-/// read does not hold a huge buffer).
-fn take_fitting(pool: &mut Vec<wgpu::Buffer>, size: u64) -> Option<wgpu::Buffer> {
-    let i = pool
-        .iter()
-        .enumerate()
-        .filter(|(_, b)| fits(b.size(), size))
-        .min_by_key(|(_, b)| b.size())
-        .map(|(i, _)| i)?;
-    Some(pool.swap_remove(i))
-}
-
-/// Whether a pooled buffer of `have` bytes serves a request for `size`: at least `size`, and at
-/// most 4× it (or 64 KiB).
-fn fits(have: u64, size: u64) -> bool {
-    have >= size && have <= size.saturating_mul(4).max(1 << 16)
-}
-
-/// Put `buf` back into `pool`, keeping the pool bounded: at most [`POOL_BUFFERS`] buffers and
-/// [`POOL_MAX_BYTES`] in all (the smallest of the others goes first).
-fn keep(pool: &mut Vec<wgpu::Buffer>, buf: wgpu::Buffer) {
-    keep_within(pool, buf, POOL_BUFFERS, POOL_MAX_BYTES)
-}
-
-/// Storage buffers kept for reuse: a compute product allocates up to five (A as given, A laid
-/// out, B, C, partial sums).
-pub const STORAGE_POOL_BUFFERS: usize = 8;
-
-/// Bytes the storage pool keeps in all.
-pub const STORAGE_POOL_MAX_BYTES: u64 = 2 << 30;
-
-/// [`keep`] with the bounds given.
-fn keep_within(pool: &mut Vec<wgpu::Buffer>, buf: wgpu::Buffer, buffers: usize, bytes: u64) {
-    if buf.size() > bytes {
-        return;
-    }
-    // Make room first, so the buffer just given back is the one kept.
-    while !pool.is_empty()
-        && (pool.len() + 1 > buffers
-            || pool.iter().map(|b| b.size()).sum::<u64>() + buf.size() > bytes)
-    {
-        let Some(smallest) = (0..pool.len()).min_by_key(|&i| pool[i].size()) else {
-            break;
-        };
-        pool.swap_remove(smallest);
-    }
-    pool.push(buf);
-}
-
-/// Staging sizes are whole multiples of this (so that nearby sizes share buffers).
-fn rounded(size: u64) -> u64 {
-    size.max(4).div_ceil(256) * 256
-}
-
 impl Staging {
-    /// Bytes uploaded from the host through this context so far (the runner takes the
-    /// difference across a recording as the run's `upload_bytes`).
-    pub fn uploaded(&self) -> u64 {
-        self.uploaded.load(std::sync::atomic::Ordering::Relaxed)
-    }
-
-    /// How many buffers the read and the write pools hold now.
-    pub fn pooled(&self) -> (usize, usize) {
-        (relock(&self.read).len(), relock(&self.write).len())
-    }
-
-    /// How many staging buffers this context has created (a reused one is not counted again).
-    pub fn created(&self) -> u64 {
-        self.created.load(std::sync::atomic::Ordering::Relaxed)
-    }
-
-    /// Count `bytes` uploaded another way (one not through [`Staging::upload`] or
-    /// [`Staging::upload_texture`]).
-    pub fn count_upload(&self, bytes: u64) {
-        self.uploaded
-            .fetch_add(bytes, std::sync::atomic::Ordering::Relaxed);
-    }
-
-    /// The operand layout pipeline, built by `build` the first time it is asked for.
-    pub fn layout_pipeline(
-        &self,
-        ctx: &GpuContext,
-        build: impl FnOnce(&GpuContext) -> Result<super::layout::LayoutPipeline>,
-    ) -> Result<Arc<super::layout::LayoutPipeline>> {
-        let mut slot = relock(&self.layout);
-        if let Some(pipeline) = slot.as_ref() {
-            return Ok(pipeline.clone());
-        }
-        Ok(slot.insert(Arc::new(build(ctx)?)).clone())
-    }
-
-    /// A storage buffer of exactly `size` bytes with `usage`: one a dropped matrix buffer gave
-    /// back (its old contents still in it), or a new one made by `create`. Exactly: a binding
-    /// covers the whole buffer, and a shader's `arrayLength` must not change.
-    pub fn take_storage(
-        &self,
-        size: u64,
-        usage: wgpu::BufferUsages,
-        create: impl FnOnce() -> Result<wgpu::Buffer>,
-    ) -> Result<wgpu::Buffer> {
-        {
-            let mut pool = relock(&self.storage);
-            if let Some(i) = pool
-                .iter()
-                .position(|b| b.size() == size && b.usage() == usage)
-            {
-                return Ok(pool.swap_remove(i));
-            }
-        }
-        create()
-    }
-
-    /// Where a dropped matrix buffer gives its storage back ([`give_storage`]).
-    pub fn storage_pool(&self) -> Arc<Mutex<Vec<wgpu::Buffer>>> {
-        self.storage.clone()
-    }
-
-    /// How many storage buffers the pool holds now, and their bytes.
-    pub fn storage_pooled(&self) -> (usize, u64) {
-        let pool = relock(&self.storage);
-        (pool.len(), pool.iter().map(|b| b.size()).sum())
-    }
-
     /// An unmapped `MAP_READ | COPY_DST` buffer of at least `size` bytes, from the pool or new.
     pub fn take_read(&self, ctx: &GpuContext, size: u64) -> Result<wgpu::Buffer> {
         if let Some(b) = take_fitting(&mut relock(&self.read), size) {
@@ -196,22 +41,6 @@ impl Staging {
                 mapped_at_creation: false,
             }))
         })
-    }
-
-    /// Give an unmapped read buffer back for the next readback.
-    pub fn give_read(&self, buf: wgpu::Buffer) {
-        if !self.read_once.load(std::sync::atomic::Ordering::Relaxed) {
-            keep(&mut relock(&self.read), buf);
-        }
-    }
-
-    /// Stop keeping readback buffers: in a browser on WebGL2 a `MAP_READ` buffer written again
-    /// after it was fenced and read makes Chromium log a performance warning on every reuse, so
-    /// there each readback takes a new buffer (the context sets this for that backend).
-    pub fn read_once(&self) {
-        self.read_once
-            .store(true, std::sync::atomic::Ordering::Relaxed);
-        relock(&self.read).clear();
     }
 
     /// A mapped `MAP_WRITE | COPY_SRC` buffer of at least `size` bytes: a pooled one whose
@@ -247,30 +76,6 @@ impl Staging {
                 mapped_at_creation: true,
             }))
         })
-    }
-
-    /// Once the copies out of `buf` (submitted) have run, map it again and return it to the
-    /// pool: the mapping completes at the next device poll, in the background.
-    pub(super) fn recycle_write(&self, buf: wgpu::Buffer) {
-        if buf.size() > POOL_MAX_BYTES {
-            return;
-        }
-        let pool = self.write.clone();
-        let remapping = self.remapping.clone();
-        let size = buf.size();
-        relock(&remapping).push(size);
-        let again = buf.clone();
-        buf.map_async(wgpu::MapMode::Write, .., move |r| {
-            {
-                let mut pending = relock(&remapping);
-                if let Some(i) = pending.iter().position(|&p| p == size) {
-                    pending.swap_remove(i);
-                }
-            }
-            if r.is_ok() {
-                keep(&mut relock(&pool), again);
-            }
-        });
     }
 
     /// Write `size` bytes at `offset` of `dst` (a `COPY_DST` buffer): `fill` writes them into
@@ -467,7 +272,7 @@ impl Staging {
                 Some(src) => src.clone(),
                 None => p
                     .insert(ctx.scoped("creating the poison source", || {
-                        Ok(super::buffer::create_buffer_init(
+                        Ok(create_buffer_init(
                             &ctx.device,
                             &wgpu::util::BufferInitDescriptor {
                                 label: Some("poison source"),
@@ -489,16 +294,36 @@ impl Staging {
     }
 }
 
-/// Give a storage buffer back to `pool` (bounded by [`STORAGE_POOL_BUFFERS`] and
-/// [`STORAGE_POOL_MAX_BYTES`]). Work already submitted that uses it runs before any later use:
-/// the queue keeps submission order.
-pub fn give_storage(pool: &Mutex<Vec<wgpu::Buffer>>, buf: wgpu::Buffer) {
-    keep_within(
-        &mut relock(pool),
-        buf,
-        STORAGE_POOL_BUFFERS,
-        STORAGE_POOL_MAX_BYTES,
-    );
+/// `wgpu::util::DeviceExt::create_buffer_init` without its panic: wgpu's version `expect`s the
+/// mapping of the new buffer to succeed, which it does not on a lost device. Here a failed
+/// mapping leaves an invalid buffer whose creation error the caller's error scope has already
+/// captured (call this inside [`GpuContext::scoped`]), so the run ends in a typed error.
+pub fn create_buffer_init(
+    device: &wgpu::Device,
+    desc: &wgpu::util::BufferInitDescriptor<'_>,
+) -> wgpu::Buffer {
+    let len = desc.contents.len() as u64;
+    // As wgpu's: a multiple of COPY_BUFFER_ALIGNMENT, at least one unit.
+    let align = wgpu::COPY_BUFFER_ALIGNMENT;
+    let size = len.div_ceil(align).max(1) * align;
+    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: desc.label,
+        size,
+        usage: desc.usage,
+        mapped_at_creation: true,
+    });
+    let mapped = match buffer.get_mapped_range_mut(..) {
+        Ok(mut view) => {
+            view.slice(..desc.contents.len())
+                .copy_from_slice(desc.contents);
+            true
+        }
+        Err(_) => false,
+    };
+    if mapped {
+        buffer.unmap();
+    }
+    buffer
 }
 
 /// Bytes read back from the device, held 4-aligned so that f32 results are taken without a
@@ -615,12 +440,5 @@ mod tests {
         assert!(back[2].is_nan());
         let odd = Bytes::copied_rows(&[7, 8, 9], 1, 3, 3);
         assert_eq!(&*odd, &[7, 8, 9]);
-    }
-
-    #[test]
-    fn staging_sizes_are_whole_multiples_of_256_bytes() {
-        assert_eq!(rounded(1), 256);
-        assert_eq!(rounded(256), 256);
-        assert_eq!(rounded(257), 512);
     }
 }

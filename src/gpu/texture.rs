@@ -66,6 +66,7 @@ impl MatrixTexture {
     ) -> Result<Self> {
         ctx.check_texture_dim(&format!("{label} height (rows)"), rows)?;
         ctx.check_texture_dim(&format!("{label} width (columns)"), cols)?;
+        texel_bytes(format)?;
         if usage.contains(wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC) {
             check_target(ctx, label, rows, cols, format)?;
         }
@@ -157,27 +158,6 @@ impl MatrixTexture {
         Ok(t)
     }
 
-    /// Read back a texture of `precision` with `channels` channels as one matrix per channel.
-    pub fn read_channels(
-        &self,
-        ctx: &GpuContext,
-        precision: Precision,
-        channels: usize,
-    ) -> Result<Vec<Matrix>> {
-        if self.format != precision.format(channels as u32) {
-            return Err(Error::Internal(format!(
-                "texture is {:?}, not {precision} with {channels} channel(s)",
-                self.format
-            )));
-        }
-        split_channels(
-            self.rows,
-            self.cols,
-            precision.decode(&self.read_bytes(ctx)?),
-            channels,
-        )
-    }
-
     /// Write tightly packed texel rows into the whole texture, through a pooled staging buffer
     /// that is already mapped ([`super::staging::Staging::upload_texture`]): the rows are copied
     /// into it at the 256-byte pitch a buffer-to-texture copy wants, on several threads when
@@ -185,7 +165,7 @@ impl MatrixTexture {
     /// on one thread instead, which at 64 MiB cost the render-pass methods many times what
     /// the same bytes cost as a buffer.
     pub fn write_bytes(&self, ctx: &GpuContext, bytes: &[u8]) -> Result<()> {
-        let bpt = self.bytes_per_texel();
+        let bpt = self.texel_bytes()?;
         let expected = self.rows * self.cols * bpt as usize;
         if bytes.len() != expected {
             return Err(Error::Invalid(format!(
@@ -203,29 +183,28 @@ impl MatrixTexture {
             })
     }
 
-    /// Bytes per texel of this texture's format.
+    /// Bytes per texel of this texture's format; an internal error for a format without one
+    /// texel size (depth-stencil, planar), which no matrix texture has ([`MatrixTexture::new`]
+    /// refuses one).
+    pub fn texel_bytes(&self) -> Result<u32> {
+        texel_bytes(self.format)
+    }
+
+    /// Bytes per texel of this texture's format, for a size in a report; 0 for a format without
+    /// one texel size ([`MatrixTexture::texel_bytes`] is the checked form, which the uploads and
+    /// readbacks use).
     pub fn bytes_per_texel(&self) -> u32 {
-        self.format
-            .block_copy_size(None)
-            .expect("matrix textures use plain colour formats")
+        self.format.block_copy_size(None).unwrap_or(0)
     }
+}
 
-    /// Read the texture back as tightly packed rows of texels.
-    pub fn read_bytes(&self, ctx: &GpuContext) -> Result<super::staging::Bytes> {
-        pollster::block_on(super::readback::read_texture_bytes(ctx, self))
-    }
-
-    /// Read an `R32Float` texture back as a matrix.
-    pub fn read_matrix(&self, ctx: &GpuContext) -> Result<Matrix> {
-        if self.format != wgpu::TextureFormat::R32Float {
-            return Err(Error::Internal(format!(
-                "read_matrix needs an R32Float texture, this one is {:?}",
-                self.format
-            )));
-        }
-        let bytes = self.read_bytes(ctx)?;
-        Matrix::new(self.rows, self.cols, bytes.into_f32s())
-    }
+/// Bytes per texel of `format`; an internal error for a format without one texel size.
+fn texel_bytes(format: wgpu::TextureFormat) -> Result<u32> {
+    format.block_copy_size(None).ok_or_else(|| {
+        Error::Internal(format!(
+            "a matrix texture of {format:?}: not a plain colour format"
+        ))
+    })
 }
 
 /// Interleaved texel values of a `rows × cols` texture with `channels` channels, as one matrix per
@@ -312,27 +291,6 @@ pub fn padded_bytes_per_row(cols: usize, bytes_per_texel: u32) -> u32 {
     unpadded.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT
 }
 
-/// Copy a texture into a staging buffer (rows padded to 256 bytes), map it and return the tightly
-/// packed rows, blocking ([`super::readback::read_texture_bytes`] is the runner's, awaited form).
-/// For the layers above the methods (demos, benchmarks, tests); methods ask the runner.
-pub fn read_texture_bytes(
-    ctx: &GpuContext,
-    texture: &wgpu::Texture,
-    rows: usize,
-    cols: usize,
-    bytes_per_texel: u32,
-) -> Result<Vec<u8>> {
-    let tex = MatrixTexture {
-        texture: texture.clone(),
-        view: texture.create_view(&Default::default()),
-        rows,
-        cols,
-        format: texture.format(),
-    };
-    let _ = bytes_per_texel;
-    Ok(pollster::block_on(super::readback::read_texture_bytes(ctx, &tex))?.to_vec())
-}
-
 /// A pooled `MAP_READ` staging buffer that the copy of `tex` recorded in `enc` fills (rows
 /// padded to 256 bytes); the caller submits `enc`, maps the buffer and gives it back to
 /// [`GpuContext::staging`].
@@ -341,7 +299,7 @@ pub fn stage_readback(
     enc: &mut wgpu::CommandEncoder,
     tex: &MatrixTexture,
 ) -> Result<wgpu::Buffer> {
-    let (rows, cols, bpt) = (tex.rows, tex.cols, tex.bytes_per_texel());
+    let (rows, cols, bpt) = (tex.rows, tex.cols, tex.texel_bytes()?);
     let size = check_readback_size(ctx, "texture", rows, cols, bpt)?;
     let padded = padded_bytes_per_row(cols, bpt);
     let buffer = ctx.staging.take_read(ctx, size)?;
@@ -360,12 +318,15 @@ pub fn stage_readback(
     Ok(buffer)
 }
 
-/// Map a `MAP_READ` buffer, wait, and hand its bytes to `f` (blocking; see
-/// [`super::readback::map_read`]).
-pub fn map_read<T>(
-    ctx: &GpuContext,
-    buffer: &wgpu::Buffer,
-    f: impl FnOnce(&[u8]) -> T,
-) -> Result<T> {
-    pollster::block_on(super::readback::map_read(ctx, buffer, f))
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_format_without_one_texel_size_is_an_internal_error_not_a_panic() {
+        assert_eq!(texel_bytes(wgpu::TextureFormat::R32Float).ok(), Some(4));
+        assert_eq!(texel_bytes(wgpu::TextureFormat::Rgba16Float).ok(), Some(8));
+        let err = texel_bytes(wgpu::TextureFormat::Depth24PlusStencil8);
+        assert!(matches!(err, Err(Error::Internal(_))), "{err:?}");
+    }
 }

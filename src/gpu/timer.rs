@@ -222,7 +222,7 @@ impl Span {
                 ctx.queue.submit(commands);
                 Ok(())
             })?;
-            super::readback::settle(ctx).await?;
+            super::wait::settle(ctx).await?;
             return Ok((self.start.elapsed().as_secs_f64() * 1e3, Clock::WallClock));
         };
         ctx.scoped("ending a timestamp span", || {
@@ -250,8 +250,7 @@ impl Span {
 
 /// The span's two timestamps from its read buffer, as (milliseconds, clock).
 async fn read_ticks(ctx: &GpuContext, read: &wgpu::Buffer) -> Result<(f64, Clock)> {
-    let ticks: Vec<u64> =
-        super::readback::map_read(ctx, read, bytemuck::pod_collect_to_vec).await?;
+    let ticks: Vec<u64> = super::wait::map_read(ctx, read, bytemuck::pod_collect_to_vec).await?;
     let period = ctx.queue.get_timestamp_period() as f64;
     let ns = ticks[1].wrapping_sub(ticks[0]) as f64 * period;
     Ok((ns * 1e-6, Clock::GpuTimestamp))

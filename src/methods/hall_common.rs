@@ -377,7 +377,7 @@ fn block_uniforms(
             start, len, shader[0], shader[1], shader[2], shader[3],
         ]));
     }
-    crate::gpu::buffer::create_buffer_init(
+    crate::gpu::staging::create_buffer_init(
         dev,
         &wgpu::util::BufferInitDescriptor {
             label: Some("hall blocks"),
@@ -607,14 +607,13 @@ impl Engine {
         }
     }
 
-    /// The bind group reading texture `i` as F.
-    fn f_group(&self, i: usize) -> &wgpu::BindGroup {
-        &self
-            .f_groups
+    /// The bind group reading texture `i` as F (an internal error if the engine made none).
+    fn f_group(&self, i: usize) -> Result<&wgpu::BindGroup> {
+        self.f_groups
             .iter()
             .find(|(j, _)| *j == i)
-            .expect("F bind group")
-            .1
+            .map(|(_, g)| g)
+            .ok_or_else(|| Error::Internal(format!("hall: no bind group reads texture {i} as F")))
     }
 
     // ANCHOR: draw_pass
@@ -626,14 +625,16 @@ impl Engine {
         target: usize,
         f: Option<usize>,
         clear: bool,
-    ) {
+    ) -> Result<()> {
+        let f = f.map(|f| self.f_group(f)).transpose()?;
         let mut pass = color_pass(enc, "hall pass", &[&self.textures[target].view], clear);
         pass.set_pipeline(&self.pipeline);
         pass.set_bind_group(0, &self.group0, &[t as u32 * self.stride]);
         if let Some(f) = f {
-            pass.set_bind_group(1, self.f_group(f), &[]);
+            pass.set_bind_group(1, f, &[]);
         }
         pass.draw(0..4, 0..1);
+        Ok(())
     }
     // ANCHOR_END: draw_pass
 
@@ -726,7 +727,7 @@ impl Engine {
                                 self.draw(&mut enc, t, 0, None, t == 0 && first_clear)
                             }
                             Accumulate::Copy => self.draw(&mut enc, t, 0, Some(1), true),
-                        }
+                        }?;
                         let copy = acc == Accumulate::Copy && t + 1 < passes;
                         if per_pass || copy {
                             work.push(

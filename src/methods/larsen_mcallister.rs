@@ -322,7 +322,7 @@ impl Pipeline {
             })?;
         let (layout, pipeline) = (&kept.0, kept.1.clone());
         ctx.scoped("binding the Larsen–McAllister operands", || {
-            let params = crate::gpu::buffer::create_buffer_init(
+            let params = crate::gpu::staging::create_buffer_init(
                 &ctx.device,
                 &wgpu::util::BufferInitDescriptor {
                     label: Some("lm params"),

@@ -362,7 +362,12 @@ impl Components {
                 r.rows, r.cols
             )));
         }
-        let n = r.rows;
+        Ok(Self::mutual(r))
+    }
+
+    /// [`Components::from_closure`] of the top-left square of `r` (all of a square `r`).
+    fn mutual(r: &Matrix) -> Self {
+        let n = r.rows.min(r.cols);
         let root: Vec<usize> = (0..n)
             .map(|u| {
                 (0..n)
@@ -370,7 +375,7 @@ impl Components {
                     .unwrap_or(u)
             })
             .collect();
-        Ok(Self::from_roots(&root))
+        Self::from_roots(&root)
     }
 }
 
@@ -410,7 +415,8 @@ pub fn cpu_reach(g: &Graph, steps: Option<usize>) -> Matrix {
 /// reachability from a BFS out of every node (strongly connected components).
 pub fn cpu_components(g: &Graph) -> Components {
     if g.directed {
-        return Components::from_closure(&cpu_reach(g, None)).expect("cpu_reach is square");
+        // cpu_reach's closure is nodes × nodes.
+        return Components::mutual(&cpu_reach(g, None));
     }
     let adj = g.neighbours();
     let mut root = vec![usize::MAX; g.nodes];

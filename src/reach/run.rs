@@ -5,13 +5,14 @@ use super::{Breakdown, CLAMP_SHADER, Layout, ReachOptions, Step, Transfer, ms};
 use crate::error::Error;
 use crate::error::Result;
 use crate::gpu::GpuContext;
+use crate::gpu::readback::blocking::map_read;
 use crate::gpu::run::Work;
+use crate::gpu::submit::{submit, submit_and_wait};
 use crate::gpu::texture::INPUT_USAGE;
 use crate::gpu::texture::MatrixTexture;
 use crate::gpu::texture::ScalarFormat;
 use crate::gpu::texture::TARGET_USAGE;
 use crate::gpu::texture::extent;
-use crate::gpu::texture::map_read;
 use crate::matrix::Matrix;
 use crate::methods::hall_packed;
 use crate::methods::larsen_mcallister::Pipeline;
@@ -173,8 +174,7 @@ impl<'c> Run<'c> {
                     .ok_or_else(|| Error::Internal("L-M pipeline missing".into()))?;
                 let t1 = Instant::now();
                 let pass = pipeline.encode(ctx, target, 0..x.cols as u32, true)?;
-                ctx.queue.submit([pass]);
-                ctx.wait()?;
+                submit_and_wait(ctx, [pass])?;
                 t.multiply_ms += ms(t1);
             }
             Layout::Blocked | Layout::Packed => {
@@ -236,7 +236,7 @@ impl<'c> Run<'c> {
                 pass.set_pipeline(pipeline);
                 pass.draw(0..4, 0..1);
             }
-            ctx.queue.submit([enc.finish()]);
+            submit(ctx, [enc.finish()]);
             Ok(())
         })?;
         ctx.wait()?;
@@ -269,7 +269,7 @@ impl<'c> Run<'c> {
                     if let Some(s) = stamps.as_mut() {
                         s.stamp(&mut enc);
                     }
-                    ctx.queue.submit([enc.finish()]);
+                    submit(ctx, [enc.finish()]);
                     Ok(())
                 })?;
             }
@@ -412,7 +412,7 @@ impl Stamps {
             let mut enc = ctx.device.create_command_encoder(&Default::default());
             enc.resolve_query_set(&self.set, 0..count, &resolve, 0);
             enc.copy_buffer_to_buffer(&resolve, 0, &read, 0, bytes);
-            ctx.queue.submit([enc.finish()]);
+            submit(ctx, [enc.finish()]);
             map_read(ctx, &read, bytemuck::pod_collect_to_vec)
         })?;
         let period_ns = ctx.queue.get_timestamp_period() as f64;

@@ -3,6 +3,7 @@
 use super::best;
 use crate::error::Result;
 use crate::gpu::GpuContext;
+use crate::gpu::submit::submit;
 use crate::gpu::timer::Clock;
 
 #[derive(Clone, Copy)]
@@ -40,8 +41,8 @@ pub(super) fn copy_bandwidth(
     let read_back = |src: &wgpu::Buffer, dst: &wgpu::Buffer, host: Option<&mut Vec<u8>>| {
         let mut enc = ctx.device.create_command_encoder(&Default::default());
         enc.copy_buffer_to_buffer(src, 0, dst, 0, bytes);
-        ctx.queue.submit([enc.finish()]);
-        crate::gpu::texture::map_read(ctx, dst, |b| {
+        submit(ctx, [enc.finish()]);
+        crate::gpu::readback::blocking::map_read(ctx, dst, |b| {
             if let Some(h) = host {
                 h.copy_from_slice(&b[..bytes as usize]);
             }
@@ -63,7 +64,7 @@ pub(super) fn copy_bandwidth(
             let dst = make("h2d dst", wgpu::BufferUsages::COPY_DST)?;
             best_wall(ctx, repeats, || {
                 ctx.queue.write_buffer(&dst, 0, &host);
-                ctx.queue.submit([]);
+                submit(ctx, []);
                 ctx.wait()
             })
         }
@@ -85,8 +86,8 @@ pub(super) fn copy_bandwidth(
             best_wall(ctx, repeats, || {
                 let mut enc = ctx.device.create_command_encoder(&Default::default());
                 enc.copy_buffer_to_buffer(&src, 0, &dst, 0, bytes);
-                ctx.queue.submit([enc.finish()]);
-                let got = crate::gpu::texture::map_read(ctx, &dst, |b| {
+                submit(ctx, [enc.finish()]);
+                let got = crate::gpu::readback::blocking::map_read(ctx, &dst, |b| {
                     crate::gpu::staging::Bytes::copied_rows(b, 1, bytes as usize, bytes as usize)
                 })?;
                 drop(std::hint::black_box(got));

@@ -30,9 +30,12 @@ fn f16_operands_uploaded_unit_by_unit_match_the_layout_model() {
                 inside,
                 "{m}x{n} {layout:?}: values in range seen as outside"
             );
-            let got =
-                crate::gpu::buffer::read_buffer_bytes(&ctx, &buf.buffer, (rows * cols * 2) as u64)
-                    .unwrap();
+            let got = crate::gpu::readback::blocking::read_buffer_bytes(
+                &ctx,
+                &buf.buffer,
+                (rows * cols * 2) as u64,
+            )
+            .unwrap();
             let (_, _, want) = f16_packed(&x, rows, cols, layout);
             assert!(
                 got[..] == *bytemuck::cast_slice::<half::f16, u8>(&want),

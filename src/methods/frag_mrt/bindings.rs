@@ -65,7 +65,7 @@ pub(super) fn pass_uniforms(
         let at = t * stride as usize;
         uniforms[at..at + 16].copy_from_slice(bytemuck::cast_slice(&[start, end, a_row, b_row]));
     }
-    crate::gpu::buffer::create_buffer_init(
+    crate::gpu::staging::create_buffer_init(
         dev,
         &wgpu::util::BufferInitDescriptor {
             label: Some("frag-mrt passes"),

@@ -10,7 +10,7 @@ use crate::error::Result;
 use crate::gpu::GpuContext;
 use crate::gpu::run::Read;
 use crate::gpu::run::Work;
-use crate::gpu::run::run_async;
+use crate::gpu::run::run_in_turn_async;
 use crate::gpu::texture::MatrixTexture;
 use crate::matrix::Matrix;
 use crate::methods::Method;
@@ -41,6 +41,13 @@ pub(crate) async fn multiply_chunks(
             "a tiled block needs at least one chunk of k".into(),
         ));
     };
+    if a.len() != b.len() {
+        return Err(Error::Internal(format!(
+            "a tiled block's chunks of k: {} of A, {} of B",
+            a.len(),
+            b.len()
+        )));
+    }
     let (m, n) = (a0.rows, b0.cols);
     let block = block_size(ctx, opts.block)?;
     let depth = |x: &Matrix| {
@@ -65,44 +72,37 @@ pub(crate) async fn multiply_chunks(
     let mut passes = 0;
     let mut sum: Option<MatrixTexture> = None;
     let mut first = None;
-    let mut c = None;
-    for (i, (x, y)) in a.iter().zip(b).enumerate() {
+    // Each chunk is recorded here and run by the runner, in turn: chunk i + 1 is recorded (its
+    // tiles uploaded) only once chunk i has run.
+    let ran = run_in_turn_async(ctx, a.len(), |i| {
+        let (x, y) = (&a[i], &b[i]);
         let last = i + 1 == a.len();
-        let mut recorded = None;
-        let ran = run_async(ctx, None, || {
-            let (xt, yt) = upload_chunk(ctx, packed, (x, y), precision)?;
-            let engine = Engine::build(
-                ctx,
-                variant,
-                precision.format(channels),
-                u8_depth,
-                &xt,
-                &yt,
-                depth(x),
-                block,
-                accumulate,
-            )?;
-            let mut work = Work::new(engine.passes());
-            work.sums = Some(precision);
-            let rec = engine.record(ctx, &mut work, sum.as_ref(), false)?;
-            if last {
-                // Only the block's final sum comes back.
-                work.read(Read::Texture(rec.result.clone()));
-                work.finish(move |bytes| {
-                    Ok(vec![if packed {
-                        unpack_bytes(precision, &bytes[0], m, n)?
-                    } else {
-                        Matrix::new(m, n, precision.decode(&bytes[0]))?
-                    }])
-                });
-            }
-            recorded = Some(rec);
-            Ok(work)
-        })
-        .await?;
-        let rec = recorded
-            .ok_or_else(|| Error::Internal("a chunk of k ran without being recorded".into()))?;
-        add_timings(&mut t, &mut device, &ran.timings);
+        let (xt, yt) = upload_chunk(ctx, packed, (x, y), precision)?;
+        let engine = Engine::build(
+            ctx,
+            variant,
+            precision.format(channels),
+            u8_depth,
+            &xt,
+            &yt,
+            depth(x),
+            block,
+            accumulate,
+        )?;
+        let mut work = Work::new(engine.passes());
+        work.sums = Some(precision);
+        let rec = engine.record(ctx, &mut work, sum.as_ref(), false)?;
+        if last {
+            // Only the block's final sum comes back.
+            work.read(Read::Texture(rec.result.clone()));
+            work.finish(move |bytes| {
+                Ok(vec![if packed {
+                    unpack_bytes(precision, &bytes[0], m, n)?
+                } else {
+                    Matrix::new(m, n, precision.decode(&bytes[0]))?
+                }])
+            });
+        }
         passes += rec.passes;
         if first.is_none() {
             let target = if packed {
@@ -112,11 +112,17 @@ pub(crate) async fn multiply_chunks(
             };
             first = Some(rec.notes(&target, block, depth(x)));
         }
-        if last {
-            c = ran.cs.into_iter().next();
+        // The sum this chunk started from is kept until the chunk has run.
+        if let Some(before) = sum.replace(rec.result) {
+            work.keep(before);
         }
-        sum = Some(rec.result);
+        Ok(work)
+    })
+    .await?;
+    for r in &ran {
+        add_timings(&mut t, &mut device, &r.timings);
     }
+    let c = ran.into_iter().last().and_then(|r| r.cs.into_iter().next());
     let mut c = c.ok_or_else(|| Error::Internal("the last chunk of k read no sum back".into()))?;
     t.device_ms = device;
     let mut notes = first.unwrap_or_default();
