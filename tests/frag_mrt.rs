@@ -555,11 +555,11 @@ fn frag_mrt_f16_blocks_of_k_in_ping_pong_and_blend_stay_within_the_f16_bound() {
 
 /// The check tells f16 inputs from f32 ones. Inputs that f16 cannot hold (random f32 in
 /// [-1, 1]) put frag-mrt-f16 beyond the f32 bound the judge holds frag-mrt to — where frag-mrt,
-/// on the same inputs, stays — and within the f16 bound, which it uses a real share of; inputs that f16 holds
-/// exactly (multiples of 2⁻⁸) give it f32 accuracy. And the bound is a bound: a result off by
-/// twice it in one element fails.
+/// on the same inputs, stays — and within the f16 bound, which it uses a real share of; inputs
+/// that f16 holds exactly (multiples of 2⁻⁸) give it f32 accuracy. And the bound is a bound: a
+/// result off by twice it in one element fails.
 #[test]
-fn f16_rounding_shows_beyond_the_f32_tolerance_and_within_the_f16_bound() {
+fn f16_rounding_shows_beyond_the_f32_bound_and_within_the_f16_bound() {
     let (m, k, n) = (65, 100, 37);
     let (a, b) = inputs((m, k, n), 2200);
     let reference = reference_f64(&a, &b);

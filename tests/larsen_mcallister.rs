@@ -1,4 +1,4 @@
-//! Larsen–McAllister against the f64 CPU reference.
+//! Larsen–McAllister against the f64 CPU reference, held by the judge to the f32 bound.
 
 mod common;
 use common::{SHAPES, ctx, hold};
