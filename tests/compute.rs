@@ -3,10 +3,9 @@
 //! compute model; the O'Neil bench suite.
 
 mod common;
-use common::{SHAPES, ctx};
+use common::{SHAPES, ctx, hold};
 use rendermm::bench::{self, BenchOptions, Suite};
-use rendermm::check::{assert_close, compare};
-use rendermm::cpu::reference_f64;
+use rendermm::check::{self, Arith};
 use rendermm::gpu::GpuContext;
 use rendermm::gpu::buffer::{MatrixBuffer, check_storage_size};
 use rendermm::gpu::compute;
@@ -72,12 +71,7 @@ fn check_method_on(method: Method, shapes: &[(usize, usize, usize)], seed: u64) 
                 out.notes
             );
         }
-        assert_close(
-            &format!("{method} {m}x{k}x{n}"),
-            &out.c,
-            &reference_f64(&a, &b),
-            1e-5,
-        );
+        hold(&format!("{method} {m}x{k}x{n}"), out.arith, &a, &b, &out.c);
     }
 }
 
@@ -145,12 +139,10 @@ fn an_unwritten_element_reads_back_as_nan_and_fails_the_check() {
         back.data.iter().all(|v| v.is_nan()),
         "poison must read back as NaN"
     );
-    let s = compare(&back, &[0.0; 15]);
-    assert_eq!(s.nonfinite, 15);
-    assert!(
-        !s.within(1e-5),
-        "a never-written result must fail the check"
-    );
+    let (zero_a, zero_b) = (Matrix::zeros(3, 1), Matrix::zeros(1, 5));
+    let v = check::judge(Arith::F32, &zero_a, &zero_b, &back);
+    assert_eq!(v.stats.nonfinite, 15);
+    assert!(!v.passed, "a never-written result must fail the check");
 
     // A kernel whose grid misses the last column of workgroups: the elements it never writes
     // stay NaN, and the check says so.
@@ -160,13 +152,19 @@ fn an_unwritten_element_reads_back_as_nan_and_fails_the_check() {
     let mut plan = cs_naive::plan(m, k, n);
     plan.stages[0].groups[0] -= 1; // covers columns 0..32 only
     let out = compute::run(ctx(), &plan, &a, &b).unwrap();
-    let s = compare(&out.c, &reference_f64(&a, &b));
+    // compute::run has no outcome: the arithmetic cs-naive promises, f32.
+    let arith = plan::arith(
+        Method::CsNaive,
+        rendermm::precision::Precision::F32,
+        &Options::default(),
+    );
+    let v = check::judge(arith, &a, &b, &out.c);
     assert_eq!(
-        s.nonfinite,
+        v.stats.nonfinite,
         m * (n - 32),
         "exactly the unwritten elements are NaN"
     );
-    assert!(!s.within(1e-5));
+    assert!(!v.passed, "{}", v.held);
     assert!(out.c.get(0, 31).is_finite() && out.c.get(0, 32).is_nan());
 }
 
@@ -227,12 +225,7 @@ fn single_workgroup_cannon_and_dns_name_the_limit_and_the_sizes_they_accept() {
             "{me}: {:?}",
             out.notes
         );
-        assert_close(
-            &format!("{me} fallback"),
-            &out.c,
-            &reference_f64(&a, &b),
-            1e-5,
-        );
+        hold(&format!("{me} fallback"), out.arith, &a, &b, &out.c);
         assert!(
             matches!(
                 err,

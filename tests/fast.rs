@@ -3,9 +3,7 @@
 //! no cooperative matrices, as on lavapipe; the f16 bound where it has them, as on the H100).
 
 mod common;
-use common::ctx;
-use rendermm::check::assert_close;
-use rendermm::cpu::reference_f64;
+use common::{ctx, hold};
 use rendermm::methods::{Kernels, Method, coop, cs_fast};
 use rendermm::plan::{self, Options};
 use rendermm::{Error, Matrix};
@@ -63,12 +61,8 @@ fn every_cs_fast_variant_matches_the_f64_reference_on_awkward_shapes() {
             let out = cs_fast_variant(v, &a, &b)
                 .unwrap_or_else(|e| panic!("cs-fast {} {m}x{k}x{n}: {e}", v.name));
             assert_eq!((out.c.rows, out.c.cols), (m, n), "padding cropped");
-            assert_close(
-                &format!("cs-fast {} {m}x{k}x{n}", v.name),
-                &out.c,
-                &reference_f64(&a, &b),
-                1e-5,
-            );
+            let label = format!("cs-fast {} {m}x{k}x{n}", v.name);
+            hold(&label, out.arith, &a, &b, &out.c);
         }
     }
 }
@@ -109,12 +103,7 @@ fn cs_fast_on_whole_tiles_and_a_long_k() {
             Some(v.name),
             "the variant asked ran"
         );
-        assert_close(
-            &format!("cs-fast {m}x{k}x{n}"),
-            &out.c,
-            &reference_f64(&a, &b),
-            1e-5,
-        );
+        hold(&format!("cs-fast {m}x{k}x{n}"), out.arith, &a, &b, &out.c);
     }
 }
 
@@ -362,12 +351,7 @@ fn pooled_storage_buffers_never_carry_one_product_into_the_next() {
         let (a, b) = inputs(m, k, n, 300 + 2 * i as u64);
         let out = plan::multiply(Some(&ctx), plan::Request::new(method, &a, &b))
             .unwrap_or_else(|e| panic!("{method:?}: {e}"));
-        assert_close(
-            &format!("{method:?} run {i}"),
-            &out.c,
-            &reference_f64(&a, &b),
-            1e-5,
-        );
+        hold(&format!("{method:?} run {i}"), out.arith, &a, &b, &out.c);
         let (held, _) = ctx.staging.storage_pooled();
         assert!(held >= 1, "after run {i} the pool holds the run's buffers");
     }
