@@ -180,6 +180,7 @@ fn output(
             variant: None,
             inputs: precision,
             sums: precision,
+            rounding: None,
         },
     }
 }
