@@ -365,6 +365,11 @@ fn lm_gl1_scale_by_depth_follows_the_fixed_function_rounding_on_every_byte_pair(
             out.kernel.rounding.map(Pipeline::FixedFunction),
             "k = {k}"
         );
+        eprintln!(
+            "k = {k}: the half-up model parts from {:?} on {} pairs",
+            out.kernel.rounding,
+            off(&up)
+        );
         let mesa = out.kernel.rounding == Some(SliceRounding::F32Nearest);
         if let Some(n) = half_up_differs.filter(|_| mesa) {
             assert_eq!(

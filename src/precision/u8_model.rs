@@ -40,10 +40,10 @@ pub enum SliceRounding {
     /// it equals [`SliceRounding::HalfUp`] on every pair (no product lies on a tie).
     F32Nearest,
     /// OpenGL 1.x's texture environment as NVIDIA's driver computes it (`lm-gl1` on its EGL
-    /// device): the product of the texels in 12-bit fixed point, truncated, then to 8 bits with
-    /// a bias just under a half ([`u8_slice_steps_fixed12`]). Measured on an H200 (driver
-    /// 580.159.04) on all 65 536 byte pairs; at depth 1 it is one step below
-    /// [`SliceRounding::HalfUp`] on 2 060 of them.
+    /// device): colour × A × B in f32, truncated to 12-bit fixed point, then to 8 bits with a
+    /// bias just under a half ([`u8_slice_steps_fixed12`]). Measured on an H200 (driver
+    /// 580.159.04) on all 65 536 byte pairs at seven polygon colours; at colour 1 it is one step
+    /// below [`SliceRounding::HalfUp`] on 2 060 of them.
     Fixed12,
 }
 
@@ -52,8 +52,8 @@ impl SliceRounding {
     pub fn name(self) -> &'static str {
         match self {
             SliceRounding::HalfUp => "exact, half up",
-            SliceRounding::F32Nearest => "GL 1.x modulate in f32, nearest even (Mesa)",
-            SliceRounding::Fixed12 => "GL 1.x modulate in 12-bit fixed point, truncated (NVIDIA)",
+            SliceRounding::F32Nearest => "Mesa's modulate: f32, nearest even",
+            SliceRounding::Fixed12 => "NVIDIA's modulate: f32 cut to 12 bits, then to 8",
         }
     }
 
@@ -87,13 +87,17 @@ pub fn u8_slice_steps_fixed_function(ia: u32, ib: u32, depth: u32) -> u32 {
 }
 
 /// One slice's product in 8-bit steps as NVIDIA's texture environment computes it
-/// ([`SliceRounding::Fixed12`]): v = ⌊ia·ib·4096 / 65025⌋, the product of the two texels in
-/// 12-bit fixed point, truncated; then (255·v + 2047) >> 12, to 8 bits with a bias of 2047/4096,
-/// a hair under a half. At depth 1 this matches the H200's result on all 65 536 byte pairs
-/// (`docs/perf/h200/gl-era/modulate.txt`).
+/// ([`SliceRounding::Fixed12`]): the texels `f32(ia/255)` and `f32(ib/255)`, the polygon colour
+/// `f32(1/depth)`, their product in f32 (colour × A, then × B); that product truncated to 12-bit
+/// fixed point, v = ⌊x·4096⌋; then (255·v + 2047) >> 12, to 8 bits with a bias of 2047/4096, a
+/// hair under a half. On an H200 (driver 580.159.04) this matches the result on all 65 536 byte
+/// pairs at polygon colours 1, 1/2, 1/16, 1/100, 1/255, 1/256 and 1/1000
+/// (`docs/perf/h200/gl-era/modulate.txt` holds colour 1's table).
 pub fn u8_slice_steps_fixed12(ia: u32, ib: u32, depth: u32) -> u32 {
-    let _ = depth;
-    let v = ia * ib * 4096 / 65025;
+    let texel = |i: u32| i as f32 / 255.0;
+    let colour = 1.0f32 / depth.max(1) as f32;
+    let x = (colour * texel(ia)) * texel(ib);
+    let v = (x * 4096.0).floor() as u32;
     (255 * v + 2047) >> 12
 }
 
