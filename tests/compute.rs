@@ -620,6 +620,7 @@ fn the_report_models_the_variant_the_run_recorded() {
             variant: Some(staged.name.into()),
             inputs: Precision::F16,
             sums: Precision::F32,
+            rounding: None,
         },
     };
     let r = rendermm::report::Report::of(None, &out, vec![]);

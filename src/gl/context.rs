@@ -149,6 +149,18 @@ impl GlContext {
         ))
     }
 
+    /// Whether the context is a core profile (GL 3.2's profile mask), which has no
+    /// fixed-function pipeline; a compatibility profile, or a GL before 3.2, has it.
+    pub fn core_profile(&self) -> bool {
+        if !self.version_at_least((3, 2)) {
+            return false;
+        }
+        let mut mask = 0;
+        // SAFETY: the context is current on this thread; GL ≥ 3.2 has the profile mask.
+        unsafe { self.gl.GetIntegerv(GL_CONTEXT_PROFILE_MASK, &mut mask) };
+        mask & GL_CONTEXT_CORE_PROFILE_BIT != 0
+    }
+
     /// Whether the context's GL version is at least `(major, minor)`.
     pub fn version_at_least(&self, (major, minor): (u32, u32)) -> bool {
         parse_version(&self.info.version) >= (major, minor)
@@ -358,16 +370,11 @@ fn context_on(
         info,
         _not_send: std::marker::PhantomData,
     };
-    if ctx.version_at_least((3, 2)) {
-        let mut mask = 0;
-        // SAFETY: the context is current; GL ≥ 3.2 has the profile mask.
-        unsafe { ctx.gl.GetIntegerv(GL_CONTEXT_PROFILE_MASK, &mut mask) };
-        if mask & GL_CONTEXT_CORE_PROFILE_BIT != 0 {
-            return Err(format!(
-                "only a core-profile context ({}), which has no fixed-function pipeline",
-                ctx.info.name()
-            ));
-        }
+    if ctx.core_profile() {
+        return Err(format!(
+            "only a core-profile context ({}), which has no fixed-function pipeline",
+            ctx.info.name()
+        ));
     }
     if !ctx.gl.TexEnvi.is_loaded() || !ctx.gl.Begin.is_loaded() {
         return Err(format!(

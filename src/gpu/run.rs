@@ -15,7 +15,7 @@ use super::wait::settle;
 use crate::clock::Instant;
 use crate::error::Result;
 use crate::matrix::Matrix;
-use crate::precision::Precision;
+use crate::precision::{Precision, SliceRounding};
 use serde::Serialize;
 
 /// Sees the accumulation texture after passes (the demos and frame writers use it).
@@ -114,6 +114,10 @@ pub struct RanKernel {
     pub inputs: Precision,
     /// The number format the sums were kept in (f32 for coop and frag-mrt-f16).
     pub sums: Precision,
+    /// How the fixed-function texture environment that ran rounds a slice's product to 8 bits
+    /// (`lm-gl1`, by its driver): the rounding its 8-bit model follows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rounding: Option<SliceRounding>,
 }
 
 /// Milliseconds since `t`.
@@ -295,6 +299,7 @@ impl Ran {
                 variant: self.variant,
                 inputs: self.inputs.unwrap_or(sums),
                 sums,
+                rounding: None,
             },
         })
     }

@@ -83,6 +83,7 @@ pub fn output(
             variant: (channels == 4).then(|| "rgba".into()),
             inputs: precision,
             sums: precision,
+            rounding: None,
         },
     };
     Ok((out, cs))

@@ -13,8 +13,11 @@
 //!   `GL_RGBA8` framebuffer, whose blend saturates (§4: `FF + 01 = FF`); `--scale-by-depth` sets
 //!   the polygon colour to 1/k (§4). Its CPU model is the 8-bit pipeline of
 //!   [`crate::precision::Pipeline::FixedFunction`]: L-M's slices with each product rounded as
-//!   the texture environment rounds it ([`crate::precision::SliceRounding::FixedFunction`],
-//!   measured on llvmpipe), which at polygon colour 1 is `lm`'s rounding on every byte pair.
+//!   the driver's texture environment rounds it, which the run records
+//!   ([`crate::precision::SliceRounding`], measured on two drivers): Mesa's llvmpipe multiplies
+//!   in f32 and rounds to nearest, which at polygon colour 1 is `lm`'s rounding on every byte
+//!   pair; NVIDIA's multiplies in 12-bit fixed point and truncates, one step lower on 2 060 of
+//!   the 65 536 byte pairs.
 //! - f32: `GL_LUMINANCE32F_ARB` / `GL_RGBA32F` textures into a `GL_RGBA32F` framebuffer with
 //!   colour clamping off (`glClampColor`, GL 3.0 / `GL_ARB_color_buffer_float`); refused where
 //!   the context has neither.
@@ -31,6 +34,7 @@ use crate::gl::bindings as gl;
 use crate::gl::texture::Texels;
 use crate::gpu::run::ms;
 use crate::matrix::Matrix;
+use crate::precision::SliceRounding;
 
 const NAME: &str = "lm-gl1";
 
@@ -97,7 +101,12 @@ pub fn run(a: &[&Matrix], b: &[&Matrix], opts: &Params) -> Result<(RunOutput, Ve
             "k = {k} past the largest texture side {side}: {chunks} texture pairs"
         ));
     }
-    output(Method::LmGl1, cs, k, timings, notes, texels)
+    let (mut out, more) = output(Method::LmGl1, cs, k, timings, notes, texels)?;
+    if texels == Texels::Unorm8 {
+        // The 8-bit model follows this driver's texture environment (the two measured differ).
+        out.kernel.rounding = Some(SliceRounding::of_gl_vendor(&ctx.info.vendor));
+    }
+    Ok((out, more))
 }
 
 /// The k quads of one texture pair: A's `width` columns on unit 0 (m high), B's `width` rows on

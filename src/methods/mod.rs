@@ -41,7 +41,7 @@ use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::gpu::compute::Plan;
 use crate::matrix::Matrix;
-use crate::precision::{self, Pipeline, Precision};
+use crate::precision::{self, Pipeline, Precision, SliceRounding};
 use serde::Serialize;
 
 /// The methods rendermm knows, in historical order.
@@ -732,7 +732,8 @@ impl Method {
         let block = block.unwrap_or(precision::DEFAULT_BLOCK).max(1);
         match self {
             Method::Lm => Some(Pipeline::Slices),
-            Method::LmGl1 => Some(Pipeline::FixedFunction),
+            // Mesa's rounding unless the run says which driver's it met (`RanKernel::rounding`).
+            Method::LmGl1 => Some(Pipeline::FixedFunction(SliceRounding::F32Nearest)),
             Method::HallBlocked | Method::HallArbfp => Some(Pipeline::Blocked { block }),
             Method::HallPacked => Some(Pipeline::Packed { block }),
             _ => None,

@@ -22,7 +22,7 @@ use crate::matrix::{self, Matrix};
 use crate::methods::{
     Method, Observer, RanKernel, RunOutput, Runs, Timings, Work, larsen_mcallister,
 };
-use crate::precision::{self, Precision};
+use crate::precision::{self, Pipeline, Precision};
 
 /// Why `method` does not take `precision`, or `None` where it does: the one wording of this
 /// refusal, for the library's check and the command line's early one alike.
@@ -271,6 +271,7 @@ async fn channels(
         variant: Some("rgba".into()),
         inputs: sums,
         sums,
+        rounding: None,
     };
     Ok(Outcome {
         c,
@@ -332,7 +333,7 @@ fn finish(
         _ => None,
     };
     Ok(Outcome {
-        arith: arith(method, out.kernel.sums, opts),
+        arith: arith_of_run(method, &out.kernel, opts),
         c: out.c,
         more_channels: vec![],
         method,
@@ -446,7 +447,28 @@ fn cpu_run(method: Method, a: &Matrix, b: &Matrix, f: fn(&Matrix, &Matrix) -> Ma
             variant: None,
             inputs: Precision::F32,
             sums: Precision::F32,
+            rounding: None,
         },
+    }
+}
+
+/// [`arith`] of the run that recorded `kernel`: where the run says how its fixed-function
+/// texture environment rounds (`lm-gl1`, by its driver), the 8-bit model follows that rounding.
+pub fn arith_of_run(method: Method, kernel: &RanKernel, opts: &Options) -> Arith {
+    match (arith(method, kernel.sums, opts), kernel.rounding) {
+        (
+            Arith::U8 {
+                pipeline: Pipeline::FixedFunction(_),
+                scale_by_depth,
+                bits,
+            },
+            Some(rounding),
+        ) => Arith::U8 {
+            pipeline: Pipeline::FixedFunction(rounding),
+            scale_by_depth,
+            bits,
+        },
+        (arith, _) => arith,
     }
 }
 

@@ -38,7 +38,13 @@ pub enum SliceRounding {
     /// round-to-nearest-even of `x·255` in f32 ([`u8_slice_steps_fixed_function`]). Measured
     /// against llvmpipe (Mesa 22.3.6) on all 65 536 byte pairs at depths 1–1000; at depth 1
     /// it equals [`SliceRounding::HalfUp`] on every pair (no product lies on a tie).
-    FixedFunction,
+    F32Nearest,
+    /// OpenGL 1.x's texture environment as NVIDIA's driver computes it (`lm-gl1` on its EGL
+    /// device): colour × A × B in f32, truncated to 12-bit fixed point, then to 8 bits with a
+    /// bias just under a half ([`u8_slice_steps_fixed12`]). Measured on an H200 (driver
+    /// 580.159.04) on all 65 536 byte pairs at seven polygon colours; at colour 1 it is one step
+    /// below [`SliceRounding::HalfUp`] on 2 060 of them.
+    Fixed12,
 }
 
 impl SliceRounding {
@@ -46,7 +52,8 @@ impl SliceRounding {
     pub fn name(self) -> &'static str {
         match self {
             SliceRounding::HalfUp => "exact, half up",
-            SliceRounding::FixedFunction => "GL 1.x modulate in f32, nearest even",
+            SliceRounding::F32Nearest => "Mesa's modulate: f32, nearest even",
+            SliceRounding::Fixed12 => "NVIDIA's modulate: f32 cut to 12 bits, then to 8",
         }
     }
 
@@ -54,18 +61,44 @@ impl SliceRounding {
     pub fn steps(self, ia: u32, ib: u32, depth: u32) -> u32 {
         match self {
             SliceRounding::HalfUp => u8_slice_steps(ia, ib, depth),
-            SliceRounding::FixedFunction => u8_slice_steps_fixed_function(ia, ib, depth),
+            SliceRounding::F32Nearest => u8_slice_steps_fixed_function(ia, ib, depth),
+            SliceRounding::Fixed12 => u8_slice_steps_fixed12(ia, ib, depth),
+        }
+    }
+
+    /// The rounding of the texture environment of the OpenGL driver whose `GL_VENDOR` is
+    /// `vendor`: NVIDIA's fixed point, else Mesa's f32 (the two drivers measured).
+    pub fn of_gl_vendor(vendor: &str) -> SliceRounding {
+        if vendor.contains("NVIDIA") {
+            SliceRounding::Fixed12
+        } else {
+            SliceRounding::F32Nearest
         }
     }
 }
 
 /// One slice's product in 8-bit steps as OpenGL 1.x's fixed-function texture environment
-/// computes it on llvmpipe ([`SliceRounding::FixedFunction`]).
+/// computes it on llvmpipe ([`SliceRounding::F32Nearest`]).
 pub fn u8_slice_steps_fixed_function(ia: u32, ib: u32, depth: u32) -> u32 {
     let texel = |i: u32| i as f32 * (1.0f32 / 255.0);
     let colour = 1.0f32 / depth.max(1) as f32;
     let x = (colour * texel(ia)) * texel(ib);
     (x * 255.0).round_ties_even() as u32
+}
+
+/// One slice's product in 8-bit steps as NVIDIA's texture environment computes it
+/// ([`SliceRounding::Fixed12`]): the texels `f32(ia/255)` and `f32(ib/255)`, the polygon colour
+/// `f32(1/depth)`, their product in f32 (colour × A, then × B); that product truncated to 12-bit
+/// fixed point, v = ⌊x·4096⌋; then (255·v + 2047) >> 12, to 8 bits with a bias of 2047/4096, a
+/// hair under a half. On an H200 (driver 580.159.04) this matches the result on all 65 536 byte
+/// pairs at polygon colours 1, 1/2, 1/16, 1/100, 1/255, 1/256 and 1/1000
+/// (`docs/perf/h200/gl-era/modulate.txt` holds colour 1's table).
+pub fn u8_slice_steps_fixed12(ia: u32, ib: u32, depth: u32) -> u32 {
+    let texel = |i: u32| i as f32 / 255.0;
+    let colour = 1.0f32 / depth.max(1) as f32;
+    let x = (colour * texel(ia)) * texel(ib);
+    let v = (x * 4096.0).floor() as u32;
+    (255 * v + 2047) >> 12
 }
 
 /// [`u8_model`] with each slice's product rounded by `rounding`.
@@ -333,7 +366,7 @@ pub fn check_wide_depth(bits: U8Bits, depth: u32) -> Result<()> {
 ///
 /// - [`Pipeline::Slices`]: Larsen–McAllister — k passes of one product each, summed by blending.
 /// - [`Pipeline::FixedFunction`]: the same slices through OpenGL 1.x's texture environment
-///   (`lm-gl1`), each product rounded as [`SliceRounding::FixedFunction`].
+///   (`lm-gl1`), each product rounded as the driver that ran rounds it ([`SliceRounding`]).
 /// - [`Pipeline::Blocked`]: Hall–Carr–Hart §3 — ⌈k/b⌉ passes; a fragment sums its block of b
 ///   products in the shader, adds the running sum (read from F, or by the blend unit), and the
 ///   store rounds once per pass.
@@ -344,7 +377,7 @@ pub fn check_wide_depth(bits: U8Bits, depth: u32) -> Result<()> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pipeline {
     Slices,
-    FixedFunction,
+    FixedFunction(SliceRounding),
     Blocked { block: u32 },
     Packed { block: u32 },
 }
@@ -354,7 +387,7 @@ impl Pipeline {
     pub fn name(self) -> String {
         match self {
             Pipeline::Slices => "L-M".into(),
-            Pipeline::FixedFunction => "L-M in OpenGL 1.x (modulate in f32, nearest even)".into(),
+            Pipeline::FixedFunction(r) => format!("L-M in OpenGL 1.x ({})", r.name()),
             Pipeline::Blocked { block } => format!("hall-blocked (b = {block})"),
             Pipeline::Packed { block } => format!("hall-packed (b = {block})"),
         }
@@ -363,7 +396,7 @@ impl Pipeline {
     /// The inner indices p each pass sums, over an inner dimension `k`, in pass order.
     pub fn passes(self, k: usize) -> Vec<Vec<usize>> {
         match self {
-            Pipeline::Slices | Pipeline::FixedFunction => (0..k).map(|p| vec![p]).collect(),
+            Pipeline::Slices | Pipeline::FixedFunction(_) => (0..k).map(|p| vec![p]).collect(),
             Pipeline::Blocked { block } => blocks(k, block)
                 .into_iter()
                 .map(|(s, len)| (s as usize..(s + len) as usize).collect())
@@ -386,7 +419,7 @@ impl Pipeline {
     /// Number of passes over an inner dimension `k` (T in the f16 bound).
     pub fn pass_count(self, k: usize) -> usize {
         match self {
-            Pipeline::Slices | Pipeline::FixedFunction => k,
+            Pipeline::Slices | Pipeline::FixedFunction(_) => k,
             Pipeline::Blocked { block } => k.div_ceil(block.max(1) as usize),
             Pipeline::Packed { block } => k.div_ceil(2).div_ceil(block.max(1) as usize),
         }
@@ -396,7 +429,7 @@ impl Pipeline {
     /// stage multiplies once and leaves the sum to the blend unit).
     pub fn f32_terms(self, k: usize) -> usize {
         match self {
-            Pipeline::Slices | Pipeline::FixedFunction => 0,
+            Pipeline::Slices | Pipeline::FixedFunction(_) => 0,
             Pipeline::Blocked { block } => (block as usize).min(k),
             Pipeline::Packed { block } => 2 * (block as usize).min(k.div_ceil(2)),
         }
@@ -407,7 +440,7 @@ impl Pipeline {
     pub fn u8_model(self, a: &Matrix, b: &Matrix, depth: u32) -> U8Model {
         match self {
             Pipeline::Slices => u8_model(a, b, depth),
-            Pipeline::FixedFunction => u8_model_rounding(a, b, depth, SliceRounding::FixedFunction),
+            Pipeline::FixedFunction(r) => u8_model_rounding(a, b, depth, r),
             _ => u8_model_passes(a, b, &self.passes(a.cols), depth),
         }
     }
@@ -432,7 +465,7 @@ impl Pipeline {
     pub fn f16_bound(self, a: &Matrix, b: &Matrix) -> Vec<f64> {
         let k = a.cols;
         match self {
-            Pipeline::Slices | Pipeline::FixedFunction => f16_bound(a, b),
+            Pipeline::Slices | Pipeline::FixedFunction(_) => f16_bound(a, b),
             _ => f16_bound_blocked(a, b, self.pass_count(k), self.f32_terms(k)),
         }
     }
@@ -440,7 +473,7 @@ impl Pipeline {
     /// The f16 bound in words, for reports.
     pub fn f16_bound_words(self, k: usize) -> String {
         match self {
-            Pipeline::Slices | Pipeline::FixedFunction => format!(
+            Pipeline::Slices | Pipeline::FixedFunction(_) => format!(
                 "every element within gamma_(k+3)·sum|a||b| + (k+3)·2^-24, u = 2^-11 (f16 accumulation, k = {k})"
             ),
             _ => format!(

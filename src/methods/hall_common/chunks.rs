@@ -186,6 +186,7 @@ fn output(
             variant: None,
             inputs: precision,
             sums: precision,
+            rounding: None,
         },
     }
 }

@@ -105,6 +105,7 @@ pub(super) async fn lm_block(
             variant: None,
             inputs: precision,
             sums: precision,
+            rounding: None,
         },
     })
 }
@@ -268,6 +269,7 @@ pub(super) async fn compute_block(
             variant: None,
             inputs: Precision::F32,
             sums: Precision::F32,
+            rounding: None,
         },
     })
 }
