@@ -21,7 +21,7 @@
 
 use super::buffer::{self, MatrixBuffer, check_storage_size};
 use super::context::GpuContext;
-use super::run::{Read, RunOutput, Work, ms};
+use super::run::{Read, Repeats, RunOutput, Work, ms};
 use crate::clock::Instant;
 use crate::error::{Error, Result};
 use crate::matrix::Matrix;
@@ -509,7 +509,7 @@ pub fn run_with(
     upload: impl FnOnce() -> Result<Operands>,
     out: (usize, usize),
 ) -> Result<RunOutput> {
-    let ran = super::run::run(ctx, None, || record(ctx, plan, upload()?, out, 1))?;
+    let ran = super::run::run(ctx, None, || record(ctx, plan, upload()?, out, None))?;
     ran.into_output()
 }
 
@@ -518,17 +518,17 @@ pub fn run_with(
 /// as `repeats` asks, each repetition timed on its own — and the readback of C,
 /// of which the top-left `out` = (rows, cols) is the result (a method that padded C crops it
 /// there, on the way out of the staging buffer). `repeats` (the request's
-/// [`crate::methods::Params::repeats`], for the bench) submits the compute pass that many times
-/// back to back on the same operands, each timed on its own: repeats from one upload and one
-/// pipeline build, with no host-side setup between them.
+/// [`crate::methods::Params::repeats`], for the bench) submits the compute pass as many times
+/// as it asks on the same operands, C and the scratch buffer poisoned before each, each timed
+/// on its own: repeats from one upload and one pipeline build; `None` runs it once.
 pub fn record(
     ctx: &GpuContext,
     plan: &Plan,
     ops: Operands,
     out: (usize, usize),
-    repeats: usize,
+    repeats: Option<Repeats>,
 ) -> Result<Work> {
-    let repeats = repeats.max(1);
+    let repeats = repeats.unwrap_or(Repeats::back_to_back(1));
     let t1 = Instant::now();
     let prepared = std::rc::Rc::new(Prepared::new(ctx, plan, &ops)?);
     let build_ms = ms(t1);
@@ -543,6 +543,9 @@ pub fn record(
         prepared.encode_into(enc, label);
         Ok(())
     });
+    let ops = std::rc::Rc::new(ops);
+    let poisoned = ops.clone();
+    work.reset_before_each(move |ctx| poisoned.poison(ctx));
     let (rows, cols) = (ops.c.rows, ops.c.cols);
     // The top-left out_rows × out_cols of C (all of it unless the method padded it), de-padded
     // straight into the result.

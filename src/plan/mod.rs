@@ -11,6 +11,7 @@
 mod request;
 pub mod tiled;
 
+pub use crate::methods::Repeats;
 pub use request::{Options, Outcome, Progress, Request};
 
 use crate::check::Arith;
@@ -164,7 +165,7 @@ async fn run_whole(
                 record(ctx, method, a, b, opts, observe)
             })
             .await?;
-            let runs = compute_runs_as(method, &ctx.limits, a.rows, a.cols, b.cols);
+            let runs = runs_as(method, opts, &ctx.limits, a.rows, a.cols, b.cols);
             ran.into_output_as(runs.name(), opts.precision)?
         }
     })
@@ -213,6 +214,13 @@ fn validate(req: &Request, scan_finite: bool) -> Result<()> {
         if opts.precision == Precision::F16 {
             precision::check_f16_headroom(a, b)?;
         }
+    }
+    if let Some(r) = opts.repeats
+        && r.trials == 0
+    {
+        return Err(Error::Invalid(
+            "timed repeats of 0 trials: a timed run needs at least one trial".into(),
+        ));
     }
     if let Some(why) = precision_refusal(method, opts.precision) {
         return Err(Error::Unsupported {
@@ -361,13 +369,15 @@ fn record(
     match method.info().runs {
         Runs::Record(f) => f(ctx, a, b, &opts.params(observe)),
         Runs::Compute { .. } => {
-            let runs = compute_runs_as(method, &ctx.limits, m, k, n);
-            let plan = compute_plan(runs, &ctx.limits, m, k, n).unwrap_or_else(|| {
-                Err(Error::Internal(format!("{runs} is not a compute method")))
-            })?;
+            let runs = runs_as(method, opts, &ctx.limits, m, k, n);
+            let (plan, variant) = compute_plan_named(runs, opts, &ctx.limits, m, k, n)
+                .unwrap_or_else(|| {
+                    Err(Error::Internal(format!("{runs} is not a compute method")))
+                })?;
             let (ops, finite) = compute::Operands::upload_scanned(ctx, &plan, a, b)?;
             crate::matrix::refuse_nonfinite(finite, opts.allow_nonfinite, a, b)?;
             let mut work = compute::record(ctx, &plan, ops, (m, n), opts.repeats)?;
+            work.variant = variant;
             if runs != method {
                 let why = compute_plan(method, &ctx.limits, m, k, n)
                     .and_then(|p| p.err())
@@ -399,6 +409,40 @@ pub fn compute_plan(
     match method.info().runs {
         Runs::Compute { plan, .. } => Some(plan(limits, m, k, n)),
         _ => None,
+    }
+}
+
+/// The compute plan `method` runs for an m×k·k×n product with `opts`: the kernel configuration
+/// `opts.kernels` names for it ([`crate::methods::Kernels::compute_plan`], with its name), else
+/// [`compute_plan`]. `None` if `method` does not run on the compute harness.
+pub fn compute_plan_named(
+    method: Method,
+    opts: &Options,
+    limits: &wgpu::Limits,
+    m: usize,
+    k: usize,
+    n: usize,
+) -> Option<Result<(compute::Plan, Option<String>)>> {
+    match opts.kernels.compute_plan(method, m, k, n) {
+        Some(named) => Some(named.map(|(plan, name)| (plan, Some(name)))),
+        None => compute_plan(method, limits, m, k, n).map(|p| p.map(|plan| (plan, None))),
+    }
+}
+
+/// [`compute_runs_as`] with `opts`: a method whose kernel configuration the request names runs
+/// it as named, never its fallback.
+fn runs_as(
+    method: Method,
+    opts: &Options,
+    limits: &wgpu::Limits,
+    m: usize,
+    k: usize,
+    n: usize,
+) -> Method {
+    if opts.kernels.compute_plan(method, m, k, n).is_some() {
+        method
+    } else {
+        compute_runs_as(method, limits, m, k, n)
     }
 }
 

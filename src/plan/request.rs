@@ -7,7 +7,7 @@
 use super::tiled::Tiling;
 use crate::check::{self, Arith, Verdict};
 use crate::matrix::Matrix;
-use crate::methods::{Accumulate, Kernels, Method, Observer, Params, RanKernel, Timings};
+use crate::methods::{Accumulate, Kernels, Method, Observer, Params, RanKernel, Repeats, Timings};
 use crate::precision::{Precision, U8Bits};
 
 /// Every option a run can take. The library reads no environment: a host fills these from its
@@ -43,10 +43,11 @@ pub struct Options {
     pub host_available: Option<u64>,
     /// Refuse a product that needs tiling instead of tiling it (`--no-tile`).
     pub no_tile: bool,
-    /// The bench's timed repetitions: a compute-harness method submits its compute pass this
-    /// many times back to back on the same operands, each timed on its own
-    /// ([`Timings::repeats_ms`]); 0 or 1 runs it once. The render passes ignore it.
-    pub repeats: usize,
+    /// The bench's timed repetitions: a compute-harness method runs its compute pass
+    /// `warmup` times untimed, then `trials` times each timed on its own, on the same operands
+    /// with C poisoned before each ([`Timings::trials_ms`] wall clock, [`Timings::repeats_ms`]
+    /// device time); `None` runs it once. The render passes ignore it.
+    pub repeats: Option<Repeats>,
 }
 
 impl Options {
