@@ -628,6 +628,8 @@ fn the_report_models_the_variant_the_run_recorded() {
             inputs: Precision::F16,
             sums: Precision::F32,
         },
+        on_device: None,
+        clamp: None,
     };
     let r = rendermm::report::Report::of(None, &out, vec![]);
     assert_eq!(r.variant.as_deref(), Some(staged.name));

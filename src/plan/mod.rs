@@ -9,6 +9,7 @@
 //! `report`, `reach`, `demo`, the web page and the CLI call it.
 
 mod request;
+pub mod resident;
 pub mod tiled;
 
 pub use crate::methods::Repeats;
@@ -98,6 +99,10 @@ async fn multiply_awaiting(ctx: Option<&GpuContext>, req: Request<'_>) -> Result
     // A method that tests A and B for NaN and infinity as it copies them up does so in place of
     // a pass of its own over them first (on a 4096² product the separate scan was a fifth of
     // the call's time outside its phases); a tiled product is scanned first as before.
+    if let Some(product) = req.on_device {
+        let ctx = ctx.ok_or_else(|| needs_gpu(req.method))?;
+        return resident::multiply(ctx, req.method, product, &req.options).await;
+    }
     let scanned_on_upload = ctx.is_some() && req.method.scans_inputs_on_upload();
     validate(&req, !scanned_on_upload)?;
     let Request {
@@ -109,6 +114,7 @@ async fn multiply_awaiting(ctx: Option<&GpuContext>, req: Request<'_>) -> Result
         observer,
         progress,
         reuse,
+        on_device: _,
     } = req;
     if method.is_host_api() {
         if observer.is_some() {
@@ -292,6 +298,8 @@ async fn channels(
         tiling: None,
         timings: ran.timings,
         notes: ran.notes,
+        on_device: None,
+        clamp: None,
     })
 }
 
@@ -351,6 +359,8 @@ fn finish(
         tiling,
         timings: out.timings,
         notes: out.notes,
+        on_device: None,
+        clamp: None,
     })
 }
 

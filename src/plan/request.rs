@@ -4,6 +4,7 @@
 //! kernel and precisions actually used, b, passes, tiles, timings, and what the judge holds the
 //! result to). Everything above the entry point reads the outcome; nothing re-derives it.
 
+use super::resident::{OnDevice, Resident};
 use super::tiled::Tiling;
 use crate::check::{self, Arith, Verdict};
 use crate::matrix::Matrix;
@@ -90,6 +91,10 @@ pub struct Request<'a> {
     /// `c.data.into_vec()`; empty for none): a method that reads C back whole copies it straight
     /// into this memory, grown only if too short, instead of into fresh pages.
     pub reuse: Vec<f32>,
+
+    /// The product of two matrices kept on the device ([`Request::on_device`]); then `a` and
+    /// `b` are empty and the product stays there too ([`Outcome::on_device`]).
+    pub on_device: Option<OnDevice<'a>>,
 }
 
 impl<'a> Request<'a> {
@@ -104,6 +109,7 @@ impl<'a> Request<'a> {
             observer: None,
             progress: None,
             reuse: Vec::new(),
+            on_device: None,
         }
     }
 
@@ -158,6 +164,13 @@ pub struct Outcome {
     pub notes: Vec<String>,
     /// The arithmetic the run computed in, which the judge holds the result to.
     pub arith: Arith,
+
+    /// The product kept on the device, for a request on resident operands
+    /// ([`Request::on_device`]); then `c` is empty.
+    pub on_device: Option<Resident>,
+    /// The timings of the `min(F, 1)` step after a boolean product on the device, where it ran
+    /// ([`OnDevice::clamp_to_one`]).
+    pub clamp: Option<Timings>,
 }
 
 impl Outcome {
