@@ -595,3 +595,100 @@ pub fn record(
     work.notes = notes;
     Ok(work)
 }
+
+const ADD_SHADER: &str = include_str!(concat!(env!("OUT_DIR"), "/shaders/tile_accumulate.wgsl"));
+
+/// `acc += part` on the GPU (`shaders/tile_accumulate.wgsl`); its pipeline is built once per
+/// context (`gpu::cache`).
+pub struct GpuAdd {
+    kept: std::sync::Arc<(wgpu::ComputePipeline, wgpu::BindGroupLayout)>,
+}
+
+impl GpuAdd {
+    pub fn new(ctx: &GpuContext) -> Result<Self> {
+        let kept = ctx.pipelines.get_or_build(&"tile_accumulate.wgsl", || {
+            let module = ctx.shader("tile_accumulate.wgsl", ADD_SHADER)?;
+            ctx.scoped("building the tile accumulation pipeline", || {
+                let storage = super::pipeline::storage_entry;
+                let (layout, pl) = super::pipeline::one_group_layout(
+                    &ctx.device,
+                    "tile accumulate",
+                    &[
+                        storage(0, true),
+                        storage(1, false),
+                        super::pipeline::compute_uniform_entry(2),
+                    ],
+                );
+                let pipeline =
+                    ctx.device
+                        .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                            label: Some("tile_accumulate.wgsl"),
+                            layout: Some(&pl),
+                            module: &module,
+                            entry_point: Some("cs_main"),
+                            compilation_options: Default::default(),
+                            cache: None,
+                        });
+                Ok((pipeline, layout))
+            })
+        })?;
+        Ok(Self { kept })
+    }
+
+    /// Record `acc += part` (same shape).
+    pub fn encode(
+        &self,
+        ctx: &GpuContext,
+        part: &MatrixBuffer,
+        acc: &MatrixBuffer,
+    ) -> Result<wgpu::CommandBuffer> {
+        if (part.rows, part.cols) != (acc.rows, acc.cols) {
+            return Err(Error::Internal(format!(
+                "tile accumulation: a {}x{} chunk into a {}x{} block",
+                part.rows, part.cols, acc.rows, acc.cols
+            )));
+        }
+        let words = (acc.rows * acc.cols) as u64;
+        let gx = words
+            .div_ceil(256)
+            .clamp(1, ctx.limits.max_compute_workgroups_per_dimension as u64);
+        let row = gx * 256;
+        let gy = words.div_ceil(row).max(1);
+        let len = buffer::uniform(
+            ctx,
+            "tile accumulate len",
+            bytemuck::cast_slice(&[words as u32, row as u32, 0, 0]),
+        )?;
+        ctx.scoped("adding a k chunk into its block of C", || {
+            let group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("tile accumulate"),
+                layout: &self.kept.1,
+                entries: &[
+                    wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: part.buffer.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 1,
+                        resource: acc.buffer.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 2,
+                        resource: len.as_entire_binding(),
+                    },
+                ],
+            });
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            {
+                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some("tile accumulate"),
+                    timestamp_writes: None,
+                });
+                pass.set_pipeline(&self.kept.0);
+                pass.set_bind_group(0, &group, &[]);
+                pass.dispatch_workgroups(gx as u32, gy as u32, 1);
+            }
+            Ok(enc.finish())
+        })
+    }
+}

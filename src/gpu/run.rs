@@ -80,6 +80,24 @@ impl Timings {
         (self.wall_ms - self.total_ms()).max(0.0)
     }
 
+    /// Add the times of another run of the same product (one chunk of a tiled block) to these;
+    /// the device time only while every run has one.
+    pub fn add_run(&mut self, run: &Timings) {
+        let first = self.total_ms() == 0.0 && self.device_ms.is_none();
+        self.setup_ms += run.setup_ms;
+        self.upload_ms += run.upload_ms;
+        self.upload_bytes += run.upload_bytes;
+        self.readback_bytes += run.readback_bytes;
+        self.compute_ms += run.compute_ms;
+        self.copy_ms += run.copy_ms;
+        self.readback_ms += run.readback_ms;
+        self.device_ms = match (first, self.device_ms, run.device_ms) {
+            (true, _, d) => d,
+            (false, Some(a), Some(b)) => Some(a + b),
+            _ => None,
+        };
+    }
+
     /// The best figure for the compute phase: device time where timestamps exist, else the wall
     /// clock; with the clock it came from.
     pub fn compute_time(&self) -> (f64, Clock) {

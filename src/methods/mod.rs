@@ -8,6 +8,7 @@
 
 pub mod cannon;
 pub mod cannon_tiled;
+pub mod chunks;
 pub mod coop;
 pub mod cs_fast;
 pub mod cs_naive;
