@@ -48,7 +48,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut mark = start.elapsed().as_secs_f64();
         while start.elapsed().as_secs_f64() < end {
             let opts = plan::Options {
-                repeats: 20,
+                repeats: Some(plan::Repeats::back_to_back(20)),
                 ..Default::default()
             };
             let out = plan::multiply(

@@ -553,3 +553,105 @@ fn sweep_rows_name_the_kernel_that_ran_and_its_number_formats() {
     let rows = json["rows"].as_array().unwrap();
     assert!(rows.iter().any(|r| r["ran"] == "cannon-tiled"), "{json}");
 }
+
+/// The suites run every row through the one entry point: each row's trials come back timed on
+/// the outcome (warm-up runs left out), the last trial's C is judged, and O'Neil's own kernel
+/// configurations at 16×16 (Cannon with T = 8, the 8-block DNS as 64 blocks of 8×8) run as
+/// named kernels of their methods.
+#[test]
+fn bench_suites_time_every_row_through_the_entry() {
+    use rendermm::bench::{self, BenchOptions, Suite};
+    let _t = timed();
+    let opts = BenchOptions {
+        trials: 3,
+        warmup: 1,
+        ..Default::default()
+    };
+    let rep = bench::run(ctx(), Suite::Oneil, &opts).unwrap();
+    let text = bench::render(&rep);
+    assert!(rep.all_passed(), "{text}");
+    for r in rep.tables.iter().flat_map(|t| &t.rows) {
+        assert_eq!(r.trials, 3, "{text}");
+        assert!(r.wall.min > 0.0 && r.wall.min <= r.wall.max, "{text}");
+        assert!(r.rel_err < 1e-5, "{text}");
+    }
+    let t2 = &rep.tables[1].rows;
+    assert_eq!(t2[0].ran_as, "cannon-tiled: 4 wg of 8x8", "{text}");
+    assert_eq!(
+        t2[2].ran_as, "dns-n-blocks: 64 wg of 8x8 + 4 wg of 64",
+        "{text}"
+    );
+    // Without the named layout, dns-n-blocks at 16x16 runs 16 blocks of 16x16.
+    assert_eq!(t2[4].ran_as, "dns-n-blocks: 16 wg of 16x16", "{text}");
+
+    let opts = BenchOptions {
+        trials: 2,
+        warmup: 0,
+        size: Some((33, 20, 17)),
+        ..Default::default()
+    };
+    let rep = bench::run(ctx(), Suite::Kk73, &opts).unwrap();
+    let text = bench::render(&rep);
+    assert!(rep.all_passed(), "{text}");
+    assert_eq!(rep.tables[0].rows.len(), 9, "{text}");
+    assert!(rep.tables[0].rows.iter().all(|r| r.trials == 2), "{text}");
+}
+
+/// Timed repeats asked of the entry point come back on the outcome, one wall-clock time per
+/// trial; a named kernel configuration runs and says so; a request for no trial, or for an
+/// empty block, is one clear line.
+#[test]
+fn timed_repeats_and_named_kernels_through_the_entry() {
+    use rendermm::matrix::Matrix;
+    use rendermm::methods::{Kernels, dns};
+    use rendermm::plan::{self, Options, Repeats, Request};
+    let _t = timed();
+    let (a, b) = (
+        Matrix::random(33, 20, 5, -1.0, 1.0),
+        Matrix::random(20, 17, 6, -1.0, 1.0),
+    );
+    let timed_opts = |warmup, trials, kernels| Options {
+        kernels,
+        repeats: Some(Repeats { warmup, trials }),
+        ..Default::default()
+    };
+    let out = plan::multiply(
+        Some(ctx()),
+        Request::new(Method::CsNaive, &a, &b).options(timed_opts(2, 3, Kernels::default())),
+    )
+    .unwrap();
+    assert!(out.verdict(&a, &b).passed);
+    assert_eq!(out.timings.trials_ms.len(), 3, "{:?}", out.timings);
+    assert!(out.timings.trials_ms.iter().all(|&t| t > 0.0));
+    assert!(matches!(out.timings.repeats_ms.len(), 0 | 3));
+
+    let (a16, b16) = (
+        Matrix::random(16, 16, 7, -1.0, 1.0),
+        Matrix::random(16, 16, 8, -1.0, 1.0),
+    );
+    let layout = |bi, bk, bj| Kernels {
+        dns_layout: Some(dns::Layout { bi, bk, bj }),
+        ..Default::default()
+    };
+    let out = plan::multiply(
+        Some(ctx()),
+        Request::new(Method::DnsNBlocks, &a16, &b16).options(timed_opts(0, 2, layout(8, 8, 1))),
+    )
+    .unwrap();
+    assert!(out.verdict(&a16, &b16).passed);
+    assert_eq!(out.kernel.variant.as_deref(), Some("8x8x1 blocks"));
+    assert_eq!(out.kernel.method, "dns-n-blocks");
+
+    for (opts, says) in [
+        (timed_opts(1, 0, Kernels::default()), "0 trials"),
+        (timed_opts(0, 1, layout(0, 8, 1)), "empty"),
+    ] {
+        let e = plan::multiply(
+            Some(ctx()),
+            Request::new(Method::DnsNBlocks, &a16, &b16).options(opts),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains(says) && !e.contains('\n'), "{e}");
+    }
+}

@@ -622,6 +622,8 @@ fn the_report_models_the_variant_the_run_recorded() {
             sums: Precision::F32,
             rounding: None,
         },
+        on_device: None,
+        clamp: None,
     };
     let r = rendermm::report::Report::of(None, &out, vec![]);
     assert_eq!(r.variant.as_deref(), Some(staged.name));

@@ -706,3 +706,93 @@ fn cli_bench_prints_the_breakdown_and_draws_the_chart() {
     assert_eq!(v["breakdown"]["copies"], 1);
     assert!(v["breakdown"]["clamp_ms"].as_f64().unwrap() > 0.0);
 }
+
+/// The powers' products through the one entry point with nothing read back between them: M
+/// uploaded once, M·M kept on the device and clamped to 0/1, fed straight back in as the left
+/// operand of (M·M)·M, and only M³ read back — equal, entry by entry, to the boolean M³ on the
+/// CPU. A request on operands laid out for another method, or for a method that cannot keep its
+/// product, is one clear line.
+#[test]
+fn chained_products_on_the_device_go_through_the_entry() {
+    use rendermm::plan::resident::{self, OnDevice};
+    use rendermm::plan::{self, Options, Request};
+    let n = 37;
+    let mut m = Matrix::random(n, n, 11, 0.0, 1.0);
+    for (i, v) in m.data.iter_mut().enumerate() {
+        let (r, c) = (i / n, i % n);
+        *v = if r == c || *v < 0.08 { 1.0 } else { 0.0 };
+    }
+    // The boolean product on the CPU, exactly.
+    let boolean = |x: &Matrix, y: &Matrix| {
+        let mut out = Matrix::zeros(n, n);
+        for r in 0..n {
+            for c in 0..n {
+                let any = (0..n).any(|p| x.data[r * n + p] != 0.0 && y.data[p * n + c] != 0.0);
+                out.data[r * n + c] = if any { 1.0 } else { 0.0 };
+            }
+        }
+        out
+    };
+    let want = boolean(&boolean(&m, &m), &m);
+    for (method, precision) in [
+        (Method::Lm, Precision::U8),
+        (Method::Lm, Precision::F16),
+        (Method::HallBlocked, Precision::F32),
+        (Method::HallPacked, Precision::F32),
+    ] {
+        let label = format!("{method} {precision}");
+        let opts = Options {
+            precision,
+            ..Default::default()
+        };
+        let base = resident::upload(ctx(), method, &m, precision).unwrap();
+        let product = |x, y| {
+            plan::multiply(
+                Some(ctx()),
+                Request::on_device(
+                    method,
+                    OnDevice {
+                        x,
+                        y,
+                        clamp_to_one: true,
+                    },
+                )
+                .options(opts.clone()),
+            )
+            .unwrap_or_else(|e| panic!("{label}: {e}"))
+        };
+        let square = product(&base, &base);
+        assert_eq!(square.c.data.len(), 0, "{label}: nothing read back");
+        assert_eq!(
+            square.clamp.is_some(),
+            precision != Precision::U8,
+            "{label}"
+        );
+        let square = square.on_device.unwrap();
+        let cube = product(&square, &base).on_device.unwrap();
+        assert_eq!(cube.shape(), (n, n), "{label}");
+        let got = resident::read_back(ctx(), &cube).unwrap();
+        assert_same_reach(&label, &got, &want);
+    }
+
+    let lm = resident::upload(ctx(), Method::Lm, &m, Precision::U8).unwrap();
+    for (method, says) in [
+        (Method::HallBlocked, "laid out for lm"),
+        (Method::CsNaive, "hall-packed"),
+    ] {
+        let e = plan::multiply(
+            Some(ctx()),
+            Request::on_device(
+                method,
+                OnDevice {
+                    x: &lm,
+                    y: &lm,
+                    clamp_to_one: false,
+                },
+            ),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains(says) && !e.contains('\n'), "{method}: {e}");
+    }
+}

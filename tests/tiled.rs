@@ -371,3 +371,31 @@ fn tiled_u8_at_the_papers_widths_is_refused_not_run_at_eight_bits() {
         );
     }
 }
+
+/// The tiler asks the method that runs the tiles for its way of summing a block's chunks of k
+/// on the GPU (`Method::chunks`): every method whose split k the plan sums on the GPU has one,
+/// and a method the plan sums on the host has none.
+#[test]
+fn the_tiler_asks_the_method_for_its_chunks() {
+    let (m, k, n) = (24, 300, 20);
+    let mut asked = 0;
+    for &method in Method::ALL {
+        if !method.is_gpu() || method.is_host_api() {
+            continue;
+        }
+        let Ok(Some(t)) = tiled::plan(ctx(), method, m, k, n, &budget(24 << 10), false) else {
+            continue;
+        };
+        if t.chunks_k < 2 {
+            continue;
+        }
+        let runs = Method::parse(&t.ran_as).unwrap();
+        assert_eq!(
+            runs.chunks(&ctx().limits).is_some(),
+            t.accumulate != "host-f64",
+            "{method} (tiles by {runs}): {t:?}"
+        );
+        asked += 1;
+    }
+    assert!(asked >= 5, "only {asked} methods split k");
+}

@@ -2,14 +2,17 @@
 //! it reproduces.
 //!
 //! A [`Suite`] is a list of [`TableSpec`]s; a table is a problem size and a list of [`RowSpec`]s;
-//! a row names what runs ([`Runner`]: a method, or an explicit plan such as one of O'Neil's block
-//! shapes) and, where the seed gives them, the seed's own figures. [`run`] measures every row
-//! the same way: inputs uploaded and pipelines built once, then `trials` times the output is
+//! a row names what runs (a compute method, and where the seed ran its own kernel
+//! configuration — one of O'Neil's block layouts — that configuration as [`Kernels`] of the
+//! method) and, where the seed gives them, the seed's own figures. [`run`] measures every row
+//! the same way, through the one entry point ([`plan::multiply`] with timed [`Repeats`]):
+//! inputs uploaded and pipelines built once, then `warmup + trials` times the output is
 //! poisoned and the dispatches are submitted and waited for; the wall-clock time of submit →
-//! completion is the measurement (and, where the adapter has `TIMESTAMP_QUERY`, the GPU time of
-//! the compute pass beside it). The result of the last trial is checked against the f64 CPU
-//! reference, so a fast wrong kernel cannot post a time. Later suites add a [`Suite`] variant
-//! and its tables; the measuring, the statistics and the printing stay as they are.
+//! completion of each trial is the measurement (and, where the adapter has `TIMESTAMP_QUERY`,
+//! the GPU time of the compute pass beside it). The result of the last trial is judged against
+//! the f64 CPU reference ([`plan::Outcome::verdict`]), so a fast wrong kernel cannot post a time.
+//! Later suites add a [`Suite`] variant and its tables; the measuring, the statistics and the
+//! printing stay as they are.
 //!
 //! Suites:
 //! - `oneil`: O'Neil (2013) tables 1 and 2 — Cannon and the DNS variants at 8×8 and 16×16, in
@@ -24,15 +27,12 @@ pub mod soak;
 pub mod sweep;
 pub mod tune;
 
-use crate::check;
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
-use crate::gpu::compute::{Operands, Plan, Prepared};
-use crate::gpu::timer::{Clock, Span};
 use crate::matrix::Matrix;
-use crate::methods::{Method, cannon_tiled, dns};
+use crate::methods::{Kernels, Method, dns};
+use crate::plan::{self, Options, Repeats, Request};
 use serde::Serialize;
-use std::time::Instant;
 
 /// The suites `rendermm bench --suite` knows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,34 +94,6 @@ impl Default for BenchOptions {
     }
 }
 
-/// What one row runs.
-#[derive(Clone, Debug)]
-pub enum Runner {
-    /// A method as `rendermm multiply --method` runs it.
-    Method(Method),
-    /// DNS with an explicit block shape (O'Neil's shapes at 16×16 are tiled with T = 8).
-    DnsLayout(&'static str, dns::Layout),
-    /// Block Cannon with an explicit tile.
-    CannonTile(u32),
-}
-
-impl Runner {
-    /// The plan this row runs for m×k·k×n.
-    pub fn plan(&self, limits: &wgpu::Limits, m: usize, k: usize, n: usize) -> Result<Plan> {
-        match self {
-            Runner::Method(me) => {
-                crate::plan::compute_plan(*me, limits, m, k, n).unwrap_or_else(|| {
-                    Err(Error::Invalid(format!(
-                        "{me} is not a compute method; bench runs compute methods"
-                    )))
-                })
-            }
-            Runner::DnsLayout(name, l) => Ok(dns::plan_layout(name, *l, m, k, n)),
-            Runner::CannonTile(t) => Ok(cannon_tiled::plan_tile(*t, m, k, n)),
-        }
-    }
-}
-
 /// A seed's own row: trials and min / max / avg / std in the table's unit.
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct PaperRow {
@@ -137,7 +109,11 @@ pub struct PaperRow {
 pub struct RowSpec {
     /// The label, the seed's own where the row reproduces one of its rows.
     pub label: &'static str,
-    pub runner: Runner,
+    /// The compute method the row asks [`plan::multiply`] for.
+    pub method: Method,
+    /// The kernel configuration of the method it names, where the row runs one of the seed's
+    /// own (O'Neil's Cannon tile, his DNS block layouts); default: the method's own.
+    pub kernels: Kernels,
     pub paper: Option<PaperRow>,
 }
 
@@ -257,27 +233,32 @@ fn oneil_tables() -> Vec<TableSpec> {
         rows: vec![
             RowSpec {
                 label: "Cannon",
-                runner: Runner::Method(Method::Cannon),
+                method: Method::Cannon,
+                kernels: Kernels::default(),
                 paper: p(15, 277.5, 287.7, 281.6, 3.2),
             },
             RowSpec {
                 label: "DNS, 8x8x8 block",
-                runner: Runner::Method(Method::Dns),
+                method: Method::Dns,
+                kernels: Kernels::default(),
                 paper: p(24, 279.7, 291.2, 282.7, 3.1),
             },
             RowSpec {
                 label: "DNS, 8 8x8 blocks",
-                runner: Runner::Method(Method::DnsNBlocks),
+                method: Method::DnsNBlocks,
+                kernels: Kernels::default(),
                 paper: p(26, 277.0, 287.0, 282.2, 2.6),
             },
             RowSpec {
                 label: "DNS, 16 4x8 blocks",
-                runner: Runner::Method(Method::Dns2nBlocks),
+                method: Method::Dns2nBlocks,
+                kernels: Kernels::default(),
                 paper: p(23, 278.7, 290.1, 282.3, 2.6),
             },
             RowSpec {
                 label: "DNS, 32 2x8 blocks",
-                runner: Runner::Method(Method::Dns4nBlocks),
+                method: Method::Dns4nBlocks,
+                kernels: Kernels::default(),
                 paper: p(25, 280.2, 291.5, 283.1, 2.7),
             },
         ],
@@ -292,34 +273,42 @@ fn oneil_tables() -> Vec<TableSpec> {
         rows: vec![
             RowSpec {
                 label: "Cannon",
-                runner: Runner::CannonTile(8),
+                method: Method::CannonTiled,
+                kernels: Kernels {
+                    cannon_tile: Some(8),
+                    ..Default::default()
+                },
                 paper: p(15, 270.4, 277.5, 274.1, 2.0),
             },
             RowSpec {
                 label: "DNS, 8x8x8 block",
-                runner: Runner::Method(Method::DnsTiled),
+                method: Method::DnsTiled,
+                kernels: Kernels::default(),
                 paper: p(15, 273.4, 283.8, 277.4, 3.4),
             },
             RowSpec {
                 label: "DNS, 8 8x8 blocks",
-                runner: Runner::DnsLayout(
-                    Method::DnsNBlocks.name(),
-                    dns::Layout {
+                method: Method::DnsNBlocks,
+                kernels: Kernels {
+                    dns_layout: Some(dns::Layout {
                         bi: 8,
                         bk: 8,
                         bj: 1,
-                    },
-                ),
+                    }),
+                    ..Default::default()
+                },
                 paper: p(16, 282.7, 300.8, 288.2, 4.6),
             },
             RowSpec {
                 label: "(Cannon, one 16x16 wg)",
-                runner: Runner::Method(Method::Cannon),
+                method: Method::Cannon,
+                kernels: Kernels::default(),
                 paper: None,
             },
             RowSpec {
                 label: "(DNS, 16 16x16 blocks)",
-                runner: Runner::Method(Method::DnsNBlocks),
+                method: Method::DnsNBlocks,
+                kernels: Kernels::default(),
                 paper: None,
             },
         ],
@@ -329,9 +318,10 @@ fn oneil_tables() -> Vec<TableSpec> {
 
 /// The 5kk73 ladder with the HIP blog's kernels, at one size.
 fn kk73_table(m: usize, k: usize, n: usize) -> TableSpec {
-    let row = |label, me| RowSpec {
+    let row = |label, method| RowSpec {
         label,
-        runner: Runner::Method(me),
+        method,
+        kernels: Kernels::default(),
         paper: None,
     };
     TableSpec {
@@ -401,10 +391,9 @@ pub fn run(ctx: &GpuContext, suite: Suite, opts: &BenchOptions) -> Result<SuiteR
             -1.0,
             1.0,
         );
-        let reference = check::Reference::new(&a, &b);
         let mut rows = vec![];
         for r in &spec.rows {
-            let row = match measure(ctx, r, &a, &b, &reference, opts, scale) {
+            let row = match measure(ctx, r, &a, &b, opts, scale) {
                 Ok(row) => row,
                 Err(e) => Row {
                     label: r.label.to_string(),
@@ -440,46 +429,41 @@ pub fn run(ctx: &GpuContext, suite: Suite, opts: &BenchOptions) -> Result<SuiteR
     })
 }
 
-/// Time one row: upload and build once, then poison → submit → wait, `trials` times.
+/// Time one row through the entry point: upload and build once, then poison → submit → wait,
+/// `warmup + trials` times ([`Repeats`]); the last trial's C judged by the outcome's verdict.
 fn measure(
     ctx: &GpuContext,
     r: &RowSpec,
     a: &Matrix,
     b: &Matrix,
-    reference: &check::Reference,
     opts: &BenchOptions,
     scale: f64,
 ) -> Result<Row> {
     let (m, k, n) = (a.rows, a.cols, b.cols);
-    let plan = r.runner.plan(&ctx.limits, m, k, n)?;
-    let ops = Operands::upload(ctx, &plan, a, b)?;
-    let prepared = Prepared::new(ctx, &plan, &ops)?;
-    ctx.wait()?;
-    let mut wall = Vec::with_capacity(opts.trials);
-    let mut gpu = Vec::with_capacity(opts.trials);
-    for trial in 0..opts.warmup + opts.trials {
-        ops.poison(ctx)?;
-        ctx.wait()?;
-        // Device time from timestamps written around the pass in its own command buffer
-        // (gpu::timer::Span): lavapipe runs a compute pass at submit, so timestamps at the
-        // pass's own boundaries would not bracket its work.
-        let span = Span::begin(ctx)?;
-        let t = Instant::now();
-        let (gpu_ms, clock) = span.time_encoded(ctx, |enc| {
-            prepared.encode_into(enc, plan.method);
-            Ok(())
-        })?;
-        let ms = t.elapsed().as_secs_f64() * 1e3;
-        if trial >= opts.warmup {
-            wall.push(ms * scale);
-            if clock == Clock::GpuTimestamp {
-                gpu.push(gpu_ms * scale);
-            }
-        }
+    if !r.method.is_compute() {
+        return Err(Error::Invalid(format!(
+            "{} is not a compute method; bench runs compute methods",
+            r.method
+        )));
     }
-    let c = ops.c.read_matrix(ctx)?;
-    let verdict = check::judge_against(check::Arith::F32, a, b, &c, reference);
-    let stats = &verdict.stats;
+    let options = Options {
+        kernels: r.kernels,
+        repeats: Some(Repeats {
+            warmup: opts.warmup,
+            trials: opts.trials,
+        }),
+        ..Default::default()
+    };
+    let out = plan::multiply(
+        Some(ctx),
+        Request::new(r.method, a, b).options(options.clone()),
+    )?;
+    let verdict = out.verdict(a, b);
+    // What ran, as the outcome names it (the method, or the one it handed the product to), and
+    // that method's dispatches at the row's kernel configuration.
+    let ran = Method::parse(&out.kernel.method)?;
+    let (plan, _) = plan::compute_plan_named(ran, &options, &ctx.limits, m, k, n)
+        .unwrap_or_else(|| Err(Error::Internal(format!("{ran} is not a compute method"))))?;
     let dispatches: Vec<String> = plan
         .stages
         .iter()
@@ -498,15 +482,17 @@ fn measure(
             format!("{} wg of {shape}", s.workgroups())
         })
         .collect();
-    let wall_stats = Stats::of(&wall);
+    let scaled = |xs: &[f64]| xs.iter().map(|x| x * scale).collect::<Vec<f64>>();
+    let wall_stats = Stats::of(&scaled(&out.timings.trials_ms));
+    let gpu = scaled(&out.timings.repeats_ms);
     Ok(Row {
         label: r.label.to_string(),
         ran_as: format!("{}: {}", plan.method, dispatches.join(" + ")),
-        trials: opts.trials,
+        trials: out.timings.trials_ms.len(),
         wall: wall_stats,
         gpu: (!gpu.is_empty()).then(|| Stats::of(&gpu)),
         best_gflops: 2.0 * (m * k * n) as f64 / (wall_stats.min / scale * 1e6),
-        rel_err: stats.rel_err,
+        rel_err: verdict.stats.rel_err,
         check_passed: verdict.passed,
         paper: r.paper,
         error: None,

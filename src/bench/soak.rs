@@ -423,7 +423,11 @@ pub fn run_timed_with(
     let harness = method.is_compute() || matches!(method, Method::CsFast | Method::Coop);
     let opts = Options {
         kernels,
-        repeats: if harness { REPEATS } else { 1 },
+        repeats: Some(plan::Repeats::back_to_back(if harness {
+            REPEATS
+        } else {
+            1
+        })),
         ..Default::default()
     };
     let out = plan::multiply(

@@ -409,6 +409,7 @@ fn median_timings(times: &[Timings], last: &Timings, med: f64, clock: Clock) -> 
         upload_bytes: last.upload_bytes,
         readback_bytes: last.readback_bytes,
         repeats_ms: vec![],
+        trials_ms: vec![],
         // Host to host for one product: each call's wall less its compute phase (which holds
         // every repetition where the compute repeats inside one call), plus the median compute.
         wall_ms: med_of(|t| t.wall_ms - t.compute_ms) + med,
@@ -495,7 +496,7 @@ fn run_row(
     let gpu = method.is_gpu().then_some(ctx);
     let new_opts = |repeats: usize| Options {
         precision,
-        repeats,
+        repeats: Some(plan::Repeats::back_to_back(repeats)),
         ..opts.options.clone()
     };
     let run = |repeats| {

@@ -224,7 +224,7 @@ fn variant_runners<'a>(
                 Ok(Box::new(move |repeats| {
                     let opts = Options {
                         kernels,
-                        repeats,
+                        repeats: Some(plan::Repeats::back_to_back(repeats)),
                         ..Default::default()
                     };
                     plan::multiply(Some(ctx), plan::Request::new(method, a, b).options(opts))

@@ -304,7 +304,7 @@ fn nothing_ran(
         let request =
             rendermm::plan::Request::new(method, &a, &b).options(rendermm::plan::Options {
                 precision,
-                repeats: 1,
+                repeats: None,
                 ..opts.options.clone()
             });
         if let Err(e) = rendermm::plan::multiply(method.is_gpu().then_some(ctx), request) {

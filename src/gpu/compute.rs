@@ -21,7 +21,7 @@
 
 use super::buffer::{self, MatrixBuffer, check_storage_size};
 use super::context::GpuContext;
-use super::run::{Read, RunOutput, Work, ms};
+use super::run::{Read, Repeats, RunOutput, Work, ms};
 use crate::clock::Instant;
 use crate::error::{Error, Result};
 use crate::matrix::Matrix;
@@ -509,7 +509,7 @@ pub fn run_with(
     upload: impl FnOnce() -> Result<Operands>,
     out: (usize, usize),
 ) -> Result<RunOutput> {
-    let ran = super::run::run(ctx, None, || record(ctx, plan, upload()?, out, 1))?;
+    let ran = super::run::run(ctx, None, || record(ctx, plan, upload()?, out, None))?;
     ran.into_output()
 }
 
@@ -518,17 +518,17 @@ pub fn run_with(
 /// as `repeats` asks, each repetition timed on its own — and the readback of C,
 /// of which the top-left `out` = (rows, cols) is the result (a method that padded C crops it
 /// there, on the way out of the staging buffer). `repeats` (the request's
-/// [`crate::methods::Params::repeats`], for the bench) submits the compute pass that many times
-/// back to back on the same operands, each timed on its own: repeats from one upload and one
-/// pipeline build, with no host-side setup between them.
+/// [`crate::methods::Params::repeats`], for the bench) submits the compute pass as many times
+/// as it asks on the same operands, C and the scratch buffer poisoned before each, each timed
+/// on its own: repeats from one upload and one pipeline build; `None` runs it once.
 pub fn record(
     ctx: &GpuContext,
     plan: &Plan,
     ops: Operands,
     out: (usize, usize),
-    repeats: usize,
+    repeats: Option<Repeats>,
 ) -> Result<Work> {
-    let repeats = repeats.max(1);
+    let repeats = repeats.unwrap_or(Repeats::back_to_back(1));
     let t1 = Instant::now();
     let prepared = std::rc::Rc::new(Prepared::new(ctx, plan, &ops)?);
     let build_ms = ms(t1);
@@ -543,6 +543,9 @@ pub fn record(
         prepared.encode_into(enc, label);
         Ok(())
     });
+    let ops = std::rc::Rc::new(ops);
+    let poisoned = ops.clone();
+    work.reset_before_each(move |ctx| poisoned.poison(ctx));
     let (rows, cols) = (ops.c.rows, ops.c.cols);
     // The top-left out_rows × out_cols of C (all of it unless the method padded it), de-padded
     // straight into the result.
@@ -591,4 +594,101 @@ pub fn record(
     }
     work.notes = notes;
     Ok(work)
+}
+
+const ADD_SHADER: &str = include_str!(concat!(env!("OUT_DIR"), "/shaders/tile_accumulate.wgsl"));
+
+/// `acc += part` on the GPU (`shaders/tile_accumulate.wgsl`); its pipeline is built once per
+/// context (`gpu::cache`).
+pub struct GpuAdd {
+    kept: std::sync::Arc<(wgpu::ComputePipeline, wgpu::BindGroupLayout)>,
+}
+
+impl GpuAdd {
+    pub fn new(ctx: &GpuContext) -> Result<Self> {
+        let kept = ctx.pipelines.get_or_build(&"tile_accumulate.wgsl", || {
+            let module = ctx.shader("tile_accumulate.wgsl", ADD_SHADER)?;
+            ctx.scoped("building the tile accumulation pipeline", || {
+                let storage = super::pipeline::storage_entry;
+                let (layout, pl) = super::pipeline::one_group_layout(
+                    &ctx.device,
+                    "tile accumulate",
+                    &[
+                        storage(0, true),
+                        storage(1, false),
+                        super::pipeline::compute_uniform_entry(2),
+                    ],
+                );
+                let pipeline =
+                    ctx.device
+                        .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                            label: Some("tile_accumulate.wgsl"),
+                            layout: Some(&pl),
+                            module: &module,
+                            entry_point: Some("cs_main"),
+                            compilation_options: Default::default(),
+                            cache: None,
+                        });
+                Ok((pipeline, layout))
+            })
+        })?;
+        Ok(Self { kept })
+    }
+
+    /// Record `acc += part` (same shape).
+    pub fn encode(
+        &self,
+        ctx: &GpuContext,
+        part: &MatrixBuffer,
+        acc: &MatrixBuffer,
+    ) -> Result<wgpu::CommandBuffer> {
+        if (part.rows, part.cols) != (acc.rows, acc.cols) {
+            return Err(Error::Internal(format!(
+                "tile accumulation: a {}x{} chunk into a {}x{} block",
+                part.rows, part.cols, acc.rows, acc.cols
+            )));
+        }
+        let words = (acc.rows * acc.cols) as u64;
+        let gx = words
+            .div_ceil(256)
+            .clamp(1, ctx.limits.max_compute_workgroups_per_dimension as u64);
+        let row = gx * 256;
+        let gy = words.div_ceil(row).max(1);
+        let len = buffer::uniform(
+            ctx,
+            "tile accumulate len",
+            bytemuck::cast_slice(&[words as u32, row as u32, 0, 0]),
+        )?;
+        ctx.scoped("adding a k chunk into its block of C", || {
+            let group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("tile accumulate"),
+                layout: &self.kept.1,
+                entries: &[
+                    wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: part.buffer.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 1,
+                        resource: acc.buffer.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 2,
+                        resource: len.as_entire_binding(),
+                    },
+                ],
+            });
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            {
+                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some("tile accumulate"),
+                    timestamp_writes: None,
+                });
+                pass.set_pipeline(&self.kept.0);
+                pass.set_bind_group(0, &group, &[]);
+                pass.dispatch_workgroups(gx as u32, gy as u32, 1);
+            }
+            Ok(enc.finish())
+        })
+    }
 }

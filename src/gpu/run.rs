@@ -48,6 +48,10 @@ pub struct Timings {
     /// [`Work::repeat`]); empty without timestamps or repetitions.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub repeats_ms: Vec<f64>,
+    /// Wall-clock time, submit to completion, of each timed repetition of a repeated compute
+    /// phase ([`Repeats::trials`]; the warm-up runs left out); empty without repetitions.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub trials_ms: Vec<f64>,
     /// GPU time of the compute phase from timestamp queries (`None` where the adapter has none;
     /// then `compute_ms`, wall clock after a full wait, is the only figure).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -74,6 +78,24 @@ impl Timings {
     /// `wall_ms`).
     pub fn outside_ms(&self) -> f64 {
         (self.wall_ms - self.total_ms()).max(0.0)
+    }
+
+    /// Add the times of another run of the same product (one chunk of a tiled block) to these;
+    /// the device time only while every run has one.
+    pub fn add_run(&mut self, run: &Timings) {
+        let first = self.total_ms() == 0.0 && self.device_ms.is_none();
+        self.setup_ms += run.setup_ms;
+        self.upload_ms += run.upload_ms;
+        self.upload_bytes += run.upload_bytes;
+        self.readback_bytes += run.readback_bytes;
+        self.compute_ms += run.compute_ms;
+        self.copy_ms += run.copy_ms;
+        self.readback_ms += run.readback_ms;
+        self.device_ms = match (first, self.device_ms, run.device_ms) {
+            (true, _, d) => d,
+            (false, Some(a), Some(b)) => Some(a + b),
+            _ => None,
+        };
     }
 
     /// The best figure for the compute phase: device time where timestamps exist, else the wall
@@ -158,6 +180,34 @@ struct Step {
 /// Records the compute phase again, for runs that time several repetitions of it.
 pub type Repeat = Box<dyn Fn(&mut wgpu::CommandEncoder) -> Result<()>>;
 
+/// Puts a repeated phase's outputs back as they were before it ran (poisons them), so that the
+/// next repetition must compute the whole result again.
+pub type Reset = Box<dyn Fn(&GpuContext) -> Result<()>>;
+
+/// Timed repetitions of a compute phase on the same operands: `warmup` untimed runs (the first
+/// dispatch pays for lazy setup), then `trials` timed ones, each on its own — wall clock from
+/// submit to completion ([`Timings::trials_ms`]) and, where the adapter has timestamps, the
+/// device time around it ([`Timings::repeats_ms`]). Before every run but a lone one the outputs
+/// are poisoned again ([`Work::reset_before_each`]), so the result read back is the last
+/// trial's own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Repeats {
+    pub warmup: usize,
+    pub trials: usize,
+}
+
+impl Repeats {
+    /// `trials` timed runs back to back, no warm-up.
+    pub fn back_to_back(trials: usize) -> Self {
+        Repeats { warmup: 0, trials }
+    }
+
+    /// Runs in all, warm-up included (at least one).
+    pub fn runs(self) -> usize {
+        self.warmup + self.trials.max(1)
+    }
+}
+
 /// Turns the bytes of a run's reads (in the order they were asked for) into its result.
 pub type Finish = Box<dyn FnOnce(Vec<Bytes>) -> Result<Vec<Matrix>>>;
 
@@ -167,7 +217,8 @@ pub type Finish = Box<dyn FnOnce(Vec<Bytes>) -> Result<Vec<Matrix>>>;
 /// buffers and pipelines and queues uploads; it never waits for the device.
 pub struct Work {
     steps: Vec<Step>,
-    repeated: Option<(usize, Repeat)>,
+    repeated: Option<(Repeats, Repeat)>,
+    reset: Option<Reset>,
     reads: Vec<Read>,
     finish: Option<Finish>,
     /// Passes (render passes, slices or dispatches) the work runs.
@@ -197,6 +248,7 @@ impl Work {
         Work {
             steps: vec![],
             repeated: None,
+            reset: None,
             reads: vec![],
             finish: None,
             passes,
@@ -224,16 +276,23 @@ impl Work {
         });
     }
 
-    /// Make the compute phase `times` submissions of what `record` records, back to back, each
-    /// timed on its own ([`Ran::repeats_ms`]); every one must compute the whole result from the
-    /// same inputs, so the result is that of one. Replaces any pushed steps.
+    /// Make the compute phase the submissions `repeats` asks of what `record` records, each
+    /// timed on its own ([`Ran::repeats_ms`], [`Timings::trials_ms`]); every one must compute
+    /// the whole result from the same inputs, so the result is that of one. Replaces any pushed
+    /// steps.
     pub fn repeat(
         &mut self,
-        times: usize,
+        repeats: Repeats,
         record: impl Fn(&mut wgpu::CommandEncoder) -> Result<()> + 'static,
     ) {
         self.steps.clear();
-        self.repeated = Some((times.max(1), Box::new(record)));
+        self.repeated = Some((repeats, Box::new(record)));
+    }
+
+    /// Before each run of a repeated phase (but a lone one), put its outputs back with `reset`
+    /// (poisoned), waited for before the run's clock starts.
+    pub fn reset_before_each(&mut self, reset: impl Fn(&GpuContext) -> Result<()> + 'static) {
+        self.reset = Some(Box::new(reset));
     }
 
     /// After the last pushed command buffer, show `acc` to the observer as pass `pass`.
@@ -378,6 +437,7 @@ pub async fn run_async_into(
     let Work {
         steps,
         repeated,
+        reset,
         reads,
         finish,
         passes,
@@ -389,7 +449,7 @@ pub async fn run_async_into(
         kept: _kept,
         ..
     } = work;
-    let mut repeats_ms = vec![];
+    let (mut repeats_ms, mut trials_ms) = (vec![], vec![]);
     let (compute_ms, copy_ms, device_ms, bytes, t2) = if once {
         let t = Instant::now();
         ctx.scoped("submitting recorded GPU work", || {
@@ -410,16 +470,24 @@ pub async fn run_async_into(
         (compute_ms, 0.0, None, bytes, mapped)
     } else {
         let (compute_ms, copy_ms, device_ms) = match repeated {
-            Some((times, record)) => {
+            Some((repeats, record)) => {
                 let (mut wall, mut device) = (0.0, None);
-                for _ in 0..times {
+                let runs = repeats.runs();
+                for run in 0..runs {
+                    if let (Some(reset), true) = (&reset, runs > 1) {
+                        reset(ctx)?;
+                        settle(ctx).await?;
+                    }
                     let span = Span::begin(ctx)?;
                     let t = Instant::now();
                     // One command buffer: the opening timestamp, the work, the closing one.
                     let (span_ms, clock) = span.time_encoded_async(ctx, |enc| record(enc)).await?;
                     wall = ms(t);
                     device = (clock == Clock::GpuTimestamp).then_some(span_ms);
-                    repeats_ms.extend(device);
+                    if run >= repeats.warmup {
+                        trials_ms.push(wall);
+                        repeats_ms.extend(device);
+                    }
                 }
                 (wall, 0.0, device)
             }
@@ -446,6 +514,7 @@ pub async fn run_async_into(
             upload_bytes,
             readback_bytes,
             repeats_ms: repeats_ms.clone(),
+            trials_ms,
             wall_ms: 0.0,
         },
         notes,
@@ -489,7 +558,10 @@ pub const ONE_WAIT_NOTE: &str = "times: waited for the GPU once (in a browser ea
 fn waits_once(ctx: &GpuContext, work: &Work, observed: bool) -> bool {
     cfg!(target_arch = "wasm32")
         && !observed
-        && work.repeated.as_ref().is_none_or(|(times, _)| *times == 1)
+        && work
+            .repeated
+            .as_ref()
+            .is_none_or(|(repeats, _)| repeats.runs() == 1)
         && work
             .steps
             .iter()

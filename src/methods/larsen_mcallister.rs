@@ -388,3 +388,98 @@ impl Pipeline {
     }
     // ANCHOR_END: draw_slices
 }
+
+/// One block of C for the tiled driver (a layer up, through [`super::Method::chunks`]): every
+/// chunk's slices drawn into the same framebuffer, cleared before the first chunk only, so the
+/// blend unit adds all k products in order (§3's passes, split between textures). Each chunk is
+/// a [`Work`] of its own, recorded once the one before has run, so only one pair of tiles is on
+/// the GPU at a time; only the last reads the framebuffer back. `k` is the whole inner
+/// dimension (u8 `--scale-by-depth`).
+pub(crate) async fn multiply_chunks(
+    ctx: &GpuContext,
+    a: &[Matrix],
+    b: &[Matrix],
+    k: usize,
+    p: &Params,
+) -> Result<super::RunOutput> {
+    let (Some(a0), Some(b0)) = (a.first(), b.first()) else {
+        return Err(Error::Internal(
+            "a tiled block needs at least one chunk of k".into(),
+        ));
+    };
+    if a.len() != b.len() {
+        return Err(Error::Internal(format!(
+            "a tiled block's chunks of k: {} of A, {} of B",
+            a.len(),
+            b.len()
+        )));
+    }
+    let mut notes = vec![];
+    let precision =
+        if p.precision == Precision::F32 && !ctx.can_render(Precision::F32.format(1), true) {
+            notes.push(format!(
+            "adapter '{}' cannot blend into R32Float: blending in f16 (R16Float) instead of f32",
+            ctx.info.name
+        ));
+            Precision::F16
+        } else {
+            p.precision
+        };
+    if p.scale_by_depth && precision != Precision::U8 {
+        return Err(Error::Invalid(
+            "--scale-by-depth applies to --precision u8 only".into(),
+        ));
+    }
+    let depth = if p.scale_by_depth { k as u32 } else { 1 };
+    let (m, n) = (a0.rows, b0.cols);
+    let format = precision.format(1);
+    let target = MatrixTexture::new(ctx, "C block (framebuffer)", m, n, format, TARGET_USAGE)?;
+    let chunks = a.len();
+    let ran = crate::gpu::run::run_in_turn_async(ctx, chunks, |i| {
+        let (x, y) = (&a[i], &b[i]);
+        let at = MatrixTexture::upload_channels(ctx, "A tile", &[x], precision)?;
+        let bt = MatrixTexture::upload_channels(ctx, "B tile", &[y], precision)?;
+        let pipeline = Pipeline::new(ctx, &at, &bt, format, 1, depth, precision)?;
+        let mut work = Work::new(x.cols);
+        work.sums = Some(precision);
+        work.push(
+            pipeline.encode(ctx, &target, 0..x.cols as u32, i == 0)?,
+            Phase::Compute,
+        );
+        if i + 1 == chunks {
+            work.read(Read::Texture(target.clone()));
+            work.finish(move |bytes| split_channels(m, n, precision.decode(&bytes[0]), 1));
+        }
+        Ok(work)
+    })
+    .await?;
+    let mut t = super::Timings::default();
+    for r in &ran {
+        t.add_run(&r.timings);
+    }
+    let c = ran.into_iter().last().and_then(|r| r.cs.into_iter().next());
+    let mut c =
+        c.ok_or_else(|| Error::Internal("a tiled block's run read back no matrix".into()))?;
+    if p.scale_by_depth {
+        c.data.iter_mut().for_each(|v| *v *= k as f32);
+        notes.push(format!(
+            "--scale-by-depth: polygon colour 1/{k}; result rescaled by {k}"
+        ));
+    }
+    notes.push(format!(
+        "{k} additively blended slices into {format:?} ({m}x{n} fragments each), from {chunks} pair(s) of tiles"
+    ));
+    Ok(super::RunOutput {
+        c,
+        passes: k,
+        timings: t,
+        notes,
+        kernel: super::RanKernel {
+            method: Method::Lm.name().into(),
+            variant: None,
+            inputs: precision,
+            sums: precision,
+            rounding: None,
+        },
+    })
+}

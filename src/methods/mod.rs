@@ -8,6 +8,7 @@
 
 pub mod cannon;
 pub mod cannon_tiled;
+pub mod chunks;
 pub mod coop;
 pub mod cs_fast;
 pub mod cs_naive;
@@ -33,7 +34,7 @@ pub mod u8_pass;
 pub mod variants;
 
 pub use crate::gpu::loop_cap::Stage;
-pub use crate::gpu::run::{Observer, RanKernel, RunOutput, Timings, Work};
+pub use crate::gpu::run::{Observer, RanKernel, Repeats, RunOutput, Timings, Work};
 pub use hall_blocked::Accumulate;
 pub use variants::Kernels;
 
@@ -790,9 +791,9 @@ pub struct Params {
     /// The kernel variants the request names (cs-fast's, coop's, frag-mrt's shape); `None` in
     /// each lets the method pick.
     pub kernels: Kernels,
-    /// Compute-harness methods: submit the compute pass this many times back to back, each
-    /// timed on its own (the bench); 0 or 1 runs it once.
-    pub repeats: usize,
+    /// Compute-harness methods: the timed repetitions of the compute pass (the bench's warm-up
+    /// and trials, each timed on its own); `None` runs it once.
+    pub repeats: Option<Repeats>,
 }
 
 #[cfg(test)]

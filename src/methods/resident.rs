@@ -13,12 +13,19 @@
 //!
 //! Larsen–McAllister needs no wrapper: [`super::larsen_mcallister::Pipeline`] already works on
 //! textures.
+//!
+//! [`record_clamp`] records the step a boolean product (L-M §5's reachability powers in f16 and
+//! f32) takes after each product: `F ← min(F, 1)`, a quad of colour 1 blended with the Min
+//! operation (`shaders/reach_clamp.wgsl`).
 
 use super::Accumulate;
 use super::hall_common::{Engine, Variant, block_size};
+use crate::clock::Instant;
 use crate::error::{Error, Result};
-use crate::gpu::run::Work;
+use crate::gpu::run::{Phase, Work, ms};
 use crate::gpu::{GpuContext, MatrixTexture};
+
+const CLAMP_SHADER: &str = include_str!(concat!(env!("OUT_DIR"), "/shaders/reach_clamp.wgsl"));
 
 // Hall–Carr–Hart §3, single channel, and §4, 2×2 channel-packed: the methods' own variants.
 use super::hall_common::PACKED;
@@ -97,4 +104,86 @@ impl HallProduct {
     pub fn record(self, ctx: &GpuContext, work: &mut Work) -> Result<MatrixTexture> {
         Ok(self.engine.record(ctx, work, None, false)?.result)
     }
+}
+
+/// Record `target ← min(target, 1)` into `work` (one command buffer of the compute phase): a
+/// quad of colour 1 blended with Min into the texture, which keeps the entries of a boolean
+/// product 0/1 where its sums are path counts (f16, f32). Building the pipeline is setup
+/// ([`Work::setup_ms`]). Nothing is submitted here.
+pub fn record_clamp(ctx: &GpuContext, target: &MatrixTexture, work: &mut Work) -> Result<()> {
+    let t = Instant::now();
+    let pipeline = clamp_pipeline(ctx, target.format)?;
+    work.setup_ms += ms(t);
+    let commands = ctx.scoped("recording the min(F, 1) clamp pass", || {
+        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("reach clamp"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: &target.view,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Load,
+                        store: wgpu::StoreOp::Store,
+                    },
+                })],
+                depth_stencil_attachment: None,
+                timestamp_writes: None,
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            pass.set_pipeline(&pipeline);
+            pass.draw(0..4, 0..1);
+        }
+        Ok(enc.finish())
+    })?;
+    work.push(commands, Phase::Compute);
+    Ok(())
+}
+
+/// The clamp pipeline: a quad of colour 1 blended with Min into a `format` framebuffer, built
+/// once per context and format (`gpu::cache`).
+fn clamp_pipeline(
+    ctx: &GpuContext,
+    format: wgpu::TextureFormat,
+) -> Result<std::sync::Arc<wgpu::RenderPipeline>> {
+    ctx.pipelines
+        .get_or_build(&("reach clamp", format), || build_clamp(ctx, format))
+}
+
+fn build_clamp(ctx: &GpuContext, format: wgpu::TextureFormat) -> Result<wgpu::RenderPipeline> {
+    let module = ctx.shader("reach_clamp.wgsl", CLAMP_SHADER)?;
+    let write_mask = crate::gpu::pipeline::write_mask(format.components() as usize);
+    ctx.scoped("building the clamp pipeline", || {
+        let min = wgpu::BlendComponent {
+            src_factor: wgpu::BlendFactor::One,
+            dst_factor: wgpu::BlendFactor::One,
+            operation: wgpu::BlendOperation::Min,
+        };
+        let layout = ctx
+            .device
+            .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some("reach clamp"),
+                bind_group_layouts: &[],
+                immediate_size: 0,
+            });
+        Ok(crate::gpu::pipeline::fullscreen(
+            &ctx.device,
+            "reach clamp",
+            Some(&layout),
+            &module,
+            "vs_main",
+            wgpu::PrimitiveTopology::TriangleStrip,
+            "fs_main",
+            &[Some(wgpu::ColorTargetState {
+                format,
+                blend: Some(wgpu::BlendState {
+                    color: min,
+                    alpha: min,
+                }),
+                write_mask,
+            })],
+        ))
+    })
 }

@@ -9,8 +9,10 @@
 //! `report`, `reach`, `demo`, the web page and the CLI call it.
 
 mod request;
+pub mod resident;
 pub mod tiled;
 
+pub use crate::methods::Repeats;
 pub use request::{Options, Outcome, Progress, Request};
 
 use crate::check::Arith;
@@ -97,6 +99,10 @@ async fn multiply_awaiting(ctx: Option<&GpuContext>, req: Request<'_>) -> Result
     // A method that tests A and B for NaN and infinity as it copies them up does so in place of
     // a pass of its own over them first (on a 4096² product the separate scan was a fifth of
     // the call's time outside its phases); a tiled product is scanned first as before.
+    if let Some(product) = req.on_device {
+        let ctx = ctx.ok_or_else(|| needs_gpu(req.method))?;
+        return resident::multiply(ctx, req.method, product, &req.options).await;
+    }
     let scanned_on_upload = ctx.is_some() && req.method.scans_inputs_on_upload();
     validate(&req, !scanned_on_upload)?;
     let Request {
@@ -108,6 +114,7 @@ async fn multiply_awaiting(ctx: Option<&GpuContext>, req: Request<'_>) -> Result
         observer,
         progress,
         reuse,
+        on_device: _,
     } = req;
     if method.is_host_api() {
         if observer.is_some() {
@@ -164,7 +171,7 @@ async fn run_whole(
                 record(ctx, method, a, b, opts, observe)
             })
             .await?;
-            let runs = compute_runs_as(method, &ctx.limits, a.rows, a.cols, b.cols);
+            let runs = runs_as(method, opts, &ctx.limits, a.rows, a.cols, b.cols);
             ran.into_output_as(runs.name(), opts.precision)?
         }
     })
@@ -213,6 +220,13 @@ fn validate(req: &Request, scan_finite: bool) -> Result<()> {
         if opts.precision == Precision::F16 {
             precision::check_f16_headroom(a, b)?;
         }
+    }
+    if let Some(r) = opts.repeats
+        && r.trials == 0
+    {
+        return Err(Error::Invalid(
+            "timed repeats of 0 trials: a timed run needs at least one trial".into(),
+        ));
     }
     if let Some(why) = precision_refusal(method, opts.precision) {
         return Err(Error::Unsupported {
@@ -285,6 +299,8 @@ async fn channels(
         tiling: None,
         timings: ran.timings,
         notes: ran.notes,
+        on_device: None,
+        clamp: None,
     })
 }
 
@@ -344,6 +360,8 @@ fn finish(
         tiling,
         timings: out.timings,
         notes: out.notes,
+        on_device: None,
+        clamp: None,
     })
 }
 
@@ -362,13 +380,15 @@ fn record(
     match method.info().runs {
         Runs::Record(f) => f(ctx, a, b, &opts.params(observe)),
         Runs::Compute { .. } => {
-            let runs = compute_runs_as(method, &ctx.limits, m, k, n);
-            let plan = compute_plan(runs, &ctx.limits, m, k, n).unwrap_or_else(|| {
-                Err(Error::Internal(format!("{runs} is not a compute method")))
-            })?;
+            let runs = runs_as(method, opts, &ctx.limits, m, k, n);
+            let (plan, variant) = compute_plan_named(runs, opts, &ctx.limits, m, k, n)
+                .unwrap_or_else(|| {
+                    Err(Error::Internal(format!("{runs} is not a compute method")))
+                })?;
             let (ops, finite) = compute::Operands::upload_scanned(ctx, &plan, a, b)?;
             crate::matrix::refuse_nonfinite(finite, opts.allow_nonfinite, a, b)?;
             let mut work = compute::record(ctx, &plan, ops, (m, n), opts.repeats)?;
+            work.variant = variant;
             if runs != method {
                 let why = compute_plan(method, &ctx.limits, m, k, n)
                     .and_then(|p| p.err())
@@ -400,6 +420,40 @@ pub fn compute_plan(
     match method.info().runs {
         Runs::Compute { plan, .. } => Some(plan(limits, m, k, n)),
         _ => None,
+    }
+}
+
+/// The compute plan `method` runs for an m×k·k×n product with `opts`: the kernel configuration
+/// `opts.kernels` names for it ([`crate::methods::Kernels::compute_plan`], with its name), else
+/// [`compute_plan`]. `None` if `method` does not run on the compute harness.
+pub fn compute_plan_named(
+    method: Method,
+    opts: &Options,
+    limits: &wgpu::Limits,
+    m: usize,
+    k: usize,
+    n: usize,
+) -> Option<Result<(compute::Plan, Option<String>)>> {
+    match opts.kernels.compute_plan(method, m, k, n) {
+        Some(named) => Some(named.map(|(plan, name)| (plan, Some(name)))),
+        None => compute_plan(method, limits, m, k, n).map(|p| p.map(|plan| (plan, None))),
+    }
+}
+
+/// [`compute_runs_as`] with `opts`: a method whose kernel configuration the request names runs
+/// it as named, never its fallback.
+fn runs_as(
+    method: Method,
+    opts: &Options,
+    limits: &wgpu::Limits,
+    m: usize,
+    k: usize,
+    n: usize,
+) -> Method {
+    if opts.kernels.compute_plan(method, m, k, n).is_some() {
+        method
+    } else {
+        compute_runs_as(method, limits, m, k, n)
     }
 }
 

@@ -4,10 +4,11 @@
 //! kernel and precisions actually used, b, passes, tiles, timings, and what the judge holds the
 //! result to). Everything above the entry point reads the outcome; nothing re-derives it.
 
+use super::resident::{OnDevice, Resident};
 use super::tiled::Tiling;
 use crate::check::{self, Arith, Verdict};
 use crate::matrix::Matrix;
-use crate::methods::{Accumulate, Kernels, Method, Observer, Params, RanKernel, Timings};
+use crate::methods::{Accumulate, Kernels, Method, Observer, Params, RanKernel, Repeats, Timings};
 use crate::precision::{Precision, U8Bits};
 
 /// Every option a run can take. The library reads no environment: a host fills these from its
@@ -43,10 +44,11 @@ pub struct Options {
     pub host_available: Option<u64>,
     /// Refuse a product that needs tiling instead of tiling it (`--no-tile`).
     pub no_tile: bool,
-    /// The bench's timed repetitions: a compute-harness method submits its compute pass this
-    /// many times back to back on the same operands, each timed on its own
-    /// ([`Timings::repeats_ms`]); 0 or 1 runs it once. The render passes ignore it.
-    pub repeats: usize,
+    /// The bench's timed repetitions: a compute-harness method runs its compute pass
+    /// `warmup` times untimed, then `trials` times each timed on its own, on the same operands
+    /// with C poisoned before each ([`Timings::trials_ms`] wall clock, [`Timings::repeats_ms`]
+    /// device time); `None` runs it once. The render passes ignore it.
+    pub repeats: Option<Repeats>,
 }
 
 impl Options {
@@ -89,6 +91,10 @@ pub struct Request<'a> {
     /// `c.data.into_vec()`; empty for none): a method that reads C back whole copies it straight
     /// into this memory, grown only if too short, instead of into fresh pages.
     pub reuse: Vec<f32>,
+
+    /// The product of two matrices kept on the device ([`Request::on_device`]); then `a` and
+    /// `b` are empty and the product stays there too ([`Outcome::on_device`]).
+    pub on_device: Option<OnDevice<'a>>,
 }
 
 impl<'a> Request<'a> {
@@ -103,6 +109,7 @@ impl<'a> Request<'a> {
             observer: None,
             progress: None,
             reuse: Vec::new(),
+            on_device: None,
         }
     }
 
@@ -157,6 +164,13 @@ pub struct Outcome {
     pub notes: Vec<String>,
     /// The arithmetic the run computed in, which the judge holds the result to.
     pub arith: Arith,
+
+    /// The product kept on the device, for a request on resident operands
+    /// ([`Request::on_device`]); then `c` is empty.
+    pub on_device: Option<Resident>,
+    /// The timings of the `min(F, 1)` step after a boolean product on the device, where it ran
+    /// ([`OnDevice::clamp_to_one`]).
+    pub clamp: Option<Timings>,
 }
 
 impl Outcome {

@@ -23,7 +23,8 @@
 //! first, then evened out so the blocks are of nearly equal size). `A[I][P]` is a row panel of A,
 //! `B[P][J]` a column panel of B; tiles are uploaded, multiplied and dropped one after the other,
 //! and only the block of C being summed stays on the GPU. The k chunks of a block are summed on
-//! the GPU where the method allows:
+//! the GPU where the method allows, by the method itself: the tiler asks the method that runs
+//! the tiles for its way of multiplying a block chunk by chunk ([`Method::chunks`]):
 //!
 //! - `lm`: every chunk's slices blend into the block's one framebuffer (`LoadOp::Load` after the
 //!   first chunk), so the blend unit adds the products in the order of one untiled run and the
@@ -68,23 +69,19 @@ use super::Options;
 use crate::clock::Instant;
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
-use crate::gpu::buffer::{self, MatrixBuffer, check_storage_size};
-use crate::gpu::compute::{Operands, Prepared};
+use crate::gpu::buffer::{self, check_storage_size};
 use crate::gpu::loop_cap::StageLoops;
-use crate::gpu::run::{Phase, Read, Work, run_async};
 use crate::gpu::run::{RanKernel, ms};
-use crate::gpu::texture::{MatrixTexture, TARGET_USAGE, padded_bytes_per_row, split_channels};
+use crate::gpu::texture::padded_bytes_per_row;
 use crate::matrix::Matrix;
-use crate::methods::{
-    Accumulate, Loops, Method, RunOutput, Timings, hall_blocked, larsen_mcallister,
-};
+use crate::methods::{Accumulate, Loops, Method, RunOutput, Timings, hall_blocked};
 use crate::precision::{self, Precision};
 use serde::Serialize;
 
 mod blocks;
 mod budget;
 mod loops;
-use blocks::{GpuAdd, compute_block, generic_block, lm_block, place, sub};
+use blocks::{generic_block, place, sub};
 pub use budget::{budget, default_budget, human_bytes, mem_available, parse_bytes};
 pub use loops::{LOOP_MARGIN, loop_fits, max_loop_k};
 use loops::{loop_budget, runs_as};
@@ -97,8 +94,6 @@ pub const BUDGET_ENV: &str = "RENDERMM_MEM_BUDGET";
 
 /// Most tile multiplies a plan may take; a budget that small is refused as a likely typo.
 pub const MAX_TILES: usize = 100_000;
-
-const ADD_SHADER: &str = include_str!(concat!(env!("OUT_DIR"), "/shaders/tile_accumulate.wgsl"));
 
 /// A memory budget and where it came from.
 #[derive(Clone, Debug, Serialize)]
@@ -709,10 +704,11 @@ pub async fn multiply_tiled(
     let cols = pieces(n, tiling.tile_n);
     let chunks = pieces(k, tiling.tile_k);
     let blocks = rows.len() * cols.len();
-    let adder = match (tiling.family, chunks.len()) {
-        (Family::Compute(_), 2..) => Some(GpuAdd::new(ctx)?),
-        _ => None,
-    };
+    // The method that runs the tiles, asked for its way of summing a block's chunks of k on
+    // the GPU; without one, each tile runs whole and the chunks are summed on the host.
+    let runs = runs_as(tiling.family, method);
+    let chunked = runs.chunks(&ctx.limits);
+    let params = opts.params(false);
     let mut c = Matrix::zeros(m, n);
     let mut t = Timings::default();
     let mut device = Some(0.0);
@@ -729,14 +725,9 @@ pub async fn multiply_tiled(
                 .iter()
                 .map(|&(p0, pl)| sub(b, p0, pl, c0, cl))
                 .collect();
-            let out = match tiling.family {
-                Family::Lm => lm_block(ctx, &xs, &ys, k, opts).await?,
-                Family::Hall { packed } => {
-                    let p = opts.params(false);
-                    hall_blocked::multiply_chunks(ctx, packed, &xs, &ys, k, &p).await?
-                }
-                Family::Compute(eff) => compute_block(ctx, eff, &xs, &ys, adder.as_ref()).await?,
-                Family::Generic { .. } => generic_block(ctx, method, &xs, &ys, opts).await?,
+            let out = match chunked {
+                Some(block) => block(ctx, runs, &xs, &ys, k, &params).await?,
+                None => generic_block(ctx, method, &xs, &ys, opts).await?,
             };
             place(&mut c, &out.c, r0, c0);
             t.upload_ms += out.timings.upload_ms;

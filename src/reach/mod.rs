@@ -10,13 +10,14 @@
 //! `q ≥ n − 1`, so ⌈log₂(n − 1)⌉ squarings ([`closure_schedule`]); u and v share a component when
 //! each reaches the other ([`Components::from_closure`]).
 //!
-//! One product, as on the GeForce3:
+//! One product, as on the GeForce3, through the one entry point ([`crate::plan::multiply`] on
+//! operands kept on the device, [`crate::plan::resident`]):
 //! 1. **multiply**: a render pass (or Hall–Carr–Hart's passes) draws `x · y` into the
-//!    framebuffer `F`, reading x and y from textures;
+//!    framebuffer `F`, reading x and y from textures, F left on the device;
 //! 2. **clamp** (f16/f32 only): `F ← min(F, 1)` by a quad of colour 1 blended with the Min
 //!    operation (`shaders/reach_clamp.wgsl`), so entries stay 0/1 as path counts would otherwise
-//!    grow to inf. In u8 the blend unit saturates every sum at 1.0 and no clamp is needed, "as
-//!    the paper argued";
+//!    grow to inf, asked of the same call and timed apart. In u8 the blend unit saturates every
+//!    sum at 1.0 and no clamp is needed, "as the paper argued";
 //! 3. **copy**: `copy_texture_to_texture(F → R)`, the paper's "Copy … from the frame buffer to
 //!    texture memory, potentially without a round trip to host memory", so R is the next
 //!    product's input. The last product is not copied: it is read back from the framebuffer,
@@ -48,8 +49,6 @@ use crate::precision::Precision;
 use crate::reach::graph::{Components, Graph};
 use serde::Serialize;
 use std::time::Instant;
-
-const CLAMP_SHADER: &str = include_str!(concat!(env!("OUT_DIR"), "/shaders/reach_clamp.wgsl"));
 
 /// The methods whose product stays in a texture, so powers can be chained on the GPU.
 pub const METHODS: &[Method] = &[Method::Lm, Method::HallBlocked, Method::HallPacked];

@@ -1,48 +1,40 @@
-//! One run of the powers on the GPU: the textures, the multiply, clamp and copy of each product,
-//! and the timings of each step.
+//! One run of the powers on the GPU: M uploaded once by the entry point, each product (and its
+//! clamp) a [`plan::multiply`] on operands kept on the device, the paper's copy of F into R, and
+//! the timings of each step.
 
-use super::{Breakdown, CLAMP_SHADER, Layout, ReachOptions, Step, Transfer, ms};
+use super::{Breakdown, Layout, ReachOptions, Step, Transfer, ms};
 use crate::error::Error;
 use crate::error::Result;
 use crate::gpu::GpuContext;
 use crate::gpu::readback::blocking::map_read;
-use crate::gpu::run::Work;
-use crate::gpu::submit::{submit, submit_and_wait};
-use crate::gpu::texture::INPUT_USAGE;
-use crate::gpu::texture::MatrixTexture;
-use crate::gpu::texture::ScalarFormat;
-use crate::gpu::texture::TARGET_USAGE;
+use crate::gpu::submit::submit;
 use crate::gpu::texture::extent;
 use crate::matrix::Matrix;
-use crate::methods::hall_packed;
-use crate::methods::larsen_mcallister::Pipeline;
-use crate::methods::resident::HallProduct;
+use crate::methods::Method;
+use crate::plan::resident::{self, OnDevice, Resident};
+use crate::plan::{self, Options, Request};
 use crate::precision::Precision;
 use std::time::Instant;
 
-/// The textures and pipelines of one chain of products.
+/// The resident matrices of one chain of products.
 pub(super) struct Run<'c> {
     pub(super) ctx: &'c GpuContext,
-    pub(super) layout: Layout,
+    pub(super) method: Method,
     pub(super) precision: Precision,
     pub(super) block: Option<u32>,
     pub(super) transfer: Transfer,
     /// M, never overwritten.
-    pub(super) base: MatrixTexture,
+    pub(super) base: Resident,
     /// R, the running power, filled by copies from F.
-    pub(super) input: MatrixTexture,
-    /// F, the framebuffer of the last product (L-M: one texture reused; Hall: each product's).
-    pub(super) fb: Option<MatrixTexture>,
-    /// L-M pipelines bound to (M, M), (R, R) and (R, M).
-    pub(super) lm: [Option<Pipeline>; 3],
-    pub(super) clamp: Option<wgpu::RenderPipeline>,
+    pub(super) input: Resident,
+    /// F, the last product, kept on the device by the entry point.
+    pub(super) fb: Option<Resident>,
     pub(super) stamps: Option<Stamps>,
     /// Whether R still equals M (no copy yet), so products read M.
     pub(super) input_is_base: bool,
     /// Whether F holds the latest product.
     pub(super) fb_fresh: bool,
     pub(super) passes_per_product: usize,
-    pub(super) n: usize,
     pub(super) t: Breakdown,
 }
 
@@ -55,49 +47,26 @@ impl<'c> Run<'c> {
         m: &Matrix,
         copies: usize,
     ) -> Result<Self> {
-        let n = m.rows;
-        let t0 = Instant::now();
-        let base = match layout {
-            Layout::Lm => MatrixTexture::upload_channels(ctx, "M = I + A", &[m], precision)?,
-            Layout::Blocked => MatrixTexture::upload(ctx, "M = I + A", m, ScalarFormat::R32Float)?,
-            Layout::Packed => hall_packed::upload_packed(ctx, "M = I + A (packed)", m)?,
+        let method = match layout {
+            Layout::Lm => Method::Lm,
+            Layout::Blocked => Method::HallBlocked,
+            Layout::Packed => Method::HallPacked,
         };
+        let t0 = Instant::now();
+        let base = resident::upload(ctx, method, m, precision)?;
         ctx.wait()?;
         let load_ms = ms(t0);
 
         let t1 = Instant::now();
-        let input = MatrixTexture::new(
-            ctx,
-            "R (power)",
-            base.rows,
-            base.cols,
-            base.format,
-            INPUT_USAGE,
-        )?;
-        let fb = match layout {
-            Layout::Lm => Some(MatrixTexture::new(
-                ctx,
-                "F (framebuffer)",
-                n,
-                n,
-                base.format,
-                TARGET_USAGE,
-            )?),
-            _ => None,
-        };
-        let clamp = if precision == Precision::U8 {
-            None
-        } else {
-            Some(clamp_pipeline(ctx, base.format)?)
-        };
+        let input = resident::empty_like(ctx, &base, "R (power)")?;
         let stamps = match opts.transfer {
             Transfer::GpuCopy => Stamps::new(ctx, copies),
             Transfer::HostRoundTrip => None,
         };
         ctx.wait()?;
         let passes_per_product = match layout {
-            Layout::Lm => n,
-            _ => base.cols.div_ceil(
+            Layout::Lm => m.rows,
+            _ => base.texture().cols.div_ceil(
                 opts.block
                     .unwrap_or(crate::methods::hall_blocked::DEFAULT_BLOCK)
                     .max(1) as usize,
@@ -105,20 +74,17 @@ impl<'c> Run<'c> {
         };
         Ok(Self {
             ctx,
-            layout,
+            method,
             precision,
             block: opts.block,
             transfer: opts.transfer,
             base,
             input,
-            fb,
-            lm: [None, None, None],
-            clamp,
+            fb: None,
             stamps,
             input_is_base: true,
             fb_fresh: false,
             passes_per_product,
-            n,
             t: Breakdown {
                 load_ms,
                 setup_ms: ms(t1),
@@ -127,120 +93,44 @@ impl<'c> Run<'c> {
         })
     }
 
-    /// One product into F, then the clamp if the precision needs it.
+    /// One product into F through the entry point, the operands and F on the device, then the
+    /// clamp if the precision needs it (asked of the same call, timed apart).
     pub(super) fn product(&mut self, step: Step) -> Result<()> {
-        let ctx = self.ctx;
         let x_is_base = self.input_is_base;
         let y_is_base = match step {
             Step::Square => self.input_is_base,
             Step::TimesBase => true,
         };
-        let Run {
-            base,
-            input,
-            fb,
-            lm,
-            t,
-            ..
-        } = self;
-        let pick = |is_base: bool| if is_base { &*base } else { &*input };
-        let (x, y) = (pick(x_is_base), pick(y_is_base));
-        match self.layout {
-            Layout::Lm => {
-                let slot = match (x_is_base, y_is_base) {
-                    (true, true) => 0,
-                    (false, false) => 1,
-                    _ => 2,
-                };
-                let target = fb
-                    .as_ref()
-                    .ok_or_else(|| Error::Internal("L-M framebuffer missing".into()))?;
-                if lm[slot].is_none() {
-                    let t0 = Instant::now();
-                    lm[slot] = Some(Pipeline::new(
-                        ctx,
-                        x,
-                        y,
-                        target.format,
-                        1,
-                        1,
-                        self.precision,
-                    )?);
-                    ctx.wait()?;
-                    t.setup_ms += ms(t0);
-                }
-                let pipeline = lm[slot]
-                    .as_ref()
-                    .ok_or_else(|| Error::Internal("L-M pipeline missing".into()))?;
-                let t1 = Instant::now();
-                let pass = pipeline.encode(ctx, target, 0..x.cols as u32, true)?;
-                submit_and_wait(ctx, [pass])?;
-                t.multiply_ms += ms(t1);
-            }
-            Layout::Blocked | Layout::Packed => {
-                let t0 = Instant::now();
-                let prepared = if self.layout == Layout::Blocked {
-                    HallProduct::blocked(ctx, x, y, self.block)?
-                } else {
-                    HallProduct::packed(ctx, x, y, self.block)?
-                };
-                ctx.wait()?;
-                t.setup_ms += ms(t0);
-                // The product's passes, recorded and then run (submitted and waited for) here.
-                let t1 = Instant::now();
-                let mut product = None;
-                crate::gpu::run::run(ctx, None, || {
-                    let mut work = Work::new(prepared.passes());
-                    product = Some(prepared.record(ctx, &mut work)?);
-                    Ok(work)
-                })?;
-                *fb = product;
-                t.multiply_ms += ms(t1);
-            }
-        }
+        let pick = |is_base: bool| if is_base { &self.base } else { &self.input };
+        let product = OnDevice {
+            x: pick(x_is_base),
+            y: pick(y_is_base),
+            clamp_to_one: true,
+        };
+        let opts = Options {
+            precision: self.precision,
+            block: self.block,
+            ..Default::default()
+        };
+        let t1 = Instant::now();
+        let out = plan::multiply(
+            Some(self.ctx),
+            Request::on_device(self.method, product).options(opts),
+        )?;
+        let call_ms = ms(t1);
+        // Pipelines built for the product and the clamp are setup; the clamp's step is its own.
+        let clamp = out.clamp.as_ref();
+        let clamp_setup = clamp.map_or(0.0, |c| c.setup_ms);
+        let clamp_ms = clamp.map_or(0.0, |c| c.total_ms() - c.setup_ms);
+        self.t.setup_ms += out.timings.setup_ms + clamp_setup;
+        self.t.clamp_ms += clamp_ms;
+        self.t.multiply_ms += (call_ms - out.timings.setup_ms - clamp_setup - clamp_ms).max(0.0);
+        self.fb = Some(
+            out.on_device
+                .ok_or_else(|| Error::Internal("the product was not kept on the device".into()))?,
+        );
         self.t.products += 1;
         self.fb_fresh = true;
-        self.clamp_pass()
-    }
-
-    /// The clamp `F ← min(F, 1)` after a product, in the precisions that need it (f16, f32).
-    fn clamp_pass(&mut self) -> Result<()> {
-        let ctx = self.ctx;
-        let Some(pipeline) = &self.clamp else {
-            return Ok(());
-        };
-        let target = self
-            .fb
-            .as_ref()
-            .ok_or_else(|| Error::Internal("framebuffer missing".into()))?;
-        let t2 = Instant::now();
-        ctx.scoped("the min(F, 1) clamp pass", || {
-            let mut enc = ctx.device.create_command_encoder(&Default::default());
-            {
-                let mut pass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
-                    label: Some("reach clamp"),
-                    color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                        view: &target.view,
-                        depth_slice: None,
-                        resolve_target: None,
-                        ops: wgpu::Operations {
-                            load: wgpu::LoadOp::Load,
-                            store: wgpu::StoreOp::Store,
-                        },
-                    })],
-                    depth_stencil_attachment: None,
-                    timestamp_writes: None,
-                    occlusion_query_set: None,
-                    multiview_mask: None,
-                });
-                pass.set_pipeline(pipeline);
-                pass.draw(0..4, 0..1);
-            }
-            submit(ctx, [enc.finish()]);
-            Ok(())
-        })?;
-        ctx.wait()?;
-        self.t.clamp_ms += ms(t2);
         Ok(())
     }
 
@@ -252,7 +142,9 @@ impl<'c> Run<'c> {
         } = self;
         let fb = fb
             .as_ref()
-            .ok_or_else(|| Error::Internal("nothing to copy: no product yet".into()))?;
+            .ok_or_else(|| Error::Internal("nothing to copy: no product yet".into()))?
+            .texture();
+        let input = input.texture();
         let t0 = Instant::now();
         match self.transfer {
             Transfer::GpuCopy => {
@@ -286,20 +178,16 @@ impl<'c> Run<'c> {
         Ok(())
     }
 
-    /// Read the final product back from the framebuffer (M itself if there were no products).
+    /// Read the final product back (M itself if there were no products): the only transfer to
+    /// the host.
     pub(super) fn read_back(&mut self) -> Result<Matrix> {
-        let ctx = self.ctx;
-        let tex = match (&self.fb, self.fb_fresh) {
+        let r = match (&self.fb, self.fb_fresh) {
             (Some(fb), true) => fb,
             _ if self.input_is_base => &self.base,
             _ => &self.input,
         };
         let t0 = Instant::now();
-        let m = match self.layout {
-            Layout::Lm => tex.read_channels(ctx, self.precision, 1)?.remove(0),
-            Layout::Blocked => tex.read_matrix(ctx)?,
-            Layout::Packed => hall_packed::read_unpacked(ctx, tex, self.n, self.n)?,
-        };
+        let m = resident::read_back(self.ctx, r)?;
         self.t.readback_ms += ms(t0);
         if let Some(idx) = m.data.iter().position(|&v| v != 0.0 && v != 1.0) {
             return Err(Error::Invalid(format!(
@@ -311,46 +199,6 @@ impl<'c> Run<'c> {
         }
         Ok(m)
     }
-}
-
-/// The clamp pipeline: a quad of colour 1 blended with Min into a `format` framebuffer.
-pub(super) fn clamp_pipeline(
-    ctx: &GpuContext,
-    format: wgpu::TextureFormat,
-) -> Result<wgpu::RenderPipeline> {
-    let module = ctx.shader("reach_clamp.wgsl", CLAMP_SHADER)?;
-    let write_mask = crate::gpu::pipeline::write_mask(format.components() as usize);
-    ctx.scoped("building the clamp pipeline", || {
-        let min = wgpu::BlendComponent {
-            src_factor: wgpu::BlendFactor::One,
-            dst_factor: wgpu::BlendFactor::One,
-            operation: wgpu::BlendOperation::Min,
-        };
-        let layout = ctx
-            .device
-            .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some("reach clamp"),
-                bind_group_layouts: &[],
-                immediate_size: 0,
-            });
-        Ok(crate::gpu::pipeline::fullscreen(
-            &ctx.device,
-            "reach clamp",
-            Some(&layout),
-            &module,
-            "vs_main",
-            wgpu::PrimitiveTopology::TriangleStrip,
-            "fs_main",
-            &[Some(wgpu::ColorTargetState {
-                format,
-                blend: Some(wgpu::BlendState {
-                    color: min,
-                    alpha: min,
-                }),
-                write_mask,
-            })],
-        ))
-    })
 }
 
 /// GPU timestamps before and after each copy.
