@@ -3,7 +3,6 @@
 
 mod common;
 use common::{SHAPES, ctx};
-use rendermm::check::verdict;
 use rendermm::methods::Method;
 use rendermm::plan::{self, Options};
 use rendermm::precision::{self, Precision, u8_model};
@@ -283,4 +282,21 @@ fn figure_lm_fig2_shows_a_b_the_replicated_column_and_row_the_slice_and_the_satu
         saw_saturation,
         "the figure must show sums above one saturating to white"
     );
+}
+
+/// The judge on Larsen–McAllister's result at `precision` (u8 at the default widths).
+fn verdict(
+    precision: Precision,
+    scale_by_depth: bool,
+    a: &Matrix,
+    b: &Matrix,
+    c: &Matrix,
+) -> rendermm::check::Verdict {
+    let arith = rendermm::check::Arith::of_pipeline(
+        rendermm::precision::Pipeline::Slices,
+        precision,
+        scale_by_depth,
+        rendermm::precision::U8Bits::default(),
+    );
+    rendermm::check::judge(arith, a, b, c)
 }

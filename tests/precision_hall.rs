@@ -11,7 +11,6 @@
 mod common;
 use common::{SHAPES, ctx};
 use rendermm::check::judge;
-use rendermm::check::verdict;
 use rendermm::methods::{Accumulate, Method};
 use rendermm::plan::{self, Options};
 use rendermm::precision::{self, Pipeline, Precision, u8_model, u8_model_blocked, u8_model_packed};
@@ -486,4 +485,21 @@ fn f32_blend_without_float32_blendable_falls_back_to_f16_and_says_so() {
         );
         assert!(v.stats.rel_err > 1e-6, "{method}: an f16 result, not f32");
     }
+}
+
+/// The judge on Larsen–McAllister's result at `precision` (u8 at the default widths).
+fn verdict(
+    precision: Precision,
+    scale_by_depth: bool,
+    a: &Matrix,
+    b: &Matrix,
+    c: &Matrix,
+) -> rendermm::check::Verdict {
+    let arith = rendermm::check::Arith::of_pipeline(
+        rendermm::precision::Pipeline::Slices,
+        precision,
+        scale_by_depth,
+        rendermm::precision::U8Bits::default(),
+    );
+    rendermm::check::judge(arith, a, b, c)
 }

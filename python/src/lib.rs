@@ -14,14 +14,14 @@ use numpy::{
 };
 use pyo3::exceptions::{PyException, PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use rendermm::check::Hold;
+use rendermm::check::{self, Hold};
 use rendermm::error::Kind;
 use rendermm::gpu::{GpuContext, MatrixTexture};
 use rendermm::matrix::Matrix;
 use rendermm::methods::{Accumulate, Kernels, Method, Observer, TABLE, coop, cs_fast, frag_mrt};
 use rendermm::plan::{self, Options, Request};
 use rendermm::precision::{Precision, U8Bits};
-use rendermm::report::{CheckReport, Operands, Report, judge_given};
+use rendermm::report::{CheckReport, Operands, Report};
 use std::sync::OnceLock;
 
 pyo3::create_exception!(
@@ -457,19 +457,14 @@ fn multiply<'py>(
     };
     let outcome = py.detach(|| -> rendermm::Result<_> {
         let outcome = plan::multiply(ctx, Request::new(method, &a.m, &b.m).options(options))?;
-        let mut notes = vec![];
-        let verdicts = match hold {
-            Some(hold) => vec![judge_given(
-                outcome.arith,
-                &a.m,
-                &b.m,
-                &outcome.c,
-                a.given.as_deref(),
-                b.given.as_deref(),
-                hold,
-                &mut notes,
-            )],
-            None => vec![],
+        let (verdicts, notes) = match hold {
+            Some(hold) => {
+                let inputs = check::Inputs::new(&a.m, &b.m)
+                    .given(a.given.as_deref(), b.given.as_deref());
+                let checked = outcome.check(check::CheckPolicy::full(hold), &[inputs]);
+                (checked.verdicts, checked.notes)
+            }
+            None => (vec![], vec![]),
         };
         let mut report = Report::of(ctx, &outcome, verdicts);
         report.notes.extend(notes);

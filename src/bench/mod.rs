@@ -478,7 +478,16 @@ fn measure(
         }
     }
     let c = ops.c.read_matrix(ctx)?;
-    let verdict = check::judge_against(check::Arith::F32, a, b, &c, reference);
+    let checked = check::check(
+        check::CheckPolicy::full(check::Hold::Exact),
+        check::Arith::F32,
+        &[(check::Inputs::new(a, b).with_reference(Some(reference)), &c)],
+    );
+    let verdict = checked
+        .verdicts
+        .into_iter()
+        .next()
+        .ok_or_else(|| Error::Internal("the check judged no C".into()))?;
     let stats = &verdict.stats;
     let dispatches: Vec<String> = plan
         .stages

@@ -10,7 +10,7 @@ use super::{check_failed, guard, knobs};
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use rendermm::bench::tune;
-use rendermm::check::Hold;
+use rendermm::check::{self, Hold};
 use rendermm::gpu::GpuContext;
 use rendermm::io::{self, Dtype};
 use rendermm::matrix::Matrix;
@@ -393,8 +393,8 @@ fn compute(
 
 /// `--check`: each C against the f64 CPU reference, held by the judge to what the method's
 /// arithmetic promises and, with `--check` (`exact`), to the exact product too; `--check model`
-/// holds it to the pipeline alone. Where a float64 input held values f32 cannot, the reference
-/// is the product of the inputs as given.
+/// holds it to the pipeline alone ([`check::check`], in full). Where a float64 input held values
+/// f32 cannot, the reference is the product of the inputs as given.
 fn check(
     args: &MultiplyArgs,
     ops: &Operands,
@@ -404,25 +404,18 @@ fn check(
     let Some(hold) = args.check else {
         return vec![];
     };
-    let cs = std::iter::once(&outcome.c).chain(&outcome.more_channels);
-    ops.a
+    let inputs: Vec<check::Inputs> = ops
+        .a
         .iter()
         .zip(&ops.b)
-        .zip(cs)
         .enumerate()
-        .map(|(i, ((x, y), c))| {
-            rendermm::report::judge_given(
-                outcome.arith,
-                x,
-                y,
-                c,
-                ops.a_given[i].as_deref(),
-                ops.b_given[i].as_deref(),
-                hold,
-                notes,
-            )
+        .map(|(i, (x, y))| {
+            check::Inputs::new(x, y).given(ops.a_given[i].as_deref(), ops.b_given[i].as_deref())
         })
-        .collect()
+        .collect();
+    let checked = outcome.check(check::CheckPolicy::full(hold), &inputs);
+    notes.extend(checked.notes);
+    checked.verdicts
 }
 
 /// A result that failed its check is reported as such and never written out as if it were

@@ -5,7 +5,7 @@
 //! docs live in [`crate::figures`], the drawing they share in [`crate::draw`].
 
 mod checked;
-pub use checked::{CheckReport, Operands, Worst, judge_given};
+pub use checked::{CheckReport, Operands, Worst};
 
 use crate::check::{Hold, Verdict};
 use crate::gpu::GpuContext;
