@@ -386,8 +386,8 @@ fn multiply<'py>(
         let outcome = plan::multiply(ctx, Request::new(method, &a.m, &b.m).options(options))?;
         let (verdicts, notes) = match hold {
             Some(hold) => {
-                let inputs = check::Inputs::new(&a.m, &b.m)
-                    .given(a.given.as_deref(), b.given.as_deref());
+                let inputs =
+                    check::Inputs::new(&a.m, &b.m).given(a.given.as_deref(), b.given.as_deref());
                 let checked = outcome.check(check::CheckPolicy::full(hold), &[inputs]);
                 (checked.verdicts, checked.notes)
             }
@@ -407,7 +407,7 @@ fn multiply<'py>(
                 .into(),
         );
     }
-    let json = report_json(&report, &outcome)?;
+    let json = report_json(&report)?;
     let failed = report.check_passed == Some(false);
     if failed {
         // A result the judge refused is never handed back as if it were right.
@@ -509,8 +509,9 @@ fn judge<'py>(
                 u8_sum_bits: whole("u8_sum_bits", u8_sum_bits)?,
                 ..plan::Asked::default()
             };
-            let options = plan::options::validate(&asked, plan::Spelling::Python, Options::default())
-                .map_err(to_py)?;
+            let options =
+                plan::options::validate(&asked, plan::Spelling::Python, Options::default())
+                    .map_err(to_py)?;
             (None, options.precision, rendermm::check::Arith::F32)
         }
     };
@@ -542,18 +543,13 @@ fn judge<'py>(
     })
 }
 
-/// The report as JSON, with the one fact of the outcome the report leaves out: Hall's b.
-fn report_json(report: &Report, outcome: &plan::Outcome) -> PyResult<String> {
-    let bug = |e: serde_json::Error| {
+/// The report as JSON: the serialization `multiply --json` prints ([`Report`]).
+fn report_json(report: &Report) -> PyResult<String> {
+    serde_json::to_string(report).map_err(|e| {
         PyRuntimeError::new_err(format!(
             "rendermm bug (please report it): the report did not serialize: {e}"
         ))
-    };
-    let mut value = serde_json::to_value(report).map_err(bug)?;
-    if let Some(obj) = value.as_object_mut() {
-        obj.insert("block".into(), outcome.block.into());
-    }
-    serde_json::to_string(&value).map_err(bug)
+    })
 }
 
 /// Reads the running sum back after every pass into one (passes, m, n) array.
@@ -662,7 +658,7 @@ fn slices<'py>(
         )));
     }
     let report = Report::of(Some(ctx), &outcome, vec![]);
-    let json = report_json(&report, &outcome)?;
+    let json = report_json(&report)?;
     let arr = Array3::from_shape_vec((seen, m, n), obs.data)
         .map_err(|e| PyRuntimeError::new_err(format!("rendermm bug: {e}")))?;
     Ok((arr.into_pyarray(py), json))

@@ -7,7 +7,7 @@
 mod checked;
 pub use checked::{CheckReport, Operands, Worst};
 
-use crate::check::{Hold, Verdict};
+use crate::check::{Arith, Hold, Verdict};
 use crate::gpu::GpuContext;
 use crate::methods::{Kernels, Method};
 use crate::plan::Outcome;
@@ -38,6 +38,19 @@ pub struct Report {
     pub n: usize,
     /// Products computed at once (4 with `--channels 4`).
     pub channels: usize,
+    /// Hall–Carr–Hart's block size b that ran (products summed per fragment per pass), for the
+    /// methods that have one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub block: Option<u32>,
+    /// u8: the widths of the 8-bit pipeline that ran (L-M §4): the value a fragment hands on,
+    /// and the running sum.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub u8_product_bits: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub u8_sum_bits: Option<u32>,
+    /// u8: whether the polygon colour was 1/k so the blended sum could not saturate (C rescaled).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scale_by_depth: Option<bool>,
     pub adapter: String,
     pub backend: String,
     pub passes: usize,
@@ -169,6 +182,14 @@ impl Report {
         let limits = ctx.map_or_else(crate::model::compute::typical_limits, |c| c.limits.clone());
         let compute_model =
             crate::model::compute::model_of(ran_method, (m, k, n), &limits, &kernels);
+        let u8 = match out.arith {
+            Arith::U8 {
+                scale_by_depth,
+                bits,
+                ..
+            } => Some((bits, scale_by_depth)),
+            _ => None,
+        };
         Report {
             method: method.name().into(),
             ran: ran.map(|r| r.name().to_string()),
@@ -180,6 +201,10 @@ impl Report {
             k,
             n,
             channels,
+            block: out.block,
+            u8_product_bits: u8.map(|(bits, _)| bits.product),
+            u8_sum_bits: u8.map(|(bits, _)| bits.sum),
+            scale_by_depth: u8.map(|(_, scale)| scale),
             adapter,
             backend,
             passes,
