@@ -13,7 +13,7 @@
 //! - **f16 inputs, f32 sums** (`coop`, `frag-mrt-f16`): every element within the bound of
 //!   [`f16_inputs_bound`];
 //! - **f16 render pipelines** (L-M, Hall): within the pipeline's a priori bound
-//!   ([`crate::precision::Pipeline::f16_bound`]) and within a few f16 units of the CPU model of
+//!   ([`f16_pipeline_bound`]) and within a few f16 units of the CPU model of
 //!   its f16 blending ([`crate::precision::f16_model`]), which follows every rounding of the
 //!   running sum: the a priori bound alone grows to the size of the sum itself at k ≈ 1000;
 //! - **u8** (L-M, Hall): equal to the CPU model of the 8-bit pipeline, with a second line on how
@@ -296,7 +296,8 @@ impl Arith {
 mod bounds;
 use bounds::f32_bound_words;
 pub use bounds::{
-    ElementBound, STATISTICAL_RISK, f16_inputs_bound, f16_inputs_bound_words, f32_bound,
+    ElementBound, STATISTICAL_RISK, f16_bound, f16_bound_blocked, f16_inputs_bound,
+    f16_inputs_bound_words, f16_pipeline_bound, f16_pipeline_bound_words, f32_bound,
     f32_element_bounds, gamma, statistical_lambda,
 };
 

@@ -146,7 +146,7 @@ fn u8_refuses_inputs_outside_zero_one() {
 
 #[test]
 fn f16_is_within_the_derived_accumulation_bound() {
-    // Bound (see precision::f16_bound): |C − C_ref| ≤ γ_{k+3}·Σ|a||b| + (k+3)·2⁻²⁴, u = 2⁻¹¹.
+    // Bound (see check::f16_bound): |C − C_ref| ≤ γ_{k+3}·Σ|a||b| + (k+3)·2⁻²⁴, u = 2⁻¹¹.
     for (i, &(m, k, n)) in SHAPES.iter().enumerate() {
         let a = Matrix::random(m, k, 300 + i as u64, -1.0, 1.0);
         let b = Matrix::random(k, n, 400 + i as u64, -1.0, 1.0);

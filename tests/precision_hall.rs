@@ -2,7 +2,7 @@
 //! against its own CPU model, saturation, `--scale-by-depth`, f16 within the bound derived for
 //! blocked accumulation, and the errors.
 //!
-//! The f16 bound (precision::f16_bound_blocked): with T passes and at most t products summed in
+//! The f16 bound (check::f16_bound_blocked): with T passes and at most t products summed in
 //! f32 registers per fragment per pass,
 //!   |C − C_ref| ≤ γ·Σ_p |a_ip||b_pj| + (T + 1 + Σ_p (|a_ip| + |b_pj|))·2⁻²⁴,
 //!   γ = θ/(1 − θ), θ = (T + 3)·2⁻¹¹ + t·2⁻²⁴,
@@ -282,8 +282,8 @@ fn f16_is_within_the_bound_derived_for_blocked_accumulation() {
                 // The blocked bound is tighter than L-M's (one f16 store per pass, not per product).
                 if block > 1 && k > 1 {
                     let pipeline = method.pipeline(Some(block)).unwrap();
-                    let ours = pipeline.f16_bound(&a, &b);
-                    let lm = precision::f16_bound(&a, &b);
+                    let ours = rendermm::check::f16_pipeline_bound(pipeline, &a, &b);
+                    let lm = rendermm::check::f16_bound(&a, &b);
                     assert!(
                         ours.iter().zip(&lm).all(|(x, y)| x < y),
                         "{method} {m}x{k}x{n} b={block}: bound not tighter"
