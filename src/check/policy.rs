@@ -81,14 +81,15 @@ impl CheckPolicy {
 }
 
 /// The inputs of one product: A and B as the run multiplied them (f32), their values as given
-/// where a float64 input held values past f32's range (row-major), and the f64 reference of
-/// `a · b` if the caller already has it.
+/// where a float64 input held values past f32's range (row-major; [`Inputs::given`], from the
+/// files and arrays of the command line and Python: the page has no float64 inputs), and the f64
+/// reference of `a · b` if the caller already has it.
 #[derive(Clone, Copy)]
 pub struct Inputs<'a> {
     pub a: &'a Matrix,
     pub b: &'a Matrix,
-    pub a_given: Option<&'a [f64]>,
-    pub b_given: Option<&'a [f64]>,
+    a_given: Option<&'a [f64]>,
+    b_given: Option<&'a [f64]>,
     /// The f64 reference of `a · b` (of these `a` and `b`), computed once by a caller that
     /// judges many results of the same inputs; used where the check is in full.
     pub reference: Option<&'a Reference>,
@@ -107,6 +108,7 @@ impl<'a> Inputs<'a> {
     }
 
     /// The same inputs with the values a float64 A or B held as given.
+    #[cfg(feature = "native")]
     pub fn given(mut self, a_given: Option<&'a [f64]>, b_given: Option<&'a [f64]>) -> Self {
         self.a_given = a_given;
         self.b_given = b_given;
@@ -156,7 +158,9 @@ pub fn check(policy: CheckPolicy, arith: Arith, products: &[(Inputs, &Matrix)]) 
         .iter()
         .map(|(inputs, c)| {
             let shape = (inputs.a.rows, inputs.a.cols, inputs.b.cols);
-            let given = inputs.a_given.is_some() || inputs.b_given.is_some();
+            // Without the native front ends nothing sets the values as given (`Inputs::given`).
+            let given =
+                cfg!(feature = "native") && (inputs.a_given.is_some() || inputs.b_given.is_some());
             let mut v = match policy.coverage.sampled(shape) {
                 Some((samples, seed)) if !given => {
                     coverage = format!("{samples} sampled elements");
