@@ -62,8 +62,15 @@ fn main() -> rendermm::Result<()> {
         // Every result judged on sampled elements (the full f64 reference of a 4096³ product
         // would take the host far longer than the products).
         let judged = |o: &plan::Outcome| {
-            rendermm::check::judge_sampled(o.arith, &a, &b, &o.c, rendermm::check::SAMPLES, 7)
-                .passed
+            use rendermm::check::{CheckPolicy, Coverage, Hold, Inputs, SAMPLES};
+            let policy = CheckPolicy {
+                hold: Hold::Model,
+                coverage: Coverage::Sampled {
+                    samples: SAMPLES,
+                    seed: 7,
+                },
+            };
+            o.check(policy, &[Inputs::new(&a, &b)]).passed()
         };
         let ok = judged(&first) && next.iter().all(judged);
         println!(

@@ -1,7 +1,10 @@
 //! The judge: every verdict on a product — `--check`, bench, sweep, soak, tour, tune, the page
-//! and the tests — comes from [`judge`] (or [`judge_sampled`] for products too large for the
-//! full f64 reference), which holds a result to what the arithmetic that made it ([`Arith`])
-//! promises and says in words what that was:
+//! and the tests — comes from [`judge`], which holds a result to what the arithmetic that made
+//! it ([`Arith`]) promises and says in words what that was. [`check`] is the one policy around
+//! it that every edge calls: in full or on sampled elements (for products too large for the
+//! full f64 reference), held to the exact product or to the pipeline's model, against the
+//! inputs as given where a float64 input held values past f32's range ([`CheckPolicy`]).
+//!
 //!
 //! - **f32** (every f32 method): every element within 2·γ_(k+1)·(|A||B|)_ij of the f64
 //!   reference ([`f32_bound`]) — a bound that grows with k, so correct results pass at any k and
@@ -10,7 +13,7 @@
 //! - **f16 inputs, f32 sums** (`coop`, `frag-mrt-f16`): every element within the bound of
 //!   [`f16_inputs_bound`];
 //! - **f16 render pipelines** (L-M, Hall): within the pipeline's a priori bound
-//!   ([`crate::precision::Pipeline::f16_bound`]) and within a few f16 units of the CPU model of
+//!   ([`f16_pipeline_bound`]) and within a few f16 units of the CPU model of
 //!   its f16 blending ([`crate::precision::f16_model`]), which follows every rounding of the
 //!   running sum: the a priori bound alone grows to the size of the sum itself at k ≈ 1000;
 //! - **u8** (L-M, Hall): equal to the CPU model of the 8-bit pipeline, with a second line on how
@@ -293,7 +296,8 @@ impl Arith {
 mod bounds;
 use bounds::f32_bound_words;
 pub use bounds::{
-    ElementBound, STATISTICAL_RISK, f16_inputs_bound, f16_inputs_bound_words, f32_bound,
+    ElementBound, STATISTICAL_RISK, f16_bound, f16_bound_blocked, f16_inputs_bound,
+    f16_inputs_bound_words, f16_pipeline_bound, f16_pipeline_bound_words, f32_bound,
     f32_element_bounds, gamma, statistical_lambda,
 };
 
@@ -369,7 +373,7 @@ pub fn judge(arith: Arith, a: &Matrix, b: &Matrix, c: &Matrix) -> Verdict {
 
 /// [`judge`] with the f64 reference of `a · b` already at hand (it must be of these `a` and
 /// `b`: its |A|·|B| is computed from them once and kept).
-pub fn judge_against(arith: Arith, a: &Matrix, b: &Matrix, c: &Matrix, r: &Reference) -> Verdict {
+fn judge_against(arith: Arith, a: &Matrix, b: &Matrix, c: &Matrix, r: &Reference) -> Verdict {
     let reference = &r.c[..];
     let stats = compare(c, reference);
     let mut v = Verdict {
@@ -467,37 +471,14 @@ fn past_f32(reference: &[f64], cols: usize) -> Option<String> {
 mod low_precision;
 use low_precision::{judge_f16, judge_u8};
 
-/// Judge `c = a · b` computed by Larsen–McAllister at `precision` (u8 at the default widths;
-/// times k after `--scale-by-depth`). For any method's run, [`crate::plan::Outcome::verdict`] holds
-/// C to the arithmetic that run used.
-pub fn verdict(
-    precision: Precision,
-    scale_by_depth: bool,
-    a: &Matrix,
-    b: &Matrix,
-    c: &Matrix,
-) -> Verdict {
-    judge(
-        Arith::of_pipeline(
-            Pipeline::Slices,
-            precision,
-            scale_by_depth,
-            U8Bits::default(),
-        ),
-        a,
-        b,
-        c,
-    )
-}
-
-/// How many elements [`judge_sampled`] checks.
-pub const SAMPLES: usize = 512;
+mod policy;
+pub use policy::{CheckPolicy, Checked, Coverage, FULL_CHECK_MADDS, Inputs, SAMPLES, check};
 
 /// [`judge`] on `samples` elements drawn at random (from `seed`), for products too large for
 /// the full f64 reference: each element (i, j) is judged as the 1×k · k×1 product of row i of A
 /// and column j of B, which is all any model or bound of one element looks at. The verdict is the
 /// worst sample's, with the errors of all the samples.
-pub fn judge_sampled(
+fn judge_sampled(
     arith: Arith,
     a: &Matrix,
     b: &Matrix,
@@ -595,7 +576,7 @@ pub fn judge_sampled(
 /// the f32 bound ([`f32_bound`]) with the rounding of each input to f32 added (2u + u² of each
 /// product); an element of it past f32's range is one float32 C cannot hold, and fails. Returns
 /// the first such element (row, column, value).
-pub fn hold_to_inputs_as_given(
+fn hold_to_inputs_as_given(
     v: &mut Verdict,
     c: &Matrix,
     a: &[f64],

@@ -46,7 +46,7 @@ pub mod figures;
 pub mod model;
 #[cfg(feature = "native")]
 pub mod reach;
-#[cfg(feature = "native")]
+// The report builds for the browser too: the page's result carries the same report.
 pub mod report;
 
 pub use error::{Error, Result};

@@ -210,26 +210,6 @@ pub fn normalize(m: &Matrix, name: &str) -> (Matrix, String) {
     }
 }
 
-/// Elementwise error bound for an f16 run: inputs rounded to f16 (relative error u each) and a
-/// running sum of k terms rounded to f16 after every blend give
-/// |C − C_ref| ≤ γ_{k+3} · Σ_p |A_ip|·|B_pj| + (k+3)·2⁻²⁴, with γ_n = n·u / (1 − n·u) and
-/// u = 2⁻¹¹ (Higham, *Accuracy and Stability of Numerical Algorithms*, §3.1): each term meets at
-/// most k + 3 roundings (A, B, the product, and the k − 1 sums... plus the stored value), and the
-/// absolute term covers f16 subnormals (spacing 2⁻²⁴) near zero: half a spacing per rounding,
-/// doubled to absorb the second-order terms, as in [`f16_bound_blocked`]. (With half a spacing
-/// alone, the randomized sweep found L-M runs on inputs of magnitude 1e-3 — products in the
-/// subnormal range — up to 1.2 times over.) Returns the bound per element.
-pub fn f16_bound(a: &Matrix, b: &Matrix) -> Vec<f64> {
-    let k = a.cols as f64;
-    let nu = (k + 3.0) * F16_UNIT_ROUNDOFF;
-    let gamma = nu / (1.0 - nu).max(1e-3);
-    let floor = (k + 3.0) * 2f64.powi(-24);
-    abs_product(a, b)
-        .into_iter()
-        .map(|s| gamma * s + floor)
-        .collect()
-}
-
 /// Σ_p |A_ip| for every row i of A, and Σ_p |B_pj| for every column j of B, in f64 (the
 /// absolute terms of the error bounds).
 pub fn abs_sums(a: &Matrix, b: &Matrix) -> (Vec<f64>, Vec<f64>) {
@@ -259,40 +239,6 @@ pub fn abs_product(a: &Matrix, b: &Matrix) -> Vec<f64> {
         data: m.data.iter().map(|v| v.abs()).collect(),
     };
     crate::cpu::reference_f64(&abs(a), &abs(b))
-}
-
-/// Elementwise error bound for an f16 run of a blocked pipeline with `passes` (T) passes, each
-/// fragment summing at most `f32_terms` (t) products in f32 registers before the store:
-///
-/// |C − C_ref| ≤ γ·Σ_p |A_ip|·|B_pj| + (T + 1 + Σ_p (|A_ip| + |B_pj|))·2⁻²⁴,
-/// γ = θ/(1 − θ), θ = (T + 3)·u + t·u₃₂, u = 2⁻¹¹, u₃₂ = 2⁻²⁴.
-///
-/// Derivation (round to nearest, fl(x) = x(1 + δ) + η with |δ| ≤ u, |η| ≤ 2⁻²⁵ the half
-/// spacing of f16 subnormals, δη = 0; Higham, *Accuracy and Stability*, §2.1 and Lemma 3.1 with
-/// Π(1 + δ_i)^±1 − 1 ≤ e^{Σu_i} − 1 ≤ Σu_i/(1 − Σu_i)): a product term a·b meets
-/// - 2 f16 roundings of the inputs; their product is exact in f32 (22 significand bits ≤ 24);
-/// - at most t f32 roundings in the shader: t − 1 adds of the block sum, plus the add of F;
-/// - the f16 store of each pass from its own to the last: at most T;
-/// - in blend mode, one more: the block sum entering an f16 blend unit. Hence T + 3.
-///
-/// The η of the stores (at most T + 1) add absolutely, and those of the inputs contribute
-/// η_a·b + η_b·a per product; with the (1 + γ) they pick up after, all fit in
-/// (T + 1 + Σ_p(|a| + |b|))·2⁻²⁴ while γ ≤ ½. L-M's bound ([`f16_bound`]) has T = k: one store per
-/// product; here T = ⌈k/b⌉, so the bound is about b times tighter.
-pub fn f16_bound_blocked(a: &Matrix, b: &Matrix, passes: usize, f32_terms: usize) -> Vec<f64> {
-    let t = passes as f64;
-    let theta = (t + 3.0) * F16_UNIT_ROUNDOFF + f32_terms as f64 * F32_UNIT_ROUNDOFF;
-    let gamma = theta / (1.0 - theta).max(1e-3);
-    let tiny = 2f64.powi(-24);
-    let (row_abs, col_abs) = abs_sums(a, b);
-    abs_product(a, b)
-        .into_iter()
-        .enumerate()
-        .map(|(idx, s)| {
-            let (i, j) = (idx / b.cols, idx % b.cols);
-            gamma * s + (t + 1.0 + row_abs[i] + col_abs[j]) * tiny
-        })
-        .collect()
 }
 
 /// Hall–Carr–Hart's block size (§3: "For our tests we have chosen b = 32").

@@ -78,7 +78,16 @@ fn sampled_check_catches_a_wrong_element() {
     let b = rendermm::Matrix::random(20, 300, 2, -1.0, 1.0);
     let mut c = rendermm::cpu::fast(&a, &b);
     let judge = |c: &rendermm::Matrix| {
-        rendermm::check::judge_sampled(rendermm::check::Arith::F32, &a, &b, c, 512, 9).passed
+        use rendermm::check::{self, CheckPolicy, Coverage, Hold, Inputs};
+        let sampled = Coverage::Sampled {
+            samples: 512,
+            seed: 9,
+        };
+        let policy = CheckPolicy {
+            hold: Hold::Exact,
+            coverage: sampled,
+        };
+        check::check(policy, check::Arith::F32, &[(Inputs::new(&a, &b), c)]).passed()
     };
     assert!(judge(&c));
     c.data.iter_mut().for_each(|v| *v *= 1.001);

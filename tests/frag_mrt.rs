@@ -603,7 +603,7 @@ fn f16_rounding_shows_beyond_the_f32_bound_and_within_the_f16_bound() {
     );
 
     // One element moved by twice its bound fails.
-    let bound = rendermm::methods::coop::error_bound(&a, &b);
+    let bound = rendermm::check::f16_inputs_bound(a.cols).of(&a, &b);
     let mut off = f16.clone();
     let (i, j) = (m / 2, n / 3);
     off.set(i, j, (reference[i * n + j] + 2.0 * bound[i * n + j]) as f32);

@@ -266,21 +266,21 @@ fn sampled_judge_checks_u8_and_f16_as_the_full_judge_does() {
     };
     let model = u8_model(&a, &b, 1).c;
     common::assert_mostly_between_zero_and_saturation("sampled u8", &model.data, 1.0);
-    assert!(check::judge_sampled(u8, &a, &b, &model, 64, 1).model_passed);
+    assert!(sampled(u8, &a, &b, &model, 64, 1).model_passed);
     let mut off = model.clone();
     off.data
         .iter_mut()
         .for_each(|v| *v = (*v - 1.0 / 255.0).max(0.0));
-    assert!(!check::judge_sampled(u8, &a, &b, &off, 64, 1).model_passed);
+    assert!(!sampled(u8, &a, &b, &off, 64, 1).model_passed);
 
     let a = Matrix::random(m, k, 73, -1.0, 1.0);
     let b = Matrix::random(k, n, 74, -1.0, 1.0);
     let f16 = Arith::F16(Pipeline::Slices);
     let model = precision::f16_model(&a, &b, &Pipeline::Slices.passes(k), F16Rounding::ALL[0]);
     let c = Matrix::new(m, n, model.c).unwrap();
-    let v = check::judge_sampled(f16, &a, &b, &c, 64, 1);
+    let v = sampled(f16, &a, &b, &c, 64, 1);
     assert!(v.model_passed && v.held.contains("sampled"), "{}", v.held);
-    let v = check::judge_sampled(f16, &a, &b, &Matrix::zeros(m, n), 64, 1);
+    let v = sampled(f16, &a, &b, &Matrix::zeros(m, n), 64, 1);
     assert!(!v.model_passed && !v.close && !v.passed);
 }
 
@@ -466,4 +466,108 @@ fn a_product_past_f32s_range_is_said_to_overflow_naming_the_element() {
         "{}",
         v.headline()
     );
+}
+
+/// The one check policy (`check::check`): `Auto` checks in full up to its bound and on sampled
+/// elements past it, saying which, and a wrong C fails either way; `Hold::Model` passes a u8
+/// result that saturated as its pipeline must where `Hold::Exact` fails it; a float64 input past
+/// f32's range makes the reference the product of the inputs as given, with a note.
+#[test]
+fn one_check_policy_covers_holds_and_takes_the_inputs_as_given() {
+    use check::{CheckPolicy, Coverage, Hold, Inputs};
+    let a = Matrix::random(20, 30, 81, -1.0, 1.0);
+    let b = Matrix::random(30, 10, 82, -1.0, 1.0);
+    let c = rendermm::cpu::naive(&a, &b);
+    let mut wrong = c.clone();
+    wrong.data.iter_mut().for_each(|x| *x *= 1.01);
+    // m·k·n = 6000.
+    let at = |full_up_to_madds: u64, c: &Matrix| {
+        let coverage = Coverage::Auto {
+            full_up_to_madds,
+            seed: 3,
+        };
+        let policy = CheckPolicy {
+            hold: Hold::Exact,
+            coverage,
+        };
+        check::check(policy, Arith::F32, &[(Inputs::new(&a, &b), c)])
+    };
+    let full = at(6000, &c);
+    assert_eq!(full.coverage, "full");
+    assert!(full.passed(), "{}", full.verdicts[0].held);
+    let sampled = at(5999, &c);
+    assert_eq!(sampled.coverage, "512 sampled elements");
+    assert!(sampled.passed(), "{}", sampled.verdicts[0].held);
+    assert!(sampled.verdicts[0].held.contains("sampled"));
+    assert!(!at(6000, &wrong).passed() && !at(5999, &wrong).passed());
+
+    // Every sum 16 times what an 8-bit framebuffer holds: the model saturates, as the GPU does.
+    let u8 = Arith::U8 {
+        pipeline: Pipeline::Slices,
+        scale_by_depth: false,
+        bits: U8Bits::default(),
+    };
+    let (x, y) = (Matrix::filled(4, 64, 0.5), Matrix::filled(64, 3, 0.5));
+    let model = u8_model(&x, &y, 1).c;
+    let held = |hold| {
+        let checked = check::check(
+            CheckPolicy::full(hold),
+            u8,
+            &[(Inputs::new(&x, &y), &model)],
+        );
+        (checked.passed(), checked.verdicts[0].held_to)
+    };
+    assert_eq!(held(Hold::Model), (true, Hold::Model));
+    assert_eq!(held(Hold::Exact), (false, Hold::Exact));
+
+    // A holds 1e300 (an infinity in f32) times 0: the product as given is finite, C = it.
+    let given = [1e300, 1.0, 1.0, 1.0];
+    let a = Matrix::new(2, 2, given.iter().map(|&v| v as f32).collect()).unwrap();
+    let b = Matrix::new(2, 2, vec![0.0, 0.0, 1.0, 1.0]).unwrap();
+    let c = Matrix::new(2, 2, vec![1.0; 4]).unwrap();
+    let policy = CheckPolicy::auto(Hold::Exact, 1);
+    let as_given = check::check(
+        policy,
+        Arith::F32,
+        &[(Inputs::new(&a, &b).given(Some(&given), None), &c)],
+    );
+    assert!(as_given.passed(), "{}", as_given.verdicts[0].held);
+    assert!(
+        as_given.notes[0].contains("A holds values past f32's range"),
+        "{:?}",
+        as_given.notes
+    );
+    let as_f32 = check::check(policy, Arith::F32, &[(Inputs::new(&a, &b), &c)]);
+    assert!(!as_f32.passed() && as_f32.notes.is_empty());
+    // A · B as given has 1e300 where a float32 C holds an infinity: refused, and said.
+    let b = Matrix::new(2, 2, vec![0.0, 1.0, 1.0, 1.0]).unwrap();
+    let c = Matrix::new(2, 2, vec![1.0, f32::INFINITY, 1.0, 2.0]).unwrap();
+    let past = check::check(
+        policy,
+        Arith::F32,
+        &[(Inputs::new(&a, &b).given(Some(&given), None), &c)],
+    );
+    assert!(!past.passed());
+    assert!(
+        past.notes.iter().any(|n| n.contains("row 0, column 1")),
+        "{:?}",
+        past.notes
+    );
+}
+
+/// The judge on `samples` sampled elements from `seed`, under the one check policy.
+fn sampled(
+    arith: Arith,
+    a: &Matrix,
+    b: &Matrix,
+    c: &Matrix,
+    samples: usize,
+    seed: u64,
+) -> check::Verdict {
+    let policy = check::CheckPolicy {
+        hold: check::Hold::Exact,
+        coverage: check::Coverage::Sampled { samples, seed },
+    };
+    let mut checked = check::check(policy, arith, &[(check::Inputs::new(a, b), c)]);
+    checked.verdicts.remove(0)
 }

@@ -3,7 +3,6 @@
 
 mod common;
 use common::{SHAPES, ctx};
-use rendermm::check::verdict;
 use rendermm::methods::Method;
 use rendermm::plan::{self, Options};
 use rendermm::precision::{self, Precision, u8_model};
@@ -147,7 +146,7 @@ fn u8_refuses_inputs_outside_zero_one() {
 
 #[test]
 fn f16_is_within_the_derived_accumulation_bound() {
-    // Bound (see precision::f16_bound): |C − C_ref| ≤ γ_{k+3}·Σ|a||b| + (k+3)·2⁻²⁴, u = 2⁻¹¹.
+    // Bound (see check::f16_bound): |C − C_ref| ≤ γ_{k+3}·Σ|a||b| + (k+3)·2⁻²⁴, u = 2⁻¹¹.
     for (i, &(m, k, n)) in SHAPES.iter().enumerate() {
         let a = Matrix::random(m, k, 300 + i as u64, -1.0, 1.0);
         let b = Matrix::random(k, n, 400 + i as u64, -1.0, 1.0);
@@ -283,4 +282,21 @@ fn figure_lm_fig2_shows_a_b_the_replicated_column_and_row_the_slice_and_the_satu
         saw_saturation,
         "the figure must show sums above one saturating to white"
     );
+}
+
+/// The judge on Larsen–McAllister's result at `precision` (u8 at the default widths).
+fn verdict(
+    precision: Precision,
+    scale_by_depth: bool,
+    a: &Matrix,
+    b: &Matrix,
+    c: &Matrix,
+) -> rendermm::check::Verdict {
+    let arith = rendermm::check::Arith::of_pipeline(
+        rendermm::precision::Pipeline::Slices,
+        precision,
+        scale_by_depth,
+        rendermm::precision::U8Bits::default(),
+    );
+    rendermm::check::judge(arith, a, b, c)
 }

@@ -2,7 +2,7 @@
 //! against its own CPU model, saturation, `--scale-by-depth`, f16 within the bound derived for
 //! blocked accumulation, and the errors.
 //!
-//! The f16 bound (precision::f16_bound_blocked): with T passes and at most t products summed in
+//! The f16 bound (check::f16_bound_blocked): with T passes and at most t products summed in
 //! f32 registers per fragment per pass,
 //!   |C − C_ref| ≤ γ·Σ_p |a_ip||b_pj| + (T + 1 + Σ_p (|a_ip| + |b_pj|))·2⁻²⁴,
 //!   γ = θ/(1 − θ), θ = (T + 3)·2⁻¹¹ + t·2⁻²⁴,
@@ -11,7 +11,6 @@
 mod common;
 use common::{SHAPES, ctx};
 use rendermm::check::judge;
-use rendermm::check::verdict;
 use rendermm::methods::{Accumulate, Method};
 use rendermm::plan::{self, Options};
 use rendermm::precision::{self, Pipeline, Precision, u8_model, u8_model_blocked, u8_model_packed};
@@ -283,8 +282,8 @@ fn f16_is_within_the_bound_derived_for_blocked_accumulation() {
                 // The blocked bound is tighter than L-M's (one f16 store per pass, not per product).
                 if block > 1 && k > 1 {
                     let pipeline = method.pipeline(Some(block)).unwrap();
-                    let ours = pipeline.f16_bound(&a, &b);
-                    let lm = precision::f16_bound(&a, &b);
+                    let ours = rendermm::check::f16_pipeline_bound(pipeline, &a, &b);
+                    let lm = rendermm::check::f16_bound(&a, &b);
                     assert!(
                         ours.iter().zip(&lm).all(|(x, y)| x < y),
                         "{method} {m}x{k}x{n} b={block}: bound not tighter"
@@ -486,4 +485,21 @@ fn f32_blend_without_float32_blendable_falls_back_to_f16_and_says_so() {
         );
         assert!(v.stats.rel_err > 1e-6, "{method}: an f16 result, not f32");
     }
+}
+
+/// The judge on Larsen–McAllister's result at `precision` (u8 at the default widths).
+fn verdict(
+    precision: Precision,
+    scale_by_depth: bool,
+    a: &Matrix,
+    b: &Matrix,
+    c: &Matrix,
+) -> rendermm::check::Verdict {
+    let arith = rendermm::check::Arith::of_pipeline(
+        rendermm::precision::Pipeline::Slices,
+        precision,
+        scale_by_depth,
+        rendermm::precision::U8Bits::default(),
+    );
+    rendermm::check::judge(arith, a, b, c)
 }

@@ -14,14 +14,14 @@ use numpy::{
 };
 use pyo3::exceptions::{PyException, PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use rendermm::check::Hold;
+use rendermm::check::{self, Hold};
 use rendermm::error::Kind;
 use rendermm::gpu::{GpuContext, MatrixTexture};
 use rendermm::matrix::Matrix;
-use rendermm::methods::{Accumulate, Kernels, Method, Observer, TABLE, coop, cs_fast, frag_mrt};
+use rendermm::methods::{Accumulate, Method, Observer, TABLE};
 use rendermm::plan::{self, Options, Request};
 use rendermm::precision::{Precision, U8Bits};
-use rendermm::report::{CheckReport, Operands, Report, judge_given};
+use rendermm::report::{CheckReport, Operands, Report};
 use std::sync::OnceLock;
 
 pyo3::create_exception!(
@@ -283,52 +283,29 @@ fn request_options(
     no_tile: bool,
     allow_nonfinite: bool,
 ) -> PyResult<(Method, Options)> {
-    let block = whole("block", block)?;
-    let u8_product_bits = whole("u8_product_bits", u8_product_bits)?;
-    let u8_sum_bits = whole("u8_sum_bits", u8_sum_bits)?;
     let method = Method::parse(method).map_err(to_py)?;
-    let precision = Precision::parse(precision).map_err(to_py)?;
-    let takes = method.info().takes;
-    if let Some(why) = plan::precision_refusal(method, precision) {
-        return Err(value_error(format!(
-            "precision='{precision}': method {method} {why}"
-        )));
-    }
-    let accumulate = accumulate
-        .map(Accumulate::parse)
-        .transpose()
-        .map_err(to_py)?;
-    if !takes.block && (block.is_some() || accumulate.is_some()) {
-        return Err(value_error(format!(
-            "block and accumulate are Hall–Carr–Hart options; method {method} has no blocks (use {})",
-            names(|m| m.info().takes.block)
-        )));
-    }
-    let u8_bits = u8_bits(precision, u8_product_bits, u8_sum_bits)?;
-    if scale_by_depth && precision != Precision::U8 {
-        return Err(value_error(
-            "scale_by_depth scales the 8-bit pipeline's polygon colour; it needs precision='u8'"
-                .into(),
-        ));
-    }
-    let kernels = kernels(method, variant)?;
-    let mem_budget = mem_budget
-        .map(plan::tiled::parse_bytes)
-        .transpose()
-        .map_err(to_py)?;
-    let options = Options {
-        allow_nonfinite,
-        block,
-        accumulate: accumulate.unwrap_or_default(),
-        precision,
+    let asked = plan::Asked {
+        method: Some(method),
+        precision: Precision::parse(precision).map_err(to_py)?,
+        block: whole("block", block)?,
+        block_auto: false,
+        accumulate: accumulate
+            .map(Accumulate::parse)
+            .transpose()
+            .map_err(to_py)?,
         scale_by_depth,
-        u8_bits,
-        kernels,
-        mem_budget,
-        mem_budget_source: mem_budget.map(|_| "mem_budget=".to_string()),
+        u8_product_bits: whole("u8_product_bits", u8_product_bits)?,
+        u8_sum_bits: whole("u8_sum_bits", u8_sum_bits)?,
+        variant: variant.map(str::to_string),
+        channels: 1,
+        mem_budget: mem_budget.map(str::to_string),
+    };
+    let base = Options {
+        allow_nonfinite,
         no_tile,
         ..Options::default()
     };
+    let options = plan::options::validate(&asked, plan::Spelling::Python, base).map_err(to_py)?;
     Ok((method, options))
 }
 
@@ -343,56 +320,6 @@ fn whole(what: &str, v: Option<i64>) -> PyResult<Option<u32>> {
         })
     })
     .transpose()
-}
-
-/// The 8-bit pipeline's widths, which only precision='u8' takes.
-fn u8_bits(precision: Precision, product: Option<u32>, sum: Option<u32>) -> PyResult<U8Bits> {
-    Ok(match (product, sum) {
-        (None, None) => U8Bits::default(),
-        _ if precision != Precision::U8 => {
-            return Err(value_error(
-            "u8_product_bits and u8_sum_bits are the widths of the 8-bit pipeline (L-M §4); they need precision='u8'"
-                .into(),
-        ));
-        }
-        (p, s) => U8Bits::new(p.unwrap_or(8), s.unwrap_or(8)).map_err(to_py)?,
-    })
-}
-
-/// The kernel variant named by `variant`, for the methods that have variants.
-fn kernels(method: Method, variant: Option<&str>) -> PyResult<Kernels> {
-    Ok(match variant {
-        None => Kernels::default(),
-        Some(v) => match method {
-            Method::CsFast => Kernels {
-                cs_fast: Some(cs_fast::Variant::parse(v).map_err(to_py)?),
-                ..Kernels::default()
-            },
-            Method::Coop => Kernels {
-                coop: Some(coop::Variant::parse(v).map_err(to_py)?),
-                ..Kernels::default()
-            },
-            Method::FragMrt | Method::FragMrtF16 => Kernels {
-                frag_mrt: Some(frag_mrt::Shape::parse(v).map_err(to_py)?),
-                ..Kernels::default()
-            },
-            _ => {
-                return Err(value_error(format!(
-                    "variant='{v}': method {method} has no variants (cs-fast, coop, frag-mrt and frag-mrt-f16 have)"
-                )));
-            }
-        },
-    })
-}
-
-fn names(pick: impl Fn(Method) -> bool) -> String {
-    Method::ALL
-        .iter()
-        .copied()
-        .filter(|m| pick(*m))
-        .map(|m| m.name())
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// C as a numpy array: float64 when an input was (as numpy would promote), else float32.
@@ -457,19 +384,14 @@ fn multiply<'py>(
     };
     let outcome = py.detach(|| -> rendermm::Result<_> {
         let outcome = plan::multiply(ctx, Request::new(method, &a.m, &b.m).options(options))?;
-        let mut notes = vec![];
-        let verdicts = match hold {
-            Some(hold) => vec![judge_given(
-                outcome.arith,
-                &a.m,
-                &b.m,
-                &outcome.c,
-                a.given.as_deref(),
-                b.given.as_deref(),
-                hold,
-                &mut notes,
-            )],
-            None => vec![],
+        let (verdicts, notes) = match hold {
+            Some(hold) => {
+                let inputs =
+                    check::Inputs::new(&a.m, &b.m).given(a.given.as_deref(), b.given.as_deref());
+                let checked = outcome.check(check::CheckPolicy::full(hold), &[inputs]);
+                (checked.verdicts, checked.notes)
+            }
+            None => (vec![], vec![]),
         };
         let mut report = Report::of(ctx, &outcome, verdicts);
         report.notes.extend(notes);
@@ -485,7 +407,7 @@ fn multiply<'py>(
                 .into(),
         );
     }
-    let json = report_json(&report, &outcome)?;
+    let json = report_json(&report)?;
     let failed = report.check_passed == Some(false);
     if failed {
         // A result the judge refused is never handed back as if it were right.
@@ -578,26 +500,19 @@ fn judge<'py>(
             (Some(method), options.precision, arith)
         }
         None => {
-            let precision = Precision::parse(precision).map_err(to_py)?;
-            if precision != Precision::F32 {
-                return Err(value_error(format!(
-                    "precision='{precision}' is the arithmetic of a method: name it with method= ({})",
-                    names(Method::takes_precision)
-                )));
-            }
-            let extra = [
-                (block.is_some(), "block"),
-                (scale_by_depth, "scale_by_depth"),
-                (u8_product_bits.is_some(), "u8_product_bits"),
-                (u8_sum_bits.is_some(), "u8_sum_bits"),
-            ];
-            if let Some((_, name)) = extra.iter().find(|(given, _)| *given) {
-                return Err(value_error(format!(
-                    "{name} is an option of a render pipeline's arithmetic: name it with method= ({})",
-                    names(Method::takes_precision)
-                )));
-            }
-            (None, precision, rendermm::check::Arith::F32)
+            // No method: f32 arithmetic, and nothing of a render pipeline's.
+            let asked = plan::Asked {
+                precision: Precision::parse(precision).map_err(to_py)?,
+                block: whole("block", block)?,
+                scale_by_depth,
+                u8_product_bits: whole("u8_product_bits", u8_product_bits)?,
+                u8_sum_bits: whole("u8_sum_bits", u8_sum_bits)?,
+                ..plan::Asked::default()
+            };
+            let options =
+                plan::options::validate(&asked, plan::Spelling::Python, Options::default())
+                    .map_err(to_py)?;
+            (None, options.precision, rendermm::check::Arith::F32)
         }
     };
     let a = operand("a", a, allow_nonfinite)?;
@@ -628,18 +543,13 @@ fn judge<'py>(
     })
 }
 
-/// The report as JSON, with the one fact of the outcome the report leaves out: Hall's b.
-fn report_json(report: &Report, outcome: &plan::Outcome) -> PyResult<String> {
-    let bug = |e: serde_json::Error| {
+/// The report as JSON: the serialization `multiply --json` prints ([`Report`]).
+fn report_json(report: &Report) -> PyResult<String> {
+    serde_json::to_string(report).map_err(|e| {
         PyRuntimeError::new_err(format!(
             "rendermm bug (please report it): the report did not serialize: {e}"
         ))
-    };
-    let mut value = serde_json::to_value(report).map_err(bug)?;
-    if let Some(obj) = value.as_object_mut() {
-        obj.insert("block".into(), outcome.block.into());
-    }
-    serde_json::to_string(&value).map_err(bug)
+    })
 }
 
 /// Reads the running sum back after every pass into one (passes, m, n) array.
@@ -748,7 +658,7 @@ fn slices<'py>(
         )));
     }
     let report = Report::of(Some(ctx), &outcome, vec![]);
-    let json = report_json(&report, &outcome)?;
+    let json = report_json(&report)?;
     let arr = Array3::from_shape_vec((seen, m, n), obs.data)
         .map_err(|e| PyRuntimeError::new_err(format!("rendermm bug: {e}")))?;
     Ok((arr.into_pyarray(py), json))

@@ -420,29 +420,23 @@ fn median_timings(times: &[Timings], last: &Timings, med: f64, clock: Clock) -> 
     med_timings
 }
 
-/// The check of the last result: the judge in full up to 2²⁷ multiply-adds, else on sampled
-/// elements (every precision: a sampled element is a 1×k · k×1 product, which the u8 and f16
-/// models and every bound take as they take the whole). Returns how it was checked, whether it
-/// passed and its relative error.
+/// The check of the last result, held to its pipeline's model: the judge in full up to 2²⁷
+/// multiply-adds, else on sampled elements (every precision: a sampled element is a 1×k · k×1
+/// product, which the u8 and f16 models and every bound take as they take the whole;
+/// [`check::Coverage::auto`]). Returns how it was checked, whether it passed and its relative
+/// error.
 fn check_row(
     last: &plan::Outcome,
     a: &Matrix,
     b: &Matrix,
     seed: u64,
 ) -> (String, bool, Option<f64>) {
-    let n = a.rows;
-    if (n as u64).pow(3) <= 1 << 27 {
-        let v = last.verdict(a, b);
-        ("full".to_string(), v.passed, Some(v.stats.rel_err))
-    } else {
-        let mut v = check::judge_sampled(last.arith, a, b, &last.c, check::SAMPLES, seed);
-        v.hold_to(check::Hold::Model);
-        (
-            format!("{} sampled elements", check::SAMPLES),
-            v.passed,
-            Some(v.stats.rel_err),
-        )
-    }
+    let checked = last.check(
+        check::CheckPolicy::auto(check::Hold::Model, seed),
+        &[check::Inputs::new(a, b)],
+    );
+    let rel_err = checked.worst().map(|v| v.stats.rel_err);
+    (checked.coverage.clone(), checked.passed(), rel_err)
 }
 
 /// The ceiling the method is measured against, and the fraction of it reached: L-M's

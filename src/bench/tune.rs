@@ -325,22 +325,15 @@ fn measure_variant(
     })
 }
 
-/// The last result against the f64 reference: in full up to 2²⁷ multiply-adds, else on 512
-/// sampled elements, so a fast wrong variant is never the best at any size. Returns its
-/// relative error and whether it passed.
+/// The last result against the f64 reference, held to its pipeline's model: in full up to 2²⁷
+/// multiply-adds, else on 512 sampled elements ([`crate::check::Coverage::auto`]), so a fast
+/// wrong variant is never the best at any size. Returns its relative error and whether it
+/// passed.
 fn check_last(last: &crate::plan::Outcome, a: &Matrix, b: &Matrix) -> (f64, bool) {
-    let (m, k, n) = (a.rows, a.cols, b.cols);
-    // The last result against the f64 reference: in full up to 2²⁷ multiply-adds, else on
-    // 512 sampled elements, so a fast wrong variant is never the best at any size.
-    if m as u64 * k as u64 * n as u64 <= 1 << 27 {
-        let v = last.verdict(a, b);
-        (v.stats.rel_err, v.passed)
-    } else {
-        let mut v =
-            crate::check::judge_sampled(last.arith, a, b, &last.c, crate::check::SAMPLES, 1);
-        v.hold_to(crate::check::Hold::Model);
-        (v.stats.rel_err, v.passed)
-    }
+    use crate::check::{CheckPolicy, Hold, Inputs};
+    let checked = last.check(CheckPolicy::auto(Hold::Model, 1), &[Inputs::new(a, b)]);
+    let rel_err = checked.worst().map_or(f64::NAN, |v| v.stats.rel_err);
+    (rel_err, checked.passed())
 }
 
 /// The fastest variant that passed its check; an error naming why each failed if none did.

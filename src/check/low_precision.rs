@@ -16,7 +16,7 @@ pub(super) fn judge_f16(
     c: &Matrix,
     reference: &[f64],
 ) {
-    let ratio = worst_ratio(c, reference, &pipeline.f16_bound(a, b));
+    let ratio = worst_ratio(c, reference, &super::f16_pipeline_bound(pipeline, a, b));
     // The rounding of the adapter's f16 target is its own: the first model it follows within
     // the tolerance, else the one it comes closest to (each model costs a product's work).
     let mut best = (f64::INFINITY, precision::F16Rounding::ALL[0]);
@@ -35,7 +35,7 @@ pub(super) fn judge_f16(
     v.f16_model_spacings = Some(spacings);
     v.tolerance = format!(
         "{}; and every element within {F16_MODEL_SPACINGS} f16 spacings (at its running sum's peak) of the CPU model of the {} f16 blending, rounding as the adapter does (to nearest or toward zero)",
-        pipeline.f16_bound_words(a.cols),
+        super::f16_pipeline_bound_words(pipeline, a.cols),
         pipeline.name()
     );
     v.held = format!(

@@ -3,10 +3,9 @@
 //! named (f32 without one) — with `multiply --check`'s report and exit status.
 
 use super::check_failed;
-use super::multiply::{names, u8_bits};
 use super::print::{print_check, print_saturated};
 use super::values::{HoldParser, MethodArg, PrecisionArg, named};
-use anyhow::{Result, bail};
+use anyhow::Result;
 use clap::Args;
 use rendermm::check::Hold;
 use rendermm::io;
@@ -126,51 +125,23 @@ pub fn run(args: CheckArgs) -> Result<()> {
 }
 
 /// The arithmetic C is held to: the method's at `--precision` (as a run of it records it), f32
-/// without a method; options the arithmetic does not take are refused.
+/// without a method; options the arithmetic does not take are refused
+/// ([`plan::options::validate`]).
 fn arithmetic(args: &CheckArgs) -> Result<(Option<Method>, rendermm::check::Arith)> {
-    let precision = args.precision.0;
-    let method = args.method.map(|m| m.0);
-    let u8_bits = u8_bits(precision, args.u8_product_bits, args.u8_sum_bits)?;
-    if args.scale_by_depth && precision != Precision::U8 {
-        bail!(
-            "--scale-by-depth scales the 8-bit pipeline's polygon colour; it needs --precision u8"
-        );
-    }
-    let Some(method) = method else {
-        if precision != Precision::F32 {
-            bail!(
-                "--precision {precision} is the arithmetic of a method: name it with --method ({})",
-                names(Method::takes_precision)
-            );
-        }
-        if args.block.is_some() {
-            bail!(
-                "--block is Hall–Carr–Hart's block size: name the method with --method ({})",
-                names(|m| m.info().takes.block)
-            );
-        }
-        return Ok((None, rendermm::check::Arith::F32));
-    };
-    if let Some(why) = plan::precision_refusal(method, precision) {
-        bail!("--precision {precision}: method {method} {why}");
-    }
-    if args.block.is_some() && !method.info().takes.block {
-        bail!(
-            "--block is a Hall–Carr–Hart option; method {method} has no blocks (use {})",
-            names(|m| m.info().takes.block)
-        );
-    }
-    if args.block == Some(0) {
-        bail!("block size b = 0: each pass must sum at least one product (give --block 1 or more)");
-    }
-    let opts = Options {
-        precision,
+    let asked = plan::Asked {
+        method: args.method.map(|m| m.0),
+        precision: args.precision.0,
         block: args.block,
         scale_by_depth: args.scale_by_depth,
-        u8_bits,
-        ..Options::default()
+        u8_product_bits: args.u8_product_bits,
+        u8_sum_bits: args.u8_sum_bits,
+        ..plan::Asked::default()
     };
-    Ok((Some(method), plan::arith(method, precision, &opts)))
+    let opts = plan::options::validate(&asked, plan::Spelling::Cli, Options::default())?;
+    Ok(match asked.method {
+        None => (None, rendermm::check::Arith::F32),
+        Some(method) => (Some(method), plan::arith(method, opts.precision, &opts)),
+    })
 }
 
 /// The verdict: JSON, or the check block of `multiply` under the shape and what C was held to.

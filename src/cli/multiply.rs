@@ -10,13 +10,13 @@ use super::{check_failed, guard, knobs};
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use rendermm::bench::tune;
-use rendermm::check::Hold;
+use rendermm::check::{self, Hold};
 use rendermm::gpu::GpuContext;
 use rendermm::io::{self, Dtype};
 use rendermm::matrix::Matrix;
 use rendermm::methods::{Accumulate, Method};
 use rendermm::plan::{self, Options};
-use rendermm::precision::{self, Precision, U8Bits};
+use rendermm::precision::{self, Precision};
 use rendermm::report::Report;
 use std::path::{Path, PathBuf};
 
@@ -108,15 +108,11 @@ pub struct MultiplyArgs {
 /// touching the GPU has been.
 struct Asked {
     method: Method,
-    precision: Precision,
-    /// The u8 widths (L-M §4).
-    u8_bits: U8Bits,
-    accumulate: Accumulate,
     block: Option<BlockArg>,
-    /// The library's options from the knobs: `--mem-budget` or `RENDERMM_MEM_BUDGET`, the host's
-    /// available memory, the kernel variants `RENDERMM_CS_FAST`, `RENDERMM_COOP`,
-    /// `RENDERMM_FRAG_MRT` name ([`knobs`]).
-    knobs: Options,
+    /// The library's options, validated ([`plan::options::validate`]) over the knobs:
+    /// `--mem-budget` or `RENDERMM_MEM_BUDGET`, the host's available memory, the kernel variants
+    /// `RENDERMM_CS_FAST`, `RENDERMM_COOP`, `RENDERMM_FRAG_MRT` name ([`knobs`]).
+    options: Options,
     /// The right-hand matrix file, when --b names one.
     b_file: Option<PathBuf>,
 }
@@ -137,39 +133,36 @@ pub fn run(args: MultiplyArgs) -> Result<()> {
     show(&args, &report, written.as_ref())
 }
 
-/// Refuse what can be refused before any work: names and options the method does not take,
-/// the memory budget's syntax, and the output path.
+/// Refuse what can be refused before any work: options the method does not take (the one set
+/// of rules, [`plan::options::validate`]), the memory budget's syntax, and the output path.
 fn validate(args: &MultiplyArgs) -> Result<Asked> {
     let method = args.method.0;
     let precision = args.precision.0;
     let accumulate = args.accumulate.0;
-    let takes = method.info().takes;
     let mem_budget = args
         .mem_budget
         .as_deref()
         .map(rendermm::plan::tiled::parse_bytes)
         .transpose()?;
     let knobs = knobs::options_for(mem_budget, &[method])?;
-    if args.channels != 1 && args.channels != 4 {
-        bail!("--channels {}: use 1 or 4", args.channels);
-    }
-    if args.channels == 4 && !takes.channels {
-        bail!(
-            "--channels 4 is the Larsen–McAllister RGBA mode; use --method {}",
-            names(|m| m.info().takes.channels)
-        );
-    }
-    if let Some(why) = rendermm::plan::precision_refusal(method, precision) {
-        bail!("--precision {precision}: method {method} {why}");
-    }
     let (b_file, block) = operands::b_operands(&args.b, args.block.as_deref())?;
-    if !takes.block && (block.is_some() || accumulate != Accumulate::default()) {
-        bail!(
-            "--b N, --block and --accumulate are Hall–Carr–Hart options; method {method} has no blocks (use {})",
-            names(|m| m.info().takes.block)
-        );
-    }
-    let u8_bits = u8_bits(precision, args.u8_product_bits, args.u8_sum_bits)?;
+    let asked = plan::Asked {
+        method: Some(method),
+        precision,
+        block: match block {
+            Some(BlockArg::Fixed(b)) => Some(b),
+            _ => None,
+        },
+        block_auto: matches!(block, Some(BlockArg::Auto)),
+        accumulate: (accumulate != Accumulate::default()).then_some(accumulate),
+        scale_by_depth: args.scale_by_depth,
+        u8_product_bits: args.u8_product_bits,
+        u8_sum_bits: args.u8_sum_bits,
+        variant: None,
+        channels: args.channels,
+        mem_budget: None,
+    };
+    let options = plan::options::validate(&asked, plan::Spelling::Cli, knobs)?;
     if args.normalize && precision != Precision::U8 {
         bail!(
             "--normalize maps inputs to [0, 1] for --precision u8; it does nothing for {precision}"
@@ -191,46 +184,10 @@ fn validate(args: &MultiplyArgs) -> Result<Asked> {
     }
     Ok(Asked {
         method,
-        precision,
-        u8_bits,
-        accumulate,
         block,
-        knobs,
+        options,
         b_file,
     })
-}
-
-/// The widths of the 8-bit pipeline (L-M §4) from `--u8-product-bits` and `--u8-sum-bits`,
-/// which only `--precision u8` takes.
-pub(super) fn u8_bits(
-    precision: Precision,
-    product: Option<u32>,
-    sum: Option<u32>,
-) -> Result<U8Bits> {
-    Ok(match (product, sum) {
-        (None, None) => U8Bits::default(),
-        (p, s) if precision != Precision::U8 => bail!(
-            "{}{}{}: the widths of the 8-bit pipeline (L-M §4) need --precision u8",
-            p.map_or(String::new(), |p| format!("--u8-product-bits {p}")),
-            if p.is_some() && s.is_some() { " " } else { "" },
-            s.map_or(String::new(), |s| format!("--u8-sum-bits {s}")),
-        ),
-        (p, s) => U8Bits::new(p.unwrap_or(8), s.unwrap_or(8))?,
-    })
-}
-
-/// The names of the methods that `pred` picks, as `a, b or c`.
-pub(super) fn names(pred: impl Fn(Method) -> bool) -> String {
-    let list: Vec<&str> = Method::ALL
-        .iter()
-        .copied()
-        .filter(|&m| pred(m))
-        .map(Method::name)
-        .collect();
-    match list.split_last() {
-        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
-        _ => list.join(""),
-    }
 }
 
 /// The output path can take C: a format we write, a folder that takes files, no read-only
@@ -251,7 +208,7 @@ fn validate_output(out: &Path, batch: bool, dtype: OutDtype) -> Result<()> {
 
 /// Read or draw the inputs; `--normalize` maps them to [0, 1] (its notes say how).
 fn load(args: &MultiplyArgs, req: &Asked) -> Result<(Operands, Vec<String>)> {
-    let range = match (&args.random, req.precision) {
+    let range = match (&args.random, req.options.precision) {
         (Some(shape), Precision::U8) => {
             let k = operands::parse_random_shape(shape)?.1.1;
             (0.0, (2.0 / k.max(1) as f32).sqrt().min(1.0))
@@ -333,7 +290,7 @@ fn choose_block(
                 method: req.method,
                 a: &ops.a[0],
                 b: &ops.b[0],
-                accumulate: req.accumulate,
+                accumulate: req.options.accumulate,
                 blocks: &blocks,
                 repeats: 2,
                 quiet: args.json,
@@ -357,13 +314,9 @@ fn choose_block(
 fn options(args: &MultiplyArgs, asked: &Asked, block: Option<u32>) -> Options {
     Options {
         allow_nonfinite: args.allow_nonfinite,
-        precision: asked.precision,
-        scale_by_depth: args.scale_by_depth,
-        u8_bits: asked.u8_bits,
         block,
-        accumulate: asked.accumulate,
         no_tile: args.no_tile,
-        ..asked.knobs.clone()
+        ..asked.options.clone()
     }
 }
 
@@ -393,8 +346,8 @@ fn compute(
 
 /// `--check`: each C against the f64 CPU reference, held by the judge to what the method's
 /// arithmetic promises and, with `--check` (`exact`), to the exact product too; `--check model`
-/// holds it to the pipeline alone. Where a float64 input held values f32 cannot, the reference
-/// is the product of the inputs as given.
+/// holds it to the pipeline alone ([`check::check`], in full). Where a float64 input held values
+/// f32 cannot, the reference is the product of the inputs as given.
 fn check(
     args: &MultiplyArgs,
     ops: &Operands,
@@ -404,25 +357,18 @@ fn check(
     let Some(hold) = args.check else {
         return vec![];
     };
-    let cs = std::iter::once(&outcome.c).chain(&outcome.more_channels);
-    ops.a
+    let inputs: Vec<check::Inputs> = ops
+        .a
         .iter()
         .zip(&ops.b)
-        .zip(cs)
         .enumerate()
-        .map(|(i, ((x, y), c))| {
-            rendermm::report::judge_given(
-                outcome.arith,
-                x,
-                y,
-                c,
-                ops.a_given[i].as_deref(),
-                ops.b_given[i].as_deref(),
-                hold,
-                notes,
-            )
+        .map(|(i, (x, y))| {
+            check::Inputs::new(x, y).given(ops.a_given[i].as_deref(), ops.b_given[i].as_deref())
         })
-        .collect()
+        .collect();
+    let checked = outcome.check(check::CheckPolicy::full(hold), &inputs);
+    notes.extend(checked.notes);
+    checked.verdicts
 }
 
 /// A result that failed its check is reported as such and never written out as if it were

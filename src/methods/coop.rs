@@ -16,7 +16,7 @@
 //! (lavapipe: no cooperative matrices at all).
 //!
 //! The result is held to an elementwise bound for f16 inputs and f32 accumulation,
-//! [`error_bound`], not to the f32 methods' bound.
+//! [`crate::check::f16_inputs_bound`], not to the f32 methods' bound.
 //!
 //! Parameters, [`VARIANTS`]: the block per subgroup (64×64, 64×32, 32×32) and the layout of A
 //! and B in memory — row-major, or (`-frag`) packed on upload fragment by fragment so that each
@@ -746,12 +746,6 @@ fn f16_unit(
         }
     }
     inside
-}
-
-/// The elementwise error bound `coop` is held to ([`crate::check::f16_inputs_bound`], where
-/// it is derived), for every element of `a · b`.
-pub fn error_bound(a: &Matrix, b: &Matrix) -> Vec<f64> {
-    crate::check::f16_inputs_bound(a.cols).of(a, b)
 }
 
 #[cfg(test)]

@@ -59,7 +59,7 @@
 //! H100 it gained 2–3 %, `docs/frag-mrt.md`). Hall, Carr & Hart assume single-precision floats
 //! (§2) and pack four of them per texel (§4); f16 inputs are this project's variant, not the
 //! paper's. The result is held to an elementwise bound for f16 inputs and f32 accumulation,
-//! the judge's `check::Arith::F16Inputs` (`coop`'s [`super::coop::error_bound`]), not to the
+//! the judge's `check::Arith::F16Inputs` ([`crate::check::f16_inputs_bound`], as `coop`), not to the
 //! f32 methods' bound.
 //! Inputs beyond f16's range (|x| > 65504) are refused, as is an adapter that cannot sample
 //! `Rgba16Float` textures.

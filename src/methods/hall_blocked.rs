@@ -34,7 +34,7 @@
 //! - **f32**: `R32Float` textures and targets. Blend mode needs blending into them; without it
 //!   the run falls back to f16 with a note (ping-pong and copy need no blending and stay f32).
 //! - **f16**: `R16Float`. The shader still sums each block in f32 registers; the store rounds to
-//!   f16 once per pass, which is why its error bound ([`crate::precision::f16_bound_blocked`])
+//!   f16 once per pass, which is why its error bound ([`crate::check::f16_bound_blocked`])
 //!   is about b times tighter than L-M's, whose every product is rounded by an f16 blend.
 //! - **u8**, the 8-bit pipeline of 2001 carried over to blocks: `R8Unorm` inputs (which must lie
 //!   in [0, 1]) and accumulation textures. A fragment sums its block's b products of 8-bit texels

@@ -8,11 +8,13 @@
 //! This layer sits above `methods/` and may use everything below it; `bench`, `model`,
 //! `report`, `reach`, `demo`, the web page and the CLI call it.
 
+pub mod options;
 mod request;
 pub mod resident;
 pub mod tiled;
 
 pub use crate::methods::Repeats;
+pub use options::{Asked, Spelling, precision_refusal};
 pub use request::{Options, Outcome, Progress, Request};
 
 use crate::check::Arith;
@@ -25,34 +27,6 @@ use crate::methods::{
     Method, Observer, RanKernel, RunOutput, Runs, Timings, Work, larsen_mcallister,
 };
 use crate::precision::{self, Pipeline, Precision};
-
-/// Why `method` does not take `precision`, or `None` where it does: the one wording of this
-/// refusal, for the library's check and the command line's early one alike.
-pub fn precision_refusal(method: Method, precision: Precision) -> Option<String> {
-    if method.takes(precision) {
-        return None;
-    }
-    if method.is_host_api() {
-        return Some(
-            "runs the formats of its paper's API only: u8 (8-bit textures and framebuffer) or f32 (float textures, clamping off)"
-                .into(),
-        );
-    }
-    let takes: Vec<&str> = Method::ALL
-        .iter()
-        .filter(|m| m.takes_precision())
-        .map(|m| m.name())
-        .collect();
-    Some(format!(
-        "{}; u8 and f16 are modes of {} only",
-        match method {
-            Method::FragMrtF16 | Method::Coop =>
-                "rounds its inputs to f16 itself (f32 sums) and takes no --precision",
-            _ => "computes in f32 only",
-        },
-        takes.join(", ")
-    ))
-}
 
 /// Multiply as `req` asks, blocking: validate, plan, run, record. GPU methods need `ctx`.
 /// Products past the adapter's limits, the memory budget or the driver's loop cap are tiled
@@ -188,13 +162,7 @@ fn validate(req: &Request, scan_finite: bool) -> Result<()> {
     let (method, opts) = (req.method, &req.options);
     let pairs = std::iter::once((req.a, req.b)).chain(req.more_channels.iter().copied());
     if !req.more_channels.is_empty() {
-        if !method.info().takes.channels || req.more_channels.len() != 3 {
-            return Err(Error::Unsupported {
-                option: format!("{} (A, B) pairs", req.more_channels.len() + 1),
-                method: method.name(),
-                why: "four channels (RGBA) is a mode of lm and lm-gl1 only, and takes exactly 4 pairs".into(),
-            });
-        }
+        options::check_channels(method, req.more_channels.len() + 1, Spelling::Library)?;
         if req.observer.is_some() {
             return Err(Error::Invalid(
                 "the four-channel mode has no single accumulation texture for an observer".into(),
@@ -221,20 +189,8 @@ fn validate(req: &Request, scan_finite: bool) -> Result<()> {
             precision::check_f16_headroom(a, b)?;
         }
     }
-    if let Some(r) = opts.repeats
-        && r.trials == 0
-    {
-        return Err(Error::Invalid(
-            "timed repeats of 0 trials: a timed run needs at least one trial".into(),
-        ));
-    }
-    if let Some(why) = precision_refusal(method, opts.precision) {
-        return Err(Error::Unsupported {
-            option: format!("precision {}", opts.precision),
-            method: method.name(),
-            why,
-        });
-    }
+    options::check_repeats(opts.repeats)?;
+    options::check_precision(method, opts.precision, Spelling::Library)?;
     Ok(())
 }
 

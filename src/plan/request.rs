@@ -6,7 +6,7 @@
 
 use super::resident::{OnDevice, Resident};
 use super::tiled::Tiling;
-use crate::check::{self, Arith, Verdict};
+use crate::check::{self, Arith, CheckPolicy, Checked, Verdict};
 use crate::matrix::Matrix;
 use crate::methods::{Accumulate, Kernels, Method, Observer, Params, RanKernel, Repeats, Timings};
 use crate::precision::{Precision, U8Bits};
@@ -178,11 +178,21 @@ impl Outcome {
     /// to the arithmetic this run used, and to its pipeline's model ([`check::Hold::Model`]):
     /// what the tour, the demo, the benchmarks and the precision ladder show is what each
     /// pipeline computes, its distance from the exact product said in `closeness`. `multiply
-    /// --check` holds to the exact product unless asked otherwise.
+    /// --check` holds to the exact product unless asked otherwise ([`Outcome::check`]).
     pub fn verdict(&self, a: &Matrix, b: &Matrix) -> Verdict {
-        let mut v = check::judge(self.arith, a, b, &self.c);
-        v.hold_to(check::Hold::Model);
-        v
+        let mut checked = self.check(
+            CheckPolicy::full(check::Hold::Model),
+            &[check::Inputs::new(a, b)],
+        );
+        checked.verdicts.swap_remove(0)
+    }
+
+    /// C and the products of the more channels, each judged against its inputs (`inputs[0]`
+    /// for C, then one per channel) under `policy` ([`check::check`], the one check policy).
+    pub fn check(&self, policy: CheckPolicy, inputs: &[check::Inputs]) -> Checked {
+        let cs = std::iter::once(&self.c).chain(&self.more_channels);
+        let products: Vec<_> = inputs.iter().copied().zip(cs).collect();
+        check::check(policy, self.arith, &products)
     }
 
     /// The precision the run's sums were kept in (f16 where f32 blending was missing).

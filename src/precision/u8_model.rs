@@ -1,7 +1,7 @@
 //! The CPU models of the 8-bit pipeline (L-M §4): what a u8 run must return, bit for bit, at
 //! each width of the products and the sums the hardware of 2001 kept, pass by pass.
 
-use super::{F16Model, F16Rounding, blocks, f16_bound, f16_bound_blocked, f16_model, to_unorm8};
+use super::{F16Model, F16Rounding, blocks, f16_model, to_unorm8};
 use crate::error::Error;
 use crate::error::Result;
 use crate::matrix::Matrix;
@@ -458,31 +458,6 @@ impl Pipeline {
     /// The CPU model of this pipeline's f16 accumulation ([`f16_model`]).
     pub fn f16_model(self, a: &Matrix, b: &Matrix, rounding: F16Rounding) -> F16Model {
         f16_model(a, b, &self.passes(a.cols), rounding)
-    }
-
-    /// The elementwise f16 error bound of this pipeline ([`f16_bound`] for L-M,
-    /// [`f16_bound_blocked`] for the Hall methods).
-    pub fn f16_bound(self, a: &Matrix, b: &Matrix) -> Vec<f64> {
-        let k = a.cols;
-        match self {
-            Pipeline::Slices | Pipeline::FixedFunction(_) => f16_bound(a, b),
-            _ => f16_bound_blocked(a, b, self.pass_count(k), self.f32_terms(k)),
-        }
-    }
-
-    /// The f16 bound in words, for reports.
-    pub fn f16_bound_words(self, k: usize) -> String {
-        match self {
-            Pipeline::Slices | Pipeline::FixedFunction(_) => format!(
-                "every element within gamma_(k+3)·sum|a||b| + (k+3)·2^-24, u = 2^-11 (f16 accumulation, k = {k})"
-            ),
-            _ => format!(
-                "every element within gamma·sum|a||b| + (T+1 + sum|a|+|b|)·2^-24, gamma from (T+3)·2^-11 + t·2^-24 \
-                 (f16 store once per pass: T = {} passes, t = {} f32-summed products per pass)",
-                self.pass_count(k),
-                self.f32_terms(k)
-            ),
-        }
     }
 }
 

@@ -1,55 +1,12 @@
-//! The judge's verdict on a product made anywhere — what `rendermm check --json` prints and
-//! `rendermm.judge` returns ([`CheckReport`]) — and the one way every edge (`multiply --check`,
-//! `rendermm check`, Python) judges a C whose float64 inputs held values past f32's range
-//! ([`judge_given`]).
+//! The judge's verdict on a product made anywhere: what `rendermm check --json` prints and
+//! `rendermm.judge` returns ([`CheckReport`]), judged under the one check policy
+//! ([`check::check`]).
 
-use crate::check::{self, Arith, Hold, Verdict};
+use crate::check::{self, Arith, CheckPolicy, Hold, Inputs, Verdict};
 use crate::error::{Error, Result};
 use crate::matrix::Matrix;
 use crate::methods::Method;
 use serde::Serialize;
-
-/// Judge `c = a · b` as `arith` made it, held to `hold`. Where a float64 input held values past
-/// f32's range (`a_given`, `b_given`: its values as stored, row-major), C is held to the product
-/// of the inputs as given instead, and `notes` says so (and names an element of that product
-/// that a float32 C cannot hold).
-#[allow(clippy::too_many_arguments)]
-pub fn judge_given(
-    arith: Arith,
-    a: &Matrix,
-    b: &Matrix,
-    c: &Matrix,
-    a_given: Option<&[f64]>,
-    b_given: Option<&[f64]>,
-    hold: Hold,
-    notes: &mut Vec<String>,
-) -> Verdict {
-    let mut v = check::judge(arith, a, b, c);
-    v.hold_to(hold);
-    if a_given.is_none() && b_given.is_none() {
-        return v;
-    }
-    notes.push(format!(
-        "{} holds values past f32's range, infinities in the float32 computation; the check's reference is the product of the inputs as given",
-        match (a_given.is_some(), b_given.is_some()) {
-            (true, true) => "A and B each",
-            (true, false) => "A",
-            _ => "B",
-        }
-    ));
-    let a64 = a_given.map_or_else(|| widen(a), <[f64]>::to_vec);
-    let b64 = b_given.map_or_else(|| widen(b), <[f64]>::to_vec);
-    if let Some((r, col, value)) = check::hold_to_inputs_as_given(&mut v, c, &a64, &b64) {
-        notes.push(format!(
-            "the product of the inputs as given has {value:e} at row {r}, column {col}, past f32's range (largest ≈3.4e38): a float32 C cannot hold it"
-        ));
-    }
-    v
-}
-
-fn widen(m: &Matrix) -> Vec<f64> {
-    m.data.iter().map(|&x| f64::from(x)).collect()
-}
 
 /// The element of C farthest from the exact product (or its first non-finite one), and the
 /// exact product's value there.
@@ -124,8 +81,17 @@ impl CheckReport {
                 c.rows, c.cols
             )));
         }
-        let mut notes = vec![];
-        let verdict = judge_given(arith, a, b, c, a_given, b_given, hold, &mut notes);
+        let checked = check::check(
+            CheckPolicy::full(hold),
+            arith,
+            &[(Inputs::new(a, b).given(a_given, b_given), c)],
+        );
+        let notes = checked.notes;
+        let verdict = checked
+            .verdicts
+            .into_iter()
+            .next()
+            .ok_or_else(|| Error::Internal("the check judged no C".into()))?;
         let worst = (!c.data.is_empty()).then(|| {
             let idx = verdict.stats.worst_index;
             let (row, column) = (idx / n, idx % n);

@@ -4,12 +4,15 @@
 //! It sits beside the methods' consumers (bench builds its rows from it); the figures of the
 //! docs live in [`crate::figures`], the drawing they share in [`crate::draw`].
 
+// The verdict on a C made anywhere (`rendermm check`, Python's judge): the native front ends'.
+#[cfg(feature = "native")]
 mod checked;
-pub use checked::{CheckReport, Operands, Worst, judge_given};
+#[cfg(feature = "native")]
+pub use checked::{CheckReport, Operands, Worst};
 
-use crate::check::{Hold, Verdict};
+use crate::check::{Arith, Hold, Verdict};
 use crate::gpu::GpuContext;
-use crate::methods::{Kernels, Method};
+use crate::methods::Method;
 use crate::plan::Outcome;
 use crate::precision::Precision;
 use serde::Serialize;
@@ -38,6 +41,19 @@ pub struct Report {
     pub n: usize,
     /// Products computed at once (4 with `--channels 4`).
     pub channels: usize,
+    /// Hall–Carr–Hart's block size b that ran (products summed per fragment per pass), for the
+    /// methods that have one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub block: Option<u32>,
+    /// u8: the widths of the 8-bit pipeline that ran (L-M §4): the value a fragment hands on,
+    /// and the running sum.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub u8_product_bits: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub u8_sum_bits: Option<u32>,
+    /// u8: whether the polygon colour was 1/k so the blended sum could not saturate (C rescaled).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scale_by_depth: Option<bool>,
     pub adapter: String,
     pub backend: String,
     pub passes: usize,
@@ -160,15 +176,16 @@ impl Report {
         // product to (cannon → cannon-tiled, dns → dns-tiled) and its variant or shape.
         let ran_method = Method::parse(&kernel.method).unwrap_or(method);
         let ran = (ran_method != method).then_some(ran_method);
-        let kernels = Kernels::of_run(kernel);
-        let model = crate::model::for_run_with(method, (m, k, n), passes, &kernels);
-        let model_bytes = model
-            .as_ref()
-            .map(|md| md.total_bytes * (channels * precision.bytes_per_channel()) as u128 / 4);
+        let model = ModelFacts::of(ctx, out, ran_method);
         let per_s = |x: u128| x as f64 / (t.compute_time().0.max(1e-9) * 1e6);
-        let limits = ctx.map_or_else(crate::model::compute::typical_limits, |c| c.limits.clone());
-        let compute_model =
-            crate::model::compute::model_of(ran_method, (m, k, n), &limits, &kernels);
+        let u8 = match out.arith {
+            Arith::U8 {
+                scale_by_depth,
+                bits,
+                ..
+            } => Some((bits, scale_by_depth)),
+            _ => None,
+        };
         Report {
             method: method.name().into(),
             ran: ran.map(|r| r.name().to_string()),
@@ -180,6 +197,10 @@ impl Report {
             k,
             n,
             channels,
+            block: out.block,
+            u8_product_bits: u8.map(|(bits, _)| bits.product),
+            u8_sum_bits: u8.map(|(bits, _)| bits.sum),
+            scale_by_depth: u8.map(|(_, scale)| scale),
             adapter,
             backend,
             passes,
@@ -198,13 +219,13 @@ impl Report {
             gflops: flops / (t.compute_time().0.max(1e-9) * 1e6),
             gbops: (precision == Precision::U8)
                 .then(|| byte_ops / (t.wall_ms.max(t.total_ms()).max(1e-9) * 1e6)),
-            model_bytes,
-            model_gbps: model_bytes.map(per_s),
-            model_instructions: model.as_ref().map(|md| md.total_instructions),
-            model_ginst_per_s: model.as_ref().map(|md| per_s(md.total_instructions)),
-            model_global_bytes: compute_model.as_ref().map(|md| md.global_bytes),
-            model_flop_per_byte: compute_model.as_ref().map(|md| md.flop_per_byte),
-            model_global_gbps: compute_model.as_ref().map(|md| per_s(md.global_bytes)),
+            model_bytes: model.bytes,
+            model_gbps: model.bytes.map(per_s),
+            model_instructions: model.instructions,
+            model_ginst_per_s: model.instructions.map(per_s),
+            model_global_bytes: model.global_bytes,
+            model_flop_per_byte: model.flop_per_byte,
+            model_global_gbps: model.global_bytes.map(per_s),
             max_abs_err: worst.map(|v| v.stats.max_abs_err),
             rel_err: worst.map(|v| v.stats.rel_err),
             tolerance: worst.map(|v| v.tolerance.clone()),
@@ -232,6 +253,44 @@ impl Report {
     /// carries on top; `None` if the run was not checked.
     pub fn worst(&self) -> Option<&Verdict> {
         worst(&self.checks)
+    }
+}
+
+/// The model facts of the kernel that ran, as the run recorded it (the method it handed the
+/// product to, its variant or shape): Hall–Carr–Hart §5's bytes and instructions, the compute
+/// era's global traffic. The models are the native library's ([`crate::model`]); a report made
+/// without them (the page's) leaves these fields out.
+#[derive(Default)]
+struct ModelFacts {
+    bytes: Option<u128>,
+    instructions: Option<u128>,
+    global_bytes: Option<u128>,
+    flop_per_byte: Option<f64>,
+}
+
+impl ModelFacts {
+    #[cfg(feature = "native")]
+    fn of(ctx: Option<&GpuContext>, out: &Outcome, ran_method: Method) -> ModelFacts {
+        let (m, k, n) = out.shape;
+        let channels = 1 + out.more_channels.len();
+        let kernels = crate::methods::Kernels::of_run(&out.kernel);
+        let model = crate::model::for_run_with(out.method, (m, k, n), out.passes, &kernels);
+        let limits = ctx.map_or_else(crate::model::compute::typical_limits, |c| c.limits.clone());
+        let compute = crate::model::compute::model_of(ran_method, (m, k, n), &limits, &kernels);
+        let bytes_per_channel = out.kernel.sums.bytes_per_channel();
+        ModelFacts {
+            bytes: model
+                .as_ref()
+                .map(|md| md.total_bytes * (channels * bytes_per_channel) as u128 / 4),
+            instructions: model.as_ref().map(|md| md.total_instructions),
+            global_bytes: compute.as_ref().map(|md| md.global_bytes),
+            flop_per_byte: compute.as_ref().map(|md| md.flop_per_byte),
+        }
+    }
+
+    #[cfg(not(feature = "native"))]
+    fn of(_ctx: Option<&GpuContext>, _out: &Outcome, _ran_method: Method) -> ModelFacts {
+        ModelFacts::default()
     }
 }
 

@@ -444,7 +444,7 @@ async fn run_one(
     let method_started = Instant::now();
     let out = multiply(&gpu.ctx, req, &a, &b, &mut capture).await?;
     let method_ms = ms_since(method_started);
-    let judged = judge(req, &out, &a, &b);
+    let judged = judge(req, &out, &a, &b)?;
     let ran = Ran {
         req,
         gpu: &gpu,
@@ -563,6 +563,8 @@ fn work_of(req: &Request) -> u64 {
 /// The judge's verdict on a run and what it took.
 struct Judged {
     verdict: check::Verdict,
+    /// `full`, or how many sampled elements the judge checked.
+    coverage: String,
     /// The f64 product, where the run was checked in full.
     reference: Option<Rc<check::Reference>>,
     reference_cached: bool,
@@ -570,12 +572,21 @@ struct Judged {
     check_ms: f64,
 }
 
-/// Judged by the model of the pipeline that ran (the precision it used, its block size),
-/// against the reference computed once for these inputs; past 2²⁷ multiply-adds on sampled
-/// elements (each a 1×k · k×1 product the models and bounds take as they take the whole).
-fn judge(req: &Request, out: &plan::Outcome, a: &Matrix, b: &Matrix) -> Judged {
+/// Judged by the model of the pipeline that ran (the precision it used, its block size) under
+/// the page's check policy: held to the pipeline's model (how far that is from the exact product
+/// is in the words, `far from exact`), in full against the reference computed once for these
+/// inputs up to 2²⁷ multiply-adds, else on sampled elements (each a 1×k · k×1 product the models
+/// and bounds take as they take the whole).
+fn judge(req: &Request, out: &plan::Outcome, a: &Matrix, b: &Matrix) -> Result<Judged> {
+    let policy = check::CheckPolicy {
+        hold: check::Hold::Model,
+        coverage: check::Coverage::Auto {
+            full_up_to_madds: FULL_CHECK,
+            seed: req.seed,
+        },
+    };
     let reference_started = Instant::now();
-    let (reference, reference_cached) = if work_of(req) <= FULL_CHECK {
+    let (reference, reference_cached) = if policy.coverage.is_full((req.m, req.k, req.n)) {
         let (r, cached) = reference_of(a, b);
         (Some(r), cached)
     } else {
@@ -583,20 +594,23 @@ fn judge(req: &Request, out: &plan::Outcome, a: &Matrix, b: &Matrix) -> Judged {
     };
     let reference_ms = ms_since(reference_started);
     let check_started = Instant::now();
-    // The page shows what each pipeline computes, held to its model; how far that is from the
-    // exact product is in the words (`far from exact`).
-    let mut verdict = match &reference {
-        Some(r) => check::judge_against(out.arith, a, b, &out.c, r),
-        None => check::judge_sampled(out.arith, a, b, &out.c, check::SAMPLES, req.seed),
-    };
-    verdict.hold_to(check::Hold::Model);
-    Judged {
+    let checked = out.check(
+        policy,
+        &[check::Inputs::new(a, b).with_reference(reference.as_deref())],
+    );
+    let verdict = checked
+        .verdicts
+        .into_iter()
+        .next()
+        .ok_or_else(|| Error::Internal("the check judged no C".into()))?;
+    Ok(Judged {
         verdict,
+        coverage: checked.coverage,
         reference,
         reference_cached,
         reference_ms,
         check_ms: ms_since(check_started),
-    }
+    })
 }
 
 /// One finished run, for its result JSON and its status lines.
@@ -624,7 +638,6 @@ impl Ran<'_> {
             self.gpu.ctx.pipelines.built(),
             self.gpu.ctx.pipelines.compiled(),
         );
-        let full = self.judged.reference.is_some();
         let (multiply_ms, gflops) = speed(req, out);
         let mut result = json!({
             "method": req.method.name(),
@@ -652,7 +665,7 @@ impl Ran<'_> {
             // How the product was tiled past the adapter's limits (null: whole), as `multiply --json`.
             "tiling": out.tiling,
             // "full", or how many sampled elements the judge checked (past 2²⁷ multiply-adds).
-            "checked": if full { "full".to_string() } else { format!("{} sampled elements", check::SAMPLES) },
+            "checked": self.judged.coverage,
             "precision": out.precision().name(),
             // The kernel that ran and what the judge held C to, as `multiply --json` names them.
             "kernel": out.kernel,

@@ -206,7 +206,19 @@ pub(crate) fn parse_request(params: &js_sys::Map) -> Result<Request> {
     };
     let (pace, hold) = replay_of(params)?;
     let (fill_a, fill_b) = fills_of(params, precision, given.is_some())?;
-    let (scale_by_depth, u8_bits) = u8_options_of(params, method, precision)?;
+    let (scale_by_depth, u8_product_bits, u8_sum_bits) = u8_options_of(params)?;
+    // The page's b is for whichever method takes one (the compare mode's second method too).
+    let asked = plan::Asked {
+        method: Some(method),
+        precision,
+        block: block.filter(|_| method.info().takes.block),
+        scale_by_depth,
+        u8_product_bits,
+        u8_sum_bits,
+        ..plan::Asked::default()
+    };
+    let u8_bits =
+        plan::options::validate(&asked, plan::Spelling::Page, plan::Options::default())?.u8_bits;
     let vs = match get(params, "vs") {
         None => None,
         Some(v) if v == "none" => None,
@@ -288,13 +300,10 @@ fn fills_of(
     Ok((a, b))
 }
 
-/// `scale_by_depth` (0 or 1), `u8_product_bits` (8, 14, 16) and `u8_sum_bits` (8, 16): the
-/// 8-bit pipeline's options, refused in one sentence with any other precision.
-fn u8_options_of(
-    params: &js_sys::Map,
-    method: Method,
-    precision: Precision,
-) -> Result<(bool, U8Bits)> {
+/// `scale_by_depth` (0 or 1), `u8_product_bits` and `u8_sum_bits` (whole numbers) as the page
+/// was given them; which values they take, and that they need precision=u8, is the options'
+/// rules' ([`plan::options::validate`]).
+fn u8_options_of(params: &js_sys::Map) -> Result<(bool, Option<u32>, Option<u32>)> {
     let scale = match get(params, "scale_by_depth").as_deref() {
         None | Some("0") | Some("false") | Some("off") => false,
         Some("1") | Some("true") | Some("on") => true,
@@ -304,13 +313,13 @@ fn u8_options_of(
             )));
         }
     };
-    let bits = |key: &str, allowed: &[u32]| -> Result<Option<u32>> {
+    let bits = |key: &str| -> Result<Option<u32>> {
         let Some(s) = get(params, key) else {
             return Ok(None);
         };
         match s.parse::<u32>() {
-            Ok(v) if allowed.contains(&v) => Ok(Some(v)),
-            _ => Err(Error::Invalid(format!(
+            Ok(v) => Ok(Some(v)),
+            Err(_) => Err(Error::Invalid(format!(
                 "{key}={s}: give {}",
                 match key {
                     "u8_product_bits" =>
@@ -320,36 +329,7 @@ fn u8_options_of(
             ))),
         }
     };
-    let product = bits("u8_product_bits", &U8Bits::PRODUCT_BITS)?;
-    let sum = bits("u8_sum_bits", &U8Bits::SUM_BITS)?;
-    if precision != Precision::U8 {
-        let asked: Vec<String> = [
-            scale.then(|| "scale_by_depth=1".to_string()),
-            product.map(|p| format!("u8_product_bits={p}")),
-            sum.map(|s| format!("u8_sum_bits={s}")),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
-        if !asked.is_empty() {
-            return Err(Error::Invalid(format!(
-                "{} {} the 8-bit pipeline (L-M §4), so it needs precision=u8{}",
-                asked.join(" and "),
-                if asked.len() == 1 {
-                    "is an option of"
-                } else {
-                    "are options of"
-                },
-                if method.takes_precision() {
-                    String::new()
-                } else {
-                    format!(", which {method} does not take (it computes in f32)")
-                }
-            )));
-        }
-    }
-    let u8_bits = U8Bits::new(product.unwrap_or(8), sum.unwrap_or(8))?;
-    Ok((scale, u8_bits))
+    Ok((scale, bits("u8_product_bits")?, bits("u8_sum_bits")?))
 }
 
 /// The inputs `rendermm multiply --random MxKxN --seed S` draws: A from seed 4S and B from
