@@ -75,7 +75,17 @@ async fn multiply_awaiting(ctx: Option<&GpuContext>, req: Request<'_>) -> Result
     // the call's time outside its phases); a tiled product is scanned first as before.
     if let Some(product) = req.on_device {
         let ctx = ctx.ok_or_else(|| needs_gpu(req.method))?;
+        // Products kept on the device serve reach's chains, a native command; the page reads
+        // every product back, and its download carries no code it does not run.
+        #[cfg(feature = "native")]
         return resident::multiply(ctx, req.method, product, &req.options).await;
+        #[cfg(not(feature = "native"))]
+        {
+            let _ = (ctx, product);
+            return Err(Error::Invalid(
+                "products kept on the device are a native feature (rendermm reach)".into(),
+            ));
+        }
     }
     let scanned_on_upload = ctx.is_some() && req.method.scans_inputs_on_upload();
     validate(&req, !scanned_on_upload)?;

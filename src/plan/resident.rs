@@ -2,31 +2,32 @@
 //! §5's reachability powers (`M`, `R ← R·R` or `R·M`, clamp, copy): the entry point uploads a
 //! matrix once into the layout of the method that will multiply it ([`upload`]), takes such
 //! [`Resident`] matrices as the operands of a request ([`OnDevice`], [`Request::on_device`]),
-//! and hands the product back as another one ([`Outcome::on_device`]), read back only when asked
+//! and hands the product back as another one
+//! ([`Outcome::on_device`](super::Outcome::on_device)), read back only when asked
 //! ([`read_back`]). The render-pass methods whose products can be fed back in as operands take
 //! them: `lm` (one channel of the precision's format), `hall-blocked` (`R32Float`) and
 //! `hall-packed` (2×2-packed `Rgba32Float`, the product packed the same way).
 //!
 //! A boolean product asks for [`OnDevice::clamp_to_one`]: after the product, `F ← min(F, 1)`
 //! (in f16 and f32, where the sums are path counts; u8 saturates at 1.0 by itself). The clamp
-//! is run and timed as its own step, apart from the product ([`Outcome::clamp`]).
+//! is run and timed as its own step, apart from the product
+//! ([`Outcome::clamp`](super::Outcome::clamp)). Running such a product is native only
+//! (`chain`): the page reads every product back, and its download carries no code it does not
+//! run.
 
-use super::{Options, Outcome, Request, arith};
+use super::Request;
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
-use crate::gpu::run::{Phase, Work, run_async};
-use crate::gpu::texture::{INPUT_USAGE, MatrixTexture, ScalarFormat, TARGET_USAGE};
+use crate::gpu::texture::{INPUT_USAGE, MatrixTexture, ScalarFormat};
 use crate::matrix::Matrix;
-use crate::methods::larsen_mcallister::Pipeline;
-use crate::methods::resident::{HallProduct, record_clamp};
-use crate::methods::{Method, RanKernel, hall_blocked, hall_packed};
+use crate::methods::{Method, hall_packed};
 use crate::precision::Precision;
 
 /// The methods whose products stay on the device and can be fed back in as operands.
 pub const METHODS: [Method; 3] = [Method::Lm, Method::HallBlocked, Method::HallPacked];
 
 /// A matrix on the device, laid out for the method that multiplies it, that the entry point
-/// made ([`upload`], [`empty_like`]) or produced ([`Outcome::on_device`]).
+/// made ([`upload`], [`empty_like`]) or produced ([`Outcome::on_device`](super::Outcome::on_device)).
 #[derive(Clone)]
 pub struct Resident {
     texture: MatrixTexture,
@@ -96,7 +97,8 @@ pub struct OnDevice<'a> {
 }
 
 impl<'a> Request<'a> {
-    /// `x · y` by `method` on the device, the product left there ([`Outcome::on_device`]).
+    /// `x · y` by `method` on the device, the product left there
+    /// ([`Outcome::on_device`](super::Outcome::on_device)).
     pub fn on_device(method: Method, product: OnDevice<'a>) -> Self {
         let (a, b) = (&product.x.none, &product.y.none);
         let mut req = Request::new(method, a, b);
@@ -169,123 +171,7 @@ pub fn read_back(ctx: &GpuContext, r: &Resident) -> Result<Matrix> {
     }
 }
 
-/// The entry point's body for a request on resident operands: checked, recorded, run through
-/// the runner (nothing read back), the product kept as a resident matrix; then the clamp, where
-/// asked, run and timed apart.
-pub(super) async fn multiply(
-    ctx: &GpuContext,
-    method: Method,
-    req: OnDevice<'_>,
-    opts: &Options,
-) -> Result<Outcome> {
-    let OnDevice { x, y, clamp_to_one } = req;
-    if !METHODS.contains(&method) {
-        return Err(refuse(method));
-    }
-    for (name, r) in [("left", x), ("right", y)] {
-        if r.method != method {
-            return Err(Error::Invalid(format!(
-                "the {name} operand is laid out for {}, not {method}",
-                r.method
-            )));
-        }
-    }
-    if x.cols != y.rows {
-        return Err(Error::ShapeMismatch {
-            a_rows: x.rows,
-            a_cols: x.cols,
-            b_rows: y.rows,
-            b_cols: y.cols,
-        });
-    }
-    if x.precision != y.precision {
-        return Err(Error::Invalid(format!(
-            "the operands are {} and {}; a product on the device reads one format",
-            x.precision, y.precision
-        )));
-    }
-    let precision = x.precision;
-    let mut product = None;
-    let mut passes = 0;
-    let ran = run_async(ctx, None, || {
-        let (work, target) = record(ctx, method, x, y, opts)?;
-        passes = work.passes;
-        product = Some(target);
-        Ok(work)
-    })
-    .await?;
-    let texture =
-        product.ok_or_else(|| Error::Internal("the product recorded no texture".into()))?;
-    let c = Resident::new(texture, method, precision, x.rows, y.cols);
-    let clamp = if clamp_to_one && precision != Precision::U8 {
-        let ran = run_async(ctx, None, || {
-            let mut work = Work::new(1);
-            record_clamp(ctx, &c.texture, &mut work)?;
-            Ok(work)
-        })
-        .await?;
-        Some(ran.timings)
-    } else {
-        None
-    };
-    let block = match method {
-        Method::Lm => None,
-        _ => Some(opts.block.unwrap_or(hall_blocked::DEFAULT_BLOCK)),
-    };
-    Ok(Outcome {
-        c: Matrix::zeros(0, 0),
-        more_channels: vec![],
-        method,
-        shape: (x.rows, x.cols, y.cols),
-        kernel: RanKernel {
-            method: method.name().into(),
-            variant: None,
-            inputs: precision,
-            sums: precision,
-            rounding: None,
-        },
-        block,
-        passes,
-        tiling: None,
-        timings: ran.timings,
-        notes: ran.notes,
-        arith: arith(method, precision, opts),
-        on_device: Some(c),
-        clamp,
-    })
-}
-
-/// Record `x · y` by `method` on the resident textures: the work, and the texture that holds
-/// the product once it has run. Building the pipelines is setup ([`Work::setup_ms`]).
-fn record(
-    ctx: &GpuContext,
-    method: Method,
-    x: &Resident,
-    y: &Resident,
-    opts: &Options,
-) -> Result<(Work, MatrixTexture)> {
-    let t = crate::clock::Instant::now();
-    let (xt, yt) = (&x.texture, &y.texture);
-    if method == Method::Lm {
-        let target =
-            MatrixTexture::new(ctx, "F (product)", x.rows, y.cols, xt.format, TARGET_USAGE)?;
-        let pipeline = Pipeline::new(ctx, xt, yt, target.format, 1, 1, x.precision)?;
-        let mut work = Work::new(1);
-        work.setup_ms = crate::gpu::run::ms(t);
-        work.push(
-            pipeline.encode(ctx, &target, 0..xt.cols as u32, true)?,
-            Phase::Compute,
-        );
-        work.keep(pipeline);
-        return Ok((work, target));
-    }
-    let prepared = if method == Method::HallBlocked {
-        HallProduct::blocked(ctx, xt, yt, opts.block)?
-    } else {
-        HallProduct::packed(ctx, xt, yt, opts.block)?
-    };
-    let mut work = Work::new(prepared.passes());
-    work.setup_ms = crate::gpu::run::ms(t);
-    let target = prepared.record(ctx, &mut work)?;
-    Ok((work, target))
-}
+#[cfg(feature = "native")]
+mod chain;
+#[cfg(feature = "native")]
+pub(super) use chain::multiply;
