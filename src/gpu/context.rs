@@ -448,6 +448,15 @@ impl GpuContext {
     #[cfg(target_arch = "wasm32")]
     pub fn scoped<T>(&self, during: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
         let out = f();
+        self.after_scope(during)?;
+        out
+    }
+
+    /// What [`GpuContext::scoped`] checks after `f`, apart from it so that its many callers
+    /// share one copy (the page's download carries each generic copy).
+    #[cfg(target_arch = "wasm32")]
+    #[inline(never)]
+    fn after_scope(&self, during: &str) -> Result<()> {
         self.check_lost().map_err(|e| match e {
             Error::Wgpu { kind, message, .. } => Error::Wgpu {
                 kind,
@@ -456,18 +465,32 @@ impl GpuContext {
             },
             Error::DeviceLost(m) => Error::DeviceLost(format!("{m} (during {during})")),
             e => e,
-        })?;
-        out
+        })
     }
 
     /// Run `f` inside validation, out-of-memory and internal error scopes; any error wgpu reports
     /// while it runs becomes an [`Error::Wgpu`] naming `during`.
     #[cfg(not(target_arch = "wasm32"))]
     pub fn scoped<T>(&self, during: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
-        let internal = self.device.push_error_scope(wgpu::ErrorFilter::Internal);
-        let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-        let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let scopes = [
+            self.device.push_error_scope(wgpu::ErrorFilter::Internal),
+            self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory),
+            self.device.push_error_scope(wgpu::ErrorFilter::Validation),
+        ];
         let out = f();
+        self.after_scope(during, scopes)?;
+        out
+    }
+
+    /// What [`GpuContext::scoped`] checks after `f`: the scopes popped (innermost first), apart
+    /// from it so that its many callers share one copy.
+    #[cfg(not(target_arch = "wasm32"))]
+    #[inline(never)]
+    fn after_scope(
+        &self,
+        during: &str,
+        [internal, oom, validation]: [wgpu::ErrorScopeGuard; 3],
+    ) -> Result<()> {
         let v = block(validation.pop());
         let o = block(oom.pop());
         let i = block(internal.pop());
@@ -491,8 +514,7 @@ impl GpuContext {
                 });
             }
         }
-        self.check_lost()?;
-        out
+        self.check_lost()
     }
 
     /// Wait for all submitted work; error if the device was lost meanwhile.

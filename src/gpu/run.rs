@@ -421,10 +421,23 @@ pub async fn run_async_into(
     memory: Vec<f32>,
     record: impl FnOnce() -> Result<Work>,
 ) -> Result<Ran> {
-    let memory: Vec<u32> = bytemuck::allocation::cast_vec(memory);
     let t0 = Instant::now();
     let uploaded = ctx.staging.uploaded();
     let work = record()?;
+    run_recorded(ctx, observer, memory, work, (t0, uploaded)).await
+}
+
+/// The runner's body for work already recorded (started at `t0`, when the staging belt had
+/// uploaded `uploaded` bytes): apart from [`run_async_into`], whose every caller's closure would
+/// otherwise carry a copy of it.
+async fn run_recorded(
+    ctx: &GpuContext,
+    observer: Option<&mut (dyn Observer + '_)>,
+    memory: Vec<f32>,
+    work: Work,
+    (t0, uploaded): (Instant, u64),
+) -> Result<Ran> {
+    let memory: Vec<u32> = bytemuck::allocation::cast_vec(memory);
     let once = waits_once(ctx, &work, observer.is_some());
     if !once {
         settle(ctx).await?;
