@@ -18,7 +18,7 @@
 //! 7. [`model`], [`report`], [`bench`](mod@bench), [`reach`], [`demo`] — what is built on
 //!    products;
 //! 8. [`figures`] — every figure of the docs, drawn from runs of the layers below;
-//! 9. the command line (`src/main.rs`, `src/cli/`), in the binary.
+//! 9. the command line (`src/cli/`, behind [`run_cli`]), which the binary (`src/main.rs`) calls.
 
 pub mod check;
 pub mod clock;
@@ -48,6 +48,12 @@ pub mod model;
 pub mod reach;
 #[cfg(feature = "native")]
 pub mod report;
+
+// The command line: crate-private, its one door the binary's `main`.
+#[cfg(feature = "native")]
+mod cli;
+#[cfg(feature = "native")]
+pub use cli::run_cli;
 
 pub use error::{Error, Result};
 pub use matrix::Matrix;

@@ -6,14 +6,14 @@ use super::check_failed;
 use super::multiply::{names, u8_bits};
 use super::print::{print_check, print_saturated};
 use super::values::{HoldParser, MethodArg, PrecisionArg, named};
+use crate::check::Hold;
+use crate::io;
+use crate::methods::Method;
+use crate::plan::{self, Options};
+use crate::precision::Precision;
+use crate::report::{CheckReport, Operands};
 use anyhow::{Result, bail};
 use clap::Args;
-use rendermm::check::Hold;
-use rendermm::io;
-use rendermm::methods::Method;
-use rendermm::plan::{self, Options};
-use rendermm::precision::Precision;
-use rendermm::report::{CheckReport, Operands};
 use std::path::{Path, PathBuf};
 
 #[derive(Args)]
@@ -71,8 +71,8 @@ pub fn run(args: CheckArgs) -> Result<()> {
     let read = |p: &Path, what: &str, allow_past_f32: bool| -> Result<io::AsGiven> {
         let r = io::read_as_given(p, false)?;
         match r.past_f32 {
-            Some(rendermm::Error::Format { path, message }) if !allow_past_f32 => {
-                Err(rendermm::Error::Format {
+            Some(crate::Error::Format { path, message }) if !allow_past_f32 => {
+                Err(crate::Error::Format {
                     path,
                     message: format!(
                         "{message} (pass --allow-nonfinite to take it as an infinity in {what})"
@@ -127,7 +127,7 @@ pub fn run(args: CheckArgs) -> Result<()> {
 
 /// The arithmetic C is held to: the method's at `--precision` (as a run of it records it), f32
 /// without a method; options the arithmetic does not take are refused.
-fn arithmetic(args: &CheckArgs) -> Result<(Option<Method>, rendermm::check::Arith)> {
+fn arithmetic(args: &CheckArgs) -> Result<(Option<Method>, crate::check::Arith)> {
     let precision = args.precision.0;
     let method = args.method.map(|m| m.0);
     let u8_bits = u8_bits(precision, args.u8_product_bits, args.u8_sum_bits)?;
@@ -149,7 +149,7 @@ fn arithmetic(args: &CheckArgs) -> Result<(Option<Method>, rendermm::check::Arit
                 names(|m| m.info().takes.block)
             );
         }
-        return Ok((None, rendermm::check::Arith::F32));
+        return Ok((None, crate::check::Arith::F32));
     };
     if let Some(why) = plan::precision_refusal(method, precision) {
         bail!("--precision {precision}: method {method} {why}");
