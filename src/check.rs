@@ -101,6 +101,7 @@ pub fn compare(c: &Matrix, reference: &[f64]) -> ErrorStats {
 
 /// Assert that `c` matches `reference` within `tol`, with a message naming the worst element.
 /// Used by the tests.
+#[cfg(feature = "internals")]
 pub fn assert_close(label: &str, c: &Matrix, reference: &[f64], tol: f64) -> ErrorStats {
     let s = compare(c, reference);
     if !s.within(tol) {
@@ -292,6 +293,7 @@ impl Arith {
 
 mod bounds;
 use bounds::f32_bound_words;
+#[cfg_attr(not(feature = "internals"), allow(unused_imports))]
 pub use bounds::{
     ElementBound, STATISTICAL_RISK, f16_inputs_bound, f16_inputs_bound_words, f32_bound,
     f32_element_bounds, gamma, statistical_lambda,
@@ -470,6 +472,7 @@ use low_precision::{judge_f16, judge_u8};
 /// Judge `c = a · b` computed by Larsen–McAllister at `precision` (u8 at the default widths;
 /// times k after `--scale-by-depth`). For any method's run, [`crate::plan::Outcome::verdict`] holds
 /// C to the arithmetic that run used.
+#[cfg(feature = "internals")]
 pub fn verdict(
     precision: Precision,
     scale_by_depth: bool,

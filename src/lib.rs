@@ -20,34 +20,130 @@
 //! 8. [`figures`] — every figure of the docs, drawn from runs of the layers below;
 //! 9. the command line (`src/cli/`, behind [`run_cli`]), which the binary (`src/main.rs`) calls.
 
-pub mod check;
-pub mod clock;
-pub mod cpu;
-pub mod error;
-#[cfg(not(target_arch = "wasm32"))]
-pub mod gl;
-pub mod gpu;
+// Without `native` the library is the browser's, whose one user, the web crate, turns
+// `internals` on: without both, the demos' renderer and what only the native layers call have
+// no caller, in that build alone.
+#![cfg_attr(
+    not(any(feature = "native", feature = "internals")),
+    allow(dead_code, unused_imports)
+)]
+// The API's items are documented in words of the layers below them, which `cargo doc
+// --document-private-items` (or the `internals` feature) documents too.
+#![allow(rustdoc::private_intra_doc_links)]
+// `Error` is large (its variants carry the words of their message). Clippy leaves a public
+// function's `Result<_, Error>` alone, as changing it would break callers; the library's own
+// functions are crate-private now, and boxing the error is a change of its own.
+#![allow(clippy::result_large_err)]
+
+/// Declares an internal module: public (and hidden from the docs) with the `internals` feature,
+/// which only this repository's own tests, benches, examples, Python and web crates turn on;
+/// crate-private without it.
+macro_rules! internal {
+    ($(#[$attr:meta])* mod $name:ident;) => {
+        $(#[$attr])*
+        #[cfg(feature = "internals")]
+        #[doc(hidden)]
+        pub mod $name;
+        $(#[$attr])*
+        #[cfg(not(feature = "internals"))]
+        pub(crate) mod $name;
+    };
+}
+
+/// Declares a module of which the API shows a part: all of it public with the `internals`
+/// feature; without it, the module is crate-private under `$all` and `$name` is public with the
+/// items `$public` only (every other item stays reachable inside the crate at the old path).
+macro_rules! facade {
+    (
+        $(#[$attr:meta])* mod $name:ident = $all:ident at $path:literal { $($public:tt)* }
+        $(native { $($native:tt)* })?
+    ) => {
+        $(#[$attr])*
+        #[cfg(feature = "internals")]
+        pub mod $name;
+        $(#[$attr])*
+        #[cfg(not(feature = "internals"))]
+        #[path = $path]
+        mod $all;
+        $(#[$attr])*
+        #[cfg(not(feature = "internals"))]
+        pub mod $name {
+            pub use crate::$all::{$($public)*};
+            $(
+                #[cfg(feature = "native")]
+                pub use crate::$all::{$($native)*};
+            )?
+            #[allow(unused_imports)]
+            pub(crate) use crate::$all::*;
+        }
+    };
+}
+
+internal!(
+    mod check;
+);
+internal!(
+    mod clock;
+);
+internal!(
+    mod cpu;
+);
+internal!(
+    mod error;
+);
+internal!(
+    #[cfg(not(target_arch = "wasm32"))]
+    mod gl;
+);
+internal!(
+    mod gpu;
+);
+/// The matrix files: readers (.npy, .csv, .mtx) and writers (.npy, .csv).
 #[cfg(feature = "readers")]
 pub mod io;
-pub mod matrix;
-pub mod methods;
-pub mod plan;
-pub mod precision;
+internal!(
+    mod matrix;
+);
+internal!(
+    mod methods;
+);
+internal!(
+    mod plan;
+);
+internal!(
+    mod precision;
+);
 
-#[cfg(feature = "native")]
-pub mod bench;
-pub mod draw;
+internal!(
+    #[cfg(feature = "native")]
+    mod bench;
+);
+internal!(
+    mod draw;
+);
 // The demos' drawing (scene, layout, font, renderer) builds for the browser too; their window,
 // method thread and command line are native (see `demo`'s own gates).
-pub mod demo;
-#[cfg(feature = "native")]
-pub mod figures;
-#[cfg(feature = "native")]
-pub mod model;
-#[cfg(feature = "native")]
-pub mod reach;
-#[cfg(feature = "native")]
-pub mod report;
+facade!(
+    /// The demos: a multiply drawn pass by pass, in a window or headless into frames or a GIF.
+    mod demo = demo_all at "demo/mod.rs" { Kind, MAX_SIDE } native { DemoOptions, run }
+);
+facade!(
+    /// The figures and tables of the docs, each drawn from runs of the real methods.
+    #[cfg(feature = "native")]
+    mod figures = figures_all at "figures/mod.rs" { ALL, Figure, find, write_all }
+);
+internal!(
+    #[cfg(feature = "native")]
+    mod model;
+);
+internal!(
+    #[cfg(feature = "native")]
+    mod reach;
+);
+internal!(
+    #[cfg(feature = "native")]
+    mod report;
+);
 
 // The command line: crate-private, its one door the binary's `main`.
 #[cfg(feature = "native")]
@@ -55,7 +151,11 @@ mod cli;
 #[cfg(feature = "native")]
 pub use cli::run_cli;
 
+pub use check::{Verdict, judge};
 pub use error::{Error, Result};
+pub use gpu::GpuContext;
 pub use matrix::Matrix;
 pub use methods::Method;
-pub use plan::{Options, multiply};
+pub use plan::{Options, Outcome, Request, multiply};
+#[cfg(feature = "native")]
+pub use report::Report;

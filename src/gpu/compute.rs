@@ -21,7 +21,9 @@
 
 use super::buffer::{self, MatrixBuffer, check_storage_size};
 use super::context::GpuContext;
-use super::run::{Read, RunOutput, Work, ms};
+#[cfg(feature = "internals")]
+use super::run::RunOutput;
+use super::run::{Read, Work, ms};
 use crate::clock::Instant;
 use crate::error::{Error, Result};
 use crate::matrix::Matrix;
@@ -461,6 +463,7 @@ impl Prepared {
     /// Record every dispatch into one compute pass and submit it (wgpu orders the dispatches'
     /// storage accesses, so a reduction pass sees the partial sums of the pass before it). To
     /// time it, give [`Prepared::encode`]'s commands to a [`super::timer::Span`] instead.
+    #[cfg(feature = "internals")]
     pub fn submit(&self, ctx: &GpuContext, label: &str) -> Result<()> {
         ctx.scoped(&format!("the {label} dispatches"), || {
             ctx.queue.submit([self.encode(&ctx.device, label)?]);
@@ -490,6 +493,7 @@ impl Prepared {
 }
 
 /// Run `plan` on `a · b`: check, upload, build, dispatch, read back (blocking).
+#[cfg(feature = "internals")]
 pub fn run(ctx: &GpuContext, plan: &Plan, a: &Matrix, b: &Matrix) -> Result<RunOutput> {
     run_with(
         ctx,
@@ -503,6 +507,7 @@ pub fn run(ctx: &GpuContext, plan: &Plan, a: &Matrix, b: &Matrix) -> Result<RunO
 /// (timed as upload: padding, transposing or converting the inputs happens there, see
 /// [`Operands::from_buffers`]); the result is the top-left `out` = (rows, cols) of C (timed as
 /// readback). Blocking; [`record`] is the recording itself.
+#[cfg(feature = "internals")]
 pub fn run_with(
     ctx: &GpuContext,
     plan: &Plan,

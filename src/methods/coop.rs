@@ -617,6 +617,7 @@ pub enum Layout {
 impl Layout {
     /// Where element (i, j) of a `rows × cols` operand goes; the shader's `load_a` / `load_b`
     /// address fragment (I, P) / (P, J) by the same formulas.
+    #[cfg(feature = "internals")]
     pub fn index(self, i: usize, j: usize, rows: usize, cols: usize) -> usize {
         let inside = (i % FRAG) * FRAG + j % FRAG;
         match self {
@@ -750,6 +751,7 @@ fn f16_unit(
 
 /// The elementwise error bound `coop` is held to ([`crate::check::f16_inputs_bound`], where
 /// it is derived), for every element of `a · b`.
+#[cfg(feature = "internals")]
 pub fn error_bound(a: &Matrix, b: &Matrix) -> Vec<f64> {
     crate::check::f16_inputs_bound(a.cols).of(a, b)
 }

@@ -46,6 +46,7 @@ pub struct Layout {
 
 impl Layout {
     /// Invocations per workgroup, one per term.
+    #[cfg(feature = "internals")]
     pub fn invocations(&self) -> u64 {
         (self.bi * self.bk * self.bj) as u64
     }

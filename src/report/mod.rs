@@ -5,6 +5,7 @@
 //! docs live in [`crate::figures`], the drawing they share in [`crate::draw`].
 
 mod checked;
+#[cfg_attr(not(feature = "internals"), allow(unused_imports))]
 pub use checked::{CheckReport, Operands, Worst, judge_given};
 
 use crate::check::{Hold, Verdict};
