@@ -1,24 +1,50 @@
 //! rendermm: matrix multiplication through real render pipelines (Larsen–McAllister 2001,
 //! Hall–Carr–Hart 2003) beside the compute-era methods, on one GPU, checked against the CPU.
 //!
+//! The regression test a user writes: multiply by L-M's method and hold the product to what its
+//! arithmetic promises, judged against the f64 product on the CPU.
+//!
+//! ```
+//! use rendermm::{GpuContext, Matrix, Method, Request, judge, multiply};
+//!
+//! # fn main() -> rendermm::Result<()> {
+//! let ctx = GpuContext::new()?;
+//! let a = Matrix::random(33, 17, 1, -1.0, 1.0);
+//! let b = Matrix::random(17, 9, 2, -1.0, 1.0);
+//! let out = multiply(Some(&ctx), Request::new(Method::parse("lm")?, &a, &b))?;
+//! let verdict = judge(out.arith, &a, &b, &out.c);
+//! assert!(verdict.passed, "{}", verdict.headline());
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! That is the whole door: a [`Request`] (the [`Method`], the operands, the [`Options`]) goes
+//! into [`multiply`], an [`Outcome`] (C, and what ran) comes out, and [`judge`] gives its
+//! [`Verdict`]. A [`Matrix`] owns its values or reads a caller's array in place
+//! ([`Matrix::borrowed`], no copy before the upload). Beside it: the [`GpuContext`] the GPU
+//! methods run on, the [`Error`] every call can return, the [`Report`] `multiply --json`
+//! prints, the matrix files' readers and writers ([`io`]), and what the command line calls to
+//! draw: the [`demo`]s and the docs' [`figures`]. Everything else is crate-private (the
+//! repository's own tests, Python module and web page see it through the `internals` feature,
+//! which is not part of the API).
+//!
 //! The layers, each importing only from those above it in this list (see
 //! `docs/architecture.md`):
 //!
-//! 1. [`error`], [`matrix`], [`clock`] — the types everything shares;
-//! 2. [`io`], [`cpu`], [`precision`], [`check`] — files, the CPU reference, number formats and
-//!    their models, the compare helper;
-//! 3. [`gpu`] — the harness, in three layers of its own: the device (context, pipeline cache and
+//! 1. `error`, `matrix`, `clock` — the types everything shares;
+//! 2. [`io`], `cpu`, `precision`, `check` — files, the CPU reference, number formats and
+//!    their models, the judge;
+//! 3. `gpu` — the harness, in three layers of its own: the device (context, pipeline cache and
 //!    helpers, pools, the loop-cap probe), memory (staging, buffers, textures, readback) and
 //!    execution (timer, runner, compute dispatch, layout pass);
 //!    beside it `gl` (native only), the headless OpenGL compatibility context of the GL-era
 //!    methods;
-//! 4. [`methods`] — one file per method and the table of methods;
-//! 5. [`plan`] — the entry point: validation, limits, tiling, dispatch;
-//! 6. [`draw`] — the pictures' drawing: matrix panels, charts, the one text style (no GPU);
-//! 7. [`model`], [`report`], [`bench`](mod@bench), [`reach`], [`demo`] — what is built on
-//!    products;
+//! 4. `methods` — one file per method and the table of methods;
+//! 5. `plan` — the entry point: validation, limits, tiling, dispatch;
+//! 6. `draw` — the pictures' drawing: matrix panels, charts, the one text style (no GPU);
+//! 7. `model`, `report`, `bench`, `reach`, [`demo`] — what is built on products;
 //! 8. [`figures`] — every figure of the docs, drawn from runs of the layers below;
-//! 9. the command line (`src/cli/`, behind [`run_cli`]), which the binary (`src/main.rs`) calls.
+//! 9. the command line (`src/cli/`, behind `run_cli`), which the binary (`src/main.rs`) calls.
 
 // Without `native` the library is the browser's, whose one user, the web crate, turns
 // `internals` on: without both, the demos' renderer and what only the native layers call have
@@ -149,6 +175,7 @@ internal!(
 #[cfg(feature = "native")]
 mod cli;
 #[cfg(feature = "native")]
+#[doc(hidden)]
 pub use cli::run_cli;
 
 pub use check::{Verdict, judge};

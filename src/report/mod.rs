@@ -52,7 +52,7 @@ pub struct Report {
     /// `wall_ms`, not host to host.
     pub total_ms: f64,
     /// Host to host: a stopwatch around the library's call, from the request to C in the
-    /// caller's hands ([`rendermm::gpu::run::Timings::wall_ms`]); what a comparison with a
+    /// caller's hands ([`crate::gpu::run::Timings::wall_ms`]); what a comparison with a
     /// peer's wall time uses.
     pub wall_ms: f64,
     /// `wall_ms` less the phases: the call's time outside them.

@@ -1,7 +1,7 @@
 //! Shared test helpers: one GPU context per test binary, and the shapes every method is run on.
 #![allow(dead_code)]
 
-use rendermm::gpu::GpuContext;
+use rendermm::GpuContext;
 use std::sync::OnceLock;
 
 /// One context for the whole test binary (opening lavapipe takes a moment).
