@@ -65,14 +65,16 @@
 /// which only this repository's own tests, benches, examples, Python and web crates turn on;
 /// crate-private without it.
 macro_rules! internal {
-    ($(#[$attr:meta])* mod $name:ident;) => {
-        $(#[$attr])*
-        #[cfg(feature = "internals")]
-        #[doc(hidden)]
-        pub mod $name;
-        $(#[$attr])*
-        #[cfg(not(feature = "internals"))]
-        pub(crate) mod $name;
+    ($($(#[$attr:meta])* mod $name:ident;)*) => {
+        $(
+            $(#[$attr])*
+            #[cfg(feature = "internals")]
+            #[doc(hidden)]
+            pub mod $name;
+            $(#[$attr])*
+            #[cfg(not(feature = "internals"))]
+            pub(crate) mod $name;
+        )*
     };
 }
 
@@ -105,71 +107,43 @@ macro_rules! facade {
     };
 }
 
-internal!(
+internal! {
     mod check;
-);
-internal!(
     mod clock;
-);
-internal!(
     mod cpu;
-);
-internal!(
     mod error;
-);
-internal!(
     #[cfg(not(target_arch = "wasm32"))]
     mod gl;
-);
-internal!(
     mod gpu;
-);
+    mod matrix;
+    mod methods;
+    mod plan;
+    mod precision;
+    mod draw;
+    #[cfg(feature = "native")]
+    mod bench;
+    #[cfg(feature = "native")]
+    mod model;
+    #[cfg(feature = "native")]
+    mod reach;
+    #[cfg(feature = "native")]
+    mod report;
+}
+
 /// The matrix files: readers (.npy, .csv, .mtx) and writers (.npy, .csv).
 #[cfg(feature = "readers")]
 pub mod io;
-internal!(
-    mod matrix;
-);
-internal!(
-    mod methods;
-);
-internal!(
-    mod plan;
-);
-internal!(
-    mod precision;
-);
-
-internal!(
-    #[cfg(feature = "native")]
-    mod bench;
-);
-internal!(
-    mod draw;
-);
 // The demos' drawing (scene, layout, font, renderer) builds for the browser too; their window,
 // method thread and command line are native (see `demo`'s own gates).
-facade!(
+facade! {
     /// The demos: a multiply drawn pass by pass, in a window or headless into frames or a GIF.
     mod demo = demo_all at "demo/mod.rs" { Kind, MAX_SIDE } native { DemoOptions, run }
-);
-facade!(
+}
+facade! {
     /// The figures and tables of the docs, each drawn from runs of the real methods.
     #[cfg(feature = "native")]
     mod figures = figures_all at "figures/mod.rs" { ALL, Figure, find, write_all }
-);
-internal!(
-    #[cfg(feature = "native")]
-    mod model;
-);
-internal!(
-    #[cfg(feature = "native")]
-    mod reach;
-);
-internal!(
-    #[cfg(feature = "native")]
-    mod report;
-);
+}
 
 // The command line: crate-private, its one door the binary's `main`.
 #[cfg(feature = "native")]
