@@ -102,28 +102,6 @@ pub fn compare(c: &Matrix, reference: &[f64]) -> ErrorStats {
     }
 }
 
-/// Assert that `c` matches `reference` within `tol`, with a message naming the worst element.
-/// Used by the tests.
-pub fn assert_close(label: &str, c: &Matrix, reference: &[f64], tol: f64) -> ErrorStats {
-    let s = compare(c, reference);
-    if !s.within(tol) {
-        let (i, j) = (s.worst_index / c.cols, s.worst_index % c.cols);
-        panic!(
-            "{label}: {}x{} result off: rel_err {:e} (tol {:e}), max_abs_err {:e}, {} non-finite; \
-             element ({i},{j}) = {} vs reference {}",
-            c.rows,
-            c.cols,
-            s.rel_err,
-            tol,
-            s.max_abs_err,
-            s.nonfinite,
-            c.data[s.worst_index],
-            reference[s.worst_index]
-        );
-    }
-    s
-}
-
 /// The verdict on one result: its error against the f64 reference, whether it is within what
 /// the arithmetic that made it promises, and what that was.
 #[derive(Clone, Debug, Serialize)]
@@ -295,6 +273,7 @@ impl Arith {
 
 mod bounds;
 use bounds::f32_bound_words;
+#[cfg_attr(not(feature = "internals"), allow(unused_imports))]
 pub use bounds::{
     ElementBound, STATISTICAL_RISK, f16_bound, f16_bound_blocked, f16_inputs_bound,
     f16_inputs_bound_words, f16_pipeline_bound, f16_pipeline_bound_words, f32_bound,
@@ -472,6 +451,7 @@ mod low_precision;
 use low_precision::{judge_f16, judge_u8};
 
 mod policy;
+#[cfg_attr(not(feature = "internals"), allow(unused_imports))]
 pub use policy::{CheckPolicy, Checked, Coverage, FULL_CHECK_MADDS, Inputs, SAMPLES, check};
 
 /// [`judge`] on `samples` elements drawn at random (from `seed`), for products too large for

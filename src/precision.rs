@@ -8,6 +8,7 @@ use serde::Serialize;
 
 mod u8_model;
 
+#[cfg_attr(not(feature = "internals"), allow(unused_imports))]
 pub use u8_model::{
     Pipeline, SliceRounding, U8Bits, U8Model, check_wide_depth, u8_model, u8_model_bits,
     u8_model_blocked, u8_model_packed, u8_model_passes, u8_model_rounding, u8_slice_steps,

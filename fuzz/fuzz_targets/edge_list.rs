@@ -5,7 +5,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use rendermm::Error;
-use rendermm::graph::{self, ReadOptions};
+use rendermm::reach::graph::{self, ReadOptions};
 use std::path::Path;
 
 fuzz_target!(|data: &[u8]| {

@@ -13,7 +13,7 @@ fuzz_target!(|data: &[u8]| {
         Ok(m) => {
             assert_eq!(Some(m.data.len()), m.rows.checked_mul(m.cols));
             if m.data.len() <= 1 << 16 {
-                let g = rendermm::graph::from_matrix(Path::new("g.mtx"), &m, false);
+                let g = rendermm::reach::graph::from_matrix(Path::new("g.mtx"), &m, false);
                 if let Ok(g) = g {
                     assert!(g.edges.iter().all(|&(u, v)| u < g.nodes && v < g.nodes));
                 }

@@ -55,6 +55,7 @@ impl Suite {
     }
 
     /// Look a suite up by name.
+    #[cfg(feature = "internals")]
     pub fn parse(name: &str) -> Result<Suite> {
         Suite::ALL
             .iter()

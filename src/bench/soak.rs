@@ -408,6 +408,7 @@ pub type Runner<'r> = dyn FnMut(usize, Method, &Matrix, &Matrix) -> Result<Timed
 /// still ramping up from the idle upload: cs-fast and coop at 1024 timed 1.5x slow in some
 /// rounds that way on the H100, which is the governor, not the library); the render-pass
 /// methods run whole multiplies, the first one's product kept.
+#[cfg(feature = "internals")]
 pub fn run_timed(ctx: &GpuContext, method: Method, a: &Matrix, b: &Matrix) -> Result<Timed> {
     run_timed_with(ctx, method, a, b, Kernels::default())
 }

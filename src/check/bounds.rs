@@ -177,6 +177,7 @@ pub fn f16_inputs_bound_words(k: usize, tensor_cores: bool) -> String {
 
 impl ElementBound {
     /// The bound for every element of `a · b` (row-major).
+    #[cfg(feature = "internals")]
     pub fn of(self, a: &Matrix, b: &Matrix) -> Vec<f64> {
         self.of_abs(a, b, &precision::abs_product(a, b))
     }

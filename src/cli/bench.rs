@@ -4,14 +4,14 @@
 
 use super::values::{MethodArg, PrecisionArg, SuiteArg, named};
 use super::{check_failed, guard, progress};
+use crate::bench::{self, ceilings, soak, sweep};
+use crate::gpu::GpuContext;
+use crate::io;
+use crate::matrix::parse_mkn;
+use crate::methods::Method;
+use crate::precision::Precision;
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use rendermm::bench::{self, ceilings, soak, sweep};
-use rendermm::gpu::GpuContext;
-use rendermm::io;
-use rendermm::matrix::parse_mkn;
-use rendermm::methods::Method;
-use rendermm::precision::Precision;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -299,15 +299,14 @@ fn nothing_ran(
         } else {
             (-1.0, 1.0)
         };
-        let a = rendermm::matrix::Matrix::random(n, n, opts.seed, lo, hi);
-        let b = rendermm::matrix::Matrix::random(n, n, opts.seed + 1, lo, hi);
-        let request =
-            rendermm::plan::Request::new(method, &a, &b).options(rendermm::plan::Options {
-                precision,
-                repeats: None,
-                ..opts.options.clone()
-            });
-        if let Err(e) = rendermm::plan::multiply(method.is_gpu().then_some(ctx), request) {
+        let a = crate::matrix::Matrix::random(n, n, opts.seed, lo, hi);
+        let b = crate::matrix::Matrix::random(n, n, opts.seed + 1, lo, hi);
+        let request = crate::plan::Request::new(method, &a, &b).options(crate::plan::Options {
+            precision,
+            repeats: None,
+            ..opts.options.clone()
+        });
+        if let Err(e) = crate::plan::multiply(method.is_gpu().then_some(ctx), request) {
             return anyhow::Error::new(e).context(context);
         }
     }
@@ -318,7 +317,7 @@ fn nothing_ran(
 /// parser speaks of `--random`, multiply's flag).
 pub(super) fn parse_shape(flag: &str, s: &str) -> Result<(usize, usize, usize)> {
     Ok(parse_mkn(s).map_err(|_| {
-        rendermm::Error::Invalid(format!(
+        crate::Error::Invalid(format!(
             "{flag} '{s}': expected MxKxN with positive integers, e.g. 65x100x37"
         ))
     })?)
@@ -338,7 +337,7 @@ fn write_text(path: &Path, text: &str) -> Result<()> {
     make_parent(path)?;
     io::write_atomic(path, |w| {
         w.write_all(text.as_bytes())
-            .map_err(|e| rendermm::Error::io(path, e))
+            .map_err(|e| crate::Error::io(path, e))
     })?;
     eprintln!("wrote {}", path.display());
     Ok(())
@@ -489,7 +488,7 @@ fn write_sweep(args: &BenchArgs, result: &sweep::Sweep) -> Result<()> {
     // Said before anything is written (a replot of a sweep in which nothing ran).
     if args.plots.is_some() && result.rows.iter().all(|r| r.skipped.is_some()) {
         return Err(
-            rendermm::Error::Invalid("no row of the sweep ran; nothing to plot".into()).into(),
+            crate::Error::Invalid("no row of the sweep ran; nothing to plot".into()).into(),
         );
     }
     let parent = |p: &Path| p.parent().map(Path::to_path_buf);
@@ -516,7 +515,7 @@ fn write_sweep_files(args: &BenchArgs, result: &sweep::Sweep) -> Result<()> {
     }
     if let Some(dir) = &args.plots {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        for path in rendermm::bench::plots::sweep_plots(result, dir)? {
+        for path in crate::bench::plots::sweep_plots(result, dir)? {
             eprintln!("wrote {}", path.display());
         }
     }

@@ -5,14 +5,14 @@
 use super::check_failed;
 use super::print::{print_check, print_saturated};
 use super::values::{HoldParser, MethodArg, PrecisionArg, named};
+use crate::check::Hold;
+use crate::io;
+use crate::methods::Method;
+use crate::plan::{self, Options};
+use crate::precision::Precision;
+use crate::report::{CheckReport, Operands};
 use anyhow::Result;
 use clap::Args;
-use rendermm::check::Hold;
-use rendermm::io;
-use rendermm::methods::Method;
-use rendermm::plan::{self, Options};
-use rendermm::precision::Precision;
-use rendermm::report::{CheckReport, Operands};
 use std::path::{Path, PathBuf};
 
 #[derive(Args)]
@@ -70,8 +70,8 @@ pub fn run(args: CheckArgs) -> Result<()> {
     let read = |p: &Path, what: &str, allow_past_f32: bool| -> Result<io::AsGiven> {
         let r = io::read_as_given(p, false)?;
         match r.past_f32 {
-            Some(rendermm::Error::Format { path, message }) if !allow_past_f32 => {
-                Err(rendermm::Error::Format {
+            Some(crate::Error::Format { path, message }) if !allow_past_f32 => {
+                Err(crate::Error::Format {
                     path,
                     message: format!(
                         "{message} (pass --allow-nonfinite to take it as an infinity in {what})"
@@ -127,7 +127,7 @@ pub fn run(args: CheckArgs) -> Result<()> {
 /// The arithmetic C is held to: the method's at `--precision` (as a run of it records it), f32
 /// without a method; options the arithmetic does not take are refused
 /// ([`plan::options::validate`]).
-fn arithmetic(args: &CheckArgs) -> Result<(Option<Method>, rendermm::check::Arith)> {
+fn arithmetic(args: &CheckArgs) -> Result<(Option<Method>, crate::check::Arith)> {
     let asked = plan::Asked {
         method: args.method.map(|m| m.0),
         precision: args.precision.0,
@@ -139,7 +139,7 @@ fn arithmetic(args: &CheckArgs) -> Result<(Option<Method>, rendermm::check::Arit
     };
     let opts = plan::options::validate(&asked, plan::Spelling::Cli, Options::default())?;
     Ok(match asked.method {
-        None => (None, rendermm::check::Arith::F32),
+        None => (None, crate::check::Arith::F32),
         Some(method) => (Some(method), plan::arith(method, opts.precision, &opts)),
     })
 }

@@ -1,11 +1,11 @@
 //! `rendermm demo`: the demos' arguments, parsed here on the binary's side and handed to the
 //! library as a plain [`DemoOptions`]; this also checks the output files before any work.
 
+use crate::demo::{DemoOptions, Kind};
+use crate::io;
+use crate::precision::Precision;
 use anyhow::Result;
 use clap::builder::PossibleValuesParser;
-use rendermm::demo::{DemoOptions, Kind};
-use rendermm::io;
-use rendermm::precision::Precision;
 use std::path::{Path, PathBuf};
 
 /// Arguments of `rendermm demo`.
@@ -78,7 +78,7 @@ pub fn run(args: DemoArgs) -> Result<()> {
             io::refuse_same_file(out, label, &inputs)?;
         }
     }
-    Ok(rendermm::demo::run(options(args))?)
+    Ok(crate::demo::run(options(args))?)
 }
 
 /// The library's settings from the arguments, with whether a display is named read from the

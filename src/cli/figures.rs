@@ -1,9 +1,9 @@
 //! `rendermm figure NAME` and `rendermm figures`: draw one figure of the docs, or all of them
-//! into a folder, from the figures registry (`rendermm::figures::ALL`).
+//! into a folder, from the figures registry (`crate::figures::ALL`).
 
+use crate::figures;
+use crate::gpu::GpuContext;
 use anyhow::{Result, bail};
-use rendermm::figures;
-use rendermm::gpu::GpuContext;
 use std::path::{Path, PathBuf};
 
 /// Draw the figure `name` into `out`, a file of the figure's own kind (its other files, if it
@@ -12,7 +12,7 @@ pub fn one(name: &str, out: PathBuf) -> Result<()> {
     let fig = figures::find(name)?;
     check_figure_output(fig, &out)?;
     for p in fig.paths(&out) {
-        rendermm::io::check_output(&p)?;
+        crate::io::check_output(&p)?;
     }
     let ctx = GpuContext::new()?;
     (fig.draw)(&ctx, &out)?;
@@ -42,7 +42,7 @@ fn check_figure_output(fig: &figures::Figure, out: &Path) -> Result<()> {
             out.join(&hint).display()
         );
     }
-    if fig.files.len() == 1 && rendermm::io::is_device_or_pipe(out) {
+    if fig.files.len() == 1 && crate::io::is_device_or_pipe(out) {
         return Ok(());
     }
     let ext = out.extension().and_then(|e| e.to_str());

@@ -1,7 +1,7 @@
 //! Checks made before any work starts: that the host can hold the matrices a user-given size
 //! asks for (a one-line error naming the size and the memory, never an allocation abort).
 
-use rendermm::matrix::human_bytes;
+use crate::matrix::human_bytes;
 
 /// Memory the host can give now: `MemAvailable` of `/proc/meminfo`, where there is one.
 fn available_bytes() -> Option<u128> {
@@ -13,19 +13,19 @@ fn available_bytes() -> Option<u128> {
 
 /// Error unless the host can hold `f32` matrices of these shapes at once. `request` names what
 /// was asked (`--random 99999999x99999999x2`), `which` the matrices (`A, B and C`).
-pub fn host_memory(request: &str, which: &str, shapes: &[(usize, usize)]) -> rendermm::Result<()> {
+pub fn host_memory(request: &str, which: &str, shapes: &[(usize, usize)]) -> crate::Result<()> {
     let bytes: u128 = shapes.iter().map(|&(r, c)| r as u128 * c as u128 * 4).sum();
     let addressable = shapes
         .iter()
         .all(|&(r, c)| r as u128 * c as u128 * 4 <= isize::MAX as u128);
     let need = format!("{which} take {} ({bytes} bytes)", human_bytes(bytes));
     if !addressable {
-        return Err(rendermm::Error::Invalid(format!(
+        return Err(crate::Error::Invalid(format!(
             "{request}: {need}, more memory than this machine can address"
         )));
     }
     match available_bytes() {
-        Some(avail) if bytes > avail => Err(rendermm::Error::Invalid(format!(
+        Some(avail) if bytes > avail => Err(crate::Error::Invalid(format!(
             "{request}: {need} of host memory, and this machine has {} available",
             human_bytes(avail)
         ))),
@@ -38,7 +38,7 @@ pub fn product_memory(
     request: &str,
     (m, k, n): (usize, usize, usize),
     copies: usize,
-) -> rendermm::Result<()> {
+) -> crate::Result<()> {
     let shapes: Vec<(usize, usize)> = (0..copies.max(1))
         .flat_map(|_| [(m, k), (k, n), (m, n)])
         .collect();

@@ -1,9 +1,9 @@
 //! `rendermm info`: the chosen adapter, its backend, and the features and limits that matter
 //! to the methods, with the driver's shader loop cap as the context measures it
-//! (`rendermm::gpu::loop_cap`).
+//! (`crate::gpu::loop_cap`).
 
+use crate::gpu::GpuContext;
 use anyhow::Result;
-use rendermm::gpu::GpuContext;
 
 /// Print the adapter's name, backend, driver, features and limits (JSON with `json`); with
 /// `all`, every adapter of every backend and what it can run.
@@ -45,7 +45,7 @@ pub fn info(json: bool, all: bool) -> Result<()> {
 
 /// `rendermm info --all`: one row per adapter of every backend.
 fn survey(json: bool) -> Result<()> {
-    let adapters = pollster::block_on(rendermm::gpu::context::survey());
+    let adapters = pollster::block_on(crate::gpu::context::survey());
     if json {
         println!("{}", serde_json::to_string_pretty(&adapters)?);
         return Ok(());

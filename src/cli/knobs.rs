@@ -1,5 +1,5 @@
 //! The environment knobs, read here and nowhere else: the library takes every option as a
-//! value ([`rendermm::plan::Options`]) and reads no environment variable or system file, so the
+//! value ([`crate::plan::Options`]) and reads no environment variable or system file, so the
 //! command line reads them once and hands them in.
 //!
 //! - `RENDERMM_CS_FAST`, `RENDERMM_COOP`: the variant cs-fast / coop runs (unset: chosen by the
@@ -9,18 +9,18 @@
 //! - `/proc/meminfo`'s `MemAvailable`: the host memory a CPU adapter allocates from, for the
 //!   default budget; `/proc/self/statm`: this process's resident memory, which the soak watches.
 
-use rendermm::methods::Kernels;
-use rendermm::plan::Options;
-use rendermm::plan::tiled::{self, BUDGET_ENV};
+use crate::methods::Kernels;
+use crate::plan::Options;
+use crate::plan::tiled::{self, BUDGET_ENV};
 
 /// The kernel variants the knobs name; an unknown name is refused in one line naming the knob.
-pub fn kernels() -> rendermm::Result<Kernels> {
+pub fn kernels() -> crate::Result<Kernels> {
     Kernels::from_knobs(|name| std::env::var(name).ok())
 }
 
 /// [`kernels`] reading only the knobs of `methods` (a bad `RENDERMM_FRAG_MRT` does not stop
 /// `--method lm`).
-pub fn kernels_for(methods: &[rendermm::methods::Method]) -> rendermm::Result<Kernels> {
+pub fn kernels_for(methods: &[crate::methods::Method]) -> crate::Result<Kernels> {
     Kernels::from_knobs_for(methods, |name| std::env::var(name).ok())
 }
 
@@ -32,16 +32,16 @@ pub fn kernels_for(methods: &[rendermm::methods::Method]) -> rendermm::Result<Ke
 /// Only the kernel knobs of `methods` are read: the knobs of methods that will not run are not.
 pub fn options_for(
     flag: Option<u64>,
-    methods: &[rendermm::methods::Method],
-) -> rendermm::Result<Options> {
+    methods: &[crate::methods::Method],
+) -> crate::Result<Options> {
     let (mem_budget, mem_budget_source) = match flag {
         Some(bytes) => (Some(bytes), None),
         None => match std::env::var(BUDGET_ENV) {
             Ok(s) => (
                 // The variable named, so the reader knows where the bad value came from.
                 Some(tiled::parse_bytes(&s).map_err(|e| match e {
-                    rendermm::Error::Invalid(why) => {
-                        rendermm::Error::Invalid(format!("{BUDGET_ENV}: {why}"))
+                    crate::Error::Invalid(why) => {
+                        crate::Error::Invalid(format!("{BUDGET_ENV}: {why}"))
                     }
                     other => other,
                 })?),

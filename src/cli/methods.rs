@@ -1,21 +1,21 @@
 //! `rendermm methods`: every method with its era, source and one line, read from the table of
-//! methods (`rendermm::methods::TABLE`), as text or JSON.
+//! methods (`crate::methods::TABLE`), as text or JSON.
 
+use crate::methods::Method;
 use anyhow::Result;
-use rendermm::methods::Method;
 use serde::Serialize;
 
 /// One method as `methods --json` prints it.
 #[derive(Serialize)]
 struct Row {
     name: &'static str,
-    era: rendermm::methods::Era,
+    era: crate::methods::Era,
     era_name: &'static str,
     source: &'static str,
     summary: &'static str,
     file: &'static str,
     runs_on: &'static str,
-    takes: rendermm::methods::Takes,
+    takes: crate::methods::Takes,
 }
 
 fn row(method: Method) -> Row {
@@ -39,7 +39,7 @@ fn row(method: Method) -> Row {
 }
 
 /// Options a method reads besides A and B, as the flags that set them.
-fn takes_flags(t: &rendermm::methods::Takes) -> String {
+fn takes_flags(t: &crate::methods::Takes) -> String {
     let flags: Vec<&str> = [
         (t.precision, "--precision"),
         (t.block, "--block"),

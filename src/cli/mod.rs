@@ -2,8 +2,11 @@
 //! ([`values`]), the printed report ([`print`]), output-file checks and host-memory checks
 //! ([`guard`]), progress bars ([`progress`]) — and the exit status ([`exit_status`]).
 //!
-//! This layer sits above every other: it may use the whole library; nothing imports it.
+//! This layer sits above every other: it may use the whole library; nothing imports it. The
+//! library's root hands the binary its one door, [`run_cli`] ([`app`]: the arguments and the
+//! dispatch).
 
+mod app;
 pub mod bench;
 pub mod check;
 pub mod demo;
@@ -22,6 +25,8 @@ pub mod reach;
 pub mod tour;
 pub mod tune;
 pub mod values;
+
+pub use app::run_cli;
 
 /// A run that finished but whose result failed its check against the f64 CPU reference
 /// (exit status 1): not the user's mistake, not a fault the GPU reported, not a file.
@@ -60,11 +65,11 @@ Exit status:
   141 the reader of standard output closed the pipe (`| head`): the program ends quietly";
 
 /// The exit status an error calls for: the first typed error in its chain decides (a library
-/// [`rendermm::Error`] by its [`Kind`](rendermm::error::Kind), a file system error, a failed check); an untyped
+/// [`crate::Error`] by its [`Kind`](crate::error::Kind), a file system error, a failed check); an untyped
 /// message is a refused request.
 pub fn exit_status(e: &anyhow::Error) -> i32 {
     for cause in e.chain() {
-        if let Some(err) = cause.downcast_ref::<rendermm::Error>() {
+        if let Some(err) = cause.downcast_ref::<crate::Error>() {
             return err.kind().exit_status();
         }
         if cause.downcast_ref::<CheckFailed>().is_some() {
@@ -127,7 +132,7 @@ pub fn quiet_stream_errors() {
             let _ = writeln!(std::io::stderr(), "{line}");
         }
         // exit() unwinds nothing: the temporary file of a write under way is removed here.
-        rendermm::io::remove_unfinished_temporaries();
+        crate::io::remove_unfinished_temporaries();
         std::process::exit(code);
     }));
 }

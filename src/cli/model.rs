@@ -3,10 +3,10 @@
 //! methods, at m×k×n with block size b.
 
 use super::values::{MethodArg, named};
+use crate::methods::Method;
+use crate::model;
 use anyhow::{Result, bail};
 use clap::Args;
-use rendermm::methods::Method;
-use rendermm::model;
 
 #[derive(Args)]
 pub struct ModelArgs {
@@ -121,7 +121,7 @@ fn print_json(
 /// Hall–Carr–Hart's tables 1 and 2, then the compute methods' table.
 fn print_tables(args: &ModelArgs, rows: &[model::Model], compute_rows: &[model::ComputeModel]) {
     if rows.is_empty() {
-        print!("{}", rendermm::model::compute::table(compute_rows));
+        print!("{}", crate::model::compute::table(compute_rows));
         return;
     }
     let (m, k, n, b) = (args.m, args.k, args.n, args.b);
@@ -162,6 +162,6 @@ fn print_tables(args: &ModelArgs, rows: &[model::Model], compute_rows: &[model::
     println!("\nA short last block (b not dividing the inner dimension) is counted as it runs.");
     if !compute_rows.is_empty() {
         println!();
-        print!("{}", rendermm::model::compute::table(compute_rows));
+        print!("{}", crate::model::compute::table(compute_rows));
     }
 }

@@ -7,17 +7,17 @@ use super::print::print_report;
 use super::tune::TunerRun;
 use super::values::{AccumulateArg, HoldParser, MethodArg, OutDtype, PrecisionArg, named};
 use super::{check_failed, guard, knobs};
+use crate::bench::tune;
+use crate::check::{self, Hold};
+use crate::gpu::GpuContext;
+use crate::io::{self, Dtype};
+use crate::matrix::Matrix;
+use crate::methods::{Accumulate, Method};
+use crate::plan::{self, Options};
+use crate::precision::{self, Precision};
+use crate::report::Report;
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use rendermm::bench::tune;
-use rendermm::check::{self, Hold};
-use rendermm::gpu::GpuContext;
-use rendermm::io::{self, Dtype};
-use rendermm::matrix::Matrix;
-use rendermm::methods::{Accumulate, Method};
-use rendermm::plan::{self, Options};
-use rendermm::precision::{self, Precision};
-use rendermm::report::Report;
 use std::path::{Path, PathBuf};
 
 #[derive(Args)]
@@ -142,7 +142,7 @@ fn validate(args: &MultiplyArgs) -> Result<Asked> {
     let mem_budget = args
         .mem_budget
         .as_deref()
-        .map(rendermm::plan::tiled::parse_bytes)
+        .map(crate::plan::tiled::parse_bytes)
         .transpose()?;
     let knobs = knobs::options_for(mem_budget, &[method])?;
     let (b_file, block) = operands::b_operands(&args.b, args.block.as_deref())?;
@@ -353,7 +353,7 @@ fn check(
     ops: &Operands,
     outcome: &plan::Outcome,
     notes: &mut Vec<String>,
-) -> Vec<rendermm::check::Verdict> {
+) -> Vec<crate::check::Verdict> {
     let Some(hold) = args.check else {
         return vec![];
     };

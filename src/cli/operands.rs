@@ -2,9 +2,9 @@
 //! and the (A, B) pairs read from files or drawn at random.
 
 use super::guard;
+use crate::io::{self, Dtype};
+use crate::matrix::{Matrix, parse_mkn};
 use anyhow::{Result, bail};
-use rendermm::io::{self, Dtype};
-use rendermm::matrix::{Matrix, parse_mkn};
 use std::path::{Path, PathBuf};
 
 /// A Hall–Carr–Hart block size from the command line.
@@ -106,8 +106,8 @@ fn read_files(a: &Path, b: &Path, ch: usize, allow_nonfinite: bool) -> Result<Op
     let read = |p: &Path| -> Result<io::AsGiven> {
         let r = io::read_as_given(p, ch > 1)?;
         match r.past_f32 {
-            Some(rendermm::Error::Format { path, message }) if !allow_nonfinite => {
-                Err(rendermm::Error::Format {
+            Some(crate::Error::Format { path, message }) if !allow_nonfinite => {
+                Err(crate::Error::Format {
                     path,
                     message: format!(
                         "{message} (pass --allow-nonfinite to take it as an infinity)"
@@ -155,8 +155,8 @@ pub fn parse_random_shape(shape: &str) -> Result<(usize, (usize, usize, usize))>
     };
     // The error quotes what the reader wrote, the pair count included, not the part parsed.
     let mkn = parse_mkn(mkn).map_err(|e| match e {
-        rendermm::Error::Invalid(why) if mkn != shape => {
-            rendermm::Error::Invalid(why.replace(&format!("'{mkn}'"), &format!("'{shape}'")))
+        crate::Error::Invalid(why) if mkn != shape => {
+            crate::Error::Invalid(why.replace(&format!("'{mkn}'"), &format!("'{shape}'")))
         }
         other => other,
     })?;
@@ -172,10 +172,10 @@ fn draw_random(shape: &str, seed: u64, (lo, hi): (f32, f32), ch: usize) -> Resul
     let s = seed.wrapping_mul(2 * ch as u64 + 2);
     let a = (0..ch)
         .map(|c| Matrix::try_random(m, k, s + 2 * c as u64, lo, hi))
-        .collect::<rendermm::Result<_>>()?;
+        .collect::<crate::Result<_>>()?;
     let b = (0..ch)
         .map(|c| Matrix::try_random(k, n, s + 2 * c as u64 + 1, lo, hi))
-        .collect::<rendermm::Result<_>>()?;
+        .collect::<crate::Result<_>>()?;
     Ok(Operands {
         a,
         b,

@@ -2,8 +2,8 @@
 //! scale-by-depth, f16 and f32 on the same problems, as a Markdown table or JSON.
 
 use super::guard;
+use crate::gpu::GpuContext;
 use anyhow::{Result, bail};
-use rendermm::gpu::GpuContext;
 
 /// Run the ladder at the sizes n (n×n·n×n).
 pub fn run(sizes: &[usize], seed: u64, json: bool) -> Result<()> {
@@ -14,12 +14,12 @@ pub fn run(sizes: &[usize], seed: u64, json: bool) -> Result<()> {
         guard::product_memory(&format!("--sizes {n}"), (n, n, n), 2)?;
     }
     let ctx = GpuContext::new()?;
-    let rows = rendermm::bench::ladder::run(&ctx, sizes, seed)?;
+    let rows = crate::bench::ladder::run(&ctx, sizes, seed)?;
     if json {
         println!("{}", serde_json::to_string_pretty(&rows)?);
     } else {
         println!("adapter: {}\n", ctx.describe());
-        print!("{}", rendermm::bench::ladder::markdown(&rows));
+        print!("{}", crate::bench::ladder::markdown(&rows));
     }
     Ok(())
 }

@@ -1,7 +1,7 @@
 //! The text form of a multiply's [`Report`], shared by `multiply` and any command that prints one.
 
-use rendermm::check::{Hold, Verdict};
-use rendermm::report::Report;
+use crate::check::{Hold, Verdict};
+use crate::report::Report;
 
 /// Print `r` as aligned `label  value` lines.
 pub fn print_report(r: &Report) {
@@ -15,7 +15,7 @@ pub fn print_report(r: &Report) {
     );
     if let Some(d) = r.device_ms {
         match r.timing {
-            rendermm::gpu::timer::Clock::CpuAdapterTimestamp => println!(
+            crate::gpu::timer::Clock::CpuAdapterTimestamp => println!(
                 "device    {d:.3} ms of the CPU adapter's time in the compute phase (its timestamp queries; a CPU's time, with the host's submission in it)"
             ),
             _ => {

@@ -1,8 +1,8 @@
 //! Progress shown on a terminal and nothing elsewhere: the tour's per-row spinner, the tuning
 //! bar and the bench sweep's bar.
 
+use crate::methods::Method;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use rendermm::methods::Method;
 use std::io::IsTerminal;
 use std::time::Duration;
 

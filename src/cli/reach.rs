@@ -4,14 +4,14 @@
 
 use super::guard;
 use super::values::{MethodArg, PrecisionArg, named};
+use crate::draw::picture;
+use crate::gpu::GpuContext;
+use crate::io;
+use crate::methods::Method;
+use crate::reach::graph::{self, Graph};
+use crate::reach::{self, Goal, ReachOptions, ReachReport, ReachRun, Transfer};
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use rendermm::draw::picture;
-use rendermm::gpu::GpuContext;
-use rendermm::io;
-use rendermm::methods::Method;
-use rendermm::reach::graph::{self, Graph};
-use rendermm::reach::{self, Goal, ReachOptions, ReachReport, ReachRun, Transfer};
 use std::path::{Path, PathBuf};
 
 #[derive(Args)]
@@ -228,7 +228,7 @@ fn show(args: &ReachArgs, g: &Graph, run: &ReachRun, report: &ReachReport) -> Re
 fn write_text(out: &Path, text: &str) -> Result<()> {
     io::write_atomic(out, |w| {
         w.write_all(text.as_bytes())
-            .map_err(|e| rendermm::Error::io(out, e))
+            .map_err(|e| crate::Error::io(out, e))
     })?;
     Ok(())
 }

@@ -3,15 +3,15 @@
 
 use super::values::{MethodArg, named};
 use super::{check_failed, guard, progress};
+use crate::draw::picture;
+use crate::figures;
+use crate::gpu::GpuContext;
+use crate::matrix::Matrix;
+use crate::methods::Method;
+use crate::plan::{self};
+use crate::report::Report;
 use anyhow::{Context, Result};
 use clap::Args;
-use rendermm::draw::picture;
-use rendermm::figures;
-use rendermm::gpu::GpuContext;
-use rendermm::matrix::Matrix;
-use rendermm::methods::Method;
-use rendermm::plan::{self};
-use rendermm::report::Report;
 use std::path::{Path, PathBuf};
 
 #[derive(Args)]
@@ -40,7 +40,7 @@ enum Row {
     Passed,
     Failed,
     /// The adapter cannot run the method (or not at this size): why.
-    Skipped(rendermm::Error),
+    Skipped(crate::Error),
 }
 
 /// Run `rendermm tour`. `--out` is refused before any work unless it is a folder or a path that
@@ -49,7 +49,7 @@ enum Row {
 pub fn run(args: TourArgs) -> Result<()> {
     let (m, k, n) = super::bench::parse_shape("--size", &args.size)?;
     guard::product_memory(&format!("--size {}", args.size), (m, k, n), 2)?;
-    rendermm::io::check_output_folder(&args.out, "tour --out")?;
+    crate::io::check_output_folder(&args.out, "tour --out")?;
     let made = super::bench::NewFolders::of([args.out.as_path()]);
     let toured = tour(&args, (m, k, n));
     if toured.is_err() {
@@ -162,9 +162,9 @@ fn tour_row(
         // feature for (coop without cooperative matrices), and a GL-era method on a machine
         // without an OpenGL compatibility context.
         Err(
-            e @ (rendermm::Error::Limit { .. }
-            | rendermm::Error::MissingFeature { .. }
-            | rendermm::Error::HostGl { .. }),
+            e @ (crate::Error::Limit { .. }
+            | crate::Error::MissingFeature { .. }
+            | crate::Error::HostGl { .. }),
         ) => {
             println!("{:<25} skipped: {e}", method.name());
             return Ok(Row::Skipped(e));

@@ -5,12 +5,12 @@
 use super::guard;
 use super::progress::tuning_bar;
 use super::values::{AccumulateArg, MethodArg, named};
+use crate::bench::tune;
+use crate::gpu::GpuContext;
+use crate::matrix::Matrix;
+use crate::methods::{Accumulate, Method};
 use anyhow::{Result, bail};
 use clap::Args;
-use rendermm::bench::tune;
-use rendermm::gpu::GpuContext;
-use rendermm::matrix::Matrix;
-use rendermm::methods::{Accumulate, Method};
 
 #[derive(Args)]
 pub struct TuneArgs {
@@ -89,7 +89,7 @@ fn inputs(args: &TuneArgs) -> Result<(Matrix, Matrix)> {
     guard::product_memory(&format!("--m {m} --k {k} --n {n}"), (m, k, n), 1)?;
     let a = Matrix::try_random(m, k, args.seed * 2, -1.0, 1.0)?;
     let b = Matrix::try_random(k, n, args.seed * 2 + 1, -1.0, 1.0)?;
-    rendermm::matrix::check_product(&a, &b)?;
+    crate::matrix::check_product(&a, &b)?;
     Ok((a, b))
 }
 
@@ -243,7 +243,7 @@ fn tune_variants(args: TuneArgs, method: Method) -> Result<()> {
     }
     if t.points.iter().any(|p| {
         p.clock_ratio
-            .is_some_and(|r| r < rendermm::bench::ceilings::ClockGuard::SLOW)
+            .is_some_and(|r| r < crate::bench::ceilings::ClockGuard::SLOW)
     }) {
         println!(
             "\nclock below 87%: the GPU's clock governor had lowered the clock and it did not come back within 3 s; those rows are timed slow"

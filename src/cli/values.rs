@@ -6,13 +6,13 @@
 //! is refused by [`Named`] in the library's own words (`unknown method 'x'; known: ...`), as one
 //! `error:` line with exit status 2.
 
+use crate::bench::Suite;
+use crate::check::Hold;
+use crate::methods::{Accumulate, Method};
+use crate::precision::Precision;
 use clap::builder::{PossibleValue, TypedValueParser};
 use clap::error::ErrorKind;
 use clap::{Arg, Command, ValueEnum};
-use rendermm::bench::Suite;
-use rendermm::check::Hold;
-use rendermm::methods::{Accumulate, Method};
-use rendermm::precision::Precision;
 use std::ffi::OsStr;
 use std::marker::PhantomData;
 

@@ -16,6 +16,7 @@ pub struct Rect {
 
 impl Rect {
     /// Whether the pixel centre (`px` + ½, `py` + ½) lies inside.
+    #[cfg(feature = "internals")]
     pub fn contains(&self, px: u32, py: u32) -> bool {
         let (x, y) = (px as f32 + 0.5, py as f32 + 0.5);
         x >= self.x && y >= self.y && x < self.x + self.w && y < self.y + self.h

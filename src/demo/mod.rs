@@ -38,6 +38,7 @@ pub mod stepper;
 pub mod window;
 
 /// The labels' glyphs, which live in `draw` below the demos (the old path kept).
+#[cfg_attr(not(feature = "internals"), allow(unused_imports))]
 pub use crate::draw::font;
 #[cfg(feature = "native")]
 pub use launch::{DemoOptions, run};

@@ -12,6 +12,7 @@ use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::gpu::pipeline::{texture_entry, uniform_entry};
 use crate::gpu::submit::submit;
+#[cfg(feature = "internals")]
 use crate::gpu::texture::MatrixTexture;
 use crate::precision::Precision;
 use glam::Vec3;
@@ -508,6 +509,7 @@ pub fn offscreen(ctx: &GpuContext, (w, h): (u32, u32)) -> Result<wgpu::Texture> 
 }
 
 /// An offscreen frame as the runner reads textures back: `height` rows of `width` RGBA texels.
+#[cfg(feature = "internals")]
 fn as_matrix_texture(texture: &wgpu::Texture) -> MatrixTexture {
     MatrixTexture {
         texture: texture.clone(),
@@ -522,6 +524,7 @@ fn as_matrix_texture(texture: &wgpu::Texture) -> MatrixTexture {
 /// ([`crate::gpu::readback::read_texture_bytes`]): its RGBA rows, tightly packed. Awaited in a
 /// browser; the copy is recorded when the future is first polled, so draw the next frame into
 /// another texture.
+#[cfg(feature = "internals")]
 pub async fn read_frame(ctx: &GpuContext, texture: &wgpu::Texture) -> Result<Vec<u8>> {
     let bytes = crate::gpu::readback::read_texture_bytes(ctx, &as_matrix_texture(texture)).await?;
     Ok(bytes.to_vec())

@@ -160,6 +160,7 @@ impl Scene {
 
     /// The frame after pass `pass` of `passes`, with `shown` the running sums (see
     /// [`Frame::shown`]); the cube's camera at rest, no key hints, no status line.
+    #[cfg(feature = "internals")]
     pub fn frame<'a>(
         &'a self,
         shown: [&'a wgpu::Texture; 2],

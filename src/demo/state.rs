@@ -15,7 +15,9 @@ use crate::precision::Precision;
 use std::sync::Arc;
 use std::time::Duration;
 
+#[cfg_attr(not(feature = "internals"), allow(unused_imports))]
 pub use super::layout::Scales;
+#[cfg_attr(not(feature = "internals"), allow(unused_imports))]
 pub use super::scene::SceneTextures;
 
 /// How long a step may wait for the method's next pass before the demo reports it stuck.
@@ -96,6 +98,7 @@ impl DemoState {
     }
 
     /// The block of the last pass shown, or of the first pass before any.
+    #[cfg(feature = "internals")]
     pub fn block(&self) -> (u32, u32) {
         self.scene.block(self.pass())
     }

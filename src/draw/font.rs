@@ -24,6 +24,7 @@ pub const FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
 pub const FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans-page.ttf");
 
 /// The page's font file, for the test that it holds every character the labels draw.
+#[cfg(feature = "internals")]
 pub const PAGE_FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans-page.ttf");
 
 /// `draw::text::SMALL`: the figures' small print, the demos' text in small frames.

@@ -69,6 +69,7 @@ pub fn panel_size(m: &Matrix, cell: usize, max_px: usize) -> (usize, usize) {
 
 /// Panels side by side, each with its own symmetric colour scale, on a light grey background,
 /// untitled (see [`titled_panels`] for panels that explain themselves).
+#[cfg(feature = "internals")]
 pub fn panels(mats: &[&Matrix], target: usize) -> RgbImage {
     let gap = 12usize;
     let cell = mats.iter().map(|m| cell_size(m, target)).min().unwrap_or(1);

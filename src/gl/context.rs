@@ -30,6 +30,7 @@ type QueryDeviceStringExt = unsafe extern "system" fn(*mut c_void, egl::Int) -> 
 pub struct GlInfo {
     /// The EGL display it was made on: `device`, `surfaceless` or `default (pbuffer)`.
     pub platform: &'static str,
+    #[cfg_attr(not(feature = "internals"), allow(dead_code))]
     pub vendor: String,
     pub renderer: String,
     pub version: String,

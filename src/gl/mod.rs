@@ -20,6 +20,7 @@
 mod context;
 pub mod texture;
 
+#[cfg_attr(not(feature = "internals"), allow(unused_imports))]
 pub use context::{GlContext, GlInfo, Platform};
 
 /// The generated OpenGL 3.0 compatibility-profile bindings with the ARB extensions the methods

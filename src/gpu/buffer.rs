@@ -14,6 +14,7 @@ use crate::error::{Error, Result};
 use crate::matrix::Matrix;
 
 /// The bit pattern output buffers are filled with before a run: a quiet NaN.
+#[cfg(feature = "internals")]
 pub const POISON_BITS: u32 = 0xFFFF_FFFF;
 
 /// Usage of a matrix storage buffer: bound to shaders, written from the host, copied out.
@@ -100,6 +101,7 @@ impl MatrixBuffer {
     }
 
     /// Upload a matrix into a new storage buffer.
+    #[cfg(feature = "internals")]
     pub fn upload(ctx: &GpuContext, label: &str, m: &Matrix) -> Result<Self> {
         Ok(Self::upload_scanned(ctx, label, m)?.0)
     }

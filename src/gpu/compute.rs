@@ -21,6 +21,7 @@
 
 use super::buffer::{self, MatrixBuffer, check_storage_size};
 use super::context::GpuContext;
+#[cfg_attr(not(feature = "internals"), allow(unused_imports))]
 use super::run::{Read, Repeats, RunOutput, Work, ms};
 use crate::clock::Instant;
 use crate::error::{Error, Result};
@@ -461,6 +462,7 @@ impl Prepared {
     /// Record every dispatch into one compute pass and submit it (wgpu orders the dispatches'
     /// storage accesses, so a reduction pass sees the partial sums of the pass before it). To
     /// time it, give [`Prepared::encode`]'s commands to a [`super::timer::Span`] instead.
+    #[cfg(feature = "internals")]
     pub fn submit(&self, ctx: &GpuContext, label: &str) -> Result<()> {
         ctx.scoped(&format!("the {label} dispatches"), || {
             ctx.queue.submit([self.encode(&ctx.device, label)?]);
@@ -490,6 +492,7 @@ impl Prepared {
 }
 
 /// Run `plan` on `a · b`: check, upload, build, dispatch, read back (blocking).
+#[cfg(feature = "internals")]
 pub fn run(ctx: &GpuContext, plan: &Plan, a: &Matrix, b: &Matrix) -> Result<RunOutput> {
     run_with(
         ctx,
@@ -503,6 +506,7 @@ pub fn run(ctx: &GpuContext, plan: &Plan, a: &Matrix, b: &Matrix) -> Result<RunO
 /// (timed as upload: padding, transposing or converting the inputs happens there, see
 /// [`Operands::from_buffers`]); the result is the top-left `out` = (rows, cols) of C (timed as
 /// readback). Blocking; [`record`] is the recording itself.
+#[cfg(feature = "internals")]
 pub fn run_with(
     ctx: &GpuContext,
     plan: &Plan,

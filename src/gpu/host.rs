@@ -82,6 +82,7 @@ impl Span {
 
 /// Copy `rows` rows of `row_bytes` bytes, `pitch` bytes apart in `src`, tightly into `dst`
 /// (`rows · row_bytes` bytes), on [`threads_for`] threads.
+#[cfg(feature = "internals")]
 pub fn copy_rows(dst: &mut [u8], src: &[u8], rows: usize, row_bytes: usize, pitch: usize) {
     let dst = &mut dst[..rows * row_bytes];
     // SAFETY: `dst` is valid for writes of its whole length.

@@ -34,5 +34,7 @@ pub mod texture;
 pub mod timer;
 pub mod wait;
 
+#[cfg_attr(not(feature = "internals"), allow(unused_imports))]
 pub use context::{AdapterSummary, GpuContext};
+#[cfg_attr(not(feature = "internals"), allow(unused_imports))]
 pub use texture::{MatrixTexture, ScalarFormat};

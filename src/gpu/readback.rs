@@ -265,6 +265,7 @@ impl MatrixTexture {
 
 impl MatrixBuffer {
     /// Copy the buffer into a staging buffer, map it and return the matrix.
+    #[cfg_attr(not(feature = "internals"), allow(dead_code))]
     pub fn read_matrix(&self, ctx: &GpuContext) -> Result<Matrix> {
         let bytes =
             blocking::read_buffer_bytes(ctx, &self.buffer, (self.rows * self.cols * 4) as u64)?;
@@ -281,6 +282,7 @@ pub mod blocking {
 
     /// Read the first `len` bytes of a `COPY_SRC` buffer back to the host through a `MAP_READ`
     /// staging buffer, blocking ([`super::read_buffer_bytes`] is the runner's form).
+    #[cfg_attr(not(feature = "internals"), allow(dead_code))]
     pub fn read_buffer_bytes(ctx: &GpuContext, buffer: &wgpu::Buffer, len: u64) -> Result<Bytes> {
         pollster::block_on(super::read_buffer_bytes(ctx, buffer, len))
     }

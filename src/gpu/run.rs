@@ -329,6 +329,7 @@ pub struct Ran {
     pub sums: Option<Precision>,
     /// Device time of each repetition of a repeated compute phase ([`Work::repeat`]); empty
     /// without timestamps or repetitions.
+    #[cfg_attr(not(feature = "internals"), allow(dead_code))]
     pub repeats_ms: Vec<f64>,
 }
 

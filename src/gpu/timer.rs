@@ -28,6 +28,8 @@ use serde::Serialize;
 /// Which clock a time came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
+// The names are the reports' (`gpu-timestamp`, `wall-clock`).
+#[allow(clippy::enum_variant_names)]
 pub enum Clock {
     /// GPU timestamp queries.
     GpuTimestamp,
@@ -142,6 +144,7 @@ impl Span {
     }
 
     /// Stop measuring, wait for the GPU, and return (milliseconds, clock) (blocking).
+    #[cfg(feature = "internals")]
     pub fn end(self, ctx: &GpuContext) -> Result<(f64, Clock)> {
         pollster::block_on(self.end_with_async(ctx, []))
     }
@@ -163,6 +166,7 @@ impl Span {
     }
 
     /// [`Span::time_encoded_async`], blocking.
+    #[cfg_attr(not(feature = "internals"), allow(dead_code))]
     pub fn time_encoded(
         self,
         ctx: &GpuContext,

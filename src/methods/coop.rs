@@ -617,6 +617,7 @@ pub enum Layout {
 impl Layout {
     /// Where element (i, j) of a `rows × cols` operand goes; the shader's `load_a` / `load_b`
     /// address fragment (I, P) / (P, J) by the same formulas.
+    #[cfg(feature = "internals")]
     pub fn index(self, i: usize, j: usize, rows: usize, cols: usize) -> usize {
         let inside = (i % FRAG) * FRAG + j % FRAG;
         match self {

@@ -31,6 +31,7 @@
 //! Shader: `shaders/hall_packed.wgsl`.
 
 use super::hall_common::{Engine, PACKED, PrecisionSetup, block_size};
+#[cfg_attr(not(feature = "internals"), allow(unused_imports))]
 pub use super::hall_common::{
     pack, packed_shape, read_unpacked, unpack, unpack_bytes, upload_packed, upload_packed_as,
 };

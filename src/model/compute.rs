@@ -92,6 +92,7 @@ pub fn model(method: Method, m: usize, k: usize, n: usize) -> Option<ComputeMode
 }
 
 /// [`model`], with an error naming the size when a count would pass u128.
+#[cfg(feature = "internals")]
 pub fn try_model(method: Method, m: usize, k: usize, n: usize) -> Result<Option<ComputeModel>> {
     try_model_with_limits(method, m, k, n, &typical_limits())
 }

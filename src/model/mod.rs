@@ -290,6 +290,7 @@ pub(crate) fn past_u128(method: Method, m: usize, k: usize, n: usize) -> Error {
 /// The model of a run of `method` that took `passes` passes: the block size is recovered as
 /// ⌈depth/passes⌉, which gives the same pass count and so the same totals as the b the run used.
 /// frag-mrt's shape is the default one ([`for_run_with`] takes the run's).
+#[cfg(feature = "internals")]
 pub fn for_run(method: Method, m: usize, k: usize, n: usize, passes: usize) -> Option<Model> {
     for_run_with(method, (m, k, n), passes, &Kernels::default())
 }

@@ -14,6 +14,7 @@ pub mod resident;
 pub mod tiled;
 
 pub use crate::methods::Repeats;
+#[cfg_attr(not(feature = "internals"), allow(unused_imports))]
 pub use options::{Asked, Spelling, precision_refusal};
 pub use request::{Options, Outcome, Progress, Request};
 
@@ -37,6 +38,7 @@ pub fn multiply(ctx: Option<&GpuContext>, req: Request) -> Result<Outcome> {
 
 /// [`multiply`] for hosts where nothing may block (a browser): the same validation, plan,
 /// tiling and methods — the same code — with the device awaited instead of waited for.
+#[cfg(feature = "internals")]
 pub async fn multiply_async(ctx: &GpuContext, req: Request<'_>) -> Result<Outcome> {
     multiply_timed(Some(ctx), req).await
 }
@@ -54,6 +56,7 @@ async fn multiply_timed(ctx: Option<&GpuContext>, req: Request<'_>) -> Result<Ou
 /// needs ([`GpuContext::stage_loops_async`]); nothing for a method without shader loops. The
 /// plan does it on its own (blocking natively, first in a browser); a page calls it to time the
 /// probe apart from the product.
+#[cfg(any(target_arch = "wasm32", feature = "internals"))]
 pub async fn measure_loops(
     ctx: &GpuContext,
     method: Method,

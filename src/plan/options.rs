@@ -12,6 +12,8 @@ use crate::precision::{Precision, U8Bits};
 /// How a front end names an option in its messages: the command line's flags (`--precision
 /// u8`), Python's keywords (`precision='u8'`), the page's URL parameters (`precision=u8`), or
 /// the library's own fields (`precision u8`).
+// The Python and page spellings are the other crates' (which turn `internals` on).
+#[cfg_attr(not(feature = "internals"), allow(dead_code))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Spelling {
     Cli,

@@ -82,7 +82,9 @@ mod blocks;
 mod budget;
 mod loops;
 use blocks::{generic_block, place, sub};
+#[cfg_attr(not(feature = "internals"), allow(unused_imports))]
 pub use budget::{budget, default_budget, human_bytes, mem_available, parse_bytes};
+#[cfg_attr(not(feature = "internals"), allow(unused_imports))]
 pub use loops::{LOOP_MARGIN, loop_fits, max_loop_k};
 use loops::{loop_budget, runs_as};
 mod search;
@@ -227,6 +229,7 @@ fn render_precision(ctx: &GpuContext, fam: Family, opts: &Options) -> Precision 
 
 /// The device bytes `method` allocates for an m×k·k×n product (estimated from what it creates:
 /// its textures or buffers and the staging buffer the result is read back through).
+#[cfg(feature = "internals")]
 pub fn footprint(
     ctx: &GpuContext,
     method: Method,

@@ -517,6 +517,7 @@ pub fn u8_model_passes(a: &Matrix, b: &Matrix, passes: &[Vec<usize>], depth: u32
 
 /// The CPU model of `hall-blocked`'s 8-bit pipeline with block size `block` (see
 /// [`u8_model_passes`]).
+#[cfg_attr(not(feature = "internals"), allow(dead_code))]
 pub fn u8_model_blocked(a: &Matrix, b: &Matrix, block: u32, depth: u32) -> U8Model {
     Pipeline::Blocked { block }.u8_model(a, b, depth)
 }
@@ -524,6 +525,7 @@ pub fn u8_model_blocked(a: &Matrix, b: &Matrix, block: u32, depth: u32) -> U8Mod
 /// The CPU model of `hall-packed`'s 8-bit pipeline with block size `block` (in packed p; see
 /// [`u8_model_passes`]). The packing is a relabelling of the inner index, so the model sums the
 /// unpacked products each pass covers.
+#[cfg_attr(not(feature = "internals"), allow(dead_code))]
 pub fn u8_model_packed(a: &Matrix, b: &Matrix, block: u32, depth: u32) -> U8Model {
     Pipeline::Packed { block }.u8_model(a, b, depth)
 }

@@ -8,6 +8,7 @@
 #[cfg(feature = "native")]
 mod checked;
 #[cfg(feature = "native")]
+#[cfg_attr(not(feature = "internals"), allow(unused_imports))]
 pub use checked::{CheckReport, Operands, Worst};
 
 use crate::check::{Arith, Hold, Verdict};
@@ -67,7 +68,7 @@ pub struct Report {
     /// `wall_ms`, not host to host.
     pub total_ms: f64,
     /// Host to host: a stopwatch around the library's call, from the request to C in the
-    /// caller's hands ([`rendermm::gpu::run::Timings::wall_ms`]); what a comparison with a
+    /// caller's hands ([`crate::gpu::run::Timings::wall_ms`]); what a comparison with a
     /// peer's wall time uses.
     pub wall_ms: f64,
     /// `wall_ms` less the phases: the call's time outside them.

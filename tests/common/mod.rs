@@ -1,10 +1,14 @@
 //! Shared test helpers: one GPU context per test binary, and the shapes every method is run on.
 #![allow(dead_code)]
 
-use rendermm::Matrix;
-use rendermm::check::{self, Arith, Verdict};
-use rendermm::gpu::GpuContext;
+use rendermm::GpuContext;
 use std::sync::OnceLock;
+
+// The judge with the arithmetic a lower-level call ran (`Arith`, an internal type): apart from
+// this file, which tests/api.rs holds to the root's items.
+mod hold;
+#[allow(unused_imports)] // not every test binary holds results below the entry point
+pub use hold::hold;
 
 /// One context for the whole test binary (opening lavapipe takes a moment).
 pub fn ctx() -> &'static GpuContext {
@@ -14,45 +18,6 @@ pub fn ctx() -> &'static GpuContext {
         GpuContext::new()
             .unwrap_or_else(|e| panic!("tests need a GPU adapter (lavapipe is fine): {e}"))
     })
-}
-
-/// Hold `c = a · b` with the judge the tool uses ([`check::judge`]): to what `arith`, the
-/// arithmetic that made it, promises — an outcome's own `arith`, or the arithmetic of the method
-/// and precision a lower-level call ran. For f32 that is every element within the f32 rounding
-/// bound of its own |A||B|, which grows with k; never a flat number. Panics with the verdict's
-/// words and the worst element when it fails; returns the verdict.
-#[track_caller]
-pub fn hold(label: &str, arith: Arith, a: &Matrix, b: &Matrix, c: &Matrix) -> Verdict {
-    assert_eq!(
-        (c.rows, c.cols),
-        (a.rows, b.cols),
-        "{label}: C is {}x{}, A·B is {}x{}",
-        c.rows,
-        c.cols,
-        a.rows,
-        b.cols
-    );
-    let v = check::judge(arith, a, b, c);
-    if !v.passed {
-        let idx = v.stats.worst_index;
-        let (i, j) = (idx / c.cols.max(1), idx % c.cols.max(1));
-        let reference = rendermm::cpu::reference_f64(a, b);
-        panic!(
-            "{label}: {}x{}x{} result FAILED: {}; held to {}; rel_err {:e}, max_abs_err {:e}, \
-             {} non-finite; element ({i},{j}) = {} vs the f64 reference {}",
-            a.rows,
-            a.cols,
-            b.cols,
-            v.headline(),
-            v.tolerance,
-            v.stats.rel_err,
-            v.stats.max_abs_err,
-            v.stats.nonfinite,
-            c.data.get(idx).copied().unwrap_or(f32::NAN),
-            reference.get(idx).copied().unwrap_or(f64::NAN),
-        );
-    }
-    v
 }
 
 /// The engine issue's awkward shapes (m, k, n): 1×1, 1×7·7×1, primes, non-multiples of 64, m≠k≠n.

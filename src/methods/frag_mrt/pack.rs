@@ -67,21 +67,25 @@ impl Layout {
     }
 
     /// The A texels, row-major: texel (x = p, y = Y) = column p of rows 4Y..4Y+3, zero-padded.
+    #[cfg(feature = "internals")]
     pub fn pack_a(&self, a: &Matrix) -> Vec<[f32; 4]> {
         self.pack_a_as(a)
     }
 
     /// [`Layout::pack_a`] rounded to f16 (round to nearest even), for `Rgba16Float`.
+    #[cfg(feature = "internals")]
     pub fn pack_a_f16(&self, a: &Matrix) -> Vec<[half::f16; 4]> {
         self.pack_a_as(a)
     }
 
     /// The B texels, row-major: texel (x = X, y = p) = row p of columns 4X..4X+3, zero-padded.
+    #[cfg(feature = "internals")]
     pub fn pack_b(&self, b: &Matrix) -> Vec<[f32; 4]> {
         self.pack_b_as(b)
     }
 
     /// [`Layout::pack_b`] rounded to f16 (round to nearest even), for `Rgba16Float`.
+    #[cfg(feature = "internals")]
     pub fn pack_b_f16(&self, b: &Matrix) -> Vec<[half::f16; 4]> {
         self.pack_b_as(b)
     }
@@ -156,6 +160,7 @@ impl Layout {
     }
 
     /// The packed texels of A (`a_size`, row-major), as [`Self::upload_packed`] writes them.
+    #[cfg(feature = "internals")]
     fn pack_a_as<T: Channel>(&self, a: &Matrix) -> Vec<[T; 4]> {
         let (h, w) = self.a_size();
         let mut out: Vec<[T; 4]> = bytemuck::zeroed_vec(h * w);
@@ -168,6 +173,7 @@ impl Layout {
     }
 
     /// The packed texels of B (`b_size`, row-major), as [`Self::upload_packed`] writes them.
+    #[cfg(feature = "internals")]
     fn pack_b_as<T: Channel>(&self, b: &Matrix) -> Vec<[T; 4]> {
         let (_, w) = self.b_size();
         let mut out: Vec<[T; 4]> = bytemuck::zeroed_vec(self.kp * w);
