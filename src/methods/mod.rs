@@ -721,12 +721,6 @@ impl Method {
         self.info().loops
     }
 
-    /// A relative Frobenius error the f32 methods meet at the tests' sizes. The judge
-    /// ([`crate::check`]) holds results to a bound from k instead, which fits every k.
-    pub fn tolerance(self) -> f64 {
-        1e-5
-    }
-
     /// The pass structure its u8 model and f16 bound follow, run with block size `block`
     /// (`None` = the Hall default, 32); `None` for the methods that have no u8 / f16 modes.
     pub fn pipeline(self, block: Option<u32>) -> Option<Pipeline> {
