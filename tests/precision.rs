@@ -38,7 +38,7 @@ fn u8_equals_the_cpu_model_of_the_8_bit_pipeline_within_one_step() {
         for hi in [1.0 / (k as f32).sqrt(), (1.3 / (k as f32).sqrt()).min(1.0)] {
             let (a, b) = unit_inputs(m, k, n, hi, 7 + i as u64);
             let c = lm(&a, &b, Precision::U8, false);
-            let v = verdict(Precision::U8, false, &a, &b, &c);
+            let v = common::lm_verdict(Precision::U8, false, &a, &b, &c);
             assert!(v.model_passed, "{m}x{k}x{n} hi={hi}: {v:?}");
             common::assert_mostly_between_zero_and_saturation(
                 &format!("{m}x{k}x{n} hi={hi}"),
@@ -94,7 +94,7 @@ fn u8_scale_by_depth_removes_saturation_and_loses_the_low_bits() {
             "without scaling this problem saturates"
         );
         let c = lm(&a, &b, Precision::U8, true);
-        let v = verdict(Precision::U8, true, &a, &b, &c);
+        let v = common::lm_verdict(Precision::U8, true, &a, &b, &c);
         assert!(v.model_passed, "{m}x{k}x{n}: {v:?}");
         assert_eq!(v.saturated, Some(0), "1/k polygon colour cannot saturate");
         common::assert_mostly_between_zero_and_saturation(
@@ -151,7 +151,7 @@ fn f16_is_within_the_derived_accumulation_bound() {
         let a = Matrix::random(m, k, 300 + i as u64, -1.0, 1.0);
         let b = Matrix::random(k, n, 400 + i as u64, -1.0, 1.0);
         let c = lm(&a, &b, Precision::F16, false);
-        let v = verdict(Precision::F16, false, &a, &b, &c);
+        let v = common::lm_verdict(Precision::F16, false, &a, &b, &c);
         assert!(v.model_passed, "{m}x{k}x{n}: {v:?}");
     }
 }
@@ -197,7 +197,7 @@ fn four_channels_multiply_four_pairs_in_one_set_of_passes() {
         assert_eq!(out.more_channels.len(), 3);
         let cs: Vec<&Matrix> = std::iter::once(&out.c).chain(&out.more_channels).collect();
         for c in 0..4 {
-            let v = verdict(precision, false, &a[c], &b[c], cs[c]);
+            let v = common::lm_verdict(precision, false, &a[c], &b[c], cs[c]);
             assert!(v.model_passed, "{precision} channel {c}: {v:?}");
             // Each channel equals the same product run alone in one channel.
             let single = lm(&a[c], &b[c], precision, false);
@@ -282,21 +282,4 @@ fn figure_lm_fig2_shows_a_b_the_replicated_column_and_row_the_slice_and_the_satu
         saw_saturation,
         "the figure must show sums above one saturating to white"
     );
-}
-
-/// The judge on Larsen–McAllister's result at `precision` (u8 at the default widths).
-fn verdict(
-    precision: Precision,
-    scale_by_depth: bool,
-    a: &Matrix,
-    b: &Matrix,
-    c: &Matrix,
-) -> rendermm::check::Verdict {
-    let arith = rendermm::check::Arith::of_pipeline(
-        rendermm::precision::Pipeline::Slices,
-        precision,
-        scale_by_depth,
-        rendermm::precision::U8Bits::default(),
-    );
-    rendermm::check::judge(arith, a, b, c)
 }

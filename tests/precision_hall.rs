@@ -331,7 +331,7 @@ fn f32_is_unchanged_and_judged_as_before() {
         let v = judge(o.arith, &a, &b, &c);
         assert!(v.model_passed && v.stats.rel_err <= 1e-5, "{method}: {v:?}");
         // The judge's verdict on a Hall run matches L-M's on the same C.
-        let lm_v = verdict(Precision::F32, false, &a, &b, &c);
+        let lm_v = common::lm_verdict(Precision::F32, false, &a, &b, &c);
         assert_eq!(lm_v.model_passed, v.model_passed);
     }
 }
@@ -485,21 +485,4 @@ fn f32_blend_without_float32_blendable_falls_back_to_f16_and_says_so() {
         );
         assert!(v.stats.rel_err > 1e-6, "{method}: an f16 result, not f32");
     }
-}
-
-/// The judge on Larsen–McAllister's result at `precision` (u8 at the default widths).
-fn verdict(
-    precision: Precision,
-    scale_by_depth: bool,
-    a: &Matrix,
-    b: &Matrix,
-    c: &Matrix,
-) -> rendermm::check::Verdict {
-    let arith = rendermm::check::Arith::of_pipeline(
-        rendermm::precision::Pipeline::Slices,
-        precision,
-        scale_by_depth,
-        rendermm::precision::U8Bits::default(),
-    );
-    rendermm::check::judge(arith, a, b, c)
 }

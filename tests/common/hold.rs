@@ -2,6 +2,7 @@
 
 use rendermm::Matrix;
 use rendermm::check::{self, Arith, Verdict};
+use rendermm::precision::Precision;
 
 /// Hold `c = a · b` with the judge the tool uses ([`check::judge`]): to what `arith`, the
 /// arithmetic that made it, promises — an outcome's own `arith`, or the arithmetic of the method
@@ -40,4 +41,21 @@ pub fn hold(label: &str, arith: Arith, a: &Matrix, b: &Matrix, c: &Matrix) -> Ve
         );
     }
     v
+}
+
+/// The judge on Larsen–McAllister's result at `precision` (u8 at the default widths).
+pub fn lm_verdict(
+    precision: Precision,
+    scale_by_depth: bool,
+    a: &Matrix,
+    b: &Matrix,
+    c: &Matrix,
+) -> rendermm::check::Verdict {
+    let arith = rendermm::check::Arith::of_pipeline(
+        rendermm::precision::Pipeline::Slices,
+        precision,
+        scale_by_depth,
+        rendermm::precision::U8Bits::default(),
+    );
+    rendermm::check::judge(arith, a, b, c)
 }

@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 // this file, which tests/api.rs holds to the root's items.
 mod hold;
 #[allow(unused_imports)] // not every test binary holds results below the entry point
-pub use hold::hold;
+pub use hold::{hold, lm_verdict};
 
 /// One context for the whole test binary (opening lavapipe takes a moment).
 pub fn ctx() -> &'static GpuContext {
