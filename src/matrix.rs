@@ -533,6 +533,24 @@ pub fn parse_mkn(s: &str) -> Result<(usize, usize, usize)> {
     Ok((v[0], v[1], v[2]))
 }
 
+/// The first chunk of A and of B of a tiled block, after checking that there is one and that
+/// A and B come in as many chunks: what every method's chunk loop starts from.
+pub fn first_chunks<'a>(a: &'a [Matrix], b: &'a [Matrix]) -> Result<(&'a Matrix, &'a Matrix)> {
+    let (Some(a0), Some(b0)) = (a.first(), b.first()) else {
+        return Err(Error::Internal(
+            "a tiled block needs at least one chunk of k".into(),
+        ));
+    };
+    if a.len() != b.len() {
+        return Err(Error::Internal(format!(
+            "a tiled block's chunks of k: {} of A, {} of B",
+            a.len(),
+            b.len()
+        )));
+    }
+    Ok((a0, b0))
+}
+
 #[cfg(test)]
 mod tests {
     use super::{Data, Matrix, first_nonfinite};

@@ -650,7 +650,7 @@ mod tests {
     /// size, uploaded just before).
     #[test]
     fn packed_uploads_match_the_packed_matrices() {
-        let ctx = GpuContext::new().expect("an adapter");
+        let ctx = GpuContext::new().unwrap_or_else(|e| panic!("the test needs an adapter: {e}"));
         for &(m, k, n, seed) in &[(1, 1, 1, 1u64), (9, 6, 11, 2), (33, 17, 70, 3)] {
             let a = Matrix::random(m, k, seed, -1.0, 1.0);
             let b = Matrix::random(k, n, seed + 10, -1.0, 1.0);

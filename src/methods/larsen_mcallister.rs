@@ -402,18 +402,7 @@ pub(crate) async fn multiply_chunks(
     k: usize,
     p: &Params,
 ) -> Result<super::RunOutput> {
-    let (Some(a0), Some(b0)) = (a.first(), b.first()) else {
-        return Err(Error::Internal(
-            "a tiled block needs at least one chunk of k".into(),
-        ));
-    };
-    if a.len() != b.len() {
-        return Err(Error::Internal(format!(
-            "a tiled block's chunks of k: {} of A, {} of B",
-            a.len(),
-            b.len()
-        )));
-    }
+    let (a0, b0) = crate::matrix::first_chunks(a, b)?;
     let mut notes = vec![];
     let precision =
         if p.precision == Precision::F32 && !ctx.can_render(Precision::F32.format(1), true) {

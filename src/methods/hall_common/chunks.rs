@@ -36,18 +36,7 @@ pub(crate) async fn multiply_chunks(
     k: usize,
     opts: &Params,
 ) -> Result<RunOutput> {
-    let (Some(a0), Some(b0)) = (a.first(), b.first()) else {
-        return Err(Error::Internal(
-            "a tiled block needs at least one chunk of k".into(),
-        ));
-    };
-    if a.len() != b.len() {
-        return Err(Error::Internal(format!(
-            "a tiled block's chunks of k: {} of A, {} of B",
-            a.len(),
-            b.len()
-        )));
-    }
+    let (a0, b0) = crate::matrix::first_chunks(a, b)?;
     let (m, n) = (a0.rows, b0.cols);
     let block = block_size(ctx, opts.block)?;
     let depth = |x: &Matrix| {
