@@ -14,14 +14,14 @@ use rendermm::matrix::Matrix;
 use rendermm::methods::Method;
 use rendermm::plan::{self, Request};
 
-fn main() -> rendermm::Result<()> {
+fn main() -> Result<(), rendermm::Error> {
     let mut args = std::env::args().skip(1);
     let n: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(1024);
     let methods: Vec<Method> = match args.next() {
         Some(list) => list
             .split(',')
             .map(Method::parse)
-            .collect::<rendermm::Result<_>>()?,
+            .collect::<Result<_, rendermm::Error>>()?,
         None => vec![
             Method::CsFast,
             Method::Coop,

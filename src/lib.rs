@@ -5,9 +5,10 @@
 //! arithmetic promises, judged against the f64 product on the CPU.
 //!
 //! ```
-//! use rendermm::{GpuContext, Matrix, Method, Request, judge, multiply};
+//! use rendermm::report::judge;
+//! use rendermm::{GpuContext, Matrix, Method, Request, multiply};
 //!
-//! # fn main() -> rendermm::Result<()> {
+//! # fn main() -> Result<(), rendermm::Error> {
 //! let ctx = GpuContext::new()?;
 //! let a = Matrix::random(33, 17, 1, -1.0, 1.0);
 //! let b = Matrix::random(17, 9, 2, -1.0, 1.0);
@@ -19,12 +20,13 @@
 //! ```
 //!
 //! That is the whole door: a [`Request`] (the [`Method`], the operands, the [`Options`]) goes
-//! into [`multiply`], an [`Outcome`] (C, and what ran) comes out, and [`judge`] gives its
-//! [`Verdict`]. A [`Matrix`] owns its values or reads a caller's array in place
-//! ([`Matrix::borrowed`], no copy before the upload). Beside it: the [`GpuContext`] the GPU
-//! methods run on, the [`Error`] every call can return, the [`Report`] `multiply --json`
-//! prints, the matrix files' readers and writers ([`io`]), and what the command line calls to
-//! draw: the [`demo`]s and the docs' [`figures`]. Everything else is crate-private (the
+//! into [`multiply`], an [`Outcome`] (C, and what ran) comes out, and [`report::judge`] gives
+//! its [`Verdict`](report::Verdict). A [`Matrix`] owns its values or reads a caller's array in
+//! place ([`Matrix::borrowed`], no copy before the upload). Beside it: the [`GpuContext`] the GPU
+//! methods run on, the [`Error`] every call can return, what is said of a product ([`report`]:
+//! the judge, its verdict, and the [`Report`](report::Report) `multiply --json` prints), the
+//! matrix files' readers and writers ([`io`]), and what the command line calls to draw: the
+//! [`demo`]s and the docs' [`figures`]. Everything else is crate-private (the
 //! repository's own tests, Python module and web page see it through the `internals` feature,
 //! which is not part of the API).
 //!
@@ -126,8 +128,6 @@ internal! {
     mod model;
     #[cfg(feature = "native")]
     mod reach;
-    // The report builds for the browser too: the page's result carries the same report.
-    mod report;
 }
 
 /// The matrix files: readers (.npy, .csv, .mtx) and writers (.npy, .csv).
@@ -135,6 +135,14 @@ internal! {
 pub mod io;
 // The demos' drawing (scene, layout, font, renderer) builds for the browser too; their window,
 // method thread and command line are native (see `demo`'s own gates).
+// The report builds for the browser too: the page's result carries the same report.
+facade! {
+    /// What is said of a product: the judge ([`judge`](report::judge)) holds C to what the
+    /// arithmetic that made it promises and gives its [`Verdict`](report::Verdict); the
+    /// [`Report`](report::Report) is the product, what ran and the verdict as one record (what
+    /// `multiply --json` prints, Python's result and the page's).
+    mod report = report_all at "report/mod.rs" { Report, Verdict, judge }
+}
 facade! {
     /// The demos: a multiply drawn pass by pass, in a window or headless into frames or a GIF.
     mod demo = demo_all at "demo/mod.rs" { Kind, MAX_SIDE } native { DemoOptions, run }
@@ -152,10 +160,8 @@ mod cli;
 #[doc(hidden)]
 pub use cli::run_cli;
 
-pub use check::{Verdict, judge};
-pub use error::{Error, Result};
+pub use error::Error;
 pub use gpu::GpuContext;
 pub use matrix::Matrix;
 pub use methods::Method;
 pub use plan::{Options, Outcome, Request, multiply};
-pub use report::Report;

@@ -745,7 +745,7 @@ fn a_batch_submits_its_uploads_in_order_and_only_when_it_succeeds() {
         second,
         "order kept"
     );
-    let failed: rendermm::Result<()> = batched(ctx, || {
+    let failed: rendermm::error::Result<()> = batched(ctx, || {
         buf.write(ctx, &first)?;
         Err(rendermm::Error::Invalid("planted".into()))
     });

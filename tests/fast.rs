@@ -26,7 +26,7 @@ fn run_variant(
     kernels: Kernels,
     a: &Matrix,
     b: &Matrix,
-) -> rendermm::Result<plan::Outcome> {
+) -> rendermm::error::Result<plan::Outcome> {
     let opts = Options {
         kernels,
         ..Default::default()
@@ -38,7 +38,7 @@ fn cs_fast_variant(
     v: &cs_fast::Variant,
     a: &Matrix,
     b: &Matrix,
-) -> rendermm::Result<plan::Outcome> {
+) -> rendermm::error::Result<plan::Outcome> {
     let kernels = Kernels {
         cs_fast: Some(*v),
         ..Default::default()

@@ -139,7 +139,7 @@ fn device_destroyed_mid_run_gives_device_lost_and_never_a_wrong_result() {
 /// A method run as it is, from its row of the method table, without the entry point's tiling
 /// layer (`crate::plan::tiled`) in front, which would cut a product over the limits into tiles
 /// that fit: this audits each method's own checks.
-fn untiled(ctx: &GpuContext, m: Method, a: &Matrix, b: &Matrix) -> rendermm::Result<Matrix> {
+fn untiled(ctx: &GpuContext, m: Method, a: &Matrix, b: &Matrix) -> rendermm::error::Result<Matrix> {
     use rendermm::methods::{Params, Runs};
     let ran = match m.info().runs {
         Runs::Record(record) => {
@@ -161,7 +161,7 @@ fn untiled(ctx: &GpuContext, m: Method, a: &Matrix, b: &Matrix) -> rendermm::Res
 
 /// `multiply` as a user calls it with `--no-tile`: the tiling layer checks the whole product
 /// against the limits first and refuses what does not fit.
-fn no_tile(ctx: &GpuContext, m: Method, a: &Matrix, b: &Matrix) -> rendermm::Result<Matrix> {
+fn no_tile(ctx: &GpuContext, m: Method, a: &Matrix, b: &Matrix) -> rendermm::error::Result<Matrix> {
     let opts = Options {
         no_tile: true,
         ..Default::default()
@@ -170,7 +170,7 @@ fn no_tile(ctx: &GpuContext, m: Method, a: &Matrix, b: &Matrix) -> rendermm::Res
 }
 
 /// How [`audit`] runs a method.
-type RunFn = fn(&GpuContext, Method, &Matrix, &Matrix) -> rendermm::Result<Matrix>;
+type RunFn = fn(&GpuContext, Method, &Matrix, &Matrix) -> rendermm::error::Result<Matrix>;
 
 /// Lowered limits, and which methods they bind on a 64×64×64 product.
 struct Scenario {

@@ -30,7 +30,7 @@ fn with_shape(
     b: &Matrix,
     block: Option<u32>,
     accumulate: Accumulate,
-) -> rendermm::Result<plan::Outcome> {
+) -> rendermm::error::Result<plan::Outcome> {
     let opts = Options {
         block,
         accumulate,
@@ -364,7 +364,7 @@ fn copy_mode_and_observers_are_refused_with_a_reason() {
             _: usize,
             _: usize,
             _: &rendermm::gpu::MatrixTexture,
-        ) -> rendermm::Result<()> {
+        ) -> rendermm::error::Result<()> {
             Ok(())
         }
     }

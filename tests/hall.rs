@@ -220,7 +220,7 @@ impl Observer for Partial<'_> {
         pass: usize,
         passes: usize,
         acc: &MatrixTexture,
-    ) -> rendermm::Result<()> {
+    ) -> rendermm::error::Result<()> {
         let (m, k, n) = (self.a.rows, self.a.cols, self.b.cols);
         assert_eq!(passes, expected_passes(self.method, k, self.block as u32));
         // The p summed so far: the first pass·b columns, or in the packed layout the first

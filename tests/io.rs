@@ -83,7 +83,7 @@ fn assert_bits_eq(a: &Matrix, b: &Matrix, what: &str) {
 }
 
 /// The error's message, after checking it is a format error (not a panic, not an I/O error).
-fn format_err(r: rendermm::Result<impl std::fmt::Debug>) -> String {
+fn format_err(r: rendermm::error::Result<impl std::fmt::Debug>) -> String {
     match r {
         Err(e @ Error::Format { .. }) => {
             let msg = e.to_string();
@@ -94,7 +94,7 @@ fn format_err(r: rendermm::Result<impl std::fmt::Debug>) -> String {
     }
 }
 
-fn assert_err_mentions(r: rendermm::Result<impl std::fmt::Debug>, words: &[&str]) {
+fn assert_err_mentions(r: rendermm::error::Result<impl std::fmt::Debug>, words: &[&str]) {
     let msg = format_err(r);
     for w in words {
         assert!(

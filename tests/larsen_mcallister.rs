@@ -50,7 +50,7 @@ impl Observer for Partial<'_> {
         pass: usize,
         passes: usize,
         acc: &MatrixTexture,
-    ) -> rendermm::Result<()> {
+    ) -> rendermm::error::Result<()> {
         assert_eq!(passes, self.a.cols);
         let c = acc.read_matrix(ctx)?;
         let a_p = Matrix::from_fn(self.a.rows, pass, |i, j| self.a.get(i, j));

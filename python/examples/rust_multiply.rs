@@ -23,7 +23,7 @@ fn main() {
     }
 }
 
-fn run() -> rendermm::Result<()> {
+fn run() -> Result<(), rendermm::Error> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [a, b, method, repeats] = args.as_slice() else {
         return Err(rendermm::Error::Invalid(

@@ -382,7 +382,7 @@ fn multiply<'py>(
     } else {
         None
     };
-    let outcome = py.detach(|| -> rendermm::Result<_> {
+    let outcome = py.detach(|| -> rendermm::error::Result<_> {
         let outcome = plan::multiply(ctx, Request::new(method, &a.m, &b.m).options(options))?;
         let (verdicts, notes) = match hold {
             Some(hold) => {
@@ -567,7 +567,7 @@ impl Observer for Slices {
         _pass: usize,
         passes: usize,
         acc: &MatrixTexture,
-    ) -> rendermm::Result<()> {
+    ) -> rendermm::error::Result<()> {
         self.passes = passes;
         let packed = Precision::ALL
             .into_iter()
@@ -702,7 +702,7 @@ fn methods(py: Python<'_>) -> PyResult<Vec<Bound<'_, pyo3::types::PyDict>>> {
 #[pyfunction]
 fn info(py: Python<'_>) -> PyResult<String> {
     let ctx = context(py)?;
-    py.detach(|| -> rendermm::Result<String> {
+    py.detach(|| -> rendermm::error::Result<String> {
         let report = ctx.info_report()?;
         serde_json::to_string(&report).map_err(|e| rendermm::Error::Internal(e.to_string()))
     })

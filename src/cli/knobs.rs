@@ -14,13 +14,13 @@ use crate::plan::Options;
 use crate::plan::tiled::{self, BUDGET_ENV};
 
 /// The kernel variants the knobs name; an unknown name is refused in one line naming the knob.
-pub fn kernels() -> crate::Result<Kernels> {
+pub fn kernels() -> crate::error::Result<Kernels> {
     Kernels::from_knobs(|name| std::env::var(name).ok())
 }
 
 /// [`kernels`] reading only the knobs of `methods` (a bad `RENDERMM_FRAG_MRT` does not stop
 /// `--method lm`).
-pub fn kernels_for(methods: &[crate::methods::Method]) -> crate::Result<Kernels> {
+pub fn kernels_for(methods: &[crate::methods::Method]) -> crate::error::Result<Kernels> {
     Kernels::from_knobs_for(methods, |name| std::env::var(name).ok())
 }
 
@@ -33,7 +33,7 @@ pub fn kernels_for(methods: &[crate::methods::Method]) -> crate::Result<Kernels>
 pub fn options_for(
     flag: Option<u64>,
     methods: &[crate::methods::Method],
-) -> crate::Result<Options> {
+) -> crate::error::Result<Options> {
     let (mem_budget, mem_budget_source) = match flag {
         Some(bytes) => (Some(bytes), None),
         None => match std::env::var(BUDGET_ENV) {

@@ -172,10 +172,10 @@ fn draw_random(shape: &str, seed: u64, (lo, hi): (f32, f32), ch: usize) -> Resul
     let s = seed.wrapping_mul(2 * ch as u64 + 2);
     let a = (0..ch)
         .map(|c| Matrix::try_random(m, k, s + 2 * c as u64, lo, hi))
-        .collect::<crate::Result<_>>()?;
+        .collect::<crate::error::Result<_>>()?;
     let b = (0..ch)
         .map(|c| Matrix::try_random(k, n, s + 2 * c as u64 + 1, lo, hi))
-        .collect::<crate::Result<_>>()?;
+        .collect::<crate::error::Result<_>>()?;
     Ok(Operands {
         a,
         b,

@@ -2,7 +2,7 @@
 //! CSV, chosen by extension. Writes go to a temporary file that is renamed into place, so a failed
 //! or interrupted run never leaves a partial output; a device or pipe is written in place, never
 //! replaced; a read-only file, or one this user may not write, is never replaced; and
-//! [`check_output`] tells before any work whether a path can be written at all (see `output.rs`).
+//! [`check_output`](crate::io::check_output) tells before any work whether a path can be written at all (see `output.rs`).
 //!
 //! Readers never panic on malformed input: every problem comes back as a one-line
 //! [`Error::Format`] naming what was wrong (and the line, for the text formats). A .npy file is

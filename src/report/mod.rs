@@ -11,7 +11,9 @@ mod checked;
 #[cfg_attr(not(feature = "internals"), allow(unused_imports))]
 pub use checked::{CheckReport, Operands, Worst};
 
-use crate::check::{Arith, Hold, Verdict};
+// The judge and its verdict, re-exported: the API shows them here, beside the report.
+pub use crate::check::{Verdict, judge};
+use crate::check::{Arith, Hold};
 use crate::gpu::GpuContext;
 use crate::methods::Method;
 use crate::plan::Outcome;
