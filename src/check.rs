@@ -147,7 +147,7 @@ pub struct Verdict {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub f16_model_spacings: Option<f64>,
     /// Whether C is close to the exact product: within the f32 (or f16-input) bound, or, for the
-    /// f16 and u8 render pipelines, within [`CLOSE_F16`] / [`CLOSE_U8`] of it (relative
+    /// f16 and u8 render pipelines, within [`CLOSE_LOW_PRECISION`] of it (relative
     /// Frobenius error) with nothing saturated or rounded to 0.
     pub close: bool,
     /// How close to the exact product, in words (`close to the exact product: ...` or

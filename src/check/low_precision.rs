@@ -18,7 +18,7 @@ pub(super) fn judge_f16(
 ) {
     let ratio = worst_ratio(c, reference, &super::f16_pipeline_bound(pipeline, a, b));
     // The rounding of the adapter's f16 target is its own: the first model it follows within
-    // the tolerance, else the one it comes closest to (each model costs a product's work).
+    // `F16_MODEL_SPACINGS`, else the one it comes closest to (each model costs a product's work).
     let mut best = (f64::INFINITY, precision::F16Rounding::ALL[0]);
     for r in precision::F16Rounding::ALL {
         let d = f16_model_distance(pipeline, r, a, b, c);

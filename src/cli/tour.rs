@@ -174,7 +174,8 @@ fn tour_row(
             return Ok(Row::Failed);
         }
     };
-    // f32 methods against their tolerance; coop against its f16-input bound.
+    // Held to the arithmetic that ran: f32 by the judge's bound from k, coop by its f16-input
+    // bound, the u8 and f16 pipelines by their models.
     let verdict = run.verdict(a, b);
     // ANCHOR_END: one_request
     let stats = verdict.stats.clone();

@@ -493,8 +493,8 @@ pub struct Panel {
     pub series: Vec<Series>,
 }
 
-/// Colour and marker of each series of `names_groups` (name, era group): shades of the era's
-/// colour in order of appearance within the era, a marker per series.
+/// Colour and marker of each series, given the era group of each (`groups`): shades of the
+/// era's colour in order of appearance within the era, a marker per series.
 pub(crate) fn series_styles(groups: &[usize]) -> Vec<(RGBColor, usize)> {
     groups
         .iter()

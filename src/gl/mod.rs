@@ -6,8 +6,9 @@
 //! EGL is loaded at run time (`libEGL.so.1`, through the `khronos-egl` crate), and the GL
 //! functions through bindings that `build.rs` generates from Khronos' registry (`gl_generator`),
 //! so a machine without EGL or GL still builds and runs everything else; there a GL-era method is
-//! refused in one line naming what is missing ([`Error::HostGl`], exit 3). None of this is in the
-//! browser build: WebGL has neither the fixed-function pipeline nor ARB fragment programs.
+//! refused in one line naming what is missing ([`crate::Error::HostGl`], exit 3). None of this
+//! is in the browser build: WebGL has neither the fixed-function pipeline nor ARB fragment
+//! programs.
 //!
 //! The display, in order: an EGL **device** (`EGL_EXT_platform_device`) that is not Mesa's
 //! software one (NVIDIA's headless driver; the GPU rather than llvmpipe where both are

@@ -75,7 +75,7 @@ pub async fn measure_loops(
 async fn multiply_awaiting(ctx: Option<&GpuContext>, req: Request<'_>) -> Result<Outcome> {
     // A method that tests A and B for NaN and infinity as it copies them up does so in place of
     // a pass of its own over them first (on a 4096² product the separate scan was a fifth of
-    // the call's time outside its phases); a tiled product is scanned first as before.
+    // the call's time outside its phases); a tiled product is scanned whole first, below.
     if let Some(product) = req.on_device {
         let ctx = ctx.ok_or_else(|| needs_gpu(req.method))?;
         // Products kept on the device serve reach's chains, a native command; the page reads

@@ -30,7 +30,7 @@
 //!   first chunk), so the blend unit adds the products in the order of one untiled run and the
 //!   result is bit for bit the untiled one;
 //! - `hall-blocked`, `hall-packed`: each chunk's passes start from the running sum the previous
-//!   chunk left (`Engine::record` in `src/methods/hall_blocked.rs`); `hall-blocked`'s chunks
+//!   chunk left (`Engine::record` in `src/methods/hall_common.rs`); `hall-blocked`'s chunks
 //!   are whole blocks of b, so its passes, and its results, are exactly the untiled run's.
 //!   `hall-packed` packs each chunk on its own, which pairs k's columns differently: its f32
 //!   results agree to rounding, and in u8 and f16 (whose checks model the untiled passes) it
@@ -54,7 +54,7 @@
 //! past the cap less a sixteenth ([`LOOP_MARGIN`]) is a limit like a texture side: k is split
 //! into chunks that stay under it, summed as above ([`loop_fits`], [`max_loop_k`]). A driver
 //! that shows no cap is held to the iterations the probe saw run. The chunks' sums group k's
-//! products differently from one long loop; in f32 that is within the method's tolerance (the
+//! products differently from one long loop; in f32 that is within the judge's bound (the
 //! chunked sum is, if anything, the more accurate), and every answer is still exact for inputs
 //! whose sums are exact (`tests/long_k.rs`).
 //!

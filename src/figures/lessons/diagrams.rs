@@ -1,4 +1,4 @@
-//! What the three diagrams share: colours, a grid of cells, a labelled box.
+//! What the diagrams share: colours, a grid of cells, a labelled box.
 
 use super::*;
 

@@ -1,12 +1,13 @@
-//! The pictures of the lessons, one per era chapter: the eras at their best sizes against the
-//! H100's peaks, the 2004 verdict as a roofline, 5kk73's access patterns step by step, frag-mrt's
-//! attachments and quad, and a tensor-core tile.
+//! The pictures of the lessons: the eras at their best sizes against the H100's peaks, the 2004
+//! verdict as a roofline, and the diagrams — L-M's processor cube, Hall's packed 2×2 blocks
+//! (equation 10), the shared-memory tile sliding along k, 5kk73's access patterns step by step,
+//! Cannon's shifts, the DNS cube, frag-mrt's attachments and quad, and a tensor-core tile.
 //!
 //! The two charts are drawn from the pinned H100 run, `docs/perf/h100/bench.csv` and
 //! `bench.json`, compiled into the binary (`include_str!`) and parsed when the figure is drawn:
 //! the chapters quote that run, so its pictures must show the same numbers, on any adapter,
-//! without a new run. The three diagrams compute nothing on the GPU; they draw the index
-//! arithmetic of the shaders they explain.
+//! without a new run. The diagrams compute nothing on the GPU; they draw the index arithmetic
+//! of the papers and shaders they explain.
 
 mod cannon_shift;
 mod diagrams;
