@@ -336,7 +336,9 @@ pub const TABLE: &[Info] = &[
             accumulate: false,
             channels: true,
         },
-        runs: Runs::Record(|ctx, a, b, p| larsen_mcallister::record(ctx, a, b, p).map(Recorded::plain)),
+        runs: Runs::Record(|ctx, a, b, p| {
+            larsen_mcallister::record(ctx, a, b, p).map(Recorded::plain)
+        }),
         loops: fragment_loops(|_, _, _, _| larsen_mcallister::loop_iterations()),
     },
     Info {
@@ -368,7 +370,9 @@ pub const TABLE: &[Info] = &[
             accumulate: true,
             channels: false,
         },
-        runs: Runs::Record(|ctx, a, b, p| hall_blocked::record(ctx, a, b, p).map(Recorded::plain)),
+        runs: Runs::Record(|ctx, a, b, p| {
+            hall_blocked::record(ctx, a, b, p).map(Recorded::plain)
+        }),
         loops: fragment_loops(|_, _, k, _| hall_blocked::loop_iterations(k)),
     },
     Info {
@@ -400,7 +404,9 @@ pub const TABLE: &[Info] = &[
             accumulate: true,
             channels: false,
         },
-        runs: Runs::Record(|ctx, a, b, p| hall_packed::record(ctx, a, b, p).map(Recorded::plain)),
+        runs: Runs::Record(|ctx, a, b, p| {
+            hall_packed::record(ctx, a, b, p).map(Recorded::plain)
+        }),
         loops: fragment_loops(|_, _, k, _| hall_packed::loop_iterations(k)),
     },
     Info {
@@ -416,7 +422,9 @@ pub const TABLE: &[Info] = &[
             accumulate: true,
             channels: false,
         },
-        runs: Runs::Record(|ctx, a, b, p| frag_mrt::record(ctx, a, b, p).map(shaped)),
+        runs: Runs::Record(|ctx, a, b, p| {
+            frag_mrt::record(ctx, a, b, p).map(shaped)
+        }),
         loops: fragment_loops(|_, _, k, _| frag_mrt::loop_iterations(k)),
     },
     Info {
@@ -432,7 +440,9 @@ pub const TABLE: &[Info] = &[
             accumulate: true,
             channels: false,
         },
-        runs: Runs::Record(|ctx, a, b, p| frag_mrt::record_f16(ctx, a, b, p).map(shaped)),
+        runs: Runs::Record(|ctx, a, b, p| {
+            frag_mrt::record_f16(ctx, a, b, p).map(shaped)
+        }),
         loops: fragment_loops(|_, _, k, _| frag_mrt::loop_iterations(k)),
     },
     compute(
