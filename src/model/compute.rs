@@ -24,7 +24,7 @@
 //! The workgroup geometry comes from the very [`Plan`](crate::gpu::compute::Plan) the method
 //! runs, reduced to its dispatches by one function ([`Plan::grid`]): the model of a run reads
 //! the grid the run recorded ([`model_of_run`]), the model of a size not run asks the method's
-//! plan for it ([`model_of`]), so the two cannot disagree about it.
+//! plan for it ([`try_model_of`]), so the two cannot disagree about it.
 //!
 //! The counts are exact u128 with checked arithmetic ([`super::count`]): a model may be asked
 //! about sides no device holds, and there it says the true number or refuses
@@ -229,7 +229,7 @@ fn variants(kernels: &Kernels, m: usize, n: usize) -> (cs_fast::Variant, coop::V
 }
 
 /// The model of `method` on m×k·k×n under `limits` with the variants `kernels` names, whose
-/// dispatches are `grid` (or it cannot run, and why): the one body of [`model_of`] and
+/// dispatches are `grid` (or it cannot run, and why): the one body of [`try_model_of`] and
 /// [`model_of_run`].
 fn model_with_grid(
     method: Method,
