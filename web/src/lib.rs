@@ -468,7 +468,7 @@ async fn run_one(
     let sum = |x: &Matrix| x.data.iter().map(|&v| v as f64).sum::<f64>();
     json["input_sums"] = json!([sum(&a), sum(&b)]);
     // The kernel that ran draws the picture (dns-tiled where dns could not take the product).
-    let ran_method = Method::parse(&out.kernel.method).unwrap_or(req.method);
+    let ran_method = out.kernel.method;
     let show = Show {
         gpu,
         page: page.clone(),
@@ -643,7 +643,7 @@ impl Ran<'_> {
             "method": req.method.name(),
             // The method whose kernel ran: the one asked, or the one it handed the product to
             // (dns -> dns-tiled where one workgroup cannot take it); `changes` says why.
-            "ran": out.kernel.method,
+            "ran": out.kernel.method.name(),
             "m": req.m,
             "k": req.k,
             "n": req.n,
