@@ -4,8 +4,9 @@
 //! (files.rs), checks the product against the f64 CPU reference computed here, returns the run's
 //! report (`rendermm::Report`, what `rendermm multiply --json` prints, for `<pre id="result">`)
 //! and the page's own facts about the run (its words, its warm caches, its times; for
-//! `<pre id="page-facts">`), then draws the result — or replays the passes — on the page's canvas with the renderer of `rendermm demo` (`rendermm::demo`: its
-//! scene, layout, labels and `shaders/demo.wgsl`; frame.rs puts the frames on the page).
+//! `<pre id="page-facts">`), then draws the result — or replays the passes — on the page's
+//! canvas with the renderer of `rendermm demo` (`rendermm::demo`: its scene, layout, labels and
+//! `shaders/demo.wgsl`; frame.rs puts the frames on the page).
 //!
 //! The page is warm: one context per backend for its whole life (its pipelines, compute and
 //! render, cached in `ctx.pipelines`; the demo's renderer built once), and the CPU reference of the last inputs
