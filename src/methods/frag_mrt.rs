@@ -162,7 +162,7 @@ pub fn loop_iterations(k: usize) -> u64 {
 
 /// Record `a · b` with the block shape the request names (default [`Shape::DEFAULT`], or
 /// [`Shape::NARROW`] on an adapter with fewer colour attachments: [`Shape::chosen_for`]), and
-/// that shape.
+/// the shape that runs (quad sharing off where the adapter has no subgroups).
 pub fn record(
     ctx: &GpuContext,
     a: &Matrix,
@@ -170,7 +170,7 @@ pub fn record(
     opts: &Params,
 ) -> Result<(Work, Shape)> {
     let shape = Shape::chosen_for(opts.kernels.frag_mrt, ctx.limits.max_color_attachments);
-    Ok((record_with(ctx, a, b, opts, shape, Inputs::F32)?, shape))
+    record_with(ctx, a, b, opts, shape, Inputs::F32)
 }
 
 /// [`record`] with A and B rounded to f16 (`frag-mrt-f16`).
@@ -181,12 +181,12 @@ pub fn record_f16(
     opts: &Params,
 ) -> Result<(Work, Shape)> {
     let shape = Shape::chosen_for(opts.kernels.frag_mrt, ctx.limits.max_color_attachments);
-    Ok((record_with(ctx, a, b, opts, shape, Inputs::F16)?, shape))
+    record_with(ctx, a, b, opts, shape, Inputs::F16)
 }
 
 /// Record `a · b` with block shape `shape`, A and B packed as `inputs`: one pass over all of
 /// k, or ⌈k'/b⌉ passes of b steps with `opts.block` = b, accumulated as `opts.accumulate` says
-/// (ping-pong or blend).
+/// (ping-pong or blend); and the shape as it runs.
 pub fn record_with(
     ctx: &GpuContext,
     a: &Matrix,
@@ -194,7 +194,7 @@ pub fn record_with(
     opts: &Params,
     shape: Shape,
     inputs: Inputs,
-) -> Result<Work> {
+) -> Result<(Work, Shape)> {
     let name = inputs.method().name();
     let Planned {
         shape,
@@ -254,7 +254,7 @@ pub fn record_with(
     if inputs == Inputs::F16 {
         work.inputs = Some(crate::precision::Precision::F16);
     }
-    Ok(work)
+    Ok((work, shape))
 }
 
 /// What one `frag-mrt` run will do, settled and checked before anything is uploaded.
