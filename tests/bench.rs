@@ -648,8 +648,19 @@ fn timed_repeats_and_named_kernels_through_the_entry() {
     )
     .unwrap();
     assert!(out.verdict(&a16, &b16).passed);
-    assert_eq!(out.kernel.variant.as_deref(), Some("8x8x1 blocks"));
-    assert_eq!(out.kernel.method, "dns-n-blocks");
+    assert_eq!(
+        out.kernel.variant,
+        Some(rendermm::methods::Variant::DnsLayout(dns::Layout {
+            bi: 8,
+            bk: 8,
+            bj: 1
+        }))
+    );
+    assert_eq!(
+        out.kernel.variant.map(|v| v.to_string()).as_deref(),
+        Some("8x8x1 blocks")
+    );
+    assert_eq!(out.kernel.method, Method::DnsNBlocks);
 
     for (opts, says) in [
         (timed_opts(1, 0, Kernels::default()), "0 trials"),

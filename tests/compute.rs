@@ -151,21 +151,24 @@ fn an_unwritten_element_reads_back_as_nan_and_fails_the_check() {
     let b = Matrix::random(k, n, 2, -1.0, 1.0);
     let mut plan = cs_naive::plan(m, k, n);
     plan.stages[0].groups[0] -= 1; // covers columns 0..32 only
-    let out = compute::run(ctx(), &plan, &a, &b).unwrap();
+    let c = compute::run(ctx(), &plan, &a, &b)
+        .unwrap()
+        .into_c()
+        .unwrap();
     // compute::run has no outcome: the arithmetic cs-naive promises, f32.
     let arith = plan::arith(
         Method::CsNaive,
         rendermm::precision::Precision::F32,
         &Options::default(),
     );
-    let v = check::judge(arith, &a, &b, &out.c);
+    let v = check::judge(arith, &a, &b, &c);
     assert_eq!(
         v.stats.nonfinite,
         m * (n - 32),
         "exactly the unwritten elements are NaN"
     );
     assert!(!v.passed, "{}", v.held);
-    assert!(out.c.get(0, 31).is_finite() && out.c.get(0, 32).is_nan());
+    assert!(c.get(0, 31).is_finite() && c.get(0, 32).is_nan());
 }
 
 #[test]
@@ -616,11 +619,9 @@ fn the_report_models_the_variant_the_run_recorded() {
         timings: Default::default(),
         notes: vec![],
         kernel: RanKernel {
-            method: Method::Coop.name().into(),
-            variant: Some(staged.name.into()),
+            variant: Some(rendermm::methods::Variant::Coop(staged)),
             inputs: Precision::F16,
-            sums: Precision::F32,
-            rounding: None,
+            ..RanKernel::new(Method::Coop, Precision::F32)
         },
         on_device: None,
         clamp: None,
@@ -630,6 +631,115 @@ fn the_report_models_the_variant_the_run_recorded() {
     assert_eq!((r.inputs.as_str(), r.sums.as_str()), ("f16", "f32"));
     assert_eq!(r.ran, None);
     assert_eq!(r.model_global_bytes, Some(ran.global_bytes));
+}
+
+/// The model of a run reads the plan the run recorded, not one planned again: cs-fast run on an
+/// awkward shape with a named variant (not the one the size picks) records its dispatches, the
+/// compute model the report is built from has exactly those, and the same size modelled without
+/// a run, at the same variant, agrees (one function reduces a plan to its dispatches). A named
+/// Cannon tile is modelled at that tile, its traffic too. The record serializes by name.
+#[test]
+fn the_model_of_a_run_is_the_plan_the_run_recorded() {
+    use rendermm::methods::{Kernels, Variant, cs_fast};
+    use rendermm::report::{Report, compute_model};
+    let (m, k, n) = (67, 45, 131);
+    let (a, b) = (
+        Matrix::random(m, k, 5, -1.0, 1.0),
+        Matrix::random(k, n, 6, -1.0, 1.0),
+    );
+    let cpu = ctx().info.device_type == wgpu::DeviceType::Cpu;
+    let picked = cs_fast::Variant::for_product(m, n, cpu);
+    let named = cs_fast::VARIANTS[0];
+    let grid_of = |v: &cs_fast::Variant| cs_fast::plan(v, m, k, n).unwrap().grid();
+    assert_ne!(
+        grid_of(&named),
+        grid_of(&picked),
+        "the size must pick other dispatches"
+    );
+    assert_ne!(
+        grid_of(&named),
+        grid_of(&cs_fast::Variant::for_product(m, n, false)),
+        "a model's own pick must differ too"
+    );
+    let run = |method: Method, kernels: Kernels| {
+        let opts = Options {
+            kernels,
+            ..Default::default()
+        };
+        let out = plan::multiply(
+            Some(ctx()),
+            plan::Request::new(method, &a, &b).options(opts),
+        )
+        .unwrap();
+        assert!(out.verdict(&a, &b).passed, "{method}");
+        out
+    };
+    let kernels = Kernels {
+        cs_fast: Some(named),
+        ..Default::default()
+    };
+    let out = run(Method::CsFast, kernels);
+    assert_eq!(out.kernel.variant, Some(Variant::CsFast(named)));
+    let grid = out
+        .kernel
+        .grid
+        .clone()
+        .expect("a compute run records its dispatches");
+    assert_eq!(grid, grid_of(&named));
+    let md = compute_model(Some(ctx()), &out).unwrap();
+    assert_eq!(md.variant.as_deref(), Some(named.name));
+    assert_eq!(
+        (
+            md.dispatches,
+            md.workgroups,
+            md.invocations_per_workgroup,
+            md.workgroup_bytes
+        ),
+        (
+            Some(grid.dispatches()),
+            Some(grid.workgroups()),
+            grid.invocations_per_workgroup(),
+            grid.workgroup_bytes()
+        )
+    );
+    let not_run = model_compute::model_of(Method::CsFast, (m, k, n), &ctx().limits, &kernels);
+    assert_eq!(not_run.as_ref(), Some(&md));
+    let r = Report::of(Some(ctx()), &out, vec![]);
+    assert_eq!(r.variant.as_deref(), Some(named.name));
+    assert_eq!(r.model_global_bytes, Some(md.global_bytes));
+    assert_eq!(r.model_flop_per_byte, Some(md.flop_per_byte));
+    assert_eq!(
+        serde_json::to_value(&out.kernel).unwrap(),
+        serde_json::json!({"method": "cs-fast", "variant": named.name, "inputs": "f32", "sums": "f32"})
+    );
+
+    // Cannon's tiles at the named T = 4: the dispatches recorded, the traffic of 4x4 tiles.
+    let out = run(
+        Method::CannonTiled,
+        Kernels {
+            cannon_tile: Some(4),
+            ..Default::default()
+        },
+    );
+    assert_eq!(out.kernel.variant, Some(Variant::CannonTile(4)));
+    let grid = out
+        .kernel
+        .grid
+        .clone()
+        .expect("a compute run records its dispatches");
+    assert_eq!(
+        grid,
+        rendermm::methods::cannon_tiled::plan_tile(4, m, k, n).grid()
+    );
+    let md = compute_model(Some(ctx()), &out).unwrap();
+    assert_eq!(md.workgroups, Some(grid.workgroups()));
+    assert_eq!(md.variant.as_deref(), Some("tile 4"));
+    let (mu, ku, nu) = (m as u128, k as u128, n as u128);
+    let words = mu * ku * nu.div_ceil(4) + ku * nu * mu.div_ceil(4);
+    assert_eq!(md.words_read, words);
+    let r = Report::of(Some(ctx()), &out, vec![]);
+    assert_eq!(r.variant.as_deref(), Some("tile 4"));
+    assert_eq!(r.model_global_bytes, Some(md.global_bytes));
 }
 
 /// A CPU adapter's timestamps are a CPU's time (with the host's submission in the span): the

@@ -99,8 +99,8 @@ fn cs_fast_on_whole_tiles_and_a_long_k() {
         let (a, b) = inputs(m, k, n, 90);
         let out = cs_fast_variant(&v, &a, &b).unwrap();
         assert_eq!(
-            out.kernel.variant.as_deref(),
-            Some(v.name),
+            out.kernel.variant,
+            Some(rendermm::methods::Variant::CsFast(v)),
             "the variant asked ran"
         );
         hold(&format!("cs-fast {m}x{k}x{n}"), out.arith, &a, &b, &out.c);

@@ -142,21 +142,21 @@ fn device_destroyed_mid_run_gives_device_lost_and_never_a_wrong_result() {
 fn untiled(ctx: &GpuContext, m: Method, a: &Matrix, b: &Matrix) -> rendermm::error::Result<Matrix> {
     use rendermm::methods::{Params, Runs};
     let ran = match m.info().runs {
-        Runs::Record(record) => {
-            rendermm::gpu::run::run(ctx, None, || record(ctx, a, b, &Params::default()))?
-        }
+        Runs::Record(record) => rendermm::gpu::run::run(ctx, None, || {
+            record(ctx, a, b, &Params::default()).map(|r| r.work)
+        })?,
         Runs::Compute { .. } => {
             // The method the entry point would hand a product too large for one workgroup to
             // (cannon -> cannon-tiled, dns -> dns-tiled), as a run does.
             let (k, l) = (a.cols, &ctx.limits);
             let runs = plan::compute_runs_as(m, l, a.rows, k, b.cols);
             let p = plan::compute_plan(runs, l, a.rows, k, b.cols).expect("a compute method")?;
-            return Ok(compute::run(ctx, &p, a, b)?.c);
+            return compute::run(ctx, &p, a, b)?.into_c();
         }
         Runs::Cpu(f) => return Ok(f(a, b)),
         Runs::Host(f) => return Ok(f(&[a], &[b], &Params::default())?.0.c),
     };
-    Ok(ran.into_output()?.c)
+    ran.into_c()
 }
 
 /// `multiply` as a user calls it with `--no-tile`: the tiling layer checks the whole product

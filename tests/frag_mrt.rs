@@ -48,7 +48,7 @@ fn run(shape: Shape, dims: (usize, usize, usize), block: Option<u32>, acc: Accum
     let (a, b) = inputs(dims, seed);
     let out = with_shape(Method::FragMrt, shape, &a, &b, block, acc).unwrap();
     assert_eq!(
-        out.kernel.variant,
+        out.kernel.variant.map(|v| v.to_string()),
         Some(shape.name()),
         "the shape asked ran"
     );
@@ -747,10 +747,10 @@ fn the_run_records_the_shape_it_ran_and_its_number_formats() {
             )
             .unwrap();
             let k = &out.kernel;
-            assert_eq!(k.method, method.name());
+            assert_eq!(k.method, method);
             assert_eq!(
-                k.variant.as_deref(),
-                Some(shape.name().as_str()),
+                k.variant,
+                Some(rendermm::methods::Variant::FragMrt(shape)),
                 "{method}"
             );
             assert_eq!(k.inputs, inputs, "{method}");

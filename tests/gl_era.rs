@@ -288,7 +288,7 @@ fn lm_gl1_multiplies_four_pairs_through_rgba_like_lm() {
     let mut req = Request::new(Method::LmGl1, &pairs[0].0, &pairs[0].1).options(opts);
     req.more_channels = pairs[1..].iter().map(|(a, b)| (a, b)).collect();
     let out = plan::multiply(None, req).unwrap();
-    assert_eq!(out.kernel.variant.as_deref(), Some("rgba"));
+    assert_eq!(out.kernel.variant, Some(rendermm::methods::Variant::Rgba));
     let cs: Vec<&Matrix> = std::iter::once(&out.c).chain(&out.more_channels).collect();
     assert_eq!(cs.len(), 4);
     for (c, (a, b)) in pairs.iter().enumerate() {

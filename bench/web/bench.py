@@ -10,12 +10,13 @@ the same (the page's seed draws them, `rendermm.seeded_inputs`, and tfjs is hand
   the page's methods         lm, hall-packed, frag-mrt on WebGL2; cs-fast, frag-mrt on WebGPU.
                              Each in a fresh page loaded as a link opens it
                              (`?method=M&size=NxNxN&seed=S&backend=B&pace=0&run=1`): its first
-                             product ("first": `page_ms`, from the page's call to its checked
-                             result, after the wasm module has loaded, as tfjs's first is after
-                             its script has), then Run clicked 5 times: "click" is the time from
-                             the click until #result holds the run's JSON (a MutationObserver in
-                             the page, the same clock), "multiply" the run's `times.method_ms`
-                             (upload, compute, readback: what tfjs's figure covers). Between two
+                             product ("first": the page's facts' `page_ms`, from the page's
+                             call to its checked result, after the wasm module has loaded, as
+                             tfjs's first is after its script has), then Run clicked 5 times:
+                             "click" is the time from the click until #result holds the run's
+                             report (a MutationObserver in the page, the same clock), "multiply"
+                             the report's `wall_ms` (the multiply call: upload, compute,
+                             readback: what tfjs's figure covers). Between two
                              clicks the driver waits, untimed, until the page is idle (its frame
                              drawn), as a user clicks again after seeing the result.
 
@@ -164,9 +165,12 @@ class Bench:
                   " && document.getElementById('status').textContent !== 'Loading…'", 120, "the page did not load")
 
     def result(self, timeout):
+        """The run's report (#result, as `rendermm multiply --json` prints it) with the page's
+        facts about it (#page-facts) under "page"; or {"error": ...}."""
         text = self.wait("const t = document.getElementById('result').textContent;"
                          "return t && t !== 'pending' ? t : null", timeout, "no result")
-        return json.loads(text)
+        facts = self.driver.execute_script("return document.getElementById('page-facts').textContent")
+        return {**json.loads(text), "page": json.loads(facts) if facts else {}}
 
     def tfjs(self, backend, n):
         """tfjs's products at n in a fresh page: {times, init_ms, c} or {error}."""
@@ -193,7 +197,7 @@ class Bench:
         r = self.result(self.args.product_timeout)
         if r.get("error"):
             return {"error": r["error"]}
-        out = {"first": r["page_ms"], "clicks": [], "multiply": [r["times"]["method_ms"]],
+        out = {"first": r["page"]["page_ms"], "clicks": [], "multiply": [r["wall_ms"]],
                "results": [r], "budget_hit": False}
         for _ in range(self.args.repeats - 1):
             # Past the budget, no more clicks once there is one (lm at n = 1024: two products).
@@ -208,7 +212,7 @@ class Bench:
             if r.get("error"):
                 return {"error": r["error"]}
             out["clicks"].append(t1 - t0)
-            out["multiply"].append(r["times"]["method_ms"])
+            out["multiply"].append(r["wall_ms"])
             out["results"].append(r)
         self.wait("return window.rendermm.idle()", 120, "the page never became idle")
         out["c"] = floats(self.driver.execute_script(B64, "page"))
@@ -308,7 +312,7 @@ def main():
         clicks = m["clicks"]
         click = statistics.median(clicks) if clicks else float("nan")
         multiply = median_warm(m["multiply"])
-        passed = all(r.get("passed") for r in m["results"])
+        passed = all(r.get("check_passed") for r in m["results"])
         complete &= passed and bool(clicks)
         c_tf, c = tf["c"].astype(np.float64), m["c"].astype(np.float64)
         vs = float(np.linalg.norm(c - c_tf) / np.linalg.norm(c)) if c.shape == c_tf.shape else float("nan")

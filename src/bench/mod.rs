@@ -460,16 +460,24 @@ fn measure(
         Request::new(r.method, a, b).options(options.clone()),
     )?;
     let verdict = out.verdict(a, b);
-    // What ran, as the outcome names it (the method, or the one it handed the product to), and
-    // that method's dispatches at the row's kernel configuration.
-    let ran = Method::parse(&out.kernel.method)?;
-    let (plan, _) = plan::compute_plan_named(ran, &options, &ctx.limits, m, k, n)
-        .unwrap_or_else(|| Err(Error::Internal(format!("{ran} is not a compute method"))))?;
-    let dispatches: Vec<String> = plan
-        .stages
+    // What ran, as the outcome records it: the method (or the one it handed the product to)
+    // and the dispatches of the plan it ran; a tiled product, whose blocks ran plans of their
+    // own, is described by that method's plan of the whole at the row's configuration.
+    let ran = out.kernel.method;
+    let grid = match &out.kernel.grid {
+        Some(grid) => grid.clone(),
+        None => {
+            plan::compute_plan_named(ran, &options, &ctx.limits, m, k, n)
+                .unwrap_or_else(|| Err(Error::Internal(format!("{ran} is not a compute method"))))?
+                .0
+                .grid()
+        }
+    };
+    let dispatches: Vec<String> = grid
+        .0
         .iter()
-        .map(|s| {
-            let [wx, wy, wz] = s.kernel.workgroup_size;
+        .map(|d| {
+            let [wx, wy, wz] = d.workgroup_size;
             let dims: Vec<String> = [wz, wy, wx]
                 .iter()
                 .filter(|&&d| d > 1)
@@ -480,7 +488,7 @@ fn measure(
             } else {
                 dims.join("x")
             };
-            format!("{} wg of {shape}", s.workgroups())
+            format!("{} wg of {shape}", d.workgroups())
         })
         .collect();
     let scaled = |xs: &[f64]| xs.iter().map(|x| x * scale).collect::<Vec<f64>>();
@@ -488,7 +496,7 @@ fn measure(
     let gpu = scaled(&out.timings.repeats_ms);
     Ok(Row {
         label: r.label.to_string(),
-        ran_as: format!("{}: {}", plan.method, dispatches.join(" + ")),
+        ran_as: format!("{ran}: {}", dispatches.join(" + ")),
         trials: out.timings.trials_ms.len(),
         wall: wall_stats,
         gpu: (!gpu.is_empty()).then(|| Stats::of(&gpu)),

@@ -77,7 +77,7 @@ impl SoakRow {
     /// The method asked and, where another kernel ran, that one: `cannon (ran cannon-tiled)`.
     pub fn what_ran(&self) -> String {
         match &self.kernel {
-            Some(k) if !k.method.is_empty() && k.method != self.method => {
+            Some(k) if k.method.name() != self.method => {
                 format!("{} (ran {})", self.method, k.method)
             }
             _ => self.method.clone(),

@@ -22,7 +22,7 @@
 use super::buffer::{self, MatrixBuffer, check_storage_size};
 use super::context::GpuContext;
 #[cfg_attr(not(feature = "internals"), allow(unused_imports))]
-use super::run::{Read, Repeats, RunOutput, Work, ms};
+use super::run::{Dispatch, Grid, Ran, Read, Repeats, Work, ms};
 use crate::clock::Instant;
 use crate::error::{Error, Result};
 use crate::matrix::Matrix;
@@ -149,6 +149,21 @@ impl Plan {
     /// Dispatches in the plan.
     pub fn dispatches(&self) -> usize {
         self.stages.len()
+    }
+
+    /// The plan's dispatches without their shaders: what a run of it records
+    /// ([`Work::grid`]) and the compute model reads, for a run and for a size not run alike.
+    pub fn grid(&self) -> Grid {
+        Grid(
+            self.stages
+                .iter()
+                .map(|s| Dispatch {
+                    groups: s.groups,
+                    workgroup_size: s.kernel.workgroup_size,
+                    workgroup_bytes: s.kernel.workgroup_bytes,
+                })
+                .collect(),
+        )
     }
 }
 
@@ -491,9 +506,10 @@ impl Prepared {
     }
 }
 
-/// Run `plan` on `a · b`: check, upload, build, dispatch, read back (blocking).
+/// Run `plan` on `a · b`: check, upload, build, dispatch, read back (blocking); C is
+/// [`Ran::into_c`].
 #[cfg(feature = "internals")]
-pub fn run(ctx: &GpuContext, plan: &Plan, a: &Matrix, b: &Matrix) -> Result<RunOutput> {
+pub fn run(ctx: &GpuContext, plan: &Plan, a: &Matrix, b: &Matrix) -> Result<Ran> {
     run_with(
         ctx,
         plan,
@@ -512,9 +528,8 @@ pub fn run_with(
     plan: &Plan,
     upload: impl FnOnce() -> Result<Operands>,
     out: (usize, usize),
-) -> Result<RunOutput> {
-    let ran = super::run::run(ctx, None, || record(ctx, plan, upload()?, out, None))?;
-    ran.into_output()
+) -> Result<Ran> {
+    super::run::run(ctx, None, || record(ctx, plan, upload()?, out, None))
 }
 
 /// Record `plan` over `ops` for the runner: the pipelines (their build time is setup, kept out
@@ -538,6 +553,7 @@ pub fn record(
     let build_ms = ms(t1);
     let mut work = Work::new(plan.dispatches());
     work.setup_ms = build_ms;
+    work.grid = Some(plan.grid());
     let label = plan.method;
     // Device time is that of the compute pass, from timestamps written in the same command
     // buffer before and after it (gpu::timer::Span::time_encoded_async): encoder timestamps,

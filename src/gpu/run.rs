@@ -15,7 +15,7 @@ use super::wait::settle;
 use crate::clock::Instant;
 use crate::error::Result;
 use crate::matrix::Matrix;
-use crate::precision::{Precision, SliceRounding};
+use crate::precision::Precision;
 use serde::Serialize;
 
 /// Sees the accumulation texture after passes (the demos and frame writers use it).
@@ -108,38 +108,57 @@ impl Timings {
     }
 }
 
-/// What a run returns.
-#[derive(Clone, Debug)]
-pub struct RunOutput {
-    pub c: Matrix,
-    /// Passes (render passes or slices) the method ran.
-    pub passes: usize,
-    pub timings: Timings,
-    /// Remarks for the report (how the passes were laid out, fallbacks taken).
-    pub notes: Vec<String>,
-    /// The kernel that ran, as the run knew it: the report, the bench rows and the model read
-    /// it here instead of guessing it again from the request.
-    pub kernel: RanKernel,
+/// One dispatch of a compute plan as it ran: its grid and its workgroup, without its shader
+/// (a [`super::compute::Stage`] reduced to what the model of the run reads).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dispatch {
+    /// Workgroups along x, y, z.
+    pub groups: [u32; 3],
+    /// Invocations of one workgroup along x, y, z.
+    pub workgroup_size: [u32; 3],
+    /// Bytes of workgroup storage one workgroup declares.
+    pub workgroup_bytes: u64,
 }
 
-/// The kernel a run actually ran and the number formats it computed in.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct RanKernel {
-    /// The method whose kernel ran: the one asked, or the one it handed the product to
-    /// (`cannon` → `cannon-tiled`); empty until the entry point fills it in.
-    pub method: String,
-    /// The variant or block shape of a method that has several (cs-fast's and coop's variants,
-    /// frag-mrt's shape), by the name that selects it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub variant: Option<String>,
-    /// The number format A and B were read in (f16 for coop and frag-mrt-f16).
-    pub inputs: Precision,
-    /// The number format the sums were kept in (f32 for coop and frag-mrt-f16).
-    pub sums: Precision,
-    /// How the fixed-function texture environment that ran rounds a slice's product to 8 bits
-    /// (`lm-gl1`, by its driver): the rounding its 8-bit model follows.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rounding: Option<SliceRounding>,
+impl Dispatch {
+    /// Total workgroups of the dispatch.
+    pub fn workgroups(&self) -> u64 {
+        self.groups.iter().map(|&g| g as u64).product()
+    }
+
+    /// Invocations per workgroup.
+    pub fn invocations(&self) -> u64 {
+        self.workgroup_size.iter().map(|&d| d as u64).product()
+    }
+}
+
+/// The dispatches of a compute plan in order ([`super::compute::Plan::grid`]): what a run of
+/// the plan records ([`Work::grid`]) and the compute model reads, the same for a run and for a
+/// size that was not run.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Grid(pub Vec<Dispatch>);
+
+impl Grid {
+    /// Dispatches in the plan.
+    pub fn dispatches(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Workgroups of all the dispatches together.
+    pub fn workgroups(&self) -> u64 {
+        self.0.iter().map(Dispatch::workgroups).sum()
+    }
+
+    /// Invocations per workgroup of the first dispatch (the product's own; a reduction after it
+    /// is smaller); `None` for an empty plan.
+    pub fn invocations_per_workgroup(&self) -> Option<u64> {
+        self.0.first().map(Dispatch::invocations)
+    }
+
+    /// Bytes of workgroup storage of the first dispatch; `None` for an empty plan.
+    pub fn workgroup_bytes(&self) -> Option<u64> {
+        self.0.first().map(|d| d.workgroup_bytes)
+    }
 }
 
 /// Milliseconds since `t`.
@@ -228,9 +247,9 @@ pub struct Work {
     /// Milliseconds of setup (pipeline creation) the method measured while recording and wants
     /// kept out of `upload_ms` (it says so in a note); 0 counts its setup as upload.
     pub setup_ms: f64,
-    /// The variant or block shape the method chose, for methods that have several
-    /// ([`RanKernel::variant`]).
-    pub variant: Option<String>,
+    /// The dispatches of the compute plan the work runs, where it runs one
+    /// ([`super::compute::record`]); `None` for render passes.
+    pub grid: Option<Grid>,
     /// The number format A and B are read in where it differs from the sums' (f16 inputs with
     /// f32 sums); `None`: the same as the sums'.
     pub inputs: Option<Precision>,
@@ -254,7 +273,7 @@ impl Work {
             passes,
             notes: vec![],
             setup_ms: 0.0,
-            variant: None,
+            grid: None,
             inputs: None,
             sums: None,
             kept: vec![],
@@ -316,13 +335,14 @@ impl Work {
 }
 
 /// The result of [`run`]: the matrices the finisher made, the passes, the phases' times.
+#[derive(Debug)]
 pub struct Ran {
     pub cs: Vec<Matrix>,
     pub passes: usize,
     pub timings: Timings,
     pub notes: Vec<String>,
-    /// The variant the work ran ([`Work::variant`]).
-    pub variant: Option<String>,
+    /// The dispatches of the compute plan the work ran ([`Work::grid`]).
+    pub grid: Option<Grid>,
     /// The inputs' number format where it differs from the sums' ([`Work::inputs`]).
     pub inputs: Option<Precision>,
     /// The sums' number format where the method chose it ([`Work::sums`]).
@@ -334,34 +354,12 @@ pub struct Ran {
 }
 
 impl Ran {
-    /// The single-product output most callers want, its kernel recorded as a method of f32
-    /// sums whose name the caller knows ([`Ran::into_output_as`] names it).
-    pub fn into_output(self) -> Result<RunOutput> {
-        self.into_output_as("", Precision::F32)
-    }
-
-    /// The single-product output of `method`'s kernel, which kept its sums in the format it
-    /// recorded ([`Work::sums`]), else in `asked`.
-    pub fn into_output_as(mut self, method: &str, asked: Precision) -> Result<RunOutput> {
-        let sums = self.sums.unwrap_or(asked);
-        if self.cs.is_empty() {
-            return Err(crate::error::Error::Readback(
-                "the run produced no matrix".into(),
-            ));
-        }
-        Ok(RunOutput {
-            c: self.cs.remove(0),
-            passes: self.passes,
-            timings: self.timings,
-            notes: self.notes,
-            kernel: RanKernel {
-                method: method.to_string(),
-                variant: self.variant,
-                inputs: self.inputs.unwrap_or(sums),
-                sums,
-                rounding: None,
-            },
-        })
+    /// The first matrix the run made: C of a single product.
+    pub fn into_c(self) -> Result<Matrix> {
+        self.cs
+            .into_iter()
+            .next()
+            .ok_or_else(|| crate::error::Error::Readback("the run produced no matrix".into()))
     }
 }
 
@@ -456,7 +454,7 @@ async fn run_recorded(
         finish,
         passes,
         mut notes,
-        variant,
+        grid,
         inputs,
         sums,
         // Alive until the results are read (bound, so not dropped here).
@@ -532,7 +530,7 @@ async fn run_recorded(
             wall_ms: 0.0,
         },
         notes,
-        variant,
+        grid,
         inputs,
         sums,
         repeats_ms,

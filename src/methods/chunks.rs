@@ -15,12 +15,14 @@
 //! (the runner's `run_in_turn_async`), so one pair of tiles and the block's running sum are on
 //! the GPU at a time; only the last chunk reads the block back.
 
-use super::{Method, Params, RunOutput, Runs, Timings, hall_blocked, larsen_mcallister};
+use super::{
+    Method, Params, RanKernel, RunOutput, Runs, Timings, hall_blocked, larsen_mcallister,
+};
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::gpu::buffer::{self, MatrixBuffer};
 use crate::gpu::compute::{GpuAdd, Operands, Plan, Prepared};
-use crate::gpu::run::{Phase, RanKernel, Read, Work, run_in_turn_async};
+use crate::gpu::run::{Phase, Read, Work, run_in_turn_async};
 use crate::matrix::Matrix;
 use crate::precision::Precision;
 use std::future::Future;
@@ -215,12 +217,6 @@ async fn compute_chunks(
         passes,
         timings: t,
         notes,
-        kernel: RanKernel {
-            method: eff.name().into(),
-            variant: None,
-            inputs: Precision::F32,
-            sums: Precision::F32,
-            rounding: None,
-        },
+        kernel: RanKernel::new(eff, Precision::F32),
     })
 }

@@ -535,10 +535,15 @@ pub fn plan(v: &Variant, m: usize, k: usize, n: usize) -> Plan {
 }
 
 /// Record `a · b` with the variant the request names ([`Variant::for_product`] where it names
-/// none), for the runner.
-pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix, p: &Params) -> Result<Work> {
+/// none), for the runner, and that variant.
+pub fn record(
+    ctx: &GpuContext,
+    a: &Matrix,
+    b: &Matrix,
+    p: &Params,
+) -> Result<(Work, Variant)> {
     let v = Variant::chosen(p.kernels.coop, ctx.info.vendor, a.rows, b.cols);
-    record_variant(ctx, &v, a, b, p)
+    Ok((record_variant(ctx, &v, a, b, p)?, v))
 }
 
 /// Record `a · b` with variant `v`: the not-supported error first; A and B converted to f16
@@ -585,7 +590,6 @@ pub fn record_variant(
     })?;
     let ops = Operands::from_buffers(ctx, &plan, ab, bb, c, (mp, kp, np))?;
     let mut work = compute::record(ctx, &plan, ops, (m, n), p.repeats)?;
-    work.variant = Some(v.name.to_string());
     work.inputs = Some(crate::precision::Precision::F16);
     Ok(work)
 }

@@ -659,11 +659,16 @@ pub fn loop_iterations(k: usize) -> u64 {
 }
 
 /// Record `a · b` with the variant the request names ([`Variant::for_product`] where it names
-/// none), for the runner.
-pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix, p: &Params) -> Result<Work> {
+/// none), for the runner, and that variant.
+pub fn record(
+    ctx: &GpuContext,
+    a: &Matrix,
+    b: &Matrix,
+    p: &Params,
+) -> Result<(Work, Variant)> {
     let cpu = ctx.info.device_type == wgpu::DeviceType::Cpu;
     let v = Variant::chosen(p.kernels.cs_fast, a.rows, b.cols, cpu);
-    record_variant(ctx, &v, a, b, p)
+    Ok((record_variant(ctx, &v, a, b, p)?, v))
 }
 
 /// Record `a · b` with variant `v`: A transposed and both padded to the tiles on the way up
@@ -690,9 +695,7 @@ pub fn record_variant(
         Ok((at, bb, MatrixBuffer::output(ctx, "C (padded)", mp, np)?))
     })?;
     let ops = Operands::from_buffers(ctx, &plan, at, bb, c, (mp, kp, np))?;
-    let mut work = compute::record(ctx, &plan, ops, (m, n), p.repeats)?;
-    work.variant = Some(v.name.to_string());
-    Ok(work)
+    compute::record(ctx, &plan, ops, (m, n), p.repeats)
 }
 
 #[cfg(test)]

@@ -161,16 +161,27 @@ pub fn loop_iterations(k: usize) -> u64 {
 }
 
 /// Record `a · b` with the block shape the request names (default [`Shape::DEFAULT`], or
-/// [`Shape::NARROW`] on an adapter with fewer colour attachments: [`Shape::chosen_for`]).
-pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &Params) -> Result<Work> {
+/// [`Shape::NARROW`] on an adapter with fewer colour attachments: [`Shape::chosen_for`]), and
+/// that shape.
+pub fn record(
+    ctx: &GpuContext,
+    a: &Matrix,
+    b: &Matrix,
+    opts: &Params,
+) -> Result<(Work, Shape)> {
     let shape = Shape::chosen_for(opts.kernels.frag_mrt, ctx.limits.max_color_attachments);
-    record_with(ctx, a, b, opts, shape, Inputs::F32)
+    Ok((record_with(ctx, a, b, opts, shape, Inputs::F32)?, shape))
 }
 
 /// [`record`] with A and B rounded to f16 (`frag-mrt-f16`).
-pub fn record_f16(ctx: &GpuContext, a: &Matrix, b: &Matrix, opts: &Params) -> Result<Work> {
+pub fn record_f16(
+    ctx: &GpuContext,
+    a: &Matrix,
+    b: &Matrix,
+    opts: &Params,
+) -> Result<(Work, Shape)> {
     let shape = Shape::chosen_for(opts.kernels.frag_mrt, ctx.limits.max_color_attachments);
-    record_with(ctx, a, b, opts, shape, Inputs::F16)
+    Ok((record_with(ctx, a, b, opts, shape, Inputs::F16)?, shape))
 }
 
 /// Record `a · b` with block shape `shape`, A and B packed as `inputs`: one pass over all of
@@ -240,7 +251,6 @@ pub fn record_with(
         (a, b),
     ));
     work.notes = notes;
-    work.variant = Some(shape.name());
     if inputs == Inputs::F16 {
         work.inputs = Some(crate::precision::Precision::F16);
     }

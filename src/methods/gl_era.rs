@@ -1,7 +1,7 @@
 //! What the GL-era methods (`lm-gl1`, `hall-arbfp`) share, so neither borrows from the other:
 //! the number formats they take and the run they report.
 
-use super::{Method, Params, RanKernel, RunOutput, Timings};
+use super::{Method, Params, RanKernel, RunOutput, Timings, Variant};
 use crate::error::{Error, Result};
 use crate::gl::texture::Texels;
 use crate::matrix::Matrix;
@@ -79,11 +79,8 @@ pub fn output(
         timings,
         notes,
         kernel: RanKernel {
-            method: method.name().into(),
-            variant: (channels == 4).then(|| "rgba".into()),
-            inputs: precision,
-            sums: precision,
-            rounding: None,
+            variant: (channels == 4).then_some(Variant::Rgba),
+            ..RanKernel::new(method, precision)
         },
     };
     Ok((out, cs))

@@ -463,12 +463,6 @@ pub(crate) async fn multiply_chunks(
         passes: k,
         timings: t,
         notes,
-        kernel: super::RanKernel {
-            method: Method::Lm.name().into(),
-            variant: None,
-            inputs: precision,
-            sums: precision,
-            rounding: None,
-        },
+        kernel: super::RanKernel::new(Method::Lm, precision),
     })
 }

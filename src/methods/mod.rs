@@ -29,14 +29,16 @@ pub mod larsen_mcallister;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod lm_gl1;
 pub mod named;
+pub mod ran;
 pub mod resident;
 pub mod u8_pass;
 pub mod variants;
 
 pub use crate::gpu::loop_cap::Stage;
-pub use crate::gpu::run::{Observer, RanKernel, Repeats, RunOutput, Timings, Work};
+pub use crate::gpu::run::{Observer, Repeats, Timings, Work};
 pub use hall_blocked::Accumulate;
-pub use variants::Kernels;
+pub use ran::{RanKernel, Recorded, RunOutput};
+pub use variants::{Kernels, Variant};
 
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
@@ -163,8 +165,8 @@ const F32_ONLY: Takes = Takes {
 };
 
 /// Records the GPU work of one product (a render-pass method, cs-fast, coop) for the runner
-/// ([`crate::gpu::run`]) to submit and resolve.
-pub type RecordFn = fn(&GpuContext, &Matrix, &Matrix, &Params) -> Result<Work>;
+/// ([`crate::gpu::run`]) to submit and resolve, with the variant it chose where it has several.
+pub type RecordFn = fn(&GpuContext, &Matrix, &Matrix, &Params) -> Result<Recorded>;
 
 /// The compute plan (kernels, grids) of an m×k·k×n product, run by [`crate::gpu::compute`].
 pub type PlanFn = fn(&wgpu::Limits, usize, usize, usize) -> Result<Plan>;
@@ -226,6 +228,14 @@ const fn fragment_loops(iterations: LoopsFn) -> Option<Loops> {
         stage: Stage::Fragment,
         iterations,
     })
+}
+
+/// frag-mrt's recorded work with the block shape it ran.
+fn shaped((work, shape): (Work, frag_mrt::Shape)) -> Recorded {
+    Recorded {
+        work,
+        variant: Some(Variant::FragMrt(shape)),
+    }
 }
 
 /// How a method runs.
@@ -326,7 +336,9 @@ pub const TABLE: &[Info] = &[
             accumulate: false,
             channels: true,
         },
-        runs: Runs::Record(larsen_mcallister::record),
+        runs: Runs::Record(|ctx, a, b, p| {
+            larsen_mcallister::record(ctx, a, b, p).map(Recorded::plain)
+        }),
         loops: fragment_loops(|_, _, _, _| larsen_mcallister::loop_iterations()),
     },
     Info {
@@ -358,7 +370,9 @@ pub const TABLE: &[Info] = &[
             accumulate: true,
             channels: false,
         },
-        runs: Runs::Record(hall_blocked::record),
+        runs: Runs::Record(|ctx, a, b, p| {
+            hall_blocked::record(ctx, a, b, p).map(Recorded::plain)
+        }),
         loops: fragment_loops(|_, _, k, _| hall_blocked::loop_iterations(k)),
     },
     Info {
@@ -390,7 +404,9 @@ pub const TABLE: &[Info] = &[
             accumulate: true,
             channels: false,
         },
-        runs: Runs::Record(hall_packed::record),
+        runs: Runs::Record(|ctx, a, b, p| {
+            hall_packed::record(ctx, a, b, p).map(Recorded::plain)
+        }),
         loops: fragment_loops(|_, _, k, _| hall_packed::loop_iterations(k)),
     },
     Info {
@@ -406,7 +422,9 @@ pub const TABLE: &[Info] = &[
             accumulate: true,
             channels: false,
         },
-        runs: Runs::Record(frag_mrt::record),
+        runs: Runs::Record(|ctx, a, b, p| {
+            frag_mrt::record(ctx, a, b, p).map(shaped)
+        }),
         loops: fragment_loops(|_, _, k, _| frag_mrt::loop_iterations(k)),
     },
     Info {
@@ -422,7 +440,9 @@ pub const TABLE: &[Info] = &[
             accumulate: true,
             channels: false,
         },
-        runs: Runs::Record(frag_mrt::record_f16),
+        runs: Runs::Record(|ctx, a, b, p| {
+            frag_mrt::record_f16(ctx, a, b, p).map(shaped)
+        }),
         loops: fragment_loops(|_, _, k, _| frag_mrt::loop_iterations(k)),
     },
     compute(
@@ -598,7 +618,13 @@ pub const TABLE: &[Info] = &[
         summary: "register-blocked vec4 tiles, double-buffered, padded, bounds checks off",
         file: "methods/cs_fast.rs",
         takes: F32_ONLY,
-        runs: Runs::Record(cs_fast::record),
+        runs: Runs::Record(|ctx, a, b, p| {
+            let (work, v) = cs_fast::record(ctx, a, b, p)?;
+            Ok(Recorded {
+                work,
+                variant: Some(Variant::CsFast(v)),
+            })
+        }),
         loops: compute_loops(|_, _, k, _| cs_fast::loop_iterations(k)),
     },
     Info {
@@ -609,7 +635,13 @@ pub const TABLE: &[Info] = &[
         summary: "cooperative matrices: f16 in, f32 accumulation",
         file: "methods/coop.rs",
         takes: F32_ONLY,
-        runs: Runs::Record(coop::record),
+        runs: Runs::Record(|ctx, a, b, p| {
+            let (work, v) = coop::record(ctx, a, b, p)?;
+            Ok(Recorded {
+                work,
+                variant: Some(Variant::Coop(v)),
+            })
+        }),
         loops: compute_loops(|_, _, k, _| coop::loop_iterations(k)),
     },
     Info {

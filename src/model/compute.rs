@@ -22,7 +22,9 @@
 //! naive, and its O(N³/BLOCK_DIM) traffic tiled.
 //!
 //! The workgroup geometry comes from the very [`Plan`](crate::gpu::compute::Plan) the method
-//! runs, so the model and the run cannot disagree about it.
+//! runs, reduced to its dispatches by one function ([`Plan::grid`]): the model of a run reads
+//! the grid the run recorded ([`model_of_run`]), the model of a size not run asks the method's
+//! plan for it ([`try_model_of`]), so the two cannot disagree about it.
 //!
 //! The counts are exact u128 with checked arithmetic ([`super::count`]): a model may be asked
 //! about sides no device holds, and there it says the true number or refuses
@@ -30,15 +32,17 @@
 //! ([`runnable`]) there is no geometry, only the counts.
 
 use super::count::Count;
-use crate::error::Result;
-use crate::methods::{Kernels, Method, coop, cs_fast, dns_blocks, dns_tiled};
+use crate::error::{Error, Result};
+use crate::gpu::compute::Plan;
+use crate::gpu::run::Grid;
+use crate::methods::{Kernels, Method, RanKernel, Variant, coop, cs_fast, dns_blocks, dns_tiled};
 use serde::Serialize;
 
 /// The model of one compute method on one problem size.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ComputeModel {
     pub method: String,
-    /// The variant modelled, for the methods that have several (cs-fast's, coop's).
+    /// The variant modelled, for the methods that have several (cs-fast's, coop's), by name.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub variant: Option<String>,
     pub m: usize,
@@ -139,8 +143,10 @@ pub fn try_model_with_limits(
     try_model_of(method, (m, k, n), limits, &Kernels::default())
 }
 
-/// [`model_with_limits`] of the kernel variants `kernels` names, as a request or a run names
-/// them ([`Kernels::of_run`]): the model of the kernel that ran.
+/// [`model_with_limits`] of the kernel variants `kernels` names, as a request names them: the
+/// model of a size that was not run, its geometry from the plan the method would run
+/// ([`planned_grid`]). The model of a run is [`model_of_run`].
+#[cfg(feature = "internals")]
 pub fn model_of(
     method: Method,
     mkn: (usize, usize, usize),
@@ -157,35 +163,88 @@ pub fn try_model_of(
     limits: &wgpu::Limits,
     kernels: &Kernels,
 ) -> Result<Option<ComputeModel>> {
-    let runnable = runnable(m, k, n);
-    // cs-fast and coop run the variant the request names (the run records it); they load the
-    // padding too (their buffers are padded to the tile), so their counts use padded sizes.
-    // Unnamed, cs-fast's depends on whether the product has many tiles, which sides clamped to
-    // the runnable ones keep, and for the smallest on whether the adapter is a CPU, which a
-    // model has not: a GPU's choice; coop's on the vendor too, which a model has not either:
-    // the default variant.
+    let Some(grid) = planned_grid(method, (m, k, n), limits, kernels) else {
+        return Ok(None);
+    };
+    model_with_grid(method, (m, k, n), limits, kernels, grid)
+}
+
+/// The compute model of the kernel a run ran ([`RanKernel`]): the method it ran as, its
+/// variant, and the dispatches it recorded ([`RanKernel::grid`]) — read, not planned again. A
+/// run that recorded none (a tiled product, whose blocks each ran a plan of their own) has
+/// the counts without the geometry. `None` unless the kernel is a compute method's.
+pub fn model_of_run(
+    kernel: &RanKernel,
+    mkn: (usize, usize, usize),
+    limits: &wgpu::Limits,
+) -> Option<ComputeModel> {
+    let grid = kernel.grid.clone().ok_or_else(|| {
+        Error::Invalid("no one plan ran: the product ran tiled, each block a plan of its own".into())
+    });
+    model_with_grid(kernel.method, mkn, limits, &kernel.kernels(), grid)
+        .ok()
+        .flatten()
+}
+
+/// The dispatches `method` would run for m×k·k×n with the configurations `kernels` names
+/// (the same plans the entry point runs: [`Kernels::compute_plan`], cs-fast's and coop's
+/// variants, [`crate::plan::compute_plan`]), or why it cannot run it; `None` if `method` does
+/// not run on the compute harness.
+pub fn planned_grid(
+    method: Method,
+    (m, k, n): (usize, usize, usize),
+    limits: &wgpu::Limits,
+    kernels: &Kernels,
+) -> Option<Result<Grid>> {
+    if !runnable(m, k, n) {
+        return Some(Err(Error::Invalid(format!(
+            "no device holds it (a side past {MAX_RUNNABLE_SIDE}, or A, B or C past 2^36 elements)"
+        ))));
+    }
+    let (cs_fast_variant, coop_variant) = variants(kernels, m, n);
+    let plan: Result<Plan> = match method {
+        Method::CsFast => cs_fast::plan(&cs_fast_variant, m, k, n),
+        Method::Coop => Ok(coop::plan(&coop_variant, m, k, n)),
+        _ => match kernels.compute_plan(method, m, k, n) {
+            Some(named) => named.map(|(p, _)| p),
+            None => crate::plan::compute_plan(method, limits, m, k, n)?,
+        },
+    };
+    Some(plan.map(|p| p.grid()))
+}
+
+/// cs-fast's and coop's variants as `kernels` names them, else as an m×n product picks them.
+/// cs-fast and coop run the variant the request names (the run records it); they load the
+/// padding too (their buffers are padded to the tile), so their counts use padded sizes.
+/// Unnamed, cs-fast's depends on whether the product has many tiles, which sides clamped to the
+/// runnable ones keep, and for the smallest on whether the adapter is a CPU, which a model has
+/// not: a GPU's choice; coop's on the vendor too, which a model has not either: the default
+/// variant.
+fn variants(kernels: &Kernels, m: usize, n: usize) -> (cs_fast::Variant, coop::Variant) {
     let (mr, nr) = (m.min(MAX_RUNNABLE_SIDE), n.min(MAX_RUNNABLE_SIDE));
-    let cs_fast_variant = cs_fast::Variant::chosen(kernels.cs_fast, mr, nr, false);
-    let coop_variant = kernels.coop.unwrap_or_else(coop::Variant::default_variant);
+    (
+        cs_fast::Variant::chosen(kernels.cs_fast, mr, nr, false),
+        kernels.coop.unwrap_or_else(coop::Variant::default_variant),
+    )
+}
+
+/// The model of `method` on m×k·k×n under `limits` with the variants `kernels` names, whose
+/// dispatches are `grid` (or it cannot run, and why): the one body of [`try_model_of`] and
+/// [`model_of_run`].
+fn model_with_grid(
+    method: Method,
+    (m, k, n): (usize, usize, usize),
+    limits: &wgpu::Limits,
+    kernels: &Kernels,
+    grid: Result<Grid>,
+) -> Result<Option<ComputeModel>> {
     if !method.is_compute() && !matches!(method, Method::CsFast | Method::Coop) {
         return Ok(None);
     }
-    let plan = if !runnable {
-        Err(crate::error::Error::Invalid(format!(
-            "no device holds it (a side past {MAX_RUNNABLE_SIDE}, or A, B or C past 2^36 elements)"
-        )))
-    } else {
-        match method {
-            Method::CsFast => cs_fast::plan(&cs_fast_variant, m, k, n),
-            Method::Coop => Ok(coop::plan(&coop_variant, m, k, n)),
-            _ => match crate::plan::compute_plan(method, limits, m, k, n) {
-                Some(p) => p,
-                None => return Ok(None),
-            },
-        }
-    };
+    let (cs_fast_variant, coop_variant) = variants(kernels, m, n);
     let variants = (&cs_fast_variant, &coop_variant);
-    let Some((read, written, paper)) = traffic(method, (m, k, n), limits, runnable, variants)
+    let Some((read, written, paper)) =
+        traffic(method, (m, k, n), limits, runnable(m, k, n), kernels, variants)
     else {
         return Ok(None);
     };
@@ -197,10 +256,11 @@ pub fn try_model_of(
     let mut md = ComputeModel {
         method: method.name().to_string(),
         variant: match method {
-            Method::CsFast => Some(cs_fast_variant.name.to_string()),
-            Method::Coop => Some(coop_variant.name.to_string()),
-            _ => None,
-        },
+            Method::CsFast => Some(Variant::CsFast(cs_fast_variant)),
+            Method::Coop => Some(Variant::Coop(coop_variant)),
+            _ => kernels.variant_for(method),
+        }
+        .map(|v| v.to_string()),
         m,
         k,
         n,
@@ -216,7 +276,15 @@ pub fn try_model_of(
         workgroup_bytes: None,
         cannot_run: None,
     };
-    apply_plan(&mut md, plan);
+    match grid {
+        Ok(g) => {
+            md.dispatches = Some(g.dispatches());
+            md.workgroups = Some(g.workgroups());
+            md.invocations_per_workgroup = g.invocations_per_workgroup();
+            md.workgroup_bytes = g.workgroup_bytes();
+        }
+        Err(e) => md.cannot_run = Some(e.to_string()),
+    }
     Ok(Some(md))
 }
 
@@ -227,6 +295,7 @@ fn traffic(
     (m, k, n): (usize, usize, usize),
     limits: &wgpu::Limits,
     runnable: bool,
+    kernels: &Kernels,
     (cs_fast_variant, coop_variant): (&cs_fast::Variant, &coop::Variant),
 ) -> Option<(Count, Count, &'static str)> {
     let (mu, ku, nu) = (Count::from(m), Count::from(k), Count::from(n));
@@ -259,7 +328,10 @@ fn traffic(
             "6.4 with a 16×64 C tile (5kk73: \"the same as the inner product\")",
         ),
         Method::Cannon => (mu * ku + ku * nu, c, "A and B read once (O'Neil §3.1)"),
-        Method::CannonTiled => (tiled(8, 8), c, "T/4 = 2 (blocks of T = 8)"),
+        Method::CannonTiled => {
+            let t = kernels.cannon_tile.map_or(8, |t| t as usize);
+            (tiled(t, t), c, "T/4 = 2 (blocks of T = 8)")
+        }
         Method::CsFast => {
             let v = cs_fast_variant;
             let (bm, bk, bn) = (v.bm() as usize, v.bk as usize, v.bn() as usize);
@@ -284,18 +356,21 @@ fn traffic(
         | Method::DnsTiled
         | Method::DnsNBlocks
         | Method::Dns2nBlocks
-        | Method::Dns4nBlocks => return dns_traffic(method, (m, k, n), limits, runnable),
+        | Method::Dns4nBlocks => {
+            return dns_traffic(method, (m, k, n), limits, runnable, kernels.dns_layout);
+        }
         _ => return None,
     })
 }
 
 /// [`traffic`] of the DNS methods: A and B read per block, and the partial sums of k's blocks
-/// written and read again.
+/// written and read again; in the block `named` where a request names one.
 fn dns_traffic(
     method: Method,
     (m, k, n): (usize, usize, usize),
     limits: &wgpu::Limits,
     runnable: bool,
+    named: Option<crate::methods::dns::Layout>,
 ) -> Option<(Count, Count, &'static str)> {
     let (mu, ku, nu) = (Count::from(m), Count::from(k), Count::from(n));
     let c = mu * nu;
@@ -309,7 +384,7 @@ fn dns_traffic(
         };
         (tiled(bi, bj) + partial, c + partial)
     };
-    Some(match method {
+    let (r, w, paper) = match method {
         Method::Dns => {
             let (r, w) = dns(m, k, n);
             (r, w, "A and B read once (O'Neil §3.1)")
@@ -346,20 +421,10 @@ fn dns_traffic(
             )
         }
         _ => return None,
-    })
-}
-
-/// The plan's dispatches, workgroups and workgroup sizes into `md`, or why it cannot run.
-fn apply_plan(md: &mut ComputeModel, plan: Result<crate::gpu::compute::Plan>) {
-    match plan {
-        Ok(p) => {
-            md.dispatches = Some(p.dispatches());
-            md.workgroups = Some(p.stages.iter().map(|s| s.workgroups()).sum());
-            md.invocations_per_workgroup = p.stages.first().map(|s| s.kernel.invocations());
-            md.workgroup_bytes = p.stages.first().map(|s| s.kernel.workgroup_bytes);
-        }
-        Err(e) => md.cannot_run = Some(e.to_string()),
-    }
+    };
+    // A block the request named is the block that ran, whatever the method's own layout.
+    let (r, w) = named.map_or((r, w), |l| dns(l.bi, l.bk, l.bj));
+    Some((r, w, paper))
 }
 
 /// The compute-era table `rendermm model` prints: one row per model.

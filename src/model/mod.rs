@@ -295,7 +295,8 @@ pub fn for_run(method: Method, m: usize, k: usize, n: usize, passes: usize) -> O
     for_run_with(method, (m, k, n), passes, &Kernels::default())
 }
 
-/// [`for_run`] of the kernel variants the run ran ([`Kernels::of_run`]).
+/// [`for_run`] of the kernel variants the run ran, as it recorded them
+/// ([`crate::methods::RanKernel::kernels`]).
 pub fn for_run_with(
     method: Method,
     (m, k, n): (usize, usize, usize),

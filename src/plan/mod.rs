@@ -25,7 +25,7 @@ use crate::gpu::compute;
 use crate::gpu::run::{run_async, run_async_into};
 use crate::matrix::{self, Matrix};
 use crate::methods::{
-    Method, Observer, RanKernel, RunOutput, Runs, Timings, Work, larsen_mcallister,
+    Method, Observer, RanKernel, Recorded, RunOutput, Runs, Timings, Variant, larsen_mcallister,
 };
 use crate::precision::{self, Pipeline, Precision};
 
@@ -154,12 +154,16 @@ async fn run_whole(
         Runs::Record(_) | Runs::Compute { .. } => {
             let ctx = ctx.ok_or_else(|| needs_gpu(method))?;
             let observe = observer.is_some();
+            // The variant the method chose, as its recording says.
+            let mut variant = None;
             let ran = run_async_into(ctx, observer, reuse, || {
-                record(ctx, method, a, b, opts, observe)
+                let recorded = record(ctx, method, a, b, opts, observe)?;
+                variant = recorded.variant;
+                Ok(recorded.work)
             })
             .await?;
             let runs = runs_as(method, opts, &ctx.limits, a.rows, a.cols, b.cols);
-            ran.into_output_as(runs.name(), opts.precision)?
+            RunOutput::of(ran, runs, variant, opts.precision)?
         }
     })
 }
@@ -250,11 +254,8 @@ async fn channels(
         .next()
         .ok_or_else(|| Error::Internal("the four-channel run read back no matrix".into()))?;
     let kernel = RanKernel {
-        method: Method::Lm.name().into(),
-        variant: Some("rgba".into()),
-        inputs: sums,
-        sums,
-        rounding: None,
+        variant: Some(Variant::Rgba),
+        ..RanKernel::new(Method::Lm, sums)
     };
     Ok(Outcome {
         c,
@@ -344,7 +345,7 @@ fn record(
     b: &Matrix,
     opts: &Options,
     observe: bool,
-) -> Result<Work> {
+) -> Result<Recorded> {
     let (m, k, n) = (a.rows, a.cols, b.cols);
     match method.info().runs {
         Runs::Record(f) => f(ctx, a, b, &opts.params(observe)),
@@ -357,7 +358,6 @@ fn record(
             let (ops, finite) = compute::Operands::upload_scanned(ctx, &plan, a, b)?;
             crate::matrix::refuse_nonfinite(finite, opts.allow_nonfinite, a, b)?;
             let mut work = compute::record(ctx, &plan, ops, (m, n), opts.repeats)?;
-            work.variant = variant;
             if runs != method {
                 let why = compute_plan(method, &ctx.limits, m, k, n)
                     .and_then(|p| p.err())
@@ -368,7 +368,7 @@ fn record(
                     format!("single-workgroup {method} cannot take {m}x{k}x{n} ({why}); ran {runs} instead"),
                 );
             }
-            Ok(work)
+            Ok(Recorded { work, variant })
         }
         Runs::Cpu(_) | Runs::Host(_) => Err(Error::Internal(format!(
             "{method} does not record its work for the runner"
@@ -393,8 +393,9 @@ pub fn compute_plan(
 }
 
 /// The compute plan `method` runs for an m×k·k×n product with `opts`: the kernel configuration
-/// `opts.kernels` names for it ([`crate::methods::Kernels::compute_plan`], with its name), else
-/// [`compute_plan`]. `None` if `method` does not run on the compute harness.
+/// `opts.kernels` names for it ([`crate::methods::Kernels::compute_plan`], with that
+/// configuration), else [`compute_plan`]. `None` if `method` does not run on the compute
+/// harness.
 pub fn compute_plan_named(
     method: Method,
     opts: &Options,
@@ -402,9 +403,9 @@ pub fn compute_plan_named(
     m: usize,
     k: usize,
     n: usize,
-) -> Option<Result<(compute::Plan, Option<String>)>> {
+) -> Option<Result<(compute::Plan, Option<Variant>)>> {
     match opts.kernels.compute_plan(method, m, k, n) {
-        Some(named) => Some(named.map(|(plan, name)| (plan, Some(name)))),
+        Some(named) => Some(named.map(|(plan, variant)| (plan, Some(variant)))),
         None => compute_plan(method, limits, m, k, n).map(|p| p.map(|plan| (plan, None))),
     }
 }
@@ -465,13 +466,7 @@ fn cpu_run(method: Method, a: &Matrix, b: &Matrix, f: fn(&Matrix, &Matrix) -> Ma
             ..Default::default()
         },
         notes: vec![],
-        kernel: RanKernel {
-            method: method.name().into(),
-            variant: None,
-            inputs: Precision::F32,
-            sums: Precision::F32,
-            rounding: None,
-        },
+        kernel: RanKernel::new(method, Precision::F32),
     }
 }
 

@@ -71,10 +71,10 @@ use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::gpu::buffer::{self, check_storage_size};
 use crate::gpu::loop_cap::StageLoops;
-use crate::gpu::run::{RanKernel, ms};
+use crate::gpu::run::ms;
 use crate::gpu::texture::padded_bytes_per_row;
 use crate::matrix::Matrix;
-use crate::methods::{Accumulate, Loops, Method, RunOutput, Timings, hall_blocked};
+use crate::methods::{Accumulate, Loops, Method, RanKernel, RunOutput, Timings, hall_blocked};
 use crate::precision::{self, Precision};
 use serde::Serialize;
 
@@ -748,11 +748,15 @@ pub async fn multiply_tiled(
     }
     t.device_ms = device;
     let (passes, block_notes) = first.unwrap_or_default();
-    let mut kernel = kernel.unwrap_or_default();
+    let mut kernel = kernel.ok_or_else(|| {
+        Error::Internal(format!("{method}: a tiled product of no blocks ({m}x{k}x{n})"))
+    })?;
     let mut notes = tiling_notes(method, tiling, (m, k, n), blocks);
     notes.extend(block_notes.into_iter().map(|s| format!("first block: {s}")));
-    // The tiles' kernel, under the name of the method the tiles ran.
-    kernel.method = tiling.ran_as.clone();
+    // The tiles' kernel, under the method the tiles ran; each block ran a plan of its own, so
+    // no one plan of the product's.
+    kernel.method = runs;
+    kernel.grid = None;
     Ok(RunOutput {
         c,
         passes,

@@ -15,7 +15,6 @@ pub use checked::{CheckReport, Operands, Worst};
 pub use crate::check::{Verdict, judge};
 use crate::check::{Arith, Hold};
 use crate::gpu::GpuContext;
-use crate::methods::Method;
 use crate::plan::Outcome;
 use crate::precision::Precision;
 use serde::Serialize;
@@ -177,9 +176,8 @@ impl Report {
         let checked = !checks.is_empty();
         // The model of the kernel that ran, as the run recorded it: the method it handed the
         // product to (cannon → cannon-tiled, dns → dns-tiled) and its variant or shape.
-        let ran_method = Method::parse(&kernel.method).unwrap_or(method);
-        let ran = (ran_method != method).then_some(ran_method);
-        let model = ModelFacts::of(ctx, out, ran_method);
+        let ran = (kernel.method != method).then_some(kernel.method);
+        let model = ModelFacts::of(ctx, out);
         let per_s = |x: u128| x as f64 / (t.compute_time().0.max(1e-9) * 1e6);
         let u8 = match out.arith {
             Arith::U8 {
@@ -192,7 +190,7 @@ impl Report {
         Report {
             method: method.name().into(),
             ran: ran.map(|r| r.name().to_string()),
-            variant: kernel.variant.clone(),
+            variant: kernel.variant.map(|v| v.to_string()),
             precision: precision.name().into(),
             inputs: kernel.inputs.name().into(),
             sums: kernel.sums.name().into(),
@@ -260,8 +258,8 @@ impl Report {
 }
 
 /// The model facts of the kernel that ran, as the run recorded it (the method it handed the
-/// product to, its variant or shape): Hall–Carr–Hart §5's bytes and instructions, the compute
-/// era's global traffic. The models are the native library's ([`crate::model`]); a report made
+/// product to, its variant or shape, the dispatches of its compute plan): Hall–Carr–Hart §5's
+/// bytes and instructions, the compute era's global traffic. The models are the native library's ([`crate::model`]); a report made
 /// without them (the page's) leaves these fields out.
 #[derive(Default)]
 struct ModelFacts {
@@ -273,13 +271,12 @@ struct ModelFacts {
 
 impl ModelFacts {
     #[cfg(feature = "native")]
-    fn of(ctx: Option<&GpuContext>, out: &Outcome, ran_method: Method) -> ModelFacts {
+    fn of(ctx: Option<&GpuContext>, out: &Outcome) -> ModelFacts {
         let (m, k, n) = out.shape;
         let channels = 1 + out.more_channels.len();
-        let kernels = crate::methods::Kernels::of_run(&out.kernel);
+        let kernels = out.kernel.kernels();
         let model = crate::model::for_run_with(out.method, (m, k, n), out.passes, &kernels);
-        let limits = ctx.map_or_else(crate::model::compute::typical_limits, |c| c.limits.clone());
-        let compute = crate::model::compute::model_of(ran_method, (m, k, n), &limits, &kernels);
+        let compute = compute_model(ctx, out);
         let bytes_per_channel = out.kernel.sums.bytes_per_channel();
         ModelFacts {
             bytes: model
@@ -292,9 +289,22 @@ impl ModelFacts {
     }
 
     #[cfg(not(feature = "native"))]
-    fn of(_ctx: Option<&GpuContext>, _out: &Outcome, _ran_method: Method) -> ModelFacts {
+    fn of(_ctx: Option<&GpuContext>, _out: &Outcome) -> ModelFacts {
         ModelFacts::default()
     }
+}
+
+/// The compute era's model of the kernel a run ran, the one the report's `model_global_*`
+/// fields come from: its traffic at the run's variant, its geometry the dispatches the run
+/// recorded ([`crate::model::compute::model_of_run`]), under `ctx`'s limits (typical ones
+/// without a context).
+#[cfg(feature = "native")]
+pub fn compute_model(
+    ctx: Option<&GpuContext>,
+    out: &Outcome,
+) -> Option<crate::model::compute::ComputeModel> {
+    let limits = ctx.map_or_else(crate::model::compute::typical_limits, |c| c.limits.clone());
+    crate::model::compute::model_of_run(&out.kernel, out.shape, &limits)
 }
 
 /// The verdict with the largest relative error.

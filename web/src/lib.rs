@@ -1,10 +1,12 @@
 //! rendermm in a web page. `run` multiplies through the library's own methods
 //! (`rendermm::plan::multiply_async`: WebGPU, or WebGL2 through wgpu's GL backend) on inputs drawn
 //! from a seed as `rendermm multiply --random` draws them or read from pasted or dropped files
-//! (files.rs), checks the product against the f64 CPU reference computed here, returns one JSON
-//! object for `<pre id="result">` with the run's times, then draws the result — or replays the
-//! passes — on the page's canvas with the renderer of `rendermm demo` (`rendermm::demo`: its
-//! scene, layout, labels and `shaders/demo.wgsl`; frame.rs puts the frames on the page).
+//! (files.rs), checks the product against the f64 CPU reference computed here, returns the run's
+//! report (`rendermm::Report`, what `rendermm multiply --json` prints, for `<pre id="result">`)
+//! and the page's own facts about the run (its words, its warm caches, its times; for
+//! `<pre id="page-facts">`), then draws the result — or replays the passes — on the page's
+//! canvas with the renderer of `rendermm demo` (`rendermm::demo`: its scene, layout, labels and
+//! `shaders/demo.wgsl`; frame.rs puts the frames on the page).
 //!
 //! The page is warm: one context per backend for its whole life (its pipelines, compute and
 //! render, cached in `ctx.pipelines`; the demo's renderer built once), and the CPU reference of the last inputs
@@ -26,6 +28,7 @@ use request::*;
 use show::*;
 use words::*;
 
+use rendermm::report::Report;
 use rendermm::check;
 use rendermm::clock::Instant;
 use rendermm::demo::render::Renderer;
@@ -150,9 +153,11 @@ pub fn seeded_inputs(m: usize, k: usize, n: usize, seed: u64) -> js_sys::Object 
 
 /// Run one multiply as `params` (a JS Map of the URL's or the form's strings, and A and B where
 /// the reader gave them) ask, and in compare mode (`vs`) a second method on the same A and B.
-/// Resolves to the JSON text for `#result`: the result (the second run's nested under "vs"), or
-/// `{"error": "<sentence>"}`. The result is published as soon as C is checked; its frame (and
-/// the replay, if asked) is drawn afterwards.
+/// Resolves to JSON text: `{"report": …, "page": …}` — the run's report, as `rendermm multiply
+/// --json` prints it (docs/report.schema.json), for `#result`, and the page's own facts about the
+/// run for `#page-facts` (in compare mode with the second run's report and facts under
+/// `page.vs`) — or `{"error": "<sentence>"}`. The result is published as soon as C is checked;
+/// its frame (and the replay, if asked) is drawn afterwards.
 #[wasm_bindgen]
 pub async fn run(params: js_sys::Map) -> String {
     let page = Page::find();
@@ -272,11 +277,44 @@ fn reference_of(a: &Matrix, b: &Matrix) -> (Rc<check::Reference>, bool) {
     (r, false)
 }
 
-/// One run done: its result JSON, its words for the status, its C and what its frame needs.
+/// One run done: its report, the page's facts about it, its words for the status, the sums of
+/// the inputs it multiplied, its C and what its frame needs.
 struct Done {
-    json: Value,
+    report: Report,
+    facts: Value,
     words: Words,
+    input_sums: [f64; 2],
     show: Show,
+}
+
+impl Done {
+    fn side(&self) -> Side<'_> {
+        Side {
+            report: &self.report,
+            input_sums: self.input_sums,
+            c: &self.show.c,
+        }
+    }
+}
+
+/// What compare mode sets side by side of one run: its report, the sums of its inputs, its C.
+struct Side<'a> {
+    report: &'a Report,
+    input_sums: [f64; 2],
+    c: &'a Matrix,
+}
+
+impl Side<'_> {
+    /// The multiply's time: the compute phase, GPU time where the adapter has timestamps.
+    fn multiply_ms(&self) -> f64 {
+        self.report.device_ms.unwrap_or(self.report.compute_ms)
+    }
+}
+
+/// A report as JSON (serializing a report fails only on a bug).
+fn report_json(report: &Report) -> Result<Value> {
+    serde_json::to_value(report)
+        .map_err(|e| Error::Internal(format!("the report did not serialize: {e}")))
 }
 
 /// The run `req` asks for, and in compare mode the second method on the same A and B: the
@@ -290,7 +328,7 @@ async fn run_all(req: &Request, page: &Page) -> Result<Value> {
     });
     let (inputs, seed) = inputs_of(req);
     let first = run_one(req, page, &inputs, seed, started, id).await?;
-    let mut result = first.json;
+    let mut facts = first.facts;
     let mut cols = vec![first.words];
     let mut summary = None;
     if let Some(vs) = req.vs {
@@ -305,24 +343,32 @@ async fn run_all(req: &Request, page: &Page) -> Result<Value> {
                             req.precision
                         ),
                     );
-                    d.json["changes"] = json!(d.words.changes);
+                    d.facts["changes"] = json!(d.words.changes);
                 }
-                let (line, diff) = compare_line(&result, &d.json, &first.show.c, &d.show.c);
-                result["compare"] = json!({ "max_abs_diff": diff, "summary": line });
+                let (line, diff) = compare_line(
+                    &Side {
+                        report: &first.report,
+                        input_sums: first.input_sums,
+                        c: &first.show.c,
+                    },
+                    &d.side(),
+                );
+                facts["compare"] = json!({ "max_abs_diff": diff, "summary": line });
                 summary = Some(line);
-                result["vs"] = d.json;
+                facts["vs"] = json!({ "report": report_json(&d.report)?, "page": d.facts });
                 cols.push(d.words);
             }
             Err(e) => {
-                result["vs"] = json!({ "method": vs.name(), "error": sentence(&e) });
+                facts["vs"] = json!({ "method": vs.name(), "error": sentence(&e) });
                 cols.push(Words::error(vs.name(), &sentence(&e)));
             }
         }
         cols[0].title = req.method.name().to_string();
         cols[1].title = format!("vs {}", cols[1].title);
     }
-    let passed = cols.iter().all(|c| c.passed);
-    page.status_html(&status_html(&cols, summary.as_deref()), passed);
+    // The status's words; whether it reads passed is main.js's, from the reports.
+    page.status_html(&status_html(&cols, summary.as_deref()));
+    let result = json!({ "report": report_json(&first.report)?, "page": facts });
     let show = first.show;
     LAST_C.with(|c| *c.borrow_mut() = Some(show.c.clone()));
     // The frame, then the replay, in a task of their own: the result is published now.
@@ -351,16 +397,16 @@ async fn run_all(req: &Request, page: &Page) -> Result<Value> {
 /// Compare mode's summary under the two columns: the same inputs, how far apart the two C are
 /// (the largest element difference) and which multiply was faster, by how much. Also the
 /// difference.
-fn compare_line(first: &Value, second: &Value, c1: &Matrix, c2: &Matrix) -> (String, f64) {
+fn compare_line(first: &Side, second: &Side) -> (String, f64) {
+    let (c1, c2) = (first.c, second.c);
     let diff = c1
         .data
         .iter()
         .zip(&c2.data)
         .map(|(x, y)| (x - y).abs() as f64)
         .fold(0.0f64, |a, d| if d.is_nan() { f64::NAN } else { a.max(d) });
-    let name = |v: &Value| v["method"].as_str().unwrap_or("?").to_string();
-    let t = |v: &Value| v["multiply_ms"].as_f64().unwrap_or(0.0);
-    let (t1, t2) = (t(first), t(second));
+    let name = |d: &Side| d.report.method.clone();
+    let (t1, t2) = (first.multiply_ms(), second.multiply_ms());
     let speed = if t1 > 0.0 && t2 > 0.0 {
         let (fast, slow, r) = if t2 <= t1 {
             (name(second), name(first), t1 / t2)
@@ -385,14 +431,14 @@ fn compare_line(first: &Value, second: &Value, c1: &Matrix, c2: &Matrix) -> (Str
     };
     // A u8 run maps inputs outside [0, 1] into it and an f32 run does not: then the two ran on
     // different numbers, and their C are not held side by side as if they had not.
-    if first["input_sums"] != second["input_sums"] {
+    if first.input_sums != second.input_sums {
         return (
             format!(
                 "Not the same A and B: {} ran in {} and {} in {}, which take these inputs differently (u8 maps them into [0, 1]), so the two C are not compared; {speed}.",
                 name(first),
-                first["precision"].as_str().unwrap_or("?"),
+                first.report.precision,
                 name(second),
-                second["precision"].as_str().unwrap_or("?"),
+                second.report.precision,
             ),
             f64::NAN,
         );
@@ -441,9 +487,7 @@ async fn run_one(
         "running {} on {} ({})…",
         req.method, gpu.adapter, gpu.backend
     ));
-    let method_started = Instant::now();
     let out = multiply(&gpu.ctx, req, &a, &b, &mut capture).await?;
-    let method_ms = ms_since(method_started);
     let judged = judge(req, &out, &a, &b)?;
     let ran = Ran {
         req,
@@ -453,22 +497,26 @@ async fn run_one(
         seed,
         opened,
         before,
-        times: (context_ms, method_ms, started),
+        times: (context_ms, started),
         probe_ms,
     };
-    let mut words = ran.words();
-    words.notes = input_notes
-        .iter()
-        .chain(&out.notes)
-        .map(|n| plain(n))
+    // The run's notes, as the command line's report orders them: the inputs', the check's, the
+    // run's own.
+    let notes: Vec<String> = input_notes
+        .into_iter()
+        .chain(judged.notes.iter().cloned())
+        .chain(out.notes.iter().cloned())
         .collect();
-    let mut json = ran.json(&words);
+    let mut words = ran.words();
+    words.notes = notes.iter().map(|n| plain(n)).collect();
+    let report = ran.report(notes);
     // What the run multiplied, in two numbers (the f64 sums of A's and of B's elements): compare
     // mode's two runs show the same.
     let sum = |x: &Matrix| x.data.iter().map(|&v| v as f64).sum::<f64>();
-    json["input_sums"] = json!([sum(&a), sum(&b)]);
+    let input_sums = [sum(&a), sum(&b)];
+    let facts = ran.facts(&words, input_sums);
     // The kernel that ran draws the picture (dns-tiled where dns could not take the product).
-    let ran_method = Method::parse(&out.kernel.method).unwrap_or(req.method);
+    let ran_method = out.kernel.method;
     let show = Show {
         gpu,
         page: page.clone(),
@@ -486,7 +534,13 @@ async fn run_one(
         capture,
         status: words.line.clone(),
     };
-    Ok(Done { json, words, show })
+    Ok(Done {
+        report,
+        facts,
+        words,
+        input_sums,
+        show,
+    })
 }
 
 /// The run's inputs: as `rendermm multiply --random MxKxN --seed S` draws them (and the seed),
@@ -565,6 +619,8 @@ struct Judged {
     verdict: check::Verdict,
     /// `full`, or how many sampled elements the judge checked.
     coverage: String,
+    /// The check's remarks for the report (an element of the product f32 cannot hold).
+    notes: Vec<String>,
     /// The f64 product, where the run was checked in full.
     reference: Option<Rc<check::Reference>>,
     reference_cached: bool,
@@ -606,6 +662,7 @@ fn judge(req: &Request, out: &plan::Outcome, a: &Matrix, b: &Matrix) -> Result<J
     Ok(Judged {
         verdict,
         coverage: checked.coverage,
+        notes: checked.notes,
         reference,
         reference_cached,
         reference_ms,
@@ -613,7 +670,7 @@ fn judge(req: &Request, out: &plan::Outcome, a: &Matrix, b: &Matrix) -> Result<J
     })
 }
 
-/// One finished run, for its result JSON and its status lines.
+/// One finished run, for its report, the page's facts about it and its status lines.
 struct Ran<'a> {
     req: &'a Request,
     gpu: &'a Gpu,
@@ -624,53 +681,49 @@ struct Ran<'a> {
     opened: bool,
     /// The context's pipelines built and shaders compiled before the run.
     before: (usize, usize),
-    /// Opening the device, the multiply call (ms), and when the run started.
-    times: (f64, f64, Instant),
+    /// Opening the device (ms), and when the run started.
+    times: (f64, Instant),
     /// Measuring the driver's loop cap (the context's first run only; 0 after).
     probe_ms: f64,
 }
 
 impl Ran<'_> {
-    /// The result JSON for `<pre id="result">`, with the words' plain line and changes.
-    fn json(&self, words: &Words) -> Value {
-        let (req, out, v) = (self.req, self.out, &self.judged.verdict);
+    /// The run's report, as `rendermm multiply --json` prints it (`Report::of` the outcome and
+    /// the verdict), with the run's `notes`. The adapter and the backend are named as the page
+    /// names them: wgpu leaves a browser's WebGPU adapter unnamed (the page asks
+    /// `navigator.gpu`), and calls the browser's backends `BrowserWebGpu` and `Gl`, which the
+    /// page calls `webgpu` and `webgl2`. The model fields are left out: the cost models are the
+    /// native library's.
+    fn report(&self, notes: Vec<String>) -> Report {
+        let mut report = Report::of(
+            Some(self.gpu.ctx.as_ref()),
+            self.out,
+            vec![self.judged.verdict.clone()],
+        );
+        report.adapter = self.gpu.adapter.clone();
+        report.backend = self.gpu.backend.to_string();
+        report.notes = notes;
+        report
+    }
+
+    /// What only the page knows about the run, for `<pre id="page-facts">`: where A and B came
+    /// from, the status's plain line and its changes, how much of C the judge checked, the warm
+    /// page's counts and the page's own times.
+    fn facts(&self, words: &Words, input_sums: [f64; 2]) -> Value {
+        let req = self.req;
         let (built, compiled) = (
             self.gpu.ctx.pipelines.built(),
             self.gpu.ctx.pipelines.compiled(),
         );
-        let (multiply_ms, gflops) = speed(req, out);
-        let mut result = json!({
-            "method": req.method.name(),
-            // The method whose kernel ran: the one asked, or the one it handed the product to
-            // (dns -> dns-tiled where one workgroup cannot take it); `changes` says why.
-            "ran": out.kernel.method,
-            "m": req.m,
-            "k": req.k,
-            "n": req.n,
-            "inputs": if self.seed.is_some() { "seed" } else if req.given.is_some() { "given" } else { "fill" },
-            "backend": self.gpu.backend,
-            "adapter": self.gpu.adapter,
-            "passes": out.passes,
-            "block": out.block,
-            "rel_err": v.stats.rel_err,
-            "passed": v.passed,
+        let mut facts = json!({
+            "source": if self.seed.is_some() { "seed" } else if req.given.is_some() { "given" } else { "fill" },
+            "input_sums": input_sums,
             // The status's plain line (the canvas draws it too), and what the browser or the
             // page changed about what ran, and why, one sentence each.
             "status_line": words.line,
             "changes": words.changes,
-            // The multiply (the compute phase: GPU time where the adapter has timestamps, else
-            // the wall clock) and 2·m·k·n over it.
-            "multiply_ms": multiply_ms,
-            "gflops": gflops,
-            // How the product was tiled past the adapter's limits (null: whole), as `multiply --json`.
-            "tiling": out.tiling,
             // "full", or how many sampled elements the judge checked (past 2²⁷ multiply-adds).
             "checked": self.judged.coverage,
-            "precision": out.precision().name(),
-            // The kernel that ran and what the judge held C to, as `multiply --json` names them.
-            "kernel": out.kernel,
-            "held": v.held,
-            "tolerance": v.tolerance,
             // A warm page: one context per backend, and pipelines built (shaders compiled) once
             // per kind; the counts are the context's, the ones "by this run" what it added.
             "contexts_created": CONTEXTS.with(|c| c.get()),
@@ -683,61 +736,26 @@ impl Ran<'_> {
             "times": self.times_json(),
         });
         if let Some(s) = self.seed {
-            result["seed"] = json!(s);
+            facts["seed"] = json!(s);
         }
         if let Some(f) = req.fill_a {
-            result["fill_a"] = json!(f);
+            facts["fill_a"] = json!(f);
         }
         if let Some(f) = req.fill_b {
-            result["fill_b"] = json!(f);
+            facts["fill_b"] = json!(f);
         }
-        if out.precision() == Precision::U8 || req.precision == Precision::U8 {
-            result["scale_by_depth"] = json!(req.scale_by_depth);
-            result["u8_product_bits"] = json!(req.u8_bits.product);
-            result["u8_sum_bits"] = json!(req.u8_bits.sum);
-        }
-        // u8: how much of C saturated or rounded to 0 (names as in `multiply --json`), so a
-        // reader can tell a run that checked the 8-bit rounding from one that checked nothing;
-        // and the CPU model it was held to, and how far from it (8-bit steps).
-        if let Some(share) = v.saturated_share {
-            result["saturated_share"] = json!(share);
-        }
-        if let Some(zero) = v.u8_zero {
-            result["u8_zero"] = json!(zero);
-        }
-        if let Some(model) = &v.u8_model {
-            result["u8_model"] = json!(model);
-        }
-        if let Some(steps) = v.u8_model_max_steps {
-            result["u8_model_max_steps"] = json!(steps);
-        }
-        if let Some(r) = v.bound_ratio.or(v.f16_bound_ratio) {
-            result["bound_ratio"] = json!(r);
-        }
-        result
+        facts
     }
 
-    /// Milliseconds. setup, upload, compute, copy and readback are the method's own phases
-    /// (`multiply --json`'s timings); device is the compute phase's GPU time where the adapter
-    /// has timestamp queries (null elsewhere, and compute is the wall clock); context is opening
-    /// the device and loop_cap measuring its loop cap (both 0 once warm); method is the multiply
-    /// call's wall time; reference and check are the CPU's f64 product and the judge; total is
-    /// the run up to this result. In a browser a run with nothing to time apart is waited for
-    /// once (`gpu::run::ONE_WAIT_NOTE`, in the run's notes): upload is then the time to queue
-    /// the uploads, and compute lasts until C is mapped.
+    /// Milliseconds, the page's own (the method's phases and the multiply call's wall time are
+    /// the report's): context is opening the device and loop_cap measuring its loop cap (both 0
+    /// once warm); reference and check are the CPU's f64 product and the judge; total is the
+    /// run up to this result.
     fn times_json(&self) -> Value {
-        let t = &self.out.timings;
-        let (context_ms, method_ms, started) = self.times;
+        let (context_ms, started) = self.times;
         json!({
             "context_ms": context_ms,
             "loop_cap_ms": self.probe_ms,
-            "setup_ms": t.setup_ms,
-            "upload_ms": t.upload_ms,
-            "compute_ms": t.compute_ms,
-            "device_ms": t.device_ms,
-            "copy_ms": t.copy_ms,
-            "readback_ms": t.readback_ms,
-            "method_ms": method_ms,
             "reference_ms": self.judged.reference_ms,
             "check_ms": self.judged.check_ms,
             "total_ms": ms_since(started),
@@ -825,7 +843,7 @@ impl Ran<'_> {
         ));
         details.push(format!("The bound it was held to: {}.", v.tolerance));
         let t = &out.timings;
-        let (context_ms, _, started) = self.times;
+        let (context_ms, started) = self.times;
         let mut phases = vec![];
         if self.opened {
             phases.push(format!("opening the device {}", ms(context_ms)));

@@ -1,4 +1,4 @@
-//! The page's elements the run writes to: the status, the result, the canvas and its marks.
+//! The page's elements the run writes to: the status, the canvas and its marks.
 
 use super::*;
 
@@ -37,11 +37,11 @@ impl Page {
         }
     }
 
-    /// The status as HTML (words.rs builds it, every text escaped), marked passed or failed.
-    pub(crate) fn status_html(&self, html: &str, passed: bool) {
+    /// The status as HTML (words.rs builds it, every text escaped). main.js marks it passed or
+    /// failed from the runs' reports (`data-passed`).
+    pub(crate) fn status_html(&self, html: &str) {
         if let Some(e) = self.document.get_element_by_id("status") {
             e.set_inner_html(html);
-            let _ = e.set_attribute("data-passed", if passed { "1" } else { "0" });
         }
     }
 

@@ -273,7 +273,7 @@ pub(crate) fn changes(
 ) -> Vec<String> {
     let (m, k, n) = (req.m, req.k, req.n);
     let asked = req.method.name();
-    let ran = out.kernel.method.as_str();
+    let ran = out.kernel.method.name();
     let mut said = vec![];
     if req.backend == Backend::Auto && gpu.backend == "webgl2" {
         said.push(
@@ -284,7 +284,7 @@ pub(crate) fn changes(
     // The limit that made the page run another method, if one did: a tiling for the same
     // limit is said as "within the same cap".
     let mut limit_said = None;
-    if !ran.is_empty() && ran != asked {
+    if ran != asked {
         let why = match plan::compute_plan(req.method, &gpu.ctx.limits, m, k, n) {
             Some(Err(Error::Limit {
                 what,
@@ -350,10 +350,10 @@ pub(crate) fn changes(
             req.precision
         ));
     }
-    if ran == Method::CsFast.name()
-        && let Some(v) = &out.kernel.variant
-        && v != cs_fast::VARIANTS[0].name
+    if let Some(rendermm::methods::Variant::CsFast(v)) = out.kernel.variant
+        && v.name != cs_fast::VARIANTS[0].name
     {
+        let v = v.name;
         let why = if v == cs_fast::CPU_VARIANT {
             "on a CPU adapter (this browser's software WebGPU), where cores run the workgroups, a C below the default's 256 tiles gets 8×8 register blocks, more multiply-adds for each value loaded".to_string()
         } else if v == cs_fast::VARIANTS[1].name {

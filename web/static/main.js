@@ -1,6 +1,8 @@
 // The page's loader: loads the wasm build of rendermm, fills the form from the URL, runs, and
-// writes the one JSON object to <pre id="result">. Everything that computes, draws or checks is
-// Rust (web/src/lib.rs); this file only moves strings between the page and it.
+// writes the run's report (what `rendermm multiply --json` prints, docs/report.schema.json) to
+// <pre id="result"> and the page's own facts about the run to <pre id="page-facts">. Everything
+// that computes, draws or checks is Rust (web/src/lib.rs); this file moves strings between the
+// page and it, and marks the status passed or failed from the reports.
 import init, { catalogue, run, c_npy, c_csv, seeded_inputs, idle } from "./rendermm_web.js";
 
 // The course is the book the page is built into (web/site.sh): the page sits in the site's web/,
@@ -28,6 +30,7 @@ if (EMBED && window.parent !== window) {
 }
 
 const result = document.getElementById("result");
+const facts = document.getElementById("page-facts");
 const status = document.getElementById("status");
 const form = document.getElementById("form");
 const download = document.getElementById("download");
@@ -37,21 +40,29 @@ let finished = false;
 // The methods by name, from the catalogue: which take a precision, which a block size b.
 const methodInfo = new Map();
 
-function finish(obj) {
+// A run's end: its report (or {error}) in #result, the page's facts in #page-facts (none after
+// an error), and the status marked from the reports: passed where every run shown passed its
+// check (compare mode's second too).
+function finish(report, page) {
   finished = true;
-  result.textContent = JSON.stringify(obj);
-  if (obj.error) {
-    status.textContent = "Error: " + obj.error;
+  facts.textContent = page ? JSON.stringify(page) : "";
+  result.textContent = JSON.stringify(report);
+  if (report.error) {
+    status.textContent = "Error: " + report.error;
     status.classList.add("error");
+    return;
   }
+  const reports = [report];
+  if (page && page.vs) reports.push(page.vs.report || page.vs);
+  status.dataset.passed = reports.every((r) => r.check_passed === true) ? "1" : "0";
 }
 
 // Whatever escapes (a panic, a failed load) still ends the run with an error object.
 window.addEventListener("error", (e) => {
-  if (!finished) finish({ error: "the page failed: " + (e.message || e.error || "unknown error") });
+  if (!finished) finish({ error: "the page failed: " + (e.message || e.error || "unknown error") }, null);
 });
 window.addEventListener("unhandledrejection", (e) => {
-  if (!finished) finish({ error: "the page failed: " + (e.reason && e.reason.message || e.reason) });
+  if (!finished) finish({ error: "the page failed: " + (e.reason && e.reason.message || e.reason) }, null);
 });
 
 // The URL's parameters that the form holds (the page's Rust side checks every one of them).
@@ -137,6 +148,7 @@ async function go(params) {
   if (EMBED && !params.has("pace")) params.set("pace", EMBED_PACE);
   finished = false;
   result.textContent = "pending";
+  facts.textContent = "pending";
   status.classList.remove("error");
   status.removeAttribute("data-passed");
   document.getElementById("run").disabled = true;
@@ -149,13 +161,17 @@ async function go(params) {
     const text = await run(params);
     const obj = JSON.parse(text);
     // The status (the plain line, what changed, the details) is the Rust side's; the page's own
-    // wall time, from the call to the checked result, goes into the result for the benchmark.
-    if (!obj.error) obj.page_ms = performance.now() - t0;
-    finish(obj);
-    // The links after the result; their files are built when clicked.
-    if (!obj.error) offerDownloads();
+    // wall time, from the call to the checked result, goes into its facts for the benchmark.
+    if (obj.error) {
+      finish(obj, null);
+    } else {
+      obj.page.page_ms = performance.now() - t0;
+      finish(obj.report, obj.page);
+      // The links after the result; their files are built when clicked.
+      offerDownloads();
+    }
   } catch (e) {
-    finish({ error: "the run failed inside the page: " + (e && e.message || e) });
+    finish({ error: "the run failed inside the page: " + (e && e.message || e) }, null);
   } finally {
     document.getElementById("run").disabled = false;
   }
@@ -166,7 +182,7 @@ async function main() {
   try {
     await init();
   } catch (e) {
-    finish({ error: "could not load the WebAssembly module: " + (e && e.message || e) });
+    finish({ error: "could not load the WebAssembly module: " + (e && e.message || e) }, null);
     return;
   }
   const cat = JSON.parse(catalogue());

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The browser tests, from a fresh clone: install what is missing (Chromium and chromedriver from
-# Debian, selenium from PyPI, lavapipe for WebGPU without a GPU), build the page, serve it in the
+# Debian, selenium, numpy and jsonschema from PyPI, lavapipe for WebGPU without a GPU), build the
+# page, serve it in the
 # background, run web/tests/test_page.py against it, stop the server. Arguments go to the test
 # (e.g. --only webgl2). Exit status: the tests'.
 set -euo pipefail

@@ -1,6 +1,6 @@
 # Sourced by web/tests/run.sh and run_site.sh from the repository root: installs what the browser
-# tests need when it is missing (Chromium and chromedriver from Debian, selenium and numpy from PyPI,
-# lavapipe for WebGPU without a GPU).
+# tests need when it is missing (Chromium and chromedriver from Debian, selenium, numpy and
+# jsonschema from PyPI, lavapipe for WebGPU without a GPU).
 need_apt=()
 command -v chromium >/dev/null || need_apt+=(chromium)
 command -v chromedriver >/dev/null || need_apt+=(chromium-driver)
@@ -23,6 +23,12 @@ fi
 if ! python3 -c "import numpy" 2>/dev/null; then
   echo "run.sh: installing numpy" >&2
   python3 -m pip install -q numpy 2>/dev/null || python3 -m pip install -q --break-system-packages numpy
+fi
+
+# jsonschema: the page's result is the run's report, held to docs/report.schema.json.
+if ! python3 -c "import jsonschema" 2>/dev/null; then
+  echo "run.sh: installing jsonschema" >&2
+  python3 -m pip install -q jsonschema 2>/dev/null || python3 -m pip install -q --break-system-packages jsonschema
 fi
 
 # serve_repo PORT LOG: serve the repository's root on 127.0.0.1:PORT in the background (its log

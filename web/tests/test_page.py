@@ -31,11 +31,16 @@ Against the served page (web/tests/run.sh builds and serves it):
     the times and the notes behind a closed toggle;
   - where the browser changes what runs (dns at 8x8x8 runs dns-tiled under WebGPU's cap of 256
     invocations a workgroup; cs-fast's variant; Hall's b picked for the replay), the status says
-    what ran and why, and the result names it ("ran", "changes"); coop is refused in plain words;
+    what ran and why, and the run names it (the report's "ran", the page's "changes"); coop is
+    refused in plain words;
   - fill, fill_a / fill_b, scale_by_depth, u8_product_bits, u8_sum_bits: u8 runs equal to their
     model and to the CLI's C with the same options; bad values refused in one line;
   - compare mode (vs=): both runs checked, side by side, on the same inputs; the second nested
-    under "vs" in the result; in embed=1 too.
+    under "vs" in the page's facts; in embed=1 too;
+  - the page's result (#result) is the run's report as `rendermm multiply --json` prints it: it
+    follows docs/report.schema.json (jsonschema, Draft 2020-12) for a render method in f32, u8
+    and f16, frag-mrt, a compute method on WebGPU (and one handed to another kernel), and compare
+    mode's second run.
 
   python3 web/tests/test_page.py --url http://127.0.0.1:8000/web/dist/index.html
   ... --only webgl2            one backend
@@ -63,6 +68,7 @@ import time
 import zlib
 
 import numpy as np
+import jsonschema
 from numpy_bound import numpy_verdict
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
@@ -72,6 +78,9 @@ from selenium.webdriver.common.by import By
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 REFERENCES = os.path.join(HERE, "reference")
+# The report's schema: `multiply --json`, Python's result and the page's #result follow it.
+with open(os.path.join(ROOT, "docs", "report.schema.json")) as _f:
+    REPORT_SCHEMA = json.load(_f)
 
 FLAGS = [
     "--headless=new",
@@ -177,24 +186,51 @@ def compare_frames(actual, reference):
 
 # ---- the page --------------------------------------------------------------------------------
 
+class Run(dict):
+    """One run of the page: its report (#result: what `rendermm multiply --json` prints,
+    docs/report.schema.json; or {"error": ...}) as the dict, the page's own facts about it
+    (#page-facts: where A and B came from, the status's words, the warm page's counts, the page's
+    times) as .page, and in compare mode the second run as .vs (a Run, or {"method", "error"})."""
+
+    def __init__(self, report, page=None):
+        super().__init__(report)
+        self.page = page or {}
+        vs = self.page.get("vs")
+        self.vs = Run(vs["report"], vs.get("page")) if vs and "report" in vs else (vs or {})
+
+    def kernel(self):
+        """The method whose kernel ran: the report's `ran`, present where it is not `method`."""
+        return self.get("ran", self.get("method"))
+
+    def verdict(self):
+        """The judge's verdict on C (the report's one check), {} where there is none."""
+        return (self.get("checks") or [{}])[0]
+
+    def multiply_ms(self):
+        """The multiply's time: the compute phase's GPU time where the adapter has timestamps,
+        else its wall clock (the report's `timing` names which)."""
+        return self["device_ms"] if self.get("device_ms") is not None else self["compute_ms"]
+
+
 class Page:
     def __init__(self, url, driver):
         self.url, self.driver = url, driver
 
     def open(self, params, timeout=120):
-        """Load the page with `params` and run=1; the JSON of #result once it is not pending."""
+        """Load the page with `params` and run=1; the run (a Run) once #result is not pending."""
         q = "&".join(f"{k}={v}" for k, v in params.items())
         self.driver.get(f"{self.url}?{q}&run=1")
         return self.wait_result(timeout, q)
 
     def wait_result(self, timeout=120, what=""):
-        """The JSON of #result once it is not pending."""
+        """The run once #result is not pending: its report with the page's facts (a Run)."""
         end = time.time() + timeout
         while time.time() < end:
             # textContent: embed=1 hides #result, and .text reads only what is shown.
             text = self.driver.find_element(By.ID, "result").get_attribute("textContent").strip()
             if text and text != "pending":
-                return json.loads(text)
+                facts = self.driver.find_element(By.ID, "page-facts").get_attribute("textContent").strip()
+                return Run(json.loads(text), json.loads(facts) if facts else None)
             time.sleep(0.1)
         raise AssertionError(f"#result still pending after {timeout} s" + (f" for {what}" if what else ""))
 
@@ -336,15 +372,15 @@ def test_products(page, backend, res):
             # frag-mrt writes a 4x8 block per fragment into 8 colour attachments; on a backend
             # with fewer (WebGL2 in headless Chromium 148 has 6) it writes a 4x4 block into 4,
             # and says so.
-            narrow = str((r.get("kernel") or {}).get("variant", "")).startswith("4x4,")
-            said = any("not its 4×8" in c for c in r.get("changes", []))
-            ok = (held and r.get("passed") is True
+            narrow = str(r.get("variant", "")).startswith("4x4,")
+            said = any("not its 4×8" in c for c in r.page.get("changes", []))
+            ok = (held and r.get("check_passed") is True
                   and r.get("backend") == backend and (r["m"], r["k"], r["n"]) == (m, k, n)
                   and r.get("method") == method and r.get("passes", 0) >= 1 and r.get("adapter")
                   and narrow == said)
-            res.check(name, ok, f"{words}; page: passed {r.get('passed')}, {r.get('passes')} passes, "
+            res.check(name, ok, f"{words}; page: passed {r.get('check_passed')}, {r.get('passes')} passes, "
                       f"{r.get('precision')}, adapter {r.get('adapter')!r}"
-                      + (f", variant {r['kernel']['variant']}: {r.get('changes')}" if r.get("kernel", {}).get("variant") else ""))
+                      + (f", variant {r['variant']}: {r.page.get('changes')}" if r.get("variant") else ""))
 
 
 def test_block_follows_the_replay(page, backend, res):
@@ -354,7 +390,7 @@ def test_block_follows_the_replay(page, backend, res):
         r = page.open({"method": "hall-blocked", "size": "5x100x3", "seed": "2", "pace": pace,
                        "backend": backend})
         res.check(f"{backend} hall-blocked 5x100x3 pace={pace}: {want} passes",
-                  r.get("passed") is True and r.get("passes") == want, json.dumps(r)[:300])
+                  r.get("check_passed") is True and r.get("passes") == want, json.dumps(r)[:300])
 
 
 # The u8 case: the page draws u8 inputs in [0, 1), so C's sums pass 1.0 (saturate) more often
@@ -367,9 +403,10 @@ def u8_between_share(r):
     """Share of C's elements strictly between 0 and saturation, from the judge's fields of the
     page's result (it returns no C): 1 - saturated share - elements rounded to 0. None when the
     result lacks them."""
-    if "saturated_share" not in r or "u8_zero" not in r:
+    v = r.verdict()
+    if "saturated_share" not in r or "u8_zero" not in v:
         return None
-    return 1.0 - r["saturated_share"] - r["u8_zero"] / (r["m"] * r["n"])
+    return 1.0 - r["saturated_share"] - v["u8_zero"] / (r["m"] * r["n"])
 
 
 def test_precisions(page, backend, res):
@@ -379,7 +416,7 @@ def test_precisions(page, backend, res):
     for method, precision, size in [("lm", "u8", U8_SIZE), ("hall-blocked", "f16", "7x13x5")]:
         r = page.open({"method": method, "size": size, "seed": "5", "precision": precision,
                        "backend": backend})
-        ok = r.get("passed") is True and r.get("precision") == precision
+        ok = r.get("check_passed") is True and r.get("precision") == precision
         detail = json.dumps(r)
         if precision == "u8":
             between = u8_between_share(r)
@@ -393,7 +430,7 @@ def test_precisions(page, backend, res):
 def test_compute(page, backend, res):
     r = page.open({"method": "cs-tiled-16", "size": "7x13x5", "seed": "2", "backend": backend})
     if backend == "webgpu":
-        res.check("webgpu cs-tiled-16 7x13x5", r.get("passed") is True and r.get("backend") == "webgpu",
+        res.check("webgpu cs-tiled-16 7x13x5", r.get("check_passed") is True and r.get("backend") == "webgpu",
                   json.dumps(r))
     else:
         res.check("webgl2 cs-tiled-16 refused", "error" in r and "WebGL2" in r["error"]
@@ -412,11 +449,11 @@ def test_past_one_texture(page, backend, res):
         except Exception as e:  # noqa: BLE001 - report and go on
             res.check(name, False, f"no result: {e}")
             continue
-        ok = (r.get("passed") is True and (r.get("m"), r.get("k"), r.get("n")) ==
+        ok = (r.get("check_passed") is True and (r.get("m"), r.get("k"), r.get("n")) ==
               tuple(int(x) for x in size.split("x"))
-              and (r.get("tiling") is not None) == tiled and checked in r.get("checked", ""))
+              and (r.get("tiling") is not None) == tiled and checked in r.page.get("checked", ""))
         res.check(name, ok, f"tiling {json.dumps(r.get('tiling'))[:120]}, checked "
-                  f"{r.get('checked')}, {r.get('error', '')}")
+                  f"{r.page.get('checked')}, {r.get('error', '')}")
 
 
 def test_bad_parameters(page, backend, res):
@@ -549,7 +586,7 @@ def test_embed(page, res):
                     "canvas": True, "status": True}
             eras = {o.get_attribute("value") for o in d.find_elements(By.CSS_SELECTOR, "select[name=method] option")}
             line = parts["cols"][0]["line"] if parts["cols"] else ""
-            ok = (r.get("passed") is True and layout == want and line.startswith("Passed")
+            ok = (r.get("check_passed") is True and layout == want and line.startswith("Passed")
                   and "GFLOP/s" in line and method in eras and ("lm" in eras) == (method == "lm"))
             res.check(f"embed {method}", ok, f"{layout}, status line {line!r}, methods offered {sorted(eras)}, {json.dumps(r)}")
         except Exception as e:  # noqa: BLE001 - a page without the view fails here, not the run
@@ -558,7 +595,7 @@ def test_embed(page, res):
     r = page.open({"embed": "1", "method": "lm", "size": "3x4x2", "precision": "u8", "fill": "0.5",
                    "vs": "hall-blocked"})
     layout = {f: shown(f"#{f}-field") for f in ("fill", "fill_a", "vs", "u8-product", "u8-sum", "scale")}
-    res.check("embed shows the fields its URL sets", r.get("passed") is True and layout == {
+    res.check("embed shows the fields its URL sets", r.get("check_passed") is True and layout == {
         "fill": True, "fill_a": False, "vs": True, "u8-product": True, "u8-sum": True, "scale": True},
         f"{layout}, {json.dumps(r)[:300]}")
     page.open({"method": "lm", "size": "2x2x2"})
@@ -570,7 +607,7 @@ def test_embed(page, res):
 def test_status_line(page, backend, res):
     """The status leads with one plain line — passed or not, how far from the f64 product against
     the bound it was held to, the multiply's time and its GFLOP/s (2·m·k·n over that time) —
-    the same line the canvas draws (the result's status_line); the bound's formula, the timing
+    the same line the canvas draws (the page's status_line); the bound's formula, the timing
     breakdown and the notes behind a closed toggle, each said once; no adapter named '', no
     "at hand ms"."""
     for params in ({"method": "lm", "size": "7x13x5", "seed": "3"},
@@ -584,10 +621,10 @@ def test_status_line(page, backend, res):
         col = parts["cols"][0]
         line, shown = col["line"], parts["shown"]
         m, k, n = r["m"], r["k"], r["n"]
-        gflops = 2 * m * k * n / (r["multiply_ms"] * 1e6)
+        gflops = 2 * m * k * n / (r.multiply_ms() * 1e6)
         far = ("equals the 8-bit model" in line) if params.get("precision") == "u8" else (
             "largest error vs f64 is" in line and "of what f32 allows" in line)
-        ok = (line == r.get("status_line") and line.startswith("Passed · ") and far
+        ok = (line == r.page.get("status_line") and line.startswith("Passed · ") and far
               and " ms · " in line and line.endswith("GFLOP/s")
               and abs(r["gflops"] - gflops) <= 1e-9 + 1e-6 * gflops
               and not col["details_open"]
@@ -608,36 +645,36 @@ def test_substitutions(page, res):
     r = page.open({"embed": "1", "method": "dns", "size": "8x8x8", "seed": "2"})
     parts = status_parts(d)
     ran = parts["cols"][0]["ran"] if parts["cols"] else []
-    if r.get("ran") == "dns":
+    if r.kernel() == "dns":
         # An adapter whose workgroups take 512 invocations runs dns itself: nothing to say.
         res.check("webgpu dns 8x8x8 ran whole (the adapter takes 512 invocations)",
-                  r.get("passed") is True and r.get("backend") == "webgpu" and not ran, json.dumps(r)[:400])
+                  r.get("check_passed") is True and r.get("backend") == "webgpu" and not ran, json.dumps(r)[:400])
     else:
-        ok = (r.get("passed") is True and r.get("backend") == "webgpu" and r.get("ran") == "dns-tiled" and ran
+        ok = (r.get("check_passed") is True and r.get("backend") == "webgpu" and r.get("ran") == "dns-tiled" and ran
               and ran[0].startswith("Ran dns-tiled instead of dns: this browser caps a workgroup at ")
-              and "m·k·n = 512" in ran[0] and ran == r.get("changes")
+              and "m·k·n = 512" in ran[0] and ran == r.page.get("changes")
               and parts["cols"][0]["line"].startswith("Passed"))
         res.check("webgpu dns 8x8x8: the headline says dns-tiled ran, and why", ok,
                   f"{ran}; {json.dumps(r)[:400]}")
     r = page.open({"method": "cs-fast", "size": "20x9x30", "seed": "2", "backend": "webgpu"})
-    variant = (r.get("kernel") or {}).get("variant")
-    said = [c for c in r.get("changes", []) if c.startswith("cs-fast ran its ")]
+    variant = r.get("variant")
+    said = [c for c in r.page.get("changes", []) if c.startswith("cs-fast ran its ")]
     res.check("webgpu cs-fast: a variant other than the default is named, and why",
-              r.get("passed") is True and variant is not None
+              r.get("check_passed") is True and variant is not None
               and (bool(said) and variant in said[0]) == (variant != "128x64x8-16x8-unrolled"),
-              f"variant {variant}; {r.get('changes')}")
+              f"variant {variant}; {r.page.get('changes')}")
     r = page.open({"method": "hall-blocked", "size": "5x40x3", "seed": "2", "pace": "1",
                    "backend": "webgpu"})
     res.check("webgpu hall-blocked replay: the b the page picked is said",
-              r.get("passed") is True and r.get("block") == 5
-              and any(c.startswith("Hall's b = 5 (none given)") for c in r.get("changes", [])),
-              f"{r.get('changes')}")
+              r.get("check_passed") is True and r.get("block") == 5
+              and any(c.startswith("Hall's b = 5 (none given)") for c in r.page.get("changes", [])),
+              f"{r.page.get('changes')}")
     r = page.open({"method": "coop", "size": "16x16x16", "backend": "webgpu"})
     if "error" in r:
         res.check("webgpu coop refused in plain words", "cooperative-matrix" in r["error"]
                   and "''" not in r["error"] and page.status().startswith("Error: "), r["error"])
     else:
-        res.check("webgpu coop (an adapter with cooperative matrices)", r.get("passed") is True,
+        res.check("webgpu coop (an adapter with cooperative matrices)", r.get("check_passed") is True,
                   json.dumps(r)[:300])
 
 
@@ -674,9 +711,10 @@ def test_new_parameters(page, backend, res):
     a fill is every element. Bad values give one clear error line."""
     d = page.driver
     cases = [
-        # (parameters, the CLI's flags, what else the result must say)
+        # (parameters, the CLI's flags, what else the report must say ("page." keys: the page's
+        # facts))
         ({"method": "lm", "size": "1x64x1", "precision": "u8", "fill": "0.5"}, [],
-         {"inputs": "fill", "fill_a": 0.5, "fill_b": 0.5, "u8_product_bits": 8}),
+         {"page.source": "fill", "page.fill_a": 0.5, "page.fill_b": 0.5, "u8_product_bits": 8}),
         ({"method": "lm", "size": "4x64x4", "precision": "u8", "fill": "0.5", "scale_by_depth": "1"},
          ["--scale-by-depth"], {"scale_by_depth": True}),
         ({"method": "lm", "size": "4x16x4", "precision": "u8", "fill": "0.3", "u8_product_bits": "14"},
@@ -684,12 +722,12 @@ def test_new_parameters(page, backend, res):
         ({"method": "hall-blocked", "size": "5x12x3", "precision": "u8", "fill": "0.25", "b": "4",
           "scale_by_depth": "1", "u8_product_bits": "16"},
          ["--block", "4", "--scale-by-depth", "--u8-product-bits", "16"], {"scale_by_depth": True, "u8_product_bits": 16}),
-        ({"method": "lm", "size": "6x5x4", "fill": "0.25"}, [], {"inputs": "fill"}),
+        ({"method": "lm", "size": "6x5x4", "fill": "0.25"}, [], {"page.source": "fill"}),
     ]
     for params, flags, want in cases:
         label = f"{backend} " + " ".join(f"{k}={v}" for k, v in params.items())
         r = page.open({**params, "backend": backend, "pace": "0"})
-        if r.get("passed") is not True:
+        if r.get("check_passed") is not True:
             res.check(label, False, json.dumps(r)[:400])
             continue
         m, k, n = r["m"], r["k"], r["n"]
@@ -702,23 +740,26 @@ def test_new_parameters(page, backend, res):
             same = want_c is not None and got.shape == want_c.shape and np.array_equal(got, want_c)
             detail = err or f"page C {got.ravel()[:4]}, CLI C {want_c.ravel()[:4]}"
             # Equal to the model: 1e-3 of a step is the f32 rounding of the rescale by k.
-            ok = same and r.get("u8_model_max_steps", 1) <= 1e-3
+            ok = same and r.verdict().get("u8_model_max_steps", 1) <= 1e-3
         else:
             exact = a.astype(np.float64) @ b.astype(np.float64)
             ok = np.allclose(got, exact, rtol=1e-6, atol=0)
             detail = f"C {got.ravel()[:4]}, exact {exact.ravel()[:4]}"
-        ok = ok and all(r.get(key) == v for key, v in want.items())
+        def field(key):
+            return r.page.get(key[5:]) if key.startswith("page.") else r.get(key)
+        ok = ok and all(field(key) == v for key, v in want.items())
         res.check(label + (" = the CLI's C" if u8 else " = every element k·fill²"), ok,
-                  f"{detail}; {json.dumps({key: r.get(key) for key in [*want, 'u8_model', 'held']})}")
+                  f"{detail}; {json.dumps({key: field(key) for key in [*want, 'held']})}, "
+                  f"u8_model {json.dumps(r.verdict().get('u8_model'))}")
     # fill_a alone: B from the seed (as the CLI draws it), so C's rows are fill·(B's column sums).
     r = page.open({"method": "hall-packed", "size": "3x7x5", "seed": "9", "fill_a": "2", "backend": backend,
                    "pace": "0"})
-    if r.get("passed") is True:
+    if r.get("check_passed") is True:
         b = np.array(d.execute_script("return Array.from(window.rendermm.seeded_inputs(3, 7, 5, BigInt(9)).b)"),
                      np.float64).reshape(7, 5)
         got = np.load(io.BytesIO(page.download("npy")[0]))
         want_c = np.full((3, 7), 2.0) @ b
-        ok = r.get("inputs") == "seed" and r.get("fill_a") == 2 and "fill_b" not in r \
+        ok = r.page.get("source") == "seed" and r.page.get("fill_a") == 2 and "fill_b" not in r.page \
             and np.allclose(got, want_c, rtol=1e-5, atol=1e-5)
         res.check(f"{backend} fill_a=2 with B from the seed", ok, f"{got[0]} vs {want_c[0]}")
     else:
@@ -728,7 +769,7 @@ def test_new_parameters(page, backend, res):
     r = page.open({"method": "lm", "size": "4x16x4", "precision": "u8", "fill": "0.3", "u8_product_bits": "14",
                    "u8_sum_bits": "16", "backend": backend})
     res.check(f"{backend} u8_sum_bits=16: runs, or is refused plainly",
-              (r.get("passed") is True and r.get("u8_sum_bits") == 16)
+              (r.get("check_passed") is True and r.get("u8_sum_bits") == 16)
               or ("u8_sum_bits=16" in r.get("error", "") and "u8_sum_bits=8" in r["error"]
                   and "''" not in r["error"] and page.status().startswith("Error: ")),
               json.dumps(r)[:400])
@@ -756,7 +797,8 @@ def test_new_parameters(page, backend, res):
 
 def test_compare(page, backend, res):
     """Compare mode (vs=): the second method runs on the same A and B; both checked, shown side by
-    side (two columns and a line under them); the result nests the second under "vs". Same
+    side (two columns and a line under them); the page's facts nest the second run (its report
+    and its facts) under "vs". Same
     inputs: the same m, k, n and seed, and the two C within their bounds of one f64 product, so
     close (an input drawn anew would differ by O(1)). In embed=1 too."""
     d = page.driver
@@ -767,64 +809,73 @@ def test_compare(page, backend, res):
         for embed in ("0", "1"):
             label = f"{backend} compare {params['method']} vs {params['vs']} {params['size']}" + (" embed=1" if embed == "1" else "")
             r = page.open({**params, "backend": backend, "embed": embed})
-            v = r.get("vs") or {}
+            v = r.vs
             parts = status_parts(d)
-            same = all(r.get(x) == v.get(x) for x in ("m", "k", "n", "seed", "inputs", "input_sums"))
-            diff = (r.get("compare") or {}).get("max_abs_diff")
+            same = (all(r.get(x) == v.get(x) for x in ("m", "k", "n"))
+                    and all(r.page.get(x) == getattr(v, "page", {}).get(x) for x in ("seed", "source", "input_sums")))
+            diff = (r.page.get("compare") or {}).get("max_abs_diff")
             # f32 and f32: two C within their bounds of one f64 product. A u8 run against an
             # f32 one differs by the 8-bit pipeline's rounding and saturation.
-            ok = (r.get("passed") is True and v.get("passed") is True and v.get("method") == params["vs"]
-                  and r.get("method") == params["method"] and same and r.get("input_sums")
+            ok = (r.get("check_passed") is True and v.get("check_passed") is True and v.get("method") == params["vs"]
+                  and r.get("method") == params["method"] and same and r.page.get("input_sums")
                   and "x".join(str(r.get(x)) for x in "mkn") == params["size"]
                   and diff is not None and (vs_precision or diff < 1e-4)
                   and len(parts["cols"]) == 2
                   and [c["title"] for c in parts["cols"]] == [params["method"], "vs " + params["vs"]]
                   and all(c["line"].startswith("Passed") for c in parts["cols"])
                   and (parts["compare"] or "").startswith("Same A and B: ")
-                  and v.get("status_line") == parts["cols"][1]["line"])
+                  and v.page.get("status_line") == parts["cols"][1]["line"])
             if vs_precision:
                 ok = ok and v.get("precision") == vs_precision and any(
-                    c.startswith("Ran in f32: ") for c in v.get("changes", []))
+                    c.startswith("Ran in f32: ") for c in v.page.get("changes", []))
             res.check(label, ok, f"diff {diff}; cols {[c['line'] for c in parts['cols']]}; "
-                      f"{json.dumps({k: r.get(k) for k in ['passed', 'm', 'k', 'n', 'seed', 'compare']})}; "
+                      f"{json.dumps({k: r.get(k) for k in ['check_passed', 'm', 'k', 'n']})}; "
+                      f"{json.dumps({k: r.page.get(k) for k in ['seed', 'compare']})}; "
                       f"vs {json.dumps(v)[:300]}")
     if backend == "webgpu":
         # Own matrices outside [0, 1], a u8 first run (which maps them into [0, 1]) and an f32
         # second (which takes them as given): not the same numbers, and the line says so.
         page.open({"method": "lm", "size": "2x2x2", "backend": backend})
         r = page.submit({"method": "lm", "vs": "cs-fast", "precision": "u8"}, "2,1\n0,1", "1,0\n0,3")
-        v = r.get("vs") or {}
+        v = r.vs
         parts = status_parts(d)
+        v_sums = getattr(v, "page", {}).get("input_sums")
         res.check("webgpu compare on inputs u8 maps: the line says they are not the same",
-                  r.get("input_sums") != v.get("input_sums")
-                  and (r.get("compare") or {}).get("max_abs_diff", 0) is None
+                  r.page.get("input_sums") != v_sums
+                  and (r.page.get("compare") or {}).get("max_abs_diff", 0) is None
                   and (parts["compare"] or "").startswith("Not the same A and B: "),
-                  f"{parts['compare']!r}; {json.dumps(r.get('compare'))}; {r.get('input_sums')} vs {v.get('input_sums')}")
+                  f"{parts['compare']!r}; {json.dumps(r.page.get('compare'))}; {r.page.get('input_sums')} vs {v_sums}")
     if backend == "webgl2":
         # A compute method as the second: refused in its column, the first still checked.
         r = page.open({"method": "lm", "vs": "cs-fast", "size": "5x6x7", "backend": backend})
-        v = r.get("vs") or {}
+        v = r.vs
         parts = status_parts(d)
         res.check("webgl2 compare lm vs cs-fast: the second refused in its column",
-                  r.get("passed") is True and "WebGL2" in v.get("error", "")
+                  r.get("check_passed") is True and "WebGL2" in v.get("error", "")
                   and len(parts["cols"]) == 2 and parts["cols"][1]["line"].startswith("Error:"),
                   json.dumps(v)[:300])
 
 
-TIMES = ["context_ms", "setup_ms", "upload_ms", "compute_ms", "device_ms", "readback_ms",
-         "reference_ms", "check_ms", "total_ms"]
+# The page's own times (its facts' "times"), and the method's phases and the multiply call's wall
+# time (the report's, as `multiply --json` gives them).
+TIMES = ["context_ms", "loop_cap_ms", "reference_ms", "check_ms", "total_ms"]
+PHASES = ["setup_ms", "upload_ms", "compute_ms", "copy_ms", "readback_ms", "wall_ms"]
 
 
 def times_present(r):
-    """Whether the result carries every time the page promises: numbers (device_ms may be null
-    where the adapter has no timestamps), the total at least the sum of the method's phases."""
-    t = r.get("times")
+    """Whether the run carries every time the page promises: numbers (the report's device_ms only
+    where the adapter has timestamps), the run's total at least the multiply call's wall time and
+    the sum of the method's phases."""
+    t = r.page.get("times")
     if not isinstance(t, dict) or set(TIMES) - set(t):
         return False
-    for k in TIMES:
-        if not (isinstance(t[k], (int, float)) and t[k] >= 0) and not (k == "device_ms" and t[k] is None):
-            return False
-    return t["total_ms"] >= t["setup_ms"] + t["upload_ms"] + t["compute_ms"] + t["readback_ms"] - 1e-6
+    if not all(isinstance(x, (int, float)) and x >= 0 for x in [*(t[k] for k in TIMES),
+                                                                *(r.get(k) for k in PHASES)]):
+        return False
+    if "device_ms" in r and not (isinstance(r["device_ms"], (int, float)) and r["device_ms"] >= 0):
+        return False
+    phases = sum(r[k] for k in PHASES[:-1])
+    return t["total_ms"] >= max(r["wall_ms"], phases) - 1e-6
 
 
 # Compute and render methods: each keeps its pipelines in the context's cache.
@@ -846,22 +897,24 @@ def test_warm(page, backend, res):
         except Exception as e:  # noqa: BLE001 - report and go on
             res.check(name, False, f"no result: {e}")
             continue
-        ok = (all(r.get("passed") is True for r in (first, second, third))
-              and first.get("contexts_created") == 1 and second.get("contexts_created") == 1
-              and third.get("contexts_created") == 1
-              and first.get("context_reused") is False and second.get("context_reused") is True
-              and second["times"]["context_ms"] == 0
-              and first.get("reference_cached") is False and second.get("reference_cached") is True
-              and third.get("reference_cached") is False
+        f1, f2, f3 = first.page, second.page, third.page
+        ok = (all(r.get("check_passed") is True for r in (first, second, third))
+              and f1.get("contexts_created") == 1 and f2.get("contexts_created") == 1
+              and f3.get("contexts_created") == 1
+              and f1.get("context_reused") is False and f2.get("context_reused") is True
+              and f2["times"]["context_ms"] == 0
+              and f1.get("reference_cached") is False and f2.get("reference_cached") is True
+              and f3.get("reference_cached") is False
               and all(times_present(r) for r in (first, second, third)))
-        ok = ok and first.get("pipelines_built_by_this_run", 0) > 0 \
-            and first.get("shaders_compiled_by_this_run", 0) > 0 \
-            and all(r.get("pipelines_built_by_this_run") == 0 and r.get("shaders_compiled_by_this_run") == 0
-                    for r in (second, third))
+        ok = ok and f1.get("pipelines_built_by_this_run", 0) > 0 \
+            and f1.get("shaders_compiled_by_this_run", 0) > 0 \
+            and all(f.get("pipelines_built_by_this_run") == 0 and f.get("shaders_compiled_by_this_run") == 0
+                    for f in (f2, f3))
         keys = ["contexts_created", "context_reused", "pipelines_built_by_this_run",
-                "shaders_compiled_by_this_run", "reference_cached"]
+                "shaders_compiled_by_this_run", "reference_cached", "times"]
         res.check(name, ok, " | ".join(
-            json.dumps({k: r.get(k) for k in keys + ["times", "passed"]}) for r in (first, second, third)))
+            json.dumps({**{k: r.page.get(k) for k in keys}, **{k: r.get(k) for k in [*PHASES, "check_passed"]}})
+            for r in (first, second, third)))
 
 
 def csv_text(m):
@@ -902,9 +955,9 @@ def test_own_matrices(page, backend, res):
     want = a.astype(np.float64) @ b.astype(np.float64)
     page.open({"method": "lm", "size": "2x2x2", "backend": backend})
     r = page.submit({"method": "hall-packed", "backend": backend, "pace": "0"}, csv_text(a), csv_text(b))
-    res.check(f"{backend} pasted CSV", r.get("passed") is True and r.get("inputs") == "given"
+    res.check(f"{backend} pasted CSV", r.get("check_passed") is True and r.page.get("source") == "given"
               and (r.get("m"), r.get("k"), r.get("n")) == (6, 9, 5), json.dumps(r))
-    if r.get("passed"):
+    if r.get("check_passed"):
         check_downloads(page, want, f"{backend} pasted CSV: downloaded C is numpy's product", res)
     a2 = rng.uniform(-1, 1, (11, 4)).astype(np.float32)
     b2 = rng.uniform(-1, 1, (4, 7))  # float64: read as the CLI reads float64 files
@@ -912,9 +965,9 @@ def test_own_matrices(page, backend, res):
     page.drop("a", "left.npy", npy_bytes(a2))
     page.drop("b", "right.npy", npy_bytes(b2))
     r = page.submit({"method": "lm", "backend": backend, "pace": "0"})
-    res.check(f"{backend} dropped .npy", r.get("passed") is True and r.get("inputs") == "given"
+    res.check(f"{backend} dropped .npy", r.get("check_passed") is True and r.page.get("source") == "given"
               and (r.get("m"), r.get("k"), r.get("n")) == (11, 4, 7), json.dumps(r))
-    if r.get("passed"):
+    if r.get("check_passed"):
         check_downloads(page, want2, f"{backend} dropped .npy: downloaded C is numpy's product", res)
     for a_text, b_text, needle in [("1,2\n3\n", "1\n2\n", "pasted A"), ("1,2\n3,4\n", "1,2,3\n", "B's rows"),
                                    ("1,2\n3,4\n", "", "both")]:
@@ -973,7 +1026,7 @@ def test_downloads_on_click(page, backend, res):
     page.download("npy")
     after_again = page.files_built()
     shutil.rmtree(downloads, ignore_errors=True)
-    ok = (r.get("passed") is True and before == 0 and at_result == before and after_frame == before
+    ok = (r.get("check_passed") is True and before == 0 and at_result == before and after_frame == before
           and after_click == before + 1 and after_csv == before + 2 and after_again == before + 2
           and got is not None and got.shape == (m, n) and np.allclose(got, want, rtol=1e-5, atol=1e-5)
           and np.array_equal(np.loadtxt(io.StringIO(csv.decode()), delimiter=",", ndmin=2).astype(np.float32), got))
@@ -1002,7 +1055,7 @@ def test_seed_matches_cli(page, backend, res):
     for size, seed in [("7x13x5", "7"), ("20x3x9", "0")]:
         label = f"{backend} seed {seed} {size} draws what the CLI draws"
         r = page.open({"method": "lm", "size": size, "seed": seed, "backend": backend})
-        if not r.get("passed"):
+        if not r.get("check_passed"):
             res.check(label, False, json.dumps(r))
             continue
         out = os.path.join(tempfile.mkdtemp(prefix="rendermm-web-"), "c.npy")
@@ -1034,6 +1087,52 @@ def test_no_performance_warnings(driver, backend, res):
     bad = [e["message"] for e in entries if any(w.lower() in e["message"].lower() for w in PERFORMANCE_WARNINGS)]
     res.check(f"{backend} no GPU performance warnings", not bad,
               f"{len(bad)} of {len(entries)} log lines, first: {bad[0][:300]}" if bad else f"{len(entries)} log lines")
+
+
+def schema_errors(report):
+    """Where `report` departs from docs/report.schema.json (Draft 2020-12), one line each."""
+    validator = jsonschema.Draft202012Validator(REPORT_SCHEMA)
+    return [f"{'/'.join(map(str, e.path)) or '(top)'}: {e.message}" for e in validator.iter_errors(report)]
+
+
+# A product of each kind the page runs: (backend, parameters, fields its report must have).
+SCHEMA_CASES = [
+    *[(backend, params, fields) for backend in ("webgpu", "webgl2") for params, fields in [
+        ({"method": "lm", "size": "7x13x5", "seed": "3"}, ["checks"]),
+        ({"method": "hall-blocked", "size": "9x10x7", "seed": "3", "b": "3"}, ["block"]),
+        ({"method": "frag-mrt", "size": "9x10x7", "seed": "3"}, ["variant"]),
+        ({"method": "lm", "size": U8_SIZE, "seed": "5", "precision": "u8", "u8_product_bits": "14",
+          "scale_by_depth": "1"}, ["u8_product_bits", "u8_sum_bits", "scale_by_depth", "saturated", "gbops"]),
+        ({"method": "hall-packed", "size": "7x13x5", "seed": "5", "precision": "f16"}, ["block"]),
+    ]],
+    ("webgpu", {"method": "cs-tiled-16", "size": "7x13x5", "seed": "2"}, []),
+    ("webgpu", {"method": "cs-fast", "size": "20x9x30", "seed": "2"}, ["variant"]),
+    # dns at 8x8x8 where a workgroup takes fewer than 512 invocations: handed to dns-tiled (ran).
+    ("webgpu", {"method": "dns", "size": "8x8x8", "seed": "2"}, []),
+]
+
+
+def test_result_follows_the_report_schema(page, backend, res):
+    """The page's #result is the run's report, `rendermm multiply --json`'s serialization of
+    rendermm::Report: each kind of product the page runs gives a report that follows
+    docs/report.schema.json (what does not apply in a browser is absent, as the schema allows),
+    checked and passed, with the fields its kind carries; compare mode's second run's too."""
+    for b, params, fields in SCHEMA_CASES:
+        if b != backend:
+            continue
+        label = f"{backend} report schema " + " ".join(f"{k}={v}" for k, v in params.items())
+        r = page.open({**params, "backend": backend, "pace": "0"})
+        errors = schema_errors(r)
+        missing = [f for f in fields if f not in r]
+        res.check(label, not errors and not missing and r.get("check_passed") is True
+                  and r.get("backend") == backend,
+                  f"{errors[:5]}, missing {missing}; {json.dumps(r)[:400]}")
+    vs = {"webgpu": "cs-fast", "webgl2": "hall-packed"}[backend]
+    r = page.open({"method": "lm", "vs": vs, "size": "9x8x7", "seed": "4", "backend": backend})
+    errors = schema_errors(r) + [f"vs: {e}" for e in schema_errors(dict(r.vs))]
+    res.check(f"{backend} report schema compare lm vs {vs}: both reports",
+              not errors and r.vs.get("method") == vs and r.vs.get("check_passed") is True,
+              f"{errors[:5]}; vs {json.dumps(r.vs)[:300]}")
 
 
 # The page's download budget: the wasm, gzip-compressed as a web server sends it (level 6),
@@ -1100,6 +1199,7 @@ def main():
             test_status_line(page, backend, res)
             test_new_parameters(page, backend, res)
             test_compare(page, backend, res)
+            test_result_follows_the_report_schema(page, backend, res)
             test_frames(page, backend, res, args.out, args.update_references)
             test_result_frame_matches_the_last_pass(page, backend, res, args.out)
             test_no_performance_warnings(driver, backend, res)
@@ -1108,7 +1208,7 @@ def main():
             test_substitutions(page, res)
         # Without a backend parameter the page picks WebGPU where the browser has it.
         r = page.open({"method": "lm", "size": "3x3x3"})
-        res.check("auto backend", r.get("passed") is True and r.get("backend") in ("webgpu", "webgl2"),
+        res.check("auto backend", r.get("check_passed") is True and r.get("backend") in ("webgpu", "webgl2"),
                   json.dumps(r))
     finally:
         driver.quit()

@@ -7,7 +7,8 @@ For every chapter of docs/SUMMARY.md, its page in the site:
   - every live example (an <iframe> in the chapter, the web page's embed=1 view) runs in the
     chapter to a passed check against the f64 reference on WebGPU, and, for the render methods
     (lm, hall-*, frag-mrt*), loaded on its own with backend=webgl2, on WebGL2 too; a frame in
-    compare mode (vs=) has both runs passed (the result's "vs" too);
+    compare mode (vs=) has both runs passed (the second run's report under the page's facts'
+    "vs");
   - every "Try this" box (<div class="try-this" data-src=...>) holds a valid live example
     (embed=1, run=1, a method, each side of the size 1..64), has its "Run this" button, and the
     button loads it into the frame just above the box, which runs it to a passed check (both
@@ -152,13 +153,16 @@ def console_errors(driver):
 
 
 def read_result(driver, timeout=120):
-    """The page's #result JSON once it is no longer pending (hidden in embed=1: textContent)."""
+    """The page's run once #result is no longer pending (hidden in embed=1: textContent): the
+    run's report (what `rendermm multiply --json` prints), with the page's facts about it
+    (#page-facts) under "page"."""
     end = time.time() + timeout
     while time.time() < end:
         els = driver.find_elements(By.ID, "result")
         text = els[0].get_attribute("textContent").strip() if els else ""
         if text and text != "pending":
-            return json.loads(text)
+            facts = driver.find_element(By.ID, "page-facts").get_attribute("textContent").strip()
+            return {**json.loads(text), "page": json.loads(facts) if facts else {}}
         time.sleep(0.1)
     raise AssertionError(f"#result still pending after {timeout} s")
 
@@ -169,7 +173,7 @@ def judged(params, r, backend, method):
     size = params.get("size")
     precision = params.get("precision", "f32")
     tol = TOLERANCE.get(method, 1e-5 if precision == "f32" or r.get("precision") == "f32" else None)
-    ok = r.get("passed") is True and r.get("backend") == backend and r.get("method") == method
+    ok = r.get("check_passed") is True and r.get("backend") == backend and r.get("method") == method
     if size:
         ok = ok and "x".join(str(r.get(d)) for d in "mkn") == size
     if tol is not None:
@@ -182,8 +186,10 @@ def judge(label, params, r, backend, res):
     ok = judged(params, r, backend, params.get("method", "lm"))
     vs = params.get("vs")
     if vs and (backend == "webgpu" or is_render(vs)):
-        second = r.get("vs") or {}
-        ok = ok and judged(params, second, backend, vs) and second.get("input_sums") == r.get("input_sums")
+        facts = r.get("page") or {}
+        second = (facts.get("vs") or {}).get("report") or {}
+        sums = ((facts.get("vs") or {}).get("page") or {}).get("input_sums")
+        ok = ok and judged(params, second, backend, vs) and sums is not None and sums == facts.get("input_sums")
     res.check(label, ok, json.dumps(r))
 
 

@@ -170,12 +170,6 @@ fn output(
         passes,
         timings,
         notes,
-        kernel: crate::gpu::run::RanKernel {
-            method: method.name().into(),
-            variant: None,
-            inputs: precision,
-            sums: precision,
-            rounding: None,
-        },
+        kernel: crate::methods::RanKernel::new(method, precision),
     }
 }

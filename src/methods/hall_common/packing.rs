@@ -151,7 +151,7 @@ pub fn read_unpacked(
         work.finish(move |bytes| Ok(vec![unpack_bytes(precision, &bytes[0], rows, cols)?]));
         Ok(work)
     })?;
-    Ok(ran.into_output()?.c)
+    ran.into_c()
 }
 
 /// Upload `x` packed (eq. 8) into a new `Rgba32Float` texture.

@@ -42,7 +42,7 @@ pub(super) async fn generic_block(
     let mut passes = 0;
     let mut notes = vec![];
     let mut last = None;
-    let mut kernel = RanKernel::default();
+    let mut kernel: Option<RanKernel> = None;
     for (x, y) in a.iter().zip(b) {
         // Each tile fits whole (the plan chose it so): the method's own run, not tiled again.
         let o = Options {
@@ -63,7 +63,7 @@ pub(super) async fn generic_block(
         if notes.is_empty() {
             notes = out.notes.clone();
         }
-        kernel = out.kernel;
+        kernel = Some(out.kernel);
         last = Some(out.c);
     }
     t.device_ms = device;
@@ -76,6 +76,8 @@ pub(super) async fn generic_block(
             data: sum.iter().map(|&v| v as f32).collect(),
         },
     };
+    let kernel = kernel
+        .ok_or_else(|| Error::Internal(format!("{method}: a tiled block of no chunks of k")))?;
     Ok(RunOutput {
         c,
         passes,
