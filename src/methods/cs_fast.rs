@@ -147,10 +147,6 @@ pub const CPU_VARIANTS: [&str; 3] = [
     "32x32x8-8x8-direct",
 ];
 
-/// The CPU variant of a 64×64 C ([`CPU_VARIANTS`]), which the page names in its words.
-#[cfg(feature = "internals")]
-pub const CPU_VARIANT: &str = CPU_VARIANTS[1];
-
 /// The variants, the default first: the fastest at n = 2048 and 4096 on the H100; the second the
 /// one for small products ([`Variant::for_product`], `docs/performance.md`).
 pub const VARIANTS: &[Variant] = &[
@@ -660,12 +656,7 @@ pub fn loop_iterations(k: usize) -> u64 {
 
 /// Record `a · b` with the variant the request names ([`Variant::for_product`] where it names
 /// none), for the runner, and that variant.
-pub fn record(
-    ctx: &GpuContext,
-    a: &Matrix,
-    b: &Matrix,
-    p: &Params,
-) -> Result<(Work, Variant)> {
+pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix, p: &Params) -> Result<(Work, Variant)> {
     let cpu = ctx.info.device_type == wgpu::DeviceType::Cpu;
     let v = Variant::chosen(p.kernels.cs_fast, a.rows, b.cols, cpu);
     Ok((record_variant(ctx, &v, a, b, p)?, v))
@@ -740,7 +731,6 @@ mod tests {
             );
             assert_eq!(v.workgroup_bytes(), 0, "{name}");
         }
-        assert_eq!(Variant::parse(CPU_VARIANT).unwrap().bm(), 64);
         for (m, n, want) in [
             (64, 64, "64x64x8-8x8-direct"),
             (96, 96, "32x32x8-8x8-direct"),
