@@ -248,8 +248,8 @@ thread_local! {
     /// The f64 reference of the last inputs ([`Kept`]). The same inputs again (the same seed and
     /// shape, or the same pasted matrices) are not multiplied on the CPU again.
     static REFERENCE: RefCell<Option<Kept>> = const { RefCell::new(None) };
-    /// The inputs last drawn from a seed or filled, by what drew them: a warm
-    /// page's next Run of the same product takes copies instead of drawing them again.
+    /// The inputs last drawn from a seed or filled, by what drew them: a warm page's next Run
+    /// of the same product takes copies instead of drawing them again.
     static DRAWN: RefCell<Option<(DrawKey, Matrix, Matrix)>> = const { RefCell::new(None) };
     /// Products run so far (each run of compare mode counts): which one computed a reference.
     static PRODUCTS: Cell<u64> = const { Cell::new(0) };
