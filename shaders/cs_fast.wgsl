@@ -8,9 +8,11 @@
 //     `main_8x8_u8`   8×8, k-loop written out for BK = 8, register double-buffered (the
 //                     workgroup-memory reads of step kk + 1 before the multiply-adds of step kk);
 //     `main_16x8_u8`  16×8, the same;
+//     `main_8x8_direct` 8×8, read straight from the buffers: no workgroup memory and no barrier
+//                     (for CPU adapters, below);
 // - every global and workgroup-memory access is a vec4 (16 bytes);
 // - A is uploaded transposed (Aᵀ, k×m) so that a k-row of the A tile is contiguous, like B's;
-// - the shared tiles are double-buffered: the next k-tile is fetched from global memory into
+// - the shared tiles (of every entry but `main_8x8_direct`) are double-buffered: the next k-tile is fetched from global memory into
 //   registers before the multiply-adds on the current one and stored into the other buffer after
 //   them, one barrier per k-tile;
 // - all three buffers are zero-padded on the host to multiples of the tile (m to BM, n to BN,
@@ -22,7 +24,8 @@
 //   dims.m % BM == 0, dims.k % BK == 0, dims.n % BN == 0 (the padded sizes, which are the sizes of
 //   the buffers); BM == RM·WG_Y and BN == RN·WG_X with the kernel's RM×RN block; BK == 8 for
 //   `main_8x8_u8` and `main_16x8_u8`;
-//   BK·BM/4 and BK·BN/4 (vec4s per tile) are 1 to 4 times WG_X·WG_Y; grid = (n/BN, m/BM).
+//   for the entries that stage tiles (all but `main_8x8_direct`), BK·BM/4 and BK·BN/4 (vec4s per
+//   tile) are 1 to 4 times WG_X·WG_Y; grid = (n/BN, m/BM).
 //
 // Layout: at[p·m/4 + i/4] = A(i..i+3, p); b[p·n/4 + j/4] = B(p, j..j+3); c[i·n/4 + j/4] = C(i, j..j+3).
 
@@ -603,4 +606,81 @@ fn main_16x8_u8(
         c[(r + 3u) * nv + c0] = acc[8u * q + 6u];
         c[(r + 3u) * nv + c1] = acc[8u * q + 7u];
     }
+}
+
+// ---- For CPU adapters: no workgroup memory ----
+//
+// `main_8x8` without the staging: each invocation reads its vec4s of Aᵀ and B straight from the
+// buffers, k-row by k-row, into the same 8×8 block of C. On a CPU adapter (lavapipe, a browser's
+// SwiftShader) workgroup memory is the same memory as the buffers, behind the same caches, so
+// staging buys nothing, and a barrier makes the driver compile the kernel as coroutines that are
+// suspended at each one: in headless Chromium on SwiftShader this entry compiled in 60–90 ms where
+// `main_8x8` took 0.9–2 s, and multiplied n = 256 to 1024 in 0.6–0.7 of its time
+// (`docs/web.md`). The C tile (BM = 8·WG_Y, BN = 8·WG_X) only says which invocation computes which
+// block; BK is how far k is padded and the inner loop's length.
+@compute @workgroup_size(WG_X, WG_Y)
+fn main_8x8_direct(
+    @builtin(workgroup_id) wg: vec3u,
+    @builtin(local_invocation_id) lid: vec3u,
+) {
+    let mv = dims.m / 4u;
+    let nv = dims.n / 4u;
+    // Vec4 columns of Aᵀ (rows of A) and of B this invocation reads, as in `main_8x8`: rows
+    // ty·4 + 0..3 and BM/2 + ty·4 + 0..3 of the tile, columns tx·4 + 0..3 and BN/2 + tx·4 + 0..3.
+    // In range: a1 = wg.y·BM/4 + BM/8 + ty < (wg.y + 1)·BM/4 <= dims.m/4 since ty < WG_Y = BM/8;
+    // likewise b1 < dims.n/4 since tx < WG_X = BN/8.
+    let a0 = wg.y * (BM / 4u) + lid.y;
+    let a1 = a0 + BM / 8u;
+    let b0 = wg.x * (BN / 4u) + lid.x;
+    let b1 = b0 + BN / 8u;
+    let tiles = dims.k / BK;
+    var acc: array<vec4f, 16>; // acc[2r + h] = C(row r of the block, column half h), r < 8
+
+    for (var t = 0u; t < tiles; t++) {
+        for (var kk = 0u; kk < BK; kk++) {
+            // In range: p < tiles·BK = dims.k, so p·dims.m/4 + a1 < dims.k·dims.m/4, the size of
+            // the padded Aᵀ buffer; likewise for B.
+            let p = t * BK + kk;
+            let x0 = at[p * mv + a0];
+            let x1 = at[p * mv + a1];
+            let y0 = b[p * nv + b0];
+            let y1 = b[p * nv + b1];
+            acc[0] = fma(vec4f(x0.x), y0, acc[0]);
+            acc[1] = fma(vec4f(x0.x), y1, acc[1]);
+            acc[2] = fma(vec4f(x0.y), y0, acc[2]);
+            acc[3] = fma(vec4f(x0.y), y1, acc[3]);
+            acc[4] = fma(vec4f(x0.z), y0, acc[4]);
+            acc[5] = fma(vec4f(x0.z), y1, acc[5]);
+            acc[6] = fma(vec4f(x0.w), y0, acc[6]);
+            acc[7] = fma(vec4f(x0.w), y1, acc[7]);
+            acc[8] = fma(vec4f(x1.x), y0, acc[8]);
+            acc[9] = fma(vec4f(x1.x), y1, acc[9]);
+            acc[10] = fma(vec4f(x1.y), y0, acc[10]);
+            acc[11] = fma(vec4f(x1.y), y1, acc[11]);
+            acc[12] = fma(vec4f(x1.z), y0, acc[12]);
+            acc[13] = fma(vec4f(x1.z), y1, acc[13]);
+            acc[14] = fma(vec4f(x1.w), y0, acc[14]);
+            acc[15] = fma(vec4f(x1.w), y1, acc[15]);
+        }
+    }
+
+    // In range: row < (wg.y + 1)·BM <= dims.m and the vec4 columns b0, b1 < dims.n/4 (above).
+    let r0 = wg.y * BM + lid.y * 4u;
+    let r1 = r0 + BM / 2u;
+    c[(r0 + 0u) * nv + b0] = acc[0];
+    c[(r0 + 0u) * nv + b1] = acc[1];
+    c[(r0 + 1u) * nv + b0] = acc[2];
+    c[(r0 + 1u) * nv + b1] = acc[3];
+    c[(r0 + 2u) * nv + b0] = acc[4];
+    c[(r0 + 2u) * nv + b1] = acc[5];
+    c[(r0 + 3u) * nv + b0] = acc[6];
+    c[(r0 + 3u) * nv + b1] = acc[7];
+    c[(r1 + 0u) * nv + b0] = acc[8];
+    c[(r1 + 0u) * nv + b1] = acc[9];
+    c[(r1 + 1u) * nv + b0] = acc[10];
+    c[(r1 + 1u) * nv + b1] = acc[11];
+    c[(r1 + 2u) * nv + b0] = acc[12];
+    c[(r1 + 2u) * nv + b1] = acc[13];
+    c[(r1 + 3u) * nv + b0] = acc[14];
+    c[(r1 + 3u) * nv + b1] = acc[15];
 }

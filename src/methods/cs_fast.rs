@@ -7,7 +7,9 @@
 //! one BK). Per k-tile of depth BK the workgroup stages a BK×BM tile of A and a BK×BN tile
 //! of B in workgroup memory, double-buffered: the next k-tile's global loads are issued before the
 //! multiply-adds on the current one and stored into the other buffer after them, so there is one
-//! barrier per k-tile. Every global and workgroup-memory access is a vec4.
+//! barrier per k-tile. Every global and workgroup-memory access is a vec4. The one entry for CPU
+//! adapters, `main_8x8_direct`, stages nothing: each invocation reads its vec4s straight from the
+//! buffers ([`Variant::for_cpu`] says why).
 //!
 //! The operands are laid out on upload (and that time counts as upload):
 //! - A is uploaded transposed, Aᵀ (k×m), so that a k-row of its tile is contiguous like B's and
@@ -29,7 +31,8 @@
 //! as pipeline-overridable constants. `RENDERMM_CS_FAST=<variant>` picks one for every run
 //! (`multiply`, `bench`); unset, a product picks by its size ([`Variant::for_product`]: the
 //! 128×64 tile with a 16×8 block and its k-loop written out for a C of 256 such tiles or more,
-//! the 64×64 tile with a 4×8 block below). `rendermm tune --method cs-fast` times them all.
+//! the 64×64 tile with a 4×8 block below; on a CPU adapter the direct 8×8 kernel on the tile of
+//! [`CPU_VARIANTS`] that pads C least). `rendermm tune --method cs-fast` times them all.
 
 use super::{Params, Work};
 use crate::error::{Error, Result};
@@ -74,6 +77,9 @@ pub struct Entry {
     pub bk: Option<u32>,
     /// What variant names of this entry end in after `BMxBNxBK-RMxRN`.
     pub suffix: &'static str,
+    /// Whether it stages k-tiles of A and B in workgroup memory (every entry but
+    /// `main_8x8_direct`, which reads the buffers directly).
+    pub staged: bool,
 }
 
 /// The entry points of `shaders/cs_fast.wgsl`.
@@ -84,6 +90,7 @@ pub const ENTRIES: &[Entry] = &[
         rn: 8,
         bk: None,
         suffix: "",
+        staged: true,
     },
     Entry {
         name: "main_8x8",
@@ -91,6 +98,7 @@ pub const ENTRIES: &[Entry] = &[
         rn: 8,
         bk: None,
         suffix: "",
+        staged: true,
     },
     Entry {
         name: "main_4x8",
@@ -98,6 +106,7 @@ pub const ENTRIES: &[Entry] = &[
         rn: 8,
         bk: None,
         suffix: "",
+        staged: true,
     },
     Entry {
         name: "main_8x8_u8",
@@ -105,6 +114,7 @@ pub const ENTRIES: &[Entry] = &[
         rn: 8,
         bk: Some(8),
         suffix: "-unrolled",
+        staged: true,
     },
     Entry {
         name: "main_16x8_u8",
@@ -112,6 +122,15 @@ pub const ENTRIES: &[Entry] = &[
         rn: 8,
         bk: Some(8),
         suffix: "-unrolled",
+        staged: true,
+    },
+    Entry {
+        name: "main_8x8_direct",
+        rm: 8,
+        rn: 8,
+        bk: None,
+        suffix: "-direct",
+        staged: false,
     },
 ];
 
@@ -119,10 +138,14 @@ pub const ENTRIES: &[Entry] = &[
 /// runs the smaller-tiled second variant ([`Variant::for_product`]).
 pub const SMALL_PRODUCT_TILES: usize = 256;
 
-/// The variant every product below [`SMALL_PRODUCT_TILES`] runs on a CPU adapter (lavapipe, a
-/// browser's software WebGPU), whatever its size: 8×8 register blocks on a 64×64 tile, twice
-/// the multiply-adds per value loaded of the GPU's `64x64x8-4x8` ([`Variant::for_product`]).
-pub const CPU_VARIANT: &str = "64x64x8-8x8";
+/// The variants a CPU adapter (lavapipe, a browser's software WebGPU) chooses among, at every
+/// size ([`Variant::for_product`]): `main_8x8_direct`'s 8×8 register blocks, read straight from
+/// the buffers, on three tiles of C, the largest first.
+pub const CPU_VARIANTS: [&str; 3] = [
+    "128x128x8-8x8-direct",
+    "64x64x8-8x8-direct",
+    "32x32x8-8x8-direct",
+];
 
 /// The variants, the default first: the fastest at n = 2048 and 4096 on the H100; the second the
 /// one for small products ([`Variant::for_product`], `docs/performance.md`).
@@ -370,6 +393,33 @@ pub const VARIANTS: &[Variant] = &[
         wg_y: 16,
         bk: 8,
     },
+    Variant {
+        name: "128x128x8-8x8-direct",
+        entry: "main_8x8_direct",
+        rm: 8,
+        rn: 8,
+        wg_x: 16,
+        wg_y: 16,
+        bk: 8,
+    },
+    Variant {
+        name: "64x64x8-8x8-direct",
+        entry: "main_8x8_direct",
+        rm: 8,
+        rn: 8,
+        wg_x: 8,
+        wg_y: 8,
+        bk: 8,
+    },
+    Variant {
+        name: "32x32x8-8x8-direct",
+        entry: "main_8x8_direct",
+        rm: 8,
+        rn: 8,
+        wg_x: 4,
+        wg_y: 4,
+        bk: 8,
+    },
 ];
 
 impl Variant {
@@ -388,9 +438,21 @@ impl Variant {
         self.wg_x * self.wg_y
     }
 
-    /// Bytes of workgroup memory: two buffers of a BK×BM and a BK×BN f32 tile.
+    /// Bytes of workgroup memory: two buffers of a BK×BM and a BK×BN f32 tile (none for
+    /// `main_8x8_direct`).
     pub fn workgroup_bytes(&self) -> u64 {
+        if !self.staged() {
+            return 0;
+        }
         2 * self.bk as u64 * (self.bm() + self.bn()) as u64 * 4
+    }
+
+    /// Whether its entry point stages k-tiles in workgroup memory ([`Entry::staged`]).
+    pub fn staged(&self) -> bool {
+        ENTRIES
+            .iter()
+            .find(|e| e.name == self.entry)
+            .is_none_or(|e| e.staged)
     }
 
     /// The shader entry point.
@@ -403,31 +465,46 @@ impl Variant {
         VARIANTS[0]
     }
 
-    /// The variant an m×n product runs when `RENDERMM_CS_FAST` is unset: the default
+    /// The variant an m×n product runs when `RENDERMM_CS_FAST` is unset. On a GPU: the default
     /// (`128x64x8-16x8-unrolled`, the fastest at n = 2048 and 4096 on the H100) when C holds at
     /// least [`SMALL_PRODUCT_TILES`] of its 128×64 tiles, else the second of [`VARIANTS`]
     /// (`64x64x8-4x8`), whose smaller tiles of fewer invocations keep more multiprocessors
     /// busy on a small product (at 1000×777×513 it ran 10.1 TFLOP/s against 7.3,
-    /// `docs/performance.md`); and on a CPU adapter (`cpu`: lavapipe, a browser's software
-    /// WebGPU) [`CPU_VARIANT`] below the default's tile count, at every size: where cores, not
-    /// multiprocessors, run the workgroups, loads per multiply-add count more than workgroups
-    /// (in headless Chromium on SwiftShader its multiply took 0.6-0.8× the time of the 4×8
-    /// blocks', 64x64x8-4x8 or 32x64x8-4x8, at n = 64 to 1024, `docs/web.md`).
+    /// `docs/performance.md`). On a CPU adapter (`cpu`: lavapipe, a browser's software WebGPU),
+    /// at every size, the one of [`CPU_VARIANTS`] whose tile pads C least, the larger tile where
+    /// two pad it alike ([`Variant::for_cpu`]).
     pub fn for_product(m: usize, n: usize, cpu: bool) -> Variant {
         let big = VARIANTS[0];
         let tiles = m.div_ceil(big.bm() as usize) * n.div_ceil(big.bn() as usize);
         let small = VARIANTS[1];
-        if tiles >= SMALL_PRODUCT_TILES {
+        if cpu {
+            Self::for_cpu(m, n).unwrap_or(small)
+        } else if tiles >= SMALL_PRODUCT_TILES {
             big
-        } else if cpu {
-            VARIANTS
-                .iter()
-                .copied()
-                .find(|v| v.name == CPU_VARIANT)
-                .unwrap_or(small)
         } else {
             small
         }
+    }
+
+    /// On a CPU adapter: of [`CPU_VARIANTS`] (8×8 blocks read straight from the buffers), the one
+    /// whose tile pads an m×n C to the fewest elements, the larger tile on a tie (n = 96 takes
+    /// 32×32 tiles, not 64×64 ones that would multiply 128×128; n = 64, 64×64; a multiple of
+    /// 128, 128×128). Where cores, not multiprocessors, run the workgroups, workgroup memory is
+    /// the memory behind the same caches and buys nothing, while its barriers make SwiftShader
+    /// compile the kernel as coroutines: in headless Chromium on SwiftShader the direct kernel
+    /// compiled in 60–90 ms where the staged `64x64x8-8x8` took 0.9–2 s, and multiplied
+    /// n = 256 to 1024 in 0.5–0.7 of its time; the tile's shape hardly changes the time, so the
+    /// padding picks it (`docs/web.md`). None only if the table lost its CPU variants.
+    pub fn for_cpu(m: usize, n: usize) -> Option<Variant> {
+        let area = |v: &Variant| {
+            let (mp, _, np) = padded(v, m, 1, n);
+            mp as u128 * np as u128
+        };
+        VARIANTS
+            .iter()
+            .copied()
+            .filter(|v| CPU_VARIANTS.contains(&v.name))
+            .min_by_key(|v| (area(v), std::cmp::Reverse(v.bm() * v.bn())))
     }
 
     /// The variant a request named, or [`Variant::for_product`] where it named none.
@@ -442,8 +519,9 @@ impl Variant {
 
     /// Error unless the shader's preconditions on its constants hold: an entry point of
     /// [`ENTRIES`] with the register block it computes and, where its k-loop is written out, the
-    /// k-tile depth it is written for; each tile a whole number (1 to 4) of vec4 loads per
-    /// invocation, the four fetch slots of `shaders/cs_fast.wgsl`; and the name the shape.
+    /// k-tile depth it is written for; where it stages tiles, each tile a whole number (1 to 4)
+    /// of vec4 loads per invocation, the four fetch slots of `shaders/cs_fast.wgsl`; and the name
+    /// the shape.
     pub fn check(&self) -> Result<()> {
         let t = self.invocations();
         let tiles = [
@@ -479,7 +557,7 @@ impl Variant {
         if self.bk == 0 || t == 0 {
             return bad("empty tile".into());
         }
-        for (what, q) in tiles {
+        for (what, q) in tiles.into_iter().filter(|_| e.staged) {
             if q % t != 0 || q / t == 0 || q / t > 4 {
                 return bad(format!(
                     "the {what} tile is {q} vec4s for {t} invocations; it must be 1 to 4 loads each"
@@ -538,9 +616,17 @@ pub fn plan(v: &Variant, m: usize, k: usize, n: usize) -> Result<Plan> {
         (mp / v.bm() as usize) as u32,
         1,
     ];
+    let staging = if v.staged() {
+        format!(
+            "double-buffered in {} B of workgroup memory",
+            v.workgroup_bytes()
+        )
+    } else {
+        "read straight from the buffers, no workgroup memory".to_string()
+    };
     let mut p = Plan::single(Method::CsFast.name(), kernel, groups)
         .note(format!(
-            "variant {} (another with {ENV}=...; unset, chosen by the size of C): {}x{} C tile per workgroup of {}x{}, {}x{} register block per invocation ({}), k-tiles of {}, double-buffered in {} B of workgroup memory",
+            "variant {} (another with {ENV}=...; unset, chosen by the size of C and the adapter): {}x{} C tile per workgroup of {}x{}, {}x{} register block per invocation ({}), k-tiles of {}, {staging}",
             v.name,
             v.bm(),
             v.bn(),
@@ -550,7 +636,6 @@ pub fn plan(v: &Variant, m: usize, k: usize, n: usize) -> Result<Plan> {
             v.rn,
             v.entry,
             v.bk,
-            v.workgroup_bytes()
         ))
         .note(format!(
             "A uploaded transposed; A, B, C zero-padded to {mp}x{kp}x{np} (cropped on readback)"
@@ -571,12 +656,7 @@ pub fn loop_iterations(k: usize) -> u64 {
 
 /// Record `a · b` with the variant the request names ([`Variant::for_product`] where it names
 /// none), for the runner, and that variant.
-pub fn record(
-    ctx: &GpuContext,
-    a: &Matrix,
-    b: &Matrix,
-    p: &Params,
-) -> Result<(Work, Variant)> {
+pub fn record(ctx: &GpuContext, a: &Matrix, b: &Matrix, p: &Params) -> Result<(Work, Variant)> {
     let cpu = ctx.info.device_type == wgpu::DeviceType::Cpu;
     let v = Variant::chosen(p.kernels.cs_fast, a.rows, b.cols, cpu);
     Ok((record_variant(ctx, &v, a, b, p)?, v))
@@ -613,19 +693,13 @@ pub fn record_variant(
 mod tests {
     use super::*;
 
-    /// Without RENDERMM_CS_FAST, large products take the default, small ones the smaller-tiled
-    /// variant on a GPU and the 8×8-blocked 64×64 tile on a CPU adapter, at the tile count the
-    /// rule names.
+    /// Without RENDERMM_CS_FAST, on a GPU large products take the default and small ones the
+    /// smaller-tiled variant, at the tile count the rule names.
     #[test]
     fn products_below_the_tile_count_take_the_small_variant() {
         let (big, small) = (VARIANTS[0], VARIANTS[1]);
-        let on_cpu = Variant::parse(CPU_VARIANT).unwrap();
         assert_eq!((big.bm(), big.bn()), (128, 64));
         assert_eq!(small.name, "64x64x8-4x8");
-        assert_eq!(
-            (on_cpu.bm(), on_cpu.bn(), on_cpu.rm, on_cpu.rn),
-            (64, 64, 8, 8)
-        );
         for (m, n, want) in [
             (4096, 4096, big),
             (2048, 2048, big),
@@ -642,10 +716,41 @@ mod tests {
             (1, 1 << 20, big),
         ] {
             assert_eq!(Variant::for_product(m, n, false), want, "{m}x{n} on a GPU");
-            let on_a_cpu = if want == small { on_cpu } else { want };
+        }
+    }
+
+    /// On a CPU adapter, at every size, the direct 8×8 kernel on the tile of CPU_VARIANTS that
+    /// pads C least, the larger tile on a tie.
+    #[test]
+    fn a_cpu_adapter_takes_the_direct_tile_that_pads_least() {
+        for name in CPU_VARIANTS {
+            let v = Variant::parse(name).unwrap();
             assert_eq!(
-                Variant::for_product(m, n, true),
-                on_a_cpu,
+                (v.entry, v.rm, v.rn, v.staged()),
+                ("main_8x8_direct", 8, 8, false)
+            );
+            assert_eq!(v.workgroup_bytes(), 0, "{name}");
+        }
+        for (m, n, want) in [
+            (64, 64, "64x64x8-8x8-direct"),
+            (96, 96, "32x32x8-8x8-direct"),
+            (128, 128, "128x128x8-8x8-direct"),
+            (256, 256, "128x128x8-8x8-direct"),
+            (384, 384, "128x128x8-8x8-direct"),
+            (192, 192, "64x64x8-8x8-direct"),
+            (160, 160, "32x32x8-8x8-direct"),
+            (1024, 1024, "128x128x8-8x8-direct"),
+            (4096, 4096, "128x128x8-8x8-direct"),
+            (1, 1, "32x32x8-8x8-direct"),
+            (20, 30, "32x32x8-8x8-direct"),
+            (65, 37, "32x32x8-8x8-direct"),
+            // 128 rows pad alike under all three; 64 columns under 64 and 32: the larger.
+            (128, 64, "64x64x8-8x8-direct"),
+            (1, 1 << 20, "32x32x8-8x8-direct"),
+        ] {
+            assert_eq!(
+                Variant::for_product(m, n, true).name,
+                want,
                 "{m}x{n} on a CPU"
             );
         }
@@ -655,6 +760,7 @@ mod tests {
     fn every_variant_meets_the_shader_preconditions() {
         for v in VARIANTS {
             v.check().unwrap();
+            assert_eq!(v.staged(), v.entry != "main_8x8_direct", "{}", v.name);
             assert!(
                 v.workgroup_bytes() <= 32768,
                 "{}: fits lavapipe's 32 KiB",

@@ -28,7 +28,6 @@ use request::*;
 use show::*;
 use words::*;
 
-use rendermm::report::Report;
 use rendermm::check;
 use rendermm::clock::Instant;
 use rendermm::demo::render::Renderer;
@@ -41,6 +40,7 @@ use rendermm::matrix::Matrix;
 use rendermm::methods::{Era, Method};
 use rendermm::plan::{self, Options};
 use rendermm::precision::{Precision, U8Bits};
+use rendermm::report::Report;
 use serde_json::{Value, json};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -161,7 +161,7 @@ pub fn seeded_inputs(m: usize, k: usize, n: usize, seed: u64) -> js_sys::Object 
 #[wasm_bindgen]
 pub async fn run(params: js_sys::Map) -> String {
     let page = Page::find();
-    page.status("running…");
+    running_start();
     let _busy = Busy::run();
     let out = match parse_request(&params) {
         Ok(req) => run_all(&req, &page).await,
@@ -245,10 +245,14 @@ thread_local! {
     static CONTEXTS: Cell<usize> = const { Cell::new(0) };
     /// Whether the browser has WebGPU, asked once (backend=auto).
     static HAS_WEBGPU: Cell<Option<bool>> = const { Cell::new(None) };
-    /// The f64 reference of the last inputs: (A, B, and A·B with |A|·|B|, the scale of the
-    /// judge's bound). The same inputs again (the same seed and shape, or the same pasted
-    /// matrices) are not multiplied on the CPU again.
-    static REFERENCE: RefCell<Option<(Matrix, Matrix, Rc<check::Reference>)>> = const { RefCell::new(None) };
+    /// The f64 reference of the last inputs ([`Kept`]). The same inputs again (the same seed and
+    /// shape, or the same pasted matrices) are not multiplied on the CPU again.
+    static REFERENCE: RefCell<Option<Kept>> = const { RefCell::new(None) };
+    /// The inputs last drawn from a seed or filled, by what drew them: a warm page's next Run
+    /// of the same product takes copies instead of drawing them again.
+    static DRAWN: RefCell<Option<(DrawKey, Matrix, Matrix)>> = const { RefCell::new(None) };
+    /// Products run so far (each run of compare mode counts): which one computed a reference.
+    static PRODUCTS: Cell<u64> = const { Cell::new(0) };
     /// C of the last run that produced one, for the download links.
     static LAST_C: RefCell<Option<Matrix>> = const { RefCell::new(None) };
     /// Runs and replays under way: WebGL2's context is polled while this is not 0.
@@ -260,21 +264,138 @@ fn ms_since(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1e3
 }
 
-/// The f64 reference of A·B: the cached one when A and B are the last run's, else computed now
-/// (and cached). Also says whether it was cached.
-fn reference_of(a: &Matrix, b: &Matrix) -> (Rc<check::Reference>, bool) {
-    let same = |x: &Matrix, y: &Matrix| x.rows == y.rows && x.cols == y.cols && x.data == y.data;
-    if let Some(r) = REFERENCE.with(|r| {
+/// What drew a run's A and B where the page drew them (the seed, or a fill, for each; the shape;
+/// the precision, which sets the seed's range): the same key is the same inputs, bit for bit.
+#[derive(Clone, Copy, PartialEq)]
+struct DrawKey {
+    m: usize,
+    k: usize,
+    n: usize,
+    seed: u64,
+    precision: Precision,
+    fill_a: Option<u32>,
+    fill_b: Option<u32>,
+}
+
+/// Drawn inputs past this many elements (A's and B's together) are not kept for the next Run:
+/// a copy of each would stay in the page's memory, and such a product's time is the GPU's.
+const KEEP_DRAWN: usize = 1 << 22;
+
+/// The f64 reference of the last inputs: A, B (or the key that drew them), and A·B with |A|·|B|
+/// and, for f32, the runs of partial sums (the scale of the judge's bounds).
+struct Kept {
+    a: Matrix,
+    b: Matrix,
+    key: Option<DrawKey>,
+    reference: Rc<check::Reference>,
+    /// The product ([`PRODUCTS`]) that computed it, and how long that took.
+    by: u64,
+    ms: f64,
+}
+
+impl Kept {
+    /// Whether these are the inputs kept: the same key where the page drew both, else the same
+    /// numbers.
+    fn holds(&self, a: &Matrix, b: &Matrix, key: Option<DrawKey>) -> bool {
+        let same =
+            |x: &Matrix, y: &Matrix| x.rows == y.rows && x.cols == y.cols && x.data == y.data;
+        match (key, self.key) {
+            (Some(k), Some(kept)) => k == kept,
+            _ => same(&self.a, a) && same(&self.b, b),
+        }
+    }
+}
+
+/// The f64 reference of A·B, with its |A|·|B| and, where `runs` (an f32 check), the runs of
+/// partial sums the f32 bound takes: computed now and kept for the next run.
+fn compute_reference(a: &Matrix, b: &Matrix, runs: bool) -> Rc<check::Reference> {
+    let r = check::Reference::new(a, b);
+    r.abs(a, b);
+    if runs {
+        r.runs(a, b);
+    }
+    Rc::new(r)
+}
+
+/// The f64 reference of A·B for product `by`: the kept one when A and B are the kept ones, else
+/// computed now (and kept). Also says whether it was kept from an earlier product (not computed
+/// for this one, beside its GPU work or now) and the milliseconds it took this product.
+fn reference_of(
+    a: &Matrix,
+    b: &Matrix,
+    key: Option<DrawKey>,
+    by: u64,
+    runs: bool,
+) -> (Rc<check::Reference>, bool, f64) {
+    let t = Instant::now();
+    if let Some(found) = REFERENCE.with(|r| {
         r.borrow()
             .as_ref()
-            .filter(|(ca, cb, _)| same(ca, a) && same(cb, b))
-            .map(|(_, _, r)| r.clone())
+            .filter(|kept| kept.holds(a, b, key))
+            .map(|kept| (kept.reference.clone(), kept.by, kept.ms))
     }) {
-        return (r, true);
+        let (r, computed_by, computed_ms) = found;
+        return if computed_by == by {
+            (r, false, computed_ms)
+        } else {
+            (r, true, ms_since(t))
+        };
     }
-    let r = Rc::new(check::Reference::new(a, b));
-    REFERENCE.with(|c| *c.borrow_mut() = Some((a.clone(), b.clone(), r.clone())));
-    (r, false)
+    let r = compute_reference(a, b, runs);
+    let ms = ms_since(t);
+    keep_reference(a, b, key, r.clone(), by, ms);
+    (r, false, ms)
+}
+
+fn keep_reference(
+    a: &Matrix,
+    b: &Matrix,
+    key: Option<DrawKey>,
+    reference: Rc<check::Reference>,
+    by: u64,
+    ms: f64,
+) {
+    REFERENCE.with(|c| {
+        *c.borrow_mut() = Some(Kept {
+            a: a.clone(),
+            b: b.clone(),
+            key,
+            reference,
+            by,
+            ms,
+        })
+    });
+}
+
+/// Start product `by`'s f64 reference beside its GPU work: in a task of its own, which runs once
+/// this task has handed the browser its commands (a timer's turn later), while the page waits
+/// for the device to open, the loop cap's probe and the product. Nothing where the inputs' is
+/// kept; where the product finishes first, the judge computes it then and this does nothing.
+/// The result still waits for the check, so it never shows as checked before it is.
+fn reference_alongside(a: &Matrix, b: &Matrix, key: Option<DrawKey>, by: u64, runs: bool) {
+    let held = REFERENCE.with(|r| {
+        r.borrow()
+            .as_ref()
+            .is_some_and(|kept| kept.holds(a, b, key))
+    });
+    if held {
+        return;
+    }
+    let (a, b) = (a.clone(), b.clone());
+    wasm_bindgen_futures::spawn_local(async move {
+        sleep(0).await;
+        let held = REFERENCE.with(|r| {
+            r.borrow()
+                .as_ref()
+                .is_some_and(|kept| kept.holds(&a, &b, key))
+        });
+        if held {
+            return;
+        }
+        let t = Instant::now();
+        let r = compute_reference(&a, &b, runs);
+        keep_reference(&a, &b, key, r, by, ms_since(t));
+    });
 }
 
 /// One run done: its report, the page's facts about it, its words for the status, the sums of
@@ -326,14 +447,14 @@ async fn run_all(req: &Request, page: &Page) -> Result<Value> {
         l.set(l.get() + 1);
         l.get()
     });
-    let (inputs, seed) = inputs_of(req);
-    let first = run_one(req, page, &inputs, seed, started, id).await?;
+    let drawn = inputs_of(req);
+    let first = run_one(req, page, &drawn, started, id).await?;
     let mut facts = first.facts;
     let mut cols = vec![first.words];
     let mut summary = None;
     if let Some(vs) = req.vs {
         let vreq = req.versus(vs);
-        match run_one(&vreq, page, &inputs, seed, Instant::now(), id).await {
+        match run_one(&vreq, page, &drawn, Instant::now(), id).await {
             Ok(mut d) => {
                 if vreq.precision != req.precision {
                     d.words.changes.insert(
@@ -367,7 +488,7 @@ async fn run_all(req: &Request, page: &Page) -> Result<Value> {
         cols[1].title = format!("vs {}", cols[1].title);
     }
     // The status's words; whether it reads passed is main.js's, from the reports.
-    page.status_html(&status_html(&cols, summary.as_deref()));
+    status_with_result(status_html(&cols, summary.as_deref()));
     let result = json!({ "report": report_json(&first.report)?, "page": facts });
     let show = first.show;
     LAST_C.with(|c| *c.borrow_mut() = Some(show.c.clone()));
@@ -456,11 +577,26 @@ fn compare_line(first: &Side, second: &Side) -> (String, f64) {
 async fn run_one(
     req: &Request,
     page: &Page,
-    inputs: &Inputs,
-    seed: Option<u64>,
+    drawn: &Drawn,
     started: Instant,
     id: u64,
 ) -> Result<Done> {
+    let (inputs, seed) = (&drawn.inputs, drawn.seed);
+    let product = PRODUCTS.with(|p| {
+        p.set(p.get() + 1);
+        p.get()
+    });
+    let (a, b, input_notes) = inputs.for_precision(req.precision)?;
+    // Where this product is checked in full against a reference not yet kept, the CPU computes
+    // it while the GPU works (the device opening, the loop cap's probe, the product).
+    let full = check_policy(req).coverage.is_full((req.m, req.k, req.n));
+    let runs = bounds_take_runs(req);
+    // What drew A and B names them as multiplied only in the precision they were drawn for
+    // (compare mode's second run may map them into u8's range).
+    let key = drawn.key.filter(|k| k.precision == req.precision);
+    if full {
+        reference_alongside(&a, &b, key, product, runs);
+    }
     let (gpu, opened) = gpu_for(req, page).await?;
     let context_ms = if opened { ms_since(started) } else { 0.0 };
     // The driver's loop cap in the method's stage, measured once per context as far as this
@@ -475,7 +611,6 @@ async fn run_one(
             req.method
         )));
     }
-    let (a, b, input_notes) = inputs.for_precision(req.precision)?;
     let before = (gpu.ctx.pipelines.built(), gpu.ctx.pipelines.compiled());
     let mut capture = Capture {
         kind: Kind::of(req.method),
@@ -483,12 +618,12 @@ async fn run_one(
         last: None,
         passes: 0,
     };
-    page.status(&format!(
+    page.running(&format!(
         "running {} on {} ({})…",
         req.method, gpu.adapter, gpu.backend
     ));
     let out = multiply(&gpu.ctx, req, &a, &b, &mut capture).await?;
-    let judged = judge(req, &out, &a, &b)?;
+    let judged = judge(req, &out, &a, &b, key, product)?;
     let ran = Ran {
         req,
         gpu: &gpu,
@@ -547,28 +682,54 @@ async fn run_one(
 /// each of A and B filled with one number where `fill` / `fill_a` / `fill_b` ask, or as given
 /// (mapped into [0, 1] for u8 where they leave it by `Inputs::for_precision`, as the CLI's
 /// --normalize does, with a note saying so). The seed where either was drawn from it.
-fn inputs_of(req: &Request) -> (Inputs, Option<u64>) {
+fn inputs_of(req: &Request) -> Drawn {
     if let Some((a, b, names)) = &req.given {
         let source = Source::Files {
             a: names.clone(),
             b: names.clone(),
         };
-        return (
-            Inputs {
+        return Drawn {
+            inputs: Inputs {
                 a: a.clone(),
                 b: b.clone(),
                 source,
             },
-            None,
-        );
+            seed: None,
+            key: None,
+        };
     }
-    let (mut a, mut b) = draw_like_the_cli(req.m, req.k, req.n, req.seed, req.precision);
-    if let Some(v) = req.fill_a {
-        a = Matrix::filled(req.m, req.k, v);
-    }
-    if let Some(v) = req.fill_b {
-        b = Matrix::filled(req.k, req.n, v);
-    }
+    let key = DrawKey {
+        m: req.m,
+        k: req.k,
+        n: req.n,
+        seed: req.seed,
+        precision: req.precision,
+        fill_a: req.fill_a.map(f32::to_bits),
+        fill_b: req.fill_b.map(f32::to_bits),
+    };
+    let kept = DRAWN.with(|d| {
+        d.borrow()
+            .as_ref()
+            .filter(|(k, ..)| *k == key)
+            .map(|(_, a, b)| (a.clone(), b.clone()))
+    });
+    let (a, b) = match kept {
+        Some(kept) => kept,
+        None => {
+            let (mut a, mut b) = draw_like_the_cli(req.m, req.k, req.n, req.seed, req.precision);
+            if let Some(v) = req.fill_a {
+                a = Matrix::filled(req.m, req.k, v);
+            }
+            if let Some(v) = req.fill_b {
+                b = Matrix::filled(req.k, req.n, v);
+            }
+            let keep = a.data.len() + b.data.len() <= KEEP_DRAWN;
+            DRAWN.with(|d| {
+                *d.borrow_mut() = keep.then(|| (key, a.clone(), b.clone()));
+            });
+            (a, b)
+        }
+    };
     let name = |fill: Option<f32>| match fill {
         Some(v) => format!("fill {v}"),
         None => format!("seed {}", req.seed),
@@ -578,7 +739,19 @@ fn inputs_of(req: &Request) -> (Inputs, Option<u64>) {
         b: name(req.fill_b),
     };
     let seed = (req.fill_a.is_none() || req.fill_b.is_none()).then_some(req.seed);
-    (Inputs { a, b, source }, seed)
+    Drawn {
+        inputs: Inputs { a, b, source },
+        seed,
+        key: Some(key),
+    }
+}
+
+/// A run's inputs, the seed that drew them, and where the page drew them (not given), what drew
+/// them.
+struct Drawn {
+    inputs: Inputs,
+    seed: Option<u64>,
+    key: Option<DrawKey>,
 }
 
 /// The product through the library's entry point. The passes are kept only for a replay (lm,
@@ -614,6 +787,24 @@ fn work_of(req: &Request) -> u64 {
     req.m as u64 * req.k as u64 * req.n as u64
 }
 
+/// The page's check policy for `req`: held to the model of the pipeline that ran, in full up to
+/// [`FULL_CHECK`] multiply-adds, else on elements sampled from the seed.
+fn check_policy(req: &Request) -> check::CheckPolicy {
+    check::CheckPolicy {
+        hold: check::Hold::Model,
+        coverage: check::Coverage::Auto {
+            full_up_to_madds: FULL_CHECK,
+            seed: req.seed,
+        },
+    }
+}
+
+/// Whether the judge's bound for `req` takes the runs of partial sums (the f32 bound; frag-mrt-f16
+/// is held to its f16 inputs' bound, u8 and f16 to their models).
+fn bounds_take_runs(req: &Request) -> bool {
+    req.precision == Precision::F32 && req.method != Method::FragMrtF16
+}
+
 /// The judge's verdict on a run and what it took.
 struct Judged {
     verdict: check::Verdict,
@@ -633,22 +824,22 @@ struct Judged {
 /// is in the words, `far from exact`), in full against the reference computed once for these
 /// inputs up to 2²⁷ multiply-adds, else on sampled elements (each a 1×k · k×1 product the models
 /// and bounds take as they take the whole).
-fn judge(req: &Request, out: &plan::Outcome, a: &Matrix, b: &Matrix) -> Result<Judged> {
-    let policy = check::CheckPolicy {
-        hold: check::Hold::Model,
-        coverage: check::Coverage::Auto {
-            full_up_to_madds: FULL_CHECK,
-            seed: req.seed,
-        },
-    };
-    let reference_started = Instant::now();
-    let (reference, reference_cached) = if policy.coverage.is_full((req.m, req.k, req.n)) {
-        let (r, cached) = reference_of(a, b);
-        (Some(r), cached)
-    } else {
-        (None, false)
-    };
-    let reference_ms = ms_since(reference_started);
+fn judge(
+    req: &Request,
+    out: &plan::Outcome,
+    a: &Matrix,
+    b: &Matrix,
+    key: Option<DrawKey>,
+    product: u64,
+) -> Result<Judged> {
+    let policy = check_policy(req);
+    let (reference, reference_cached, reference_ms) =
+        if policy.coverage.is_full((req.m, req.k, req.n)) {
+            let (r, cached, ms) = reference_of(a, b, key, product, bounds_take_runs(req));
+            (Some(r), cached, ms)
+        } else {
+            (None, false, 0.0)
+        };
     let check_started = Instant::now();
     let checked = out.check(
         policy,

@@ -26,6 +26,19 @@ impl Page {
         self.set_text("status", text);
     }
 
+    /// What the run under way is doing, for the status: written at once where main.js shows the
+    /// run's line already, else kept until it does ([`running_shown`]).
+    pub(crate) fn running(&self, text: &str) {
+        let shown = RUNNING.with(|r| {
+            let mut r = r.borrow_mut();
+            r.1 = text.to_string();
+            r.0
+        });
+        if shown {
+            self.status(text);
+        }
+    }
+
     /// Add a line to the status (below what it says).
     pub(crate) fn status_note(&self, text: &str) {
         if let Some(e) = self.document.get_element_by_id("status")
@@ -109,5 +122,49 @@ pub(crate) async fn next_turn() {
 pub(crate) fn canvas_state(page: &Page, state: &str) {
     if let Some(c) = page.document.get_element_by_id("demo") {
         let _ = c.set_attribute("data-state", state);
+    }
+}
+
+thread_local! {
+    /// What the status says of the run under way once main.js shows it ([`running_shown`]), and
+    /// whether it shows it yet.
+    static RUNNING: RefCell<(bool, String)> = const { RefCell::new((false, String::new())) };
+    /// The last run's status, written with its result ([`show_status`]).
+    static STATUS: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// A run starts: the status keeps the last run's until main.js shows this one's line
+/// ([`running_shown`]), 100 ms into the run. A quicker run changes nothing on the page but
+/// `#result` and `#page-facts` (`pending`) until its result: a status rewritten at the start made
+/// the browser lay out and paint the page in the middle of the product, which on WebGL2 held
+/// back the page's poll of the finished product by milliseconds and kept the GPU process
+/// compositing while the page read C back (headless Chromium 156, Chrome's tracing).
+pub(crate) fn running_start() {
+    RUNNING.with(|r| *r.borrow_mut() = (false, "running…".into()));
+    STATUS.with(|s| s.borrow_mut().take());
+}
+
+/// The line the status shows for the run under way; from now on [`Page::running`] writes its
+/// changes at once. main.js calls it once the run has gone on for 100 ms.
+#[wasm_bindgen]
+pub fn running_shown() -> String {
+    RUNNING.with(|r| {
+        let mut r = r.borrow_mut();
+        r.0 = true;
+        r.1.clone()
+    })
+}
+
+/// Keep `html` as the status of the run that just ended, for [`show_status`]: main.js writes it
+/// right after the result, in the same task (one layout, one paint for both).
+pub(crate) fn status_with_result(html: String) {
+    STATUS.with(|s| *s.borrow_mut() = Some(html));
+}
+
+/// Write the last run's status, where it has not been written yet.
+#[wasm_bindgen]
+pub fn show_status() {
+    if let Some(html) = STATUS.with(|s| s.borrow_mut().take()) {
+        Page::find().status_html(&html);
     }
 }

@@ -3,7 +3,7 @@
 // <pre id="result"> and the page's own facts about the run to <pre id="page-facts">. Everything
 // that computes, draws or checks is Rust (web/src/lib.rs); this file moves strings between the
 // page and it, and marks the status passed or failed from the reports.
-import init, { catalogue, run, c_npy, c_csv, seeded_inputs, idle } from "./rendermm_web.js";
+import init, { catalogue, run, c_npy, c_csv, seeded_inputs, idle, show_status, running_shown } from "./rendermm_web.js";
 
 // The course is the book the page is built into (web/site.sh): the page sits in the site's web/,
 // each chapter at the site's root as NAME.html. The catalogue names a chapter by its Markdown
@@ -41,17 +41,25 @@ let finished = false;
 const methodInfo = new Map();
 
 // A run's end: its report (or {error}) in #result, the page's facts in #page-facts (none after
-// an error), and the status marked from the reports: passed where every run shown passed its
-// check (compare mode's second too).
+// an error), then, in the same task, the run's status (written by the Rust side, show_status)
+// marked from the reports: passed where every run shown passed its check (compare mode's second
+// too). Until then the page shows the last run's status and links (a run of over 100 ms says it
+// is running): nothing but #result and #page-facts changes while a product runs.
 function finish(report, page) {
   finished = true;
+  results += 1;
   facts.textContent = page ? JSON.stringify(page) : "";
   result.textContent = JSON.stringify(report);
   if (report.error) {
     status.textContent = "Error: " + report.error;
     status.classList.add("error");
+    status.removeAttribute("data-passed");
+    for (const a of download.querySelectorAll("a[data-built]")) URL.revokeObjectURL(a.href);
+    download.textContent = "";
     return;
   }
+  show_status();
+  status.classList.remove("error");
   const reports = [report];
   if (page && page.vs) reports.push(page.vs.report || page.vs);
   status.dataset.passed = reports.every((r) => r.check_passed === true) ? "1" : "0";
@@ -122,6 +130,7 @@ for (const key of ["a", "b"]) {
 // built (for the tests: 0 when a result shows).
 let filesBuilt = 0;
 function offerDownloads() {
+  for (const a of download.querySelectorAll("a[data-built]")) URL.revokeObjectURL(a.href);
   download.textContent = "";
   download.append("download C: ");
   for (const [name, type, build] of [["C.npy", "application/octet-stream", c_npy], ["C.csv", "text/csv", c_csv]]) {
@@ -144,16 +153,29 @@ function offerDownloads() {
 // many ms per pass after its result (the run itself draws nothing while it runs).
 const EMBED_PACE = "120";
 
+// Whether a run is under way: a Run pressed meanwhile is ignored. Once a run has gone on for
+// RUNNING_AFTER_MS, #result and #page-facts read "pending", the status says what the run is
+// doing and the button is disabled; a quicker run changes nothing on the page until its result
+// (a page laid out and painted in the middle of a product held its end back: see running_start
+// in page.rs). window.rendermm.results counts the results written.
+let running = false;
+let results = 0;
+const RUNNING_AFTER_MS = 100;
+
 async function go(params) {
+  if (running) return;
+  running = true;
   if (EMBED && !params.has("pace")) params.set("pace", EMBED_PACE);
   finished = false;
-  result.textContent = "pending";
-  facts.textContent = "pending";
-  status.classList.remove("error");
-  status.removeAttribute("data-passed");
-  document.getElementById("run").disabled = true;
-  for (const a of download.querySelectorAll("a[data-built]")) URL.revokeObjectURL(a.href);
-  download.textContent = "";
+  const slow = setTimeout(() => {
+    if (finished) return;
+    result.textContent = "pending";
+    facts.textContent = "pending";
+    status.classList.remove("error");
+    status.removeAttribute("data-passed");
+    status.textContent = running_shown();
+    document.getElementById("run").disabled = true;
+  }, RUNNING_AFTER_MS);
   try {
     // Wall time in the page, from the call to the checked result: it includes compiling the
     // shaders, uploading the inputs and reading C back, on whatever adapter the browser gave.
@@ -173,6 +195,8 @@ async function go(params) {
   } catch (e) {
     finish({ error: "the run failed inside the page: " + (e && e.message || e) }, null);
   } finally {
+    clearTimeout(slow);
+    running = false;
     document.getElementById("run").disabled = false;
   }
 }
@@ -282,6 +306,6 @@ function showFields() {
 
 // For the benchmark and the tests: the page's run, its inputs for a seed, and whether it is idle.
 window.rendermm = { run, seeded_inputs, idle, c_npy,
-  get files_built() { return filesBuilt; } };
+  get files_built() { return filesBuilt; }, get results() { return results; } };
 
 main();

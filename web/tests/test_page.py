@@ -222,13 +222,15 @@ class Page:
         self.driver.get(f"{self.url}?{q}&run=1")
         return self.wait_result(timeout, q)
 
-    def wait_result(self, timeout=120, what=""):
-        """The run once #result is not pending: its report with the page's facts (a Run)."""
+    def wait_result(self, timeout=120, what="", after=0):
+        """The run once #result is not pending and the page has written more than `after`
+        results (window.rendermm.results): its report with the page's facts (a Run)."""
         end = time.time() + timeout
         while time.time() < end:
             # textContent: embed=1 hides #result, and .text reads only what is shown.
             text = self.driver.find_element(By.ID, "result").get_attribute("textContent").strip()
-            if text and text != "pending":
+            written = self.driver.execute_script("return window.rendermm ? window.rendermm.results : 0")
+            if text and text != "pending" and written > after:
                 facts = self.driver.find_element(By.ID, "page-facts").get_attribute("textContent").strip()
                 return Run(json.loads(text), json.loads(facts) if facts else None)
             time.sleep(0.1)
@@ -238,8 +240,10 @@ class Page:
         """On the page as it is (no reload: its context and caches stay), fill the form and the
         own-matrices boxes (None leaves a box as it is) and press Run; the JSON of #result.
         Waits first until the page is idle (the last run's frame drawn), so that what a run
-        reports building is its own."""
+        reports building is its own. A quick run leaves the last result in #result until its own
+        (no "pending" in between), so the wait is for one more result written."""
         self.wait_idle(timeout)
+        before = self.driver.execute_script("return window.rendermm.results")
         self.driver.execute_script("""
             const [fields, a, b] = arguments;
             const form = document.getElementById('form');
@@ -256,7 +260,7 @@ class Page:
             if (b !== null) document.getElementById('matrix-b').value = b;
             document.getElementById('run').click();
         """, fields, a, b)
-        return self.wait_result(timeout)
+        return self.wait_result(timeout, after=before)
 
     def drop(self, box, name, data):
         """Drop a file named `name` holding `data` on the box `box` ("a" or "b"), as a reader
