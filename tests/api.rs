@@ -89,7 +89,11 @@ fn the_root_holds_a_dozen_items_and_root_lists_them() {
     let mut listed: Vec<String> = ROOT.iter().map(|s| s.to_string()).collect();
     listed.sort();
     assert_eq!(items, listed, "src/lib.rs's public root against ROOT");
-    assert!(items.len() <= 12, "{} items at the root: {items:?}", items.len());
+    assert!(
+        items.len() <= 12,
+        "{} items at the root: {items:?}",
+        items.len()
+    );
 }
 
 #[test]

@@ -13,7 +13,11 @@ fn available_bytes() -> Option<u128> {
 
 /// Error unless the host can hold `f32` matrices of these shapes at once. `request` names what
 /// was asked (`--random 99999999x99999999x2`), `which` the matrices (`A, B and C`).
-pub fn host_memory(request: &str, which: &str, shapes: &[(usize, usize)]) -> crate::error::Result<()> {
+pub fn host_memory(
+    request: &str,
+    which: &str,
+    shapes: &[(usize, usize)],
+) -> crate::error::Result<()> {
     let bytes: u128 = shapes.iter().map(|&(r, c)| r as u128 * c as u128 * 4).sum();
     let addressable = shapes
         .iter()

@@ -615,7 +615,7 @@ pub const TABLE: &[Info] = &[
         name: "cs-fast",
         era: Era::Compute,
         source: "register blocking and warp tiling of public SGEMM worklogs",
-        summary: "register-blocked vec4 tiles, double-buffered, padded, bounds checks off",
+        summary: "register-blocked vec4 tiles, padded, bounds checks off; staged in workgroup memory, double-buffered, on a GPU",
         file: "methods/cs_fast.rs",
         takes: F32_ONLY,
         runs: Runs::Record(|ctx, a, b, p| {
