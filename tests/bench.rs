@@ -675,3 +675,63 @@ fn timed_repeats_and_named_kernels_through_the_entry() {
         assert!(e.contains(says) && !e.contains('\n'), "{e}");
     }
 }
+
+/// A run's textures are read back through one staging buffer, each copied to a stretch of its
+/// own (on WebGL2 every buffer mapped is a synchronous trip to the GPU process: frag-mrt's
+/// eight attachments cost one): textures of widths whose rows are not a multiple of 256 bytes,
+/// read together with a buffer between them, come back bit for bit, in order, and the textures
+/// take one staging buffer between them.
+#[test]
+fn a_runs_textures_share_one_staging_buffer_and_read_back_bit_for_bit() {
+    let _timed = timed();
+    use rendermm::gpu::buffer::MatrixBuffer;
+    use rendermm::gpu::readback::{Read, read_all};
+    use rendermm::gpu::{MatrixTexture, ScalarFormat};
+    use rendermm::matrix::Matrix;
+    // Its own context, so no other test's staging buffers are made or taken meanwhile.
+    let own = rendermm::gpu::GpuContext::new().unwrap();
+    let ctx = &own;
+    let shapes = [(1, 1), (3, 67), (17, 5), (64, 64), (2, 129)];
+    let mats: Vec<Matrix> = shapes
+        .iter()
+        .enumerate()
+        .map(|(i, &(r, c))| Matrix::random(r, c, 40 + i as u64, -1.0, 1.0))
+        .collect();
+    let textures: Vec<MatrixTexture> = mats
+        .iter()
+        .map(|m| MatrixTexture::upload(ctx, "read together", m, ScalarFormat::R32Float).unwrap())
+        .collect();
+    let between = Matrix::random(9, 11, 7, -1.0, 1.0);
+    let buffer = MatrixBuffer::upload(ctx, "between", &between).unwrap();
+    let mut reads: Vec<Read> = textures.iter().cloned().map(Read::Texture).collect();
+    reads.insert(
+        2,
+        Read::Buffer {
+            buffer: buffer.buffer.clone(),
+            len: (between.data.len() * 4) as u64,
+        },
+    );
+    let before = ctx.staging.created();
+    let (bytes, _) = pollster::block_on(read_all(ctx, &reads)).unwrap();
+    let made = ctx.staging.created() - before;
+    assert_eq!(bytes.len(), reads.len());
+    let mut expected: Vec<&Matrix> = mats.iter().collect();
+    expected.insert(2, &between);
+    for (i, (got, want)) in bytes.into_iter().zip(expected).enumerate() {
+        let got = got.into_f32s();
+        let same = got.len() == want.data.len()
+            && got
+                .iter()
+                .zip(&want.data)
+                .all(|(x, y)| x.to_bits() == y.to_bits());
+        assert!(
+            same,
+            "read {i} ({}x{}) came back changed",
+            want.rows, want.cols
+        );
+    }
+    assert!(
+        made <= 2,
+        "{made} staging buffers made for five textures and a buffer read together: the textures share one"
+    );
+}

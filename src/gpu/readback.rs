@@ -3,6 +3,9 @@
 //! and one submission, every staging buffer's mapping asked for before any is awaited, so a
 //! run with eight attachments to read waits once, not eight times. In a browser each wait is
 //! a trip through the page's event loop (on WebGL2 until the page next polls wgpu's fences).
+//! A run's textures share one staging buffer, each copied to its own stretch of it: on WebGL2
+//! mapping a buffer is a synchronous `getBufferSubData`, one trip to the GPU process per buffer
+//! mapped, so frag-mrt's eight attachments cost one trip, not eight.
 
 use super::buffer::MatrixBuffer;
 use super::context::GpuContext;
@@ -72,15 +75,21 @@ pub async fn read_rows(
 }
 
 /// One read on its way: the staging buffer its copy writes (or the mappable buffer itself,
-/// read in place), the rows to take out of it, and its mapping's completion.
+/// read in place), where in it the read's rows start, the rows to take out of it, and its
+/// mapping's completion.
 struct Staged {
     /// None for a read of no bytes.
     buffer: Option<wgpu::Buffer>,
+    /// The byte where the read's first row starts in `buffer`.
+    offset: usize,
     rows: usize,
     row_bytes: usize,
     pitch: usize,
     /// Whether `buffer` is the pool's (given back once read) rather than the run's own.
     pooled: bool,
+    /// Whether an earlier read of the run has the same `buffer` (mapped, unmapped and given
+    /// back once, by that read).
+    shared: bool,
 }
 
 /// Read every one of `reads`: one command buffer of copies, one submission, every mapping
@@ -98,18 +107,14 @@ pub async fn read_all_into(
     memory: Vec<u32>,
 ) -> Result<(Vec<Bytes>, Instant)> {
     let mut memory = Some(memory);
-    let mut staged = Vec::with_capacity(reads.len());
-    ctx.scoped("reading the results back", || {
+    let staged = ctx.scoped("reading the results back", || {
         let mut enc = ctx.device.create_command_encoder(&Default::default());
-        for r in reads {
-            staged.push(stage(ctx, &mut enc, r)?);
-        }
+        let staged = stage_all(ctx, &mut enc, reads)?;
         ctx.queue.submit([enc.finish()]);
-        Ok(())
+        Ok(staged)
     })?;
-    let waits: Vec<_> = staged
-        .iter()
-        .filter_map(|s| s.buffer.as_ref())
+    let owners = || staged.iter().filter(|s| !s.shared).filter_map(|s| s.buffer.as_ref());
+    let waits: Vec<_> = owners()
         .map(|b| {
             let (tx, rx) = oneshot();
             b.map_async(wgpu::MapMode::Read, .., tx);
@@ -124,44 +129,88 @@ pub async fn read_all_into(
     ctx.check_lost()?;
     let mapped = Instant::now();
     let mut out = Vec::with_capacity(staged.len());
-    for s in staged {
-        let Some(buffer) = s.buffer else {
+    for s in &staged {
+        let Some(buffer) = &s.buffer else {
             out.push(Bytes::default());
             continue;
         };
-        let bytes = {
-            let view = buffer
-                .get_mapped_range(..)
-                .map_err(|e| Error::Readback(e.to_string()))?;
-            let into = memory.take().unwrap_or_default();
-            Bytes::copied_rows_into(into, &view, s.rows, s.row_bytes, s.pitch)
-        };
-        buffer.unmap();
-        if s.pooled {
-            ctx.staging.give_read(buffer);
+        let end = (s.offset + span_len(s.rows, s.row_bytes, s.pitch) as usize).min(buffer.size() as usize);
+        let view = buffer
+            .get_mapped_range(s.offset as u64..end as u64)
+            .map_err(|e| Error::Readback(e.to_string()))?;
+        let into = memory.take().unwrap_or_default();
+        out.push(Bytes::copied_rows_into(into, &view, s.rows, s.row_bytes, s.pitch));
+    }
+    for s in staged.iter().filter(|s| !s.shared) {
+        if let Some(buffer) = &s.buffer {
+            buffer.unmap();
+            if s.pooled {
+                ctx.staging.give_read(buffer.clone());
+            }
         }
-        out.push(bytes);
     }
     Ok((out, mapped))
+}
+
+/// Record the copies of every one of `reads` into staging buffers: the textures' into one
+/// buffer from the pool, each at an offset of its own (a multiple of 256), where there are two
+/// or more and together they fit in a buffer; each other read as [`stage`] does it.
+fn stage_all(
+    ctx: &GpuContext,
+    enc: &mut wgpu::CommandEncoder,
+    reads: &[Read],
+) -> Result<Vec<Staged>> {
+    let align = wgpu::COPY_BYTES_PER_ROW_ALIGNMENT as u64;
+    let (mut offsets, mut total, mut textures) = (Vec::with_capacity(reads.len()), 0u64, 0);
+    for r in reads {
+        offsets.push(total);
+        if let Read::Texture(tex) = r {
+            textures += 1;
+            total += super::texture::readback_bytes(ctx, tex)?.next_multiple_of(align);
+        }
+    }
+    let shared = if textures >= 2 && total <= ctx.limits.max_buffer_size {
+        Some(ctx.staging.take_read(ctx, total)?)
+    } else {
+        None
+    };
+    let mut staged = Vec::with_capacity(reads.len());
+    for (r, offset) in reads.iter().zip(offsets) {
+        staged.push(match (r, &shared) {
+            (Read::Texture(tex), Some(buffer)) => {
+                super::texture::copy_to_buffer(enc, tex, buffer, offset)?;
+                Staged {
+                    offset: offset as usize,
+                    // The first texture's read (at 0) maps the buffer and gives it back.
+                    shared: offset != 0,
+                    ..texture_rows(tex, buffer.clone())?
+                }
+            }
+            _ => stage(ctx, enc, r)?,
+        });
+    }
+    Ok(staged)
+}
+
+/// The rows to take out of a staging buffer that holds `tex` from its start.
+fn texture_rows(tex: &MatrixTexture, buffer: wgpu::Buffer) -> Result<Staged> {
+    let bpt = tex.texel_bytes()?;
+    Ok(Staged {
+        buffer: Some(buffer),
+        offset: 0,
+        rows: tex.rows,
+        row_bytes: tex.cols * bpt as usize,
+        pitch: super::texture::padded_bytes_per_row(tex.cols, bpt) as usize,
+        pooled: true,
+        shared: false,
+    })
 }
 
 /// Record the copy of `r` into a staging buffer from the pool (none for a buffer that can be
 /// mapped itself) and say which rows of it to take.
 fn stage(ctx: &GpuContext, enc: &mut wgpu::CommandEncoder, r: &Read) -> Result<Staged> {
     match r {
-        Read::Texture(tex) => {
-            let bpt = tex.texel_bytes()?;
-            let (rows, row_bytes) = (tex.rows, tex.cols * bpt as usize);
-            let pitch = super::texture::padded_bytes_per_row(tex.cols, bpt) as usize;
-            let buffer = super::texture::stage_readback(ctx, enc, tex)?;
-            Ok(Staged {
-                buffer: Some(buffer),
-                rows,
-                row_bytes,
-                pitch,
-                pooled: true,
-            })
-        }
+        Read::Texture(tex) => texture_rows(tex, super::texture::stage_readback(ctx, enc, tex)?),
         Read::Buffer { buffer, len } => {
             stage_rows(ctx, enc, buffer, 1, *len as usize, *len as usize)
         }
@@ -186,30 +235,36 @@ fn stage_rows(
     if rows == 0 || row_bytes == 0 {
         return Ok(Staged {
             buffer: None,
+            offset: 0,
             rows: 0,
             row_bytes: 0,
             pitch: 0,
             pooled: false,
+            shared: false,
         });
     }
     // A mappable buffer (a CPU adapter's, `GpuContext::maps_storage`) is read in place.
     if buffer.usage().contains(wgpu::BufferUsages::MAP_READ) {
         return Ok(Staged {
             buffer: Some(buffer.clone()),
+            offset: 0,
             rows,
             row_bytes,
             pitch,
             pooled: false,
+            shared: false,
         });
     }
     let len = span_len(rows, row_bytes, pitch).min(buffer.size());
     let staging = super::buffer::stage_readback(ctx, enc, buffer, len)?;
     Ok(Staged {
         buffer: Some(staging),
+        offset: 0,
         rows,
         row_bytes,
         pitch,
         pooled: true,
+        shared: false,
     })
 }
 

@@ -299,23 +299,40 @@ pub fn stage_readback(
     enc: &mut wgpu::CommandEncoder,
     tex: &MatrixTexture,
 ) -> Result<wgpu::Buffer> {
-    let (rows, cols, bpt) = (tex.rows, tex.cols, tex.texel_bytes()?);
-    let size = check_readback_size(ctx, "texture", rows, cols, bpt)?;
-    let padded = padded_bytes_per_row(cols, bpt);
+    let size = readback_bytes(ctx, tex)?;
     let buffer = ctx.staging.take_read(ctx, size)?;
+    copy_to_buffer(enc, tex, &buffer, 0)?;
+    Ok(buffer)
+}
+
+/// The bytes a copy of `tex` into a buffer takes, rows padded to 256 (checked against
+/// `max_buffer_size`).
+pub fn readback_bytes(ctx: &GpuContext, tex: &MatrixTexture) -> Result<u64> {
+    check_readback_size(ctx, "texture", tex.rows, tex.cols, tex.texel_bytes()?)
+}
+
+/// Record the copy of the whole of `tex` into `buffer` from byte `offset` on (a multiple of
+/// 256), rows padded to 256 bytes.
+pub fn copy_to_buffer(
+    enc: &mut wgpu::CommandEncoder,
+    tex: &MatrixTexture,
+    buffer: &wgpu::Buffer,
+    offset: u64,
+) -> Result<()> {
+    let padded = padded_bytes_per_row(tex.cols, tex.texel_bytes()?);
     enc.copy_texture_to_buffer(
         tex.texture.as_image_copy(),
         wgpu::TexelCopyBufferInfo {
-            buffer: &buffer,
+            buffer,
             layout: wgpu::TexelCopyBufferLayout {
-                offset: 0,
+                offset,
                 bytes_per_row: Some(padded),
-                rows_per_image: Some(rows as u32),
+                rows_per_image: Some(tex.rows as u32),
             },
         },
-        extent(rows, cols),
+        extent(tex.rows, tex.cols),
     );
-    Ok(buffer)
+    Ok(())
 }
 
 #[cfg(test)]
