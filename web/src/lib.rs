@@ -309,12 +309,7 @@ impl Kept {
 /// The f64 reference of A·B, with its |A|·|B| and, where `runs` (an f32 check), the runs of
 /// partial sums the f32 bound takes: computed now and kept for the next run.
 fn compute_reference(a: &Matrix, b: &Matrix, runs: bool) -> Rc<check::Reference> {
-    let r = check::Reference::new(a, b);
-    r.abs(a, b);
-    if runs {
-        r.runs(a, b);
-    }
-    Rc::new(r)
+    Rc::new(check::Reference::with_bounds(a, b, runs))
 }
 
 /// The f64 reference of A·B for product `by`: the kept one when A and B are the kept ones, else
