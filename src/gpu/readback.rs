@@ -113,8 +113,11 @@ pub async fn read_all_into(
         ctx.queue.submit([enc.finish()]);
         Ok(staged)
     })?;
-    let owners = || staged.iter().filter(|s| !s.shared).filter_map(|s| s.buffer.as_ref());
-    let waits: Vec<_> = owners()
+    // A buffer shared by several reads is mapped once, by the first of them.
+    let waits: Vec<_> = staged
+        .iter()
+        .filter(|s| !s.shared)
+        .filter_map(|s| s.buffer.as_ref())
         .map(|b| {
             let (tx, rx) = oneshot();
             b.map_async(wgpu::MapMode::Read, .., tx);
